@@ -1,0 +1,55 @@
+//! Command-line arguments, named as in Gemini CLI's headless mode.
+
+use clap::{Parser, ValueEnum};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// The answer as plain text, streamed.
+    Text,
+    /// One JSON object at the end: `{session_id, response, stats}`.
+    Json,
+    /// One JSON event per line as things happen.
+    #[value(name = "stream-json")]
+    StreamJson,
+}
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "gemini-desktop-cli",
+    version,
+    about = "Gemini Desktop's agent, headless: answers one prompt and exits.",
+    long_about = "Gemini Desktop's agent, headless. Reads the prompt from -p/--prompt, the positional argument and/or standard input, runs the agent in the current directory and exits. Settings come from ~/.gemini/settings.json and .gemini/settings.json; credentials from GEMINI_API_KEY (or Vertex AI variables)."
+)]
+pub struct Args {
+    /// The prompt. Appended to standard input when both are given.
+    #[arg(short = 'p', long = "prompt", value_name = "PROMPT")]
+    pub prompt: Option<String>,
+
+    /// The prompt, as a positional argument.
+    #[arg(value_name = "QUERY", conflicts_with = "prompt")]
+    pub query: Option<String>,
+
+    /// Output format.
+    #[arg(short = 'o', long = "output-format", value_enum, default_value = "text")]
+    pub output_format: OutputFormat,
+
+    /// Model to use (else GEMINI_MODEL, else settings model.name).
+    #[arg(short = 'm', long = "model")]
+    pub model: Option<String>,
+
+    /// Approve every tool call automatically.
+    #[arg(short = 'y', long = "yolo")]
+    pub yolo: bool,
+
+    /// default, auto_edit or yolo.
+    #[arg(long = "approval-mode", value_name = "MODE")]
+    pub approval_mode: Option<String>,
+
+    /// More workspace directories (comma-separated, repeatable).
+    #[arg(long = "include-directories", value_delimiter = ',', value_name = "DIRS")]
+    pub include_directories: Vec<String>,
+
+    /// Verbose logs on standard error.
+    #[arg(short = 'd', long = "debug")]
+    pub debug: bool,
+}

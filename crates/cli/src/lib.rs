@@ -1,0 +1,175 @@
+//! The headless front end: parse arguments, prepare a session, run one
+//! prompt, render events in the chosen format and exit with Gemini CLI's
+//! exit codes.
+
+pub mod args;
+pub mod exit;
+pub mod output;
+pub mod setup;
+pub mod stats;
+
+use std::io::Write;
+use std::time::Instant;
+
+use clap::Parser;
+use gd_core::Session;
+use gd_protocol::{ErrorKind, Event, Op, TurnStatus};
+use tracing_subscriber::EnvFilter;
+
+use crate::args::{Args, OutputFormat};
+use crate::exit::Fatal;
+use crate::output::Output;
+use crate::stats::Stats;
+
+/// Runs the CLI and returns the process exit code.
+pub fn main_entry() -> i32 {
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        Err(e) => {
+            let code = if e.use_stderr() { exit::INPUT_ERROR } else { exit::SUCCESS };
+            let _ = e.print();
+            return code;
+        }
+    };
+    init_tracing(args.debug);
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("Error: cannot start the async runtime: {e}");
+            return exit::GENERAL_ERROR;
+        }
+    };
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    let mut output = output::for_format(args.output_format, Box::new(stdout), Box::new(stderr));
+    runtime.block_on(run(&args, output.as_mut()))
+}
+
+fn init_tracing(debug: bool) {
+    let filter = if debug {
+        EnvFilter::new("debug,hyper=info,reqwest=info,h2=info,rustls=info")
+    } else {
+        EnvFilter::try_from_env("RUST_LOG").unwrap_or_else(|_| EnvFilter::new("error"))
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}
+
+/// One headless run.
+pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
+    let started = Instant::now();
+    let prepared = match setup::prepare(args) {
+        Ok(p) => p,
+        Err(fatal) => {
+            let stats = Stats::new(args.model.as_deref().unwrap_or(setup::DEFAULT_MODEL));
+            return report_failure(output, None, &fatal, &stats, started, args.output_format);
+        }
+    };
+    let model = prepared.config.model.clone();
+    let session_id = prepared.config.session_id.clone();
+    let mut stats = Stats::new(&model);
+    let (handle, mut events) = Session::spawn(prepared.config, prepared.client, prepared.tools);
+    if let Err(e) = output.start(&session_id, &model, &prepared.prompt) {
+        return broken_pipe(e);
+    }
+    if handle.submit(Op::user_text(prepared.prompt)).is_err() {
+        let fatal = Fatal::general("InternalError", "the session ended before the prompt was sent");
+        return report_failure(output, Some(&session_id), &fatal, &stats, started, args.output_format);
+    }
+
+    let mut last_error: Option<(ErrorKind, String)> = None;
+    let mut interrupted = false;
+    let status = loop {
+        let event = tokio::select! {
+            event = events.recv() => event,
+            _ = tokio::signal::ctrl_c(), if !interrupted => {
+                interrupted = true;
+                handle.interrupt();
+                continue;
+            }
+            _ = tokio::signal::ctrl_c(), if interrupted => break TurnStatus::Cancelled,
+        };
+        let Some(event) = event else {
+            break TurnStatus::Failed;
+        };
+        stats.record(&event);
+        if let Event::Error { kind, message, fatal: true, .. } = &event {
+            last_error = Some((*kind, message.clone()));
+        }
+        if let Event::TurnComplete { status, .. } = event {
+            break status;
+        }
+        if let Err(e) = output.event(&event) {
+            return broken_pipe(e);
+        }
+    };
+    let _ = handle.submit(Op::Shutdown);
+
+    let fatal = match status {
+        TurnStatus::Completed => None,
+        TurnStatus::Cancelled => Some(Fatal::cancelled()),
+        TurnStatus::TurnLimitReached => Some(Fatal::turn_limit(
+            last_error.map(|(_, m)| m).unwrap_or_else(|| "Reached the maximum number of session turns.".into()),
+        )),
+        TurnStatus::LoopDetected => Some(Fatal::general(
+            "LoopDetectedError",
+            "The agent was stopped because it was repeating itself.",
+        )),
+        TurnStatus::Failed => Some(match last_error {
+            Some((ErrorKind::Auth, message)) => Fatal::auth(message),
+            Some((kind, message)) => Fatal::general(error_type(kind), message),
+            None => Fatal::general("InternalError", "The session ended unexpectedly."),
+        }),
+    };
+    match fatal {
+        None => {
+            let duration = started.elapsed().as_millis() as u64;
+            match output.success(&session_id, &stats, duration) {
+                Ok(()) => exit::SUCCESS,
+                Err(e) => broken_pipe(e),
+            }
+        }
+        Some(fatal) => report_failure(output, Some(&session_id), &fatal, &stats, started, args.output_format),
+    }
+}
+
+fn error_type(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::Auth => "FatalAuthenticationError",
+        ErrorKind::Api => "ApiError",
+        ErrorKind::Network => "NetworkError",
+        ErrorKind::StreamInterrupted => "StreamInterruptedError",
+        ErrorKind::Blocked => "PromptBlockedError",
+        ErrorKind::InvalidResponse => "InvalidResponseError",
+        ErrorKind::TurnLimit => "FatalTurnLimitedError",
+        ErrorKind::Internal => "InternalError",
+    }
+}
+
+fn report_failure(
+    output: &mut dyn Output,
+    session_id: Option<&str>,
+    fatal: &Fatal,
+    stats: &Stats,
+    started: Instant,
+    _format: OutputFormat,
+) -> i32 {
+    let duration = started.elapsed().as_millis() as u64;
+    if output.failure(session_id, fatal, stats, duration).is_err() {
+        let _ = writeln!(std::io::stderr(), "Error: {}", fatal.message);
+    }
+    fatal.code
+}
+
+/// Standard output went away (e.g. `| head`): stop quietly.
+fn broken_pipe(error: std::io::Error) -> i32 {
+    if error.kind() == std::io::ErrorKind::BrokenPipe {
+        exit::SUCCESS
+    } else {
+        let _ = writeln!(std::io::stderr(), "Error: cannot write output: {error}");
+        exit::GENERAL_ERROR
+    }
+}

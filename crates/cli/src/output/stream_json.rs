@@ -1,0 +1,150 @@
+//! `-o stream-json`: one JSON event per line (`init`, `message`,
+//! `tool_use`, `tool_result`, `error`, `result`), each with an ISO
+//! timestamp, as Gemini CLI emits them.
+
+use std::io::{self, Write};
+
+use chrono::{SecondsFormat, Utc};
+use gd_protocol::{Event, ToolCallStatus};
+use serde_json::{Value, json};
+
+use super::Output;
+use crate::exit::Fatal;
+use crate::stats::Stats;
+
+pub struct StreamJsonOutput<'a> {
+    out: Box<dyn Write + 'a>,
+}
+
+impl<'a> StreamJsonOutput<'a> {
+    pub fn new(out: Box<dyn Write + 'a>) -> Self {
+        Self { out }
+    }
+
+    fn emit(&mut self, kind: &str, fields: Value) -> io::Result<()> {
+        let mut event = serde_json::Map::new();
+        event.insert("type".into(), json!(kind));
+        event.insert(
+            "timestamp".into(),
+            json!(Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true)),
+        );
+        if let Value::Object(fields) = fields {
+            event.extend(fields);
+        }
+        serde_json::to_writer(&mut self.out, &Value::Object(event))?;
+        self.out.write_all(b"\n")?;
+        self.out.flush()
+    }
+}
+
+/// stream-json names a tool call `<tool>__<call id>`.
+fn tool_id(name: &str, call_id: &str) -> String {
+    format!("{name}__{call_id}")
+}
+
+impl Output for StreamJsonOutput<'_> {
+    fn start(&mut self, session_id: &str, model: &str, prompt: &str) -> io::Result<()> {
+        self.emit("init", json!({"session_id": session_id, "model": model}))?;
+        self.emit("message", json!({"role": "user", "content": prompt}))
+    }
+
+    fn event(&mut self, event: &Event) -> io::Result<()> {
+        match event {
+            Event::ContentDelta { text } => {
+                self.emit("message", json!({"role": "assistant", "content": text, "delta": true}))
+            }
+            Event::ToolCallRequest { call_id, name, args } => self.emit(
+                "tool_use",
+                json!({"tool_name": name, "tool_id": tool_id(name, call_id), "parameters": args}),
+            ),
+            Event::ToolCallResponse { call_id, name, status, display, error, .. } => {
+                let mut fields = json!({
+                    "tool_id": tool_id(name, call_id),
+                    "status": if *status == ToolCallStatus::Success { "success" } else { "error" },
+                });
+                if let Some(display) = display {
+                    fields["output"] = json!(display);
+                }
+                if let Some(error) = error {
+                    let kind = match status {
+                        ToolCallStatus::Cancelled => "cancelled",
+                        _ => "tool_error",
+                    };
+                    fields["error"] = json!({"type": kind, "message": error});
+                }
+                self.emit("tool_result", fields)
+            }
+            Event::Warning { message } => self.emit("error", json!({"severity": "warning", "message": message})),
+            Event::Retrying { attempt, max_attempts, delay_ms, reason } => self.emit(
+                "error",
+                json!({"severity": "warning", "message": format!("Retrying (attempt {attempt}/{max_attempts}) in {delay_ms} ms: {reason}")}),
+            ),
+            Event::LoopDetected { detail, .. } => {
+                self.emit("error", json!({"severity": "warning", "message": format!("Loop detected, stopping execution: {detail}")}))
+            }
+            Event::Error { message, fatal: false, .. } => {
+                self.emit("error", json!({"severity": "error", "message": message}))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn success(&mut self, _session_id: &str, stats: &Stats, duration_ms: u64) -> io::Result<()> {
+        self.emit("result", json!({"status": "success", "stats": stats.to_stream_json(duration_ms)}))
+    }
+
+    fn failure(&mut self, _session_id: Option<&str>, fatal: &Fatal, stats: &Stats, duration_ms: u64) -> io::Result<()> {
+        self.emit(
+            "result",
+            json!({
+                "status": "error",
+                "error": {"type": fatal.kind, "message": fatal.message},
+                "stats": stats.to_stream_json(duration_ms),
+            }),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn events_have_type_timestamp_and_gemini_cli_fields() {
+        let mut buf = Vec::new();
+        {
+            let mut out = StreamJsonOutput::new(Box::new(&mut buf));
+            out.start("s1", "gemini-2.5-flash", "Run echo hi").unwrap();
+            out.event(&Event::ToolCallRequest {
+                call_id: "c_1_0".into(),
+                name: "list_directory".into(),
+                args: json!({"dir_path": "/w"}),
+            })
+            .unwrap();
+            out.event(&Event::ToolCallResponse {
+                call_id: "c_1_0".into(),
+                name: "list_directory".into(),
+                status: ToolCallStatus::Success,
+                display: Some("Listed 1 item(s).".into()),
+                error: None,
+                duration_ms: 1,
+            })
+            .unwrap();
+            out.event(&Event::ContentDelta { text: "ok".into() }).unwrap();
+            out.success("s1", &Stats::new("gemini-2.5-flash"), 5).unwrap();
+        }
+        let lines: Vec<Value> = String::from_utf8(buf)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let types: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+        assert_eq!(types, ["init", "message", "tool_use", "tool_result", "message", "result"]);
+        assert!(lines.iter().all(|l| l["timestamp"].as_str().unwrap().ends_with('Z')));
+        assert_eq!(lines[2]["tool_id"], "list_directory__c_1_0");
+        assert_eq!(lines[3]["output"], "Listed 1 item(s).");
+        assert_eq!(lines[4]["delta"], true);
+        assert_eq!(lines[5]["stats"]["duration_ms"], 5);
+    }
+}

@@ -1,0 +1,248 @@
+//! One user turn: model requests and tool rounds until the model answers
+//! without calling tools, the user cancels, or a limit stops it.
+
+use std::sync::Arc;
+
+use chrono::Local;
+use gd_gemini::{Content, Part};
+use gd_protocol::{ErrorKind, Event, InputItem, TurnStatus, Usage};
+use tokio_util::sync::CancellationToken;
+use tracing::{Instrument, info_span, warn};
+
+use crate::chat::{Chat, ChatError, ModelResponse, not_executed_responses};
+use crate::compression::{CompressionOutcome, maybe_compress};
+use crate::config::SessionConfig;
+use crate::context::session_context;
+use crate::events::EventSink;
+use crate::loop_detection::{LoopDetected, LoopDetector};
+use crate::scheduler::Scheduler;
+use crate::tools::ToolContext;
+
+/// The state a session carries from turn to turn.
+pub struct Agent {
+    pub config: SessionConfig,
+    pub chat: Chat,
+    pub scheduler: Scheduler,
+    loops: LoopDetector,
+    /// Model requests made in this session (for `maxSessionTurns`).
+    requests_made: u32,
+    /// After a compression that did not help, do not try again every turn.
+    compression_disabled: bool,
+}
+
+impl Agent {
+    pub fn new(config: SessionConfig, chat: Chat, scheduler: Scheduler) -> Self {
+        Self {
+            config,
+            chat,
+            scheduler,
+            loops: LoopDetector::new(),
+            requests_made: 0,
+            compression_disabled: false,
+        }
+    }
+
+    /// Runs a user turn to its end and reports how it ended. Every event of
+    /// the turn, including the final [`Event::TurnComplete`], goes to `sink`.
+    pub async fn run_turn(
+        &mut self,
+        turn_id: &str,
+        items: Vec<InputItem>,
+        cancel: CancellationToken,
+        sink: &EventSink,
+    ) -> TurnStatus {
+        sink.emit(Event::TurnStarted {
+            turn_id: turn_id.to_owned(),
+        });
+        let span = info_span!("turn", turn_id, session_id = %self.config.session_id);
+        let status = self.turn_loop(items, &cancel, sink).instrument(span).await;
+        sink.emit(Event::TurnComplete {
+            turn_id: turn_id.to_owned(),
+            status,
+        });
+        status
+    }
+
+    async fn turn_loop(&mut self, items: Vec<InputItem>, cancel: &CancellationToken, sink: &EventSink) -> TurnStatus {
+        self.loops.reset();
+        let mut message = self.user_message(items);
+        let prompt_id = self.chat.next_prompt_id();
+        let tool_ctx = ToolContext {
+            workspace_dirs: Arc::new(self.config.workspace_dirs.clone()),
+            file_filtering: self.config.file_filtering,
+            cancel: cancel.clone(),
+        };
+        loop {
+            if let Some(max) = self.config.max_session_turns {
+                if self.requests_made >= max {
+                    if message.has_function_response() {
+                        self.chat.append(message);
+                    }
+                    sink.emit(Event::Error {
+                        kind: ErrorKind::TurnLimit,
+                        message: format!(
+                            "Reached the maximum of {max} model requests for this session. Increase model.maxSessionTurns in settings.json to allow more."
+                        ),
+                        status: None,
+                        fatal: true,
+                    });
+                    return TurnStatus::TurnLimitReached;
+                }
+            }
+            self.requests_made += 1;
+            self.compress_if_needed(&message, cancel, sink).await;
+
+            let response = match self.chat.send(message, &prompt_id, cancel, sink, &mut self.loops).await {
+                Ok(response) => response,
+                Err(ChatError::Cancelled) => return TurnStatus::Cancelled,
+                Err(error) => {
+                    report_chat_error(&error, sink);
+                    return TurnStatus::Failed;
+                }
+            };
+            self.report_response(&response, sink);
+            if let Some(hit) = response.loop_detected.clone() {
+                self.stop_for_loop(hit, &response, sink);
+                return TurnStatus::LoopDetected;
+            }
+            if response.calls.is_empty() {
+                return TurnStatus::Completed;
+            }
+            if self.config.loop_detection {
+                let hit = response
+                    .calls
+                    .iter()
+                    .find_map(|call| self.loops.check_tool_call(&call.name, &call.args));
+                if let Some(hit) = hit {
+                    self.stop_for_loop(hit, &response, sink);
+                    return TurnStatus::LoopDetected;
+                }
+            }
+            let completed = self.scheduler.run(&response.calls, &tool_ctx, sink).await;
+            let parts: Vec<Part> = completed.into_iter().flat_map(|c| c.parts).collect();
+            message = Content::user(parts);
+            if cancel.is_cancelled() {
+                self.chat.append(message);
+                return TurnStatus::Cancelled;
+            }
+        }
+    }
+
+    /// The first message of a session carries the session context.
+    fn user_message(&self, items: Vec<InputItem>) -> Content {
+        let mut parts = Vec::with_capacity(items.len() + 1);
+        if self.chat.history().is_empty() {
+            parts.push(Part::text(session_context(
+                &self.config.workspace_dirs,
+                &self.config.temp_dir,
+                self.config.file_filtering,
+                Local::now(),
+            )));
+        }
+        for item in items {
+            match item {
+                InputItem::Text { text } => parts.push(Part::text(text)),
+            }
+        }
+        Content::user(parts)
+    }
+
+    async fn compress_if_needed(&mut self, pending: &Content, cancel: &CancellationToken, sink: &EventSink) {
+        if self.compression_disabled {
+            return;
+        }
+        match maybe_compress(&mut self.chat, self.config.compression_threshold, pending, false, cancel).await {
+            CompressionOutcome::NotNeeded => {}
+            CompressionOutcome::Compressed {
+                original_tokens,
+                new_tokens,
+            } => sink.emit(Event::ChatCompressed {
+                original_tokens,
+                new_tokens,
+            }),
+            CompressionOutcome::Inflated { .. } => {
+                self.compression_disabled = true;
+                sink.emit(Event::Warning {
+                    message: "Chat compression did not reduce the history size; it is off for the rest of this session.".into(),
+                });
+            }
+            CompressionOutcome::Failed(reason) => {
+                warn!(%reason, "compression failed");
+                sink.emit(Event::Warning {
+                    message: format!("Chat compression failed: {reason}"),
+                });
+            }
+        }
+    }
+
+    fn report_response(&self, response: &ModelResponse, sink: &EventSink) {
+        if let Some(usage) = &response.usage {
+            sink.emit(Event::Usage {
+                model: self.chat.model().to_owned(),
+                latency_ms: response.latency.as_millis() as u64,
+                usage: Usage {
+                    prompt_tokens: usage.prompt_token_count,
+                    candidates_tokens: usage.candidates_token_count,
+                    total_tokens: usage.total_token_count,
+                    cached_tokens: usage.cached_content_token_count,
+                    thoughts_tokens: usage.thoughts_token_count,
+                    tool_use_prompt_tokens: usage.tool_use_prompt_token_count,
+                },
+            });
+        }
+        if let Some(reason) = &response.finish_reason {
+            let message = reason.explanation().map(str::to_owned);
+            if let Some(message) = &message {
+                sink.emit(Event::Warning {
+                    message: message.clone(),
+                });
+            }
+            sink.emit(Event::Finished {
+                reason: reason.as_str().to_owned(),
+                message,
+            });
+        }
+    }
+
+    /// Stops the turn for a loop, answering pending calls so history stays valid.
+    fn stop_for_loop(&mut self, hit: LoopDetected, response: &ModelResponse, sink: &EventSink) {
+        if !response.calls.is_empty() {
+            self.chat.append(not_executed_responses(
+                &response.calls,
+                "Not executed: the agent was stopped because it was repeating the same actions.",
+            ));
+        }
+        sink.emit(Event::LoopDetected {
+            kind: hit.kind,
+            detail: hit.detail,
+        });
+    }
+}
+
+fn report_chat_error(error: &ChatError, sink: &EventSink) {
+    let (kind, status) = match error {
+        ChatError::Api(e) => {
+            let kind = if e.is_auth() {
+                ErrorKind::Auth
+            } else {
+                match e.root() {
+                    gd_gemini::GeminiError::Network(_) => ErrorKind::Network,
+                    gd_gemini::GeminiError::StreamInterrupted(_) => ErrorKind::StreamInterrupted,
+                    gd_gemini::GeminiError::Api(_) => ErrorKind::Api,
+                    gd_gemini::GeminiError::Credentials(_) => ErrorKind::Auth,
+                    _ => ErrorKind::InvalidResponse,
+                }
+            };
+            (kind, e.api_status())
+        }
+        ChatError::Blocked { .. } => (ErrorKind::Blocked, None),
+        ChatError::InvalidResponse(_) => (ErrorKind::InvalidResponse, None),
+        ChatError::Cancelled => (ErrorKind::Internal, None),
+    };
+    sink.emit(Event::Error {
+        kind,
+        message: error.to_string(),
+        status,
+        fatal: true,
+    });
+}

@@ -1,0 +1,492 @@
+//! The conversation with the model: curated history, request building, and
+//! turning one streamed response into events plus a recorded model message.
+//!
+//! History invariants (what "valid" means after any failure or cancel):
+//! * only complete model messages are recorded, without thought parts;
+//! * every model message with function calls is directly followed by one
+//!   user message holding a response for each call, in call order;
+//! * a user prompt whose request failed or was cancelled is removed again, so
+//!   the model never sees a question it did not answer; tool results that
+//!   were produced are kept, since the tools really ran.
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use futures::StreamExt;
+use gd_gemini::{
+    Content, FinishReason, FunctionDeclaration, GeminiClient, GeminiError,
+    GenerateContentRequest, GenerationConfig, Part, RequestMeta, Role, StreamEvent, Tool,
+    UsageMetadata,
+};
+use gd_protocol::Event;
+use serde_json::Value;
+use thiserror::Error;
+use tokio_util::sync::CancellationToken;
+use tracing::{debug, warn};
+
+use crate::events::EventSink;
+use crate::loop_detection::{LoopDetected, LoopDetector};
+use crate::thought::parse_thought;
+
+/// The signature Gemini accepts in place of a real one on function calls
+/// whose original signature was not kept.
+pub const SYNTHETIC_THOUGHT_SIGNATURE: &str = "skip_thought_signature_validator";
+
+/// How often an empty or malformed response is requested again.
+const INVALID_RESPONSE_ATTEMPTS: u32 = 2;
+
+/// A tool call extracted from a model response, with its id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallRequest {
+    pub call_id: String,
+    pub name: String,
+    pub args: Value,
+}
+
+/// The outcome of one model request.
+#[derive(Debug, Clone, Default)]
+pub struct ModelResponse {
+    pub text: String,
+    pub calls: Vec<ToolCallRequest>,
+    pub finish_reason: Option<FinishReason>,
+    pub usage: Option<UsageMetadata>,
+    pub latency: Duration,
+    /// Set when the streamed text was cut short because it looped.
+    pub loop_detected: Option<LoopDetected>,
+}
+
+#[derive(Debug, Error)]
+pub enum ChatError {
+    #[error(transparent)]
+    Api(#[from] GeminiError),
+    #[error("The prompt was blocked ({reason}){}", message.as_deref().map(|m| format!(": {m}")).unwrap_or_default())]
+    Blocked { reason: String, message: Option<String> },
+    #[error("{0}")]
+    InvalidResponse(String),
+    #[error("Request cancelled.")]
+    Cancelled,
+}
+
+/// The chat state of a session.
+pub struct Chat {
+    client: GeminiClient,
+    model: String,
+    system_instruction: Content,
+    tools: Vec<FunctionDeclaration>,
+    generation_config: GenerationConfig,
+    session_id: String,
+    history: Vec<Content>,
+    prompt_count: u64,
+    last_prompt_tokens: u64,
+}
+
+impl Chat {
+    pub fn new(
+        client: GeminiClient,
+        model: String,
+        system_prompt: &str,
+        tools: Vec<FunctionDeclaration>,
+        generation_config: GenerationConfig,
+        session_id: String,
+    ) -> Self {
+        Self {
+            client,
+            model,
+            system_instruction: Content::user_text(system_prompt),
+            tools,
+            generation_config,
+            session_id,
+            history: Vec::new(),
+            prompt_count: 0,
+            last_prompt_tokens: 0,
+        }
+    }
+
+    pub fn history(&self) -> &[Content] {
+        &self.history
+    }
+
+    /// Replaces the history (after compression or when resuming).
+    pub fn set_history(&mut self, history: Vec<Content>) {
+        self.history = history;
+    }
+
+    /// Appends a message without sending it, e.g. tool responses of a turn
+    /// that was stopped before the next request.
+    pub fn append(&mut self, content: Content) {
+        self.history.push(content);
+    }
+
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    pub fn client(&self) -> &GeminiClient {
+        &self.client
+    }
+
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// Prompt tokens of the latest request, as the API counted them.
+    pub fn last_prompt_tokens(&self) -> u64 {
+        self.last_prompt_tokens
+    }
+
+    pub fn set_last_prompt_tokens(&mut self, tokens: u64) {
+        self.last_prompt_tokens = tokens;
+    }
+
+    /// The next `user_prompt_id` (Code Assist uses it to group requests).
+    pub fn next_prompt_id(&mut self) -> String {
+        self.prompt_count += 1;
+        format!("{}########{}", self.session_id, self.prompt_count)
+    }
+
+    /// The request for the current history.
+    pub fn build_request(&self) -> GenerateContentRequest {
+        GenerateContentRequest {
+            contents: with_active_loop_signatures(&self.history),
+            system_instruction: Some(self.system_instruction.clone()),
+            tools: (!self.tools.is_empty()).then(|| vec![Tool::functions(self.tools.clone())]),
+            generation_config: Some(self.generation_config.clone()),
+            ..GenerateContentRequest::default()
+        }
+    }
+
+    /// Sends `message`, streams the answer as events and records it.
+    pub async fn send(
+        &mut self,
+        message: Content,
+        prompt_id: &str,
+        cancel: &CancellationToken,
+        sink: &EventSink,
+        loops: &mut LoopDetector,
+    ) -> Result<ModelResponse, ChatError> {
+        let is_prompt = !message.has_function_response();
+        self.history.push(message);
+        let result = self.stream_response(prompt_id, cancel, sink, loops).await;
+        match &result {
+            Ok(response) => {
+                if let Some(usage) = &response.usage {
+                    self.last_prompt_tokens = usage.prompt_token_count;
+                }
+            }
+            Err(_) if is_prompt => {
+                self.history.pop();
+            }
+            Err(_) => {}
+        }
+        result
+    }
+
+    async fn stream_response(
+        &mut self,
+        prompt_id: &str,
+        cancel: &CancellationToken,
+        sink: &EventSink,
+        loops: &mut LoopDetector,
+    ) -> Result<ModelResponse, ChatError> {
+        let request = self.build_request();
+        let meta = RequestMeta {
+            session_id: self.session_id.clone(),
+            prompt_id: prompt_id.to_owned(),
+        };
+        let mut attempt = 1;
+        loop {
+            let started = Instant::now();
+            let collected = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Err(ChatError::Cancelled),
+                collected = self.collect_stream(&request, &meta, sink, loops) => collected?,
+            };
+            let latency = started.elapsed();
+            if let Some(reason) = collected.block_reason {
+                return Err(ChatError::Blocked {
+                    reason,
+                    message: collected.block_message,
+                });
+            }
+            if let Some(problem) = collected.invalid_reason() {
+                if attempt < INVALID_RESPONSE_ATTEMPTS && !collected.showed_text {
+                    attempt += 1;
+                    warn!(problem, "invalid model response; asking again");
+                    sink.emit(Event::Retrying {
+                        attempt,
+                        max_attempts: INVALID_RESPONSE_ATTEMPTS,
+                        delay_ms: 0,
+                        reason: problem.to_owned(),
+                    });
+                    continue;
+                }
+                return Err(ChatError::InvalidResponse(problem.to_owned()));
+            }
+            return Ok(self.record(collected, latency));
+        }
+    }
+
+    /// Reads one streamed response, emitting thoughts and text as they come.
+    async fn collect_stream(
+        &self,
+        request: &GenerateContentRequest,
+        meta: &RequestMeta,
+        sink: &EventSink,
+        loops: &mut LoopDetector,
+    ) -> Result<Collected, ChatError> {
+        let mut stream = std::pin::pin!(self.client.stream(&self.model, request, meta));
+        let mut collected = Collected::default();
+        while let Some(item) = stream.next().await {
+            let chunk = match item? {
+                StreamEvent::Retry(notice) => {
+                    sink.emit(Event::Retrying {
+                        attempt: notice.attempt,
+                        max_attempts: notice.max_attempts,
+                        delay_ms: notice.delay.as_millis() as u64,
+                        reason: notice.reason,
+                    });
+                    continue;
+                }
+                StreamEvent::Chunk(chunk) => chunk,
+            };
+            if let Some(reason) = chunk.block_reason() {
+                collected.block_reason = Some(reason.to_owned());
+                collected.block_message = chunk
+                    .prompt_feedback
+                    .as_ref()
+                    .and_then(|f| f.block_reason_message.clone());
+            }
+            if let Some(usage) = chunk.usage_metadata {
+                collected.usage = Some(usage);
+            }
+            let Some(candidate) = chunk.candidates.into_iter().next() else {
+                continue;
+            };
+            if let Some(reason) = candidate.finish_reason {
+                collected.finish_reason = Some(reason);
+            }
+            for part in candidate.content.map(|c| c.parts).unwrap_or_default() {
+                if part.is_thought() {
+                    let (subject, description) = parse_thought(part.text.as_deref().unwrap_or(""));
+                    sink.emit(Event::Thought { subject, description });
+                    continue;
+                }
+                if let Some(text) = part.text.as_deref().filter(|t| !t.is_empty()) {
+                    collected.text.push_str(text);
+                    collected.showed_text = true;
+                    sink.emit(Event::ContentDelta { text: text.to_owned() });
+                    if collected.loop_detected.is_none() {
+                        if let Some(hit) = loops.check_content(text) {
+                            collected.loop_detected = Some(hit);
+                            collected.parts.push(part);
+                            return Ok(collected);
+                        }
+                    }
+                }
+                if !part.is_empty() {
+                    collected.parts.push(part);
+                }
+            }
+        }
+        Ok(collected)
+    }
+
+    /// Records the model message (with generated call ids) and extracts calls.
+    fn record(&mut self, collected: Collected, latency: Duration) -> ModelResponse {
+        let mut parts = consolidate(collected.parts);
+        let millis = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis();
+        let mut calls = Vec::new();
+        for part in &mut parts {
+            if let Some(call) = part.function_call.as_mut() {
+                let call_id = call
+                    .id
+                    .clone()
+                    .unwrap_or_else(|| format!("{}_{}_{}", call.name, millis, calls.len()));
+                call.id = Some(call_id.clone());
+                calls.push(ToolCallRequest {
+                    call_id,
+                    name: call.name.clone(),
+                    args: call.args.clone().unwrap_or_else(|| Value::Object(Default::default())),
+                });
+            }
+        }
+        if !parts.is_empty() {
+            self.history.push(Content::model(parts));
+        }
+        debug!(calls = calls.len(), text_len = collected.text.len(), "model response recorded");
+        ModelResponse {
+            text: collected.text,
+            calls,
+            finish_reason: collected.finish_reason,
+            usage: collected.usage,
+            latency,
+            loop_detected: collected.loop_detected,
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct Collected {
+    parts: Vec<Part>,
+    text: String,
+    showed_text: bool,
+    finish_reason: Option<FinishReason>,
+    usage: Option<UsageMetadata>,
+    block_reason: Option<String>,
+    block_message: Option<String>,
+    loop_detected: Option<LoopDetected>,
+}
+
+impl Collected {
+    /// Why this response cannot be used, if it cannot. Abnormal finish
+    /// reasons (SAFETY, MAX_TOKENS, ...) are reported, not retried.
+    fn invalid_reason(&self) -> Option<&'static str> {
+        if self.loop_detected.is_some() {
+            return None;
+        }
+        let has_calls = self.parts.iter().any(|p| p.function_call.is_some());
+        if self.finish_reason == Some(FinishReason::MalformedFunctionCall) && !has_calls {
+            return Some("The model produced a malformed function call.");
+        }
+        let has_other = self.parts.iter().any(|p| p.text.is_none() && !p.is_empty());
+        if has_calls || !self.text.is_empty() || has_other {
+            return None;
+        }
+        match &self.finish_reason {
+            None => Some("The model stream ended without a finish reason or any content."),
+            Some(FinishReason::Stop) | Some(FinishReason::Unspecified) => {
+                Some("The model returned an empty response.")
+            }
+            Some(_) => None,
+        }
+    }
+}
+
+/// Merges adjacent plain text parts (the stream splits text arbitrarily);
+/// parts with signatures or other payloads are kept as they are.
+fn consolidate(parts: Vec<Part>) -> Vec<Part> {
+    let mut out: Vec<Part> = Vec::with_capacity(parts.len());
+    for part in parts {
+        let plain_text = |p: &Part| {
+            p.text.is_some()
+                && p.function_call.is_none()
+                && p.inline_data.is_none()
+                && p.file_data.is_none()
+                && p.executable_code.is_none()
+                && p.code_execution_result.is_none()
+                && p.extra.is_empty()
+                && !p.is_thought()
+        };
+        if let Some(last) = out.last_mut() {
+            let unsigned = last.thought_signature.is_none() && part.thought_signature.is_none();
+            if unsigned && plain_text(last) && plain_text(&part) {
+                if let (Some(a), Some(b)) = (last.text.as_mut(), part.text.as_deref()) {
+                    a.push_str(b);
+                    continue;
+                }
+            }
+        }
+        out.push(part);
+    }
+    out
+}
+
+/// Copies `history`, giving the first function call of each model message in
+/// the active loop (since the latest user prompt) a signature when it has
+/// none. Gemini 3 rejects such calls otherwise; older history is sent as is.
+pub fn with_active_loop_signatures(history: &[Content]) -> Vec<Content> {
+    let mut contents = history.to_vec();
+    let start = contents
+        .iter()
+        .rposition(|c| c.role == Some(Role::User) && c.parts.iter().any(|p| p.text.is_some()))
+        .unwrap_or(0);
+    for content in contents.iter_mut().skip(start) {
+        if content.role != Some(Role::Model) {
+            continue;
+        }
+        if let Some(part) = content.parts.iter_mut().find(|p| p.function_call.is_some()) {
+            if part.thought_signature.is_none() {
+                part.thought_signature = Some(SYNTHETIC_THOUGHT_SIGNATURE.to_owned());
+            }
+        }
+    }
+    contents
+}
+
+/// The `functionResponse` parts for calls that were not executed (cancelled,
+/// stopped by loop detection, turn limit), so history stays valid.
+pub fn not_executed_responses(calls: &[ToolCallRequest], reason: &str) -> Content {
+    Content::user(
+        calls
+            .iter()
+            .map(|call| {
+                Part::function_response(gd_gemini::FunctionResponse {
+                    id: Some(call.call_id.clone()),
+                    name: call.name.clone(),
+                    response: serde_json::json!({ "error": reason }),
+                    extra: Default::default(),
+                })
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gd_gemini::FunctionCall;
+    use serde_json::json;
+
+    fn call_part(name: &str, sig: Option<&str>) -> Part {
+        Part {
+            function_call: Some(FunctionCall {
+                id: Some(format!("{name}_1_0")),
+                name: name.into(),
+                args: Some(json!({})),
+                extra: Default::default(),
+            }),
+            thought_signature: sig.map(str::to_owned),
+            ..Part::default()
+        }
+    }
+
+    #[test]
+    fn signatures_added_only_in_the_active_loop_and_only_when_missing() {
+        let response = Content::user(vec![Part::function_response(gd_gemini::FunctionResponse {
+            id: Some("x".into()),
+            name: "ls".into(),
+            response: json!({"output": "o"}),
+            extra: Default::default(),
+        })]);
+        let history = vec![
+            Content::user_text("old prompt"),
+            Content::model(vec![call_part("ls", None)]),
+            response.clone(),
+            Content::model(vec![Part::text("done")]),
+            Content::user_text("new prompt"),
+            Content::model(vec![call_part("ls", None), call_part("ls", None)]),
+            response.clone(),
+            Content::model(vec![call_part("ls", Some("real"))]),
+        ];
+        let out = with_active_loop_signatures(&history);
+        assert_eq!(out[1].parts[0].thought_signature, None);
+        assert_eq!(out[5].parts[0].thought_signature.as_deref(), Some(SYNTHETIC_THOUGHT_SIGNATURE));
+        assert_eq!(out[5].parts[1].thought_signature, None);
+        assert_eq!(out[7].parts[0].thought_signature.as_deref(), Some("real"));
+        assert_eq!(history[5].parts[0].thought_signature, None, "history itself unchanged");
+    }
+
+    #[test]
+    fn consolidate_merges_plain_text_only() {
+        let mut signed = Part::text("c");
+        signed.thought_signature = Some("s".into());
+        let parts = vec![Part::text("a"), Part::text("b"), signed.clone(), Part::text("d"), call_part("ls", None)];
+        let out = consolidate(parts);
+        assert_eq!(out.len(), 4);
+        assert_eq!(out[0].text.as_deref(), Some("ab"));
+        assert_eq!(out[1], signed);
+        assert_eq!(out[2].text.as_deref(), Some("d"));
+    }
+}

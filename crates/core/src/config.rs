@@ -1,0 +1,161 @@
+//! What a session is configured with.
+
+use std::path::PathBuf;
+
+use gd_gemini::{GenerationConfig, ThinkingConfig};
+
+/// When tool calls need the user's approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ApprovalMode {
+    /// Ask before anything that changes state.
+    #[default]
+    Default,
+    /// File edits are approved automatically; other changes still ask.
+    AutoEdit,
+    /// Everything is approved automatically.
+    Yolo,
+}
+
+impl ApprovalMode {
+    /// Parses the names Gemini CLI uses (`default`, `auto_edit`, `yolo`).
+    pub fn parse(value: &str) -> Option<Self> {
+        match value.trim().to_ascii_lowercase().replace('-', "_").as_str() {
+            "default" => Some(Self::Default),
+            "auto_edit" | "autoedit" => Some(Self::AutoEdit),
+            "yolo" => Some(Self::Yolo),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Default => "default",
+            Self::AutoEdit => "auto_edit",
+            Self::Yolo => "yolo",
+        }
+    }
+}
+
+/// Which ignore files tools and the folder listing respect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileFiltering {
+    pub respect_git_ignore: bool,
+    pub respect_gemini_ignore: bool,
+}
+
+impl Default for FileFiltering {
+    fn default() -> Self {
+        Self {
+            respect_git_ignore: true,
+            respect_gemini_ignore: true,
+        }
+    }
+}
+
+/// Everything a session needs besides the model client and the tools.
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    pub session_id: String,
+    pub model: String,
+    /// Workspace directories; the first is the primary one (the current
+    /// directory of the CLI, the opened folder of the app).
+    pub workspace_dirs: Vec<PathBuf>,
+    /// Where the agent may keep temporary files for this project.
+    pub temp_dir: PathBuf,
+    pub approval_mode: ApprovalMode,
+    /// `false` for the headless CLI: nobody can answer a confirmation, so
+    /// tools that would need one are not offered to the model.
+    pub interactive: bool,
+    /// Model requests allowed in this session; `None` = unlimited.
+    pub max_session_turns: Option<u32>,
+    /// Fraction of the model's context window at which history is compressed.
+    pub compression_threshold: f64,
+    pub system_prompt: String,
+    pub file_filtering: FileFiltering,
+    pub loop_detection: bool,
+    /// Generation settings; `None` picks the defaults for the model.
+    pub generation_config: Option<GenerationConfig>,
+    /// Label of the frontend (`cli`, `desktop`), for ids and logs.
+    pub surface: String,
+}
+
+impl SessionConfig {
+    /// A configuration with defaults for everything but the essentials.
+    pub fn new(model: impl Into<String>, workspace: PathBuf, system_prompt: String) -> Self {
+        let temp_dir = crate::context::project_temp_dir(&workspace);
+        Self {
+            session_id: uuid::Uuid::new_v4().to_string(),
+            model: model.into(),
+            workspace_dirs: vec![workspace],
+            temp_dir,
+            approval_mode: ApprovalMode::Default,
+            interactive: false,
+            max_session_turns: None,
+            compression_threshold: crate::compression::DEFAULT_THRESHOLD,
+            system_prompt,
+            file_filtering: FileFiltering::default(),
+            loop_detection: true,
+            generation_config: None,
+            surface: "cli".into(),
+        }
+    }
+
+    pub fn primary_workspace(&self) -> &std::path::Path {
+        &self.workspace_dirs[0]
+    }
+
+    /// The generation config to send: the explicit one, or the defaults for
+    /// this model family (Gemini 3 takes a thinking level, 2.5 a budget).
+    pub fn effective_generation_config(&self) -> GenerationConfig {
+        if let Some(config) = &self.generation_config {
+            return config.clone();
+        }
+        default_generation_config(&self.model)
+    }
+}
+
+/// Sampling defaults per model family.
+pub fn default_generation_config(model: &str) -> GenerationConfig {
+    let thinking = if model.contains("gemini-3") {
+        ThinkingConfig {
+            include_thoughts: Some(true),
+            thinking_budget: None,
+            thinking_level: Some("HIGH".into()),
+        }
+    } else {
+        ThinkingConfig {
+            include_thoughts: Some(true),
+            thinking_budget: Some(8192),
+            thinking_level: None,
+        }
+    };
+    let supports_thinking = model.contains("gemini-2.5") || model.contains("gemini-3");
+    GenerationConfig {
+        temperature: Some(1.0),
+        top_p: Some(0.95),
+        top_k: Some(64),
+        thinking_config: supports_thinking.then_some(thinking),
+        ..GenerationConfig::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn approval_mode_names() {
+        assert_eq!(ApprovalMode::parse("auto-edit"), Some(ApprovalMode::AutoEdit));
+        assert_eq!(ApprovalMode::parse("YOLO"), Some(ApprovalMode::Yolo));
+        assert_eq!(ApprovalMode::parse("plan"), None);
+    }
+
+    #[test]
+    fn thinking_defaults_per_family() {
+        let g25 = default_generation_config("gemini-2.5-flash");
+        assert_eq!(g25.thinking_config.unwrap().thinking_budget, Some(8192));
+        let g3 = default_generation_config("gemini-3-pro-preview");
+        assert_eq!(g3.thinking_config.unwrap().thinking_level.as_deref(), Some("HIGH"));
+        assert!(default_generation_config("gemini-2.0-flash").thinking_config.is_none());
+    }
+}

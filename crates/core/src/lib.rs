@@ -1,0 +1,34 @@
+//! The agent core of Gemini Desktop, free of any UI framework.
+//!
+//! A [`session::Session`] owns the conversation with the model. Frontends
+//! drive it with [`gd_protocol::Op`]s and read [`gd_protocol::Event`]s; the
+//! desktop app and the headless CLI are two such frontends.
+//!
+//! Inside a session:
+//! * [`chat`] keeps the curated history and turns one model request into
+//!   events and a recorded model message;
+//! * [`agent`] runs a user turn: model requests and tool rounds until the
+//!   model stops calling tools;
+//! * [`scheduler`] validates and runs tool calls and converts their results
+//!   into `functionResponse` parts;
+//! * [`tools`] holds the tool trait, the registry and the built-in tools;
+//! * [`context`] builds the session context (date, OS, folder structure);
+//! * [`compression`] summarises old history near the context limit;
+//! * [`loop_detection`] stops an agent that repeats itself.
+
+pub mod agent;
+pub mod chat;
+pub mod compression;
+pub mod config;
+pub mod context;
+pub mod events;
+pub mod loop_detection;
+pub mod prompts;
+pub mod scheduler;
+pub mod session;
+pub mod thought;
+pub mod tokens;
+pub mod tools;
+
+pub use config::{ApprovalMode, FileFiltering, SessionConfig};
+pub use session::{Session, SessionHandle};

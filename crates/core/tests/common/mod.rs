@@ -1,0 +1,200 @@
+//! A session wired to the fake Gemini server, with helpers to run turns and
+//! inspect what the model was sent.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use gd_core::tools::ToolRegistry;
+use gd_core::{Session, SessionConfig, SessionHandle};
+use gd_fake_gemini::{FakeGemini, RecordedRequest};
+use gd_gemini::{Backend, ClientOptions, GeminiClient, RetryPolicy, SecretString};
+use gd_protocol::{Event, Op, TurnStatus};
+use serde_json::Value;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+pub const MODEL: &str = "gemini-2.5-flash";
+pub const SYSTEM_PROMPT: &str = "You are a test agent.";
+
+pub struct Harness {
+    pub fake: FakeGemini,
+    pub workspace: PathBuf,
+    pub handle: SessionHandle,
+    pub events: UnboundedReceiver<Event>,
+    _dir: tempfile::TempDir,
+}
+
+/// A copy of the peer-bench workspace (`hello.txt`, `README.md`, `src/main.rs`).
+pub fn workspace() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("work");
+    copy_dir(&gd_fake_gemini::fixtures::peer_workspace_dir(), &ws);
+    let ws = ws.canonicalize().unwrap();
+    (dir, ws)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+pub fn fast_retry(max_attempts: u32) -> RetryPolicy {
+    RetryPolicy {
+        max_attempts,
+        initial_delay: Duration::from_millis(2),
+        max_delay: Duration::from_millis(20),
+        jitter: 0.0,
+        max_server_delay: Duration::from_secs(5),
+    }
+}
+
+pub fn client_for(fake: &FakeGemini, retry: RetryPolicy) -> GeminiClient {
+    let backend = Backend::GeminiApi {
+        base_url: fake.base_url(),
+        api_version: "v1beta".into(),
+        api_key: SecretString::new("test-key"),
+    };
+    GeminiClient::new(backend, ClientOptions { retry, ..ClientOptions::default() }).unwrap()
+}
+
+impl Harness {
+    pub fn start(scenario: Value) -> Self {
+        Self::start_with(scenario, |_| {})
+    }
+
+    pub fn start_with(scenario: Value, configure: impl FnOnce(&mut SessionConfig)) -> Self {
+        let (dir, ws) = workspace();
+        let fake = FakeGemini::start_with_vars(scenario, &[("WORKSPACE", ws.to_str().unwrap())]);
+        let mut config = SessionConfig::new(MODEL, ws.clone(), SYSTEM_PROMPT.into());
+        config.temp_dir = dir.path().join("tmp");
+        configure(&mut config);
+        let client = client_for(&fake, fast_retry(3));
+        let (handle, events) = Session::spawn(config, client, ToolRegistry::with_builtins());
+        Self { fake, workspace: ws, handle, events, _dir: dir }
+    }
+
+    /// Submits a prompt and returns the turn's events (through TurnComplete).
+    pub async fn turn(&mut self, prompt: &str) -> Vec<Event> {
+        self.handle.submit(Op::user_text(prompt)).unwrap();
+        self.collect_turn().await
+    }
+
+    pub async fn collect_turn(&mut self) -> Vec<Event> {
+        let mut events = Vec::new();
+        loop {
+            let event = tokio::time::timeout(Duration::from_secs(30), self.events.recv())
+                .await
+                .expect("turn did not complete within 30 s")
+                .expect("session ended");
+            let done = matches!(event, Event::TurnComplete { .. });
+            events.push(event);
+            if done {
+                return events;
+            }
+        }
+    }
+
+    pub fn reset(&self, scenario: Value) {
+        self.fake.reset(scenario, &[("WORKSPACE", self.workspace.to_str().unwrap())]);
+    }
+
+    /// Bodies of the main (chat) requests, in order.
+    pub fn bodies(&self) -> Vec<Value> {
+        self.fake.main_requests().into_iter().map(body).collect()
+    }
+
+    pub fn ws(&self) -> String {
+        self.workspace.display().to_string()
+    }
+}
+
+pub fn body(request: RecordedRequest) -> Value {
+    request.body.expect("request had a JSON body")
+}
+
+pub fn status(events: &[Event]) -> TurnStatus {
+    match events.last() {
+        Some(Event::TurnComplete { status, .. }) => *status,
+        other => panic!("last event is not TurnComplete: {other:?}"),
+    }
+}
+
+pub fn text(events: &[Event]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ContentDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn errors(events: &[Event]) -> Vec<(gd_protocol::ErrorKind, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Error { kind, message, .. } => Some((*kind, message.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn event_types(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap()["type"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Removes every `description` key, recursively (descriptions are our own prose).
+pub fn strip_descriptions(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.remove("description");
+            map.values_mut().for_each(strip_descriptions);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_descriptions),
+        _ => {}
+    }
+}
+
+/// Replaces `{{WORKSPACE}}` in a fixture.
+pub fn with_workspace(value: &Value, ws: &str) -> Value {
+    serde_json::from_str(&value.to_string().replace("{{WORKSPACE}}", ws)).unwrap()
+}
+
+/// Checks history validity: every model message with function calls is
+/// followed by a user message answering each call id, in order.
+pub fn assert_valid_history(contents: &[Value]) {
+    for (i, content) in contents.iter().enumerate() {
+        let parts = content["parts"].as_array().expect("parts");
+        assert!(!parts.is_empty(), "content {i} has no parts");
+        let calls: Vec<&Value> = parts.iter().filter_map(|p| p.get("functionCall")).collect();
+        if calls.is_empty() {
+            continue;
+        }
+        assert_eq!(content["role"], "model");
+        let next = contents.get(i + 1).unwrap_or_else(|| panic!("calls at {i} are not answered"));
+        assert_eq!(next["role"], "user");
+        let answered: Vec<&Value> = next["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|p| p.get("functionResponse").map(|r| &r["id"]))
+            .collect();
+        let asked: Vec<&Value> = calls.iter().map(|c| &c["id"]).collect();
+        assert_eq!(asked, answered, "responses at {} do not match calls at {i}", i + 1);
+    }
+    assert!(
+        contents.iter().all(|c| c["parts"].as_array().unwrap().iter().all(|p| p.get("thought").is_none())),
+        "thought parts must not be sent back"
+    );
+}

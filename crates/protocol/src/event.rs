@@ -1,0 +1,214 @@
+//! Events: what a session reports, in order, over one stream.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+/// Everything a session reports. Events of one turn arrive in order between
+/// [`Event::TurnStarted`] and [`Event::TurnComplete`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[ts(export)]
+pub enum Event {
+    /// The session is ready; sent once, first.
+    SessionConfigured {
+        session_id: String,
+        model: String,
+        /// `gemini-api-key`, `vertex-ai` or `code-assist`.
+        auth: String,
+        workspace_dirs: Vec<String>,
+        /// Names of the tools declared to the model.
+        tools: Vec<String>,
+    },
+    TurnStarted {
+        turn_id: String,
+    },
+    /// A thought summary from the model (never recorded in history).
+    Thought {
+        subject: String,
+        description: String,
+    },
+    /// A piece of the model's answer text.
+    ContentDelta {
+        text: String,
+    },
+    /// The model asked for a tool call.
+    ToolCallRequest {
+        call_id: String,
+        name: String,
+        #[ts(type = "unknown")]
+        args: Value,
+    },
+    /// Live output of a running tool (e.g. shell output so far).
+    ToolCallOutput {
+        call_id: String,
+        output: String,
+    },
+    /// A tool call finished (successfully or not).
+    ToolCallResponse {
+        call_id: String,
+        name: String,
+        status: ToolCallStatus,
+        /// A short human-readable result for display.
+        display: Option<String>,
+        error: Option<String>,
+        #[ts(type = "number")]
+        duration_ms: u64,
+    },
+    /// Token usage and latency of one model request.
+    Usage {
+        model: String,
+        #[ts(type = "number")]
+        latency_ms: u64,
+        #[serde(flatten)]
+        usage: Usage,
+    },
+    /// A model request failed and will be retried after `delay_ms`.
+    Retrying {
+        attempt: u32,
+        max_attempts: u32,
+        #[ts(type = "number")]
+        delay_ms: u64,
+        reason: String,
+    },
+    /// Older history was summarised to stay within the context window.
+    ChatCompressed {
+        #[ts(type = "number")]
+        original_tokens: u64,
+        #[ts(type = "number")]
+        new_tokens: u64,
+    },
+    /// The agent was stopped because it was repeating itself.
+    LoopDetected {
+        kind: LoopKind,
+        detail: String,
+    },
+    /// Something the user should know that does not end the turn.
+    Warning {
+        message: String,
+    },
+    /// A failure; `fatal` ones end the turn.
+    Error {
+        kind: ErrorKind,
+        message: String,
+        status: Option<u16>,
+        fatal: bool,
+    },
+    /// One model response ended, with the API's finish reason.
+    Finished {
+        reason: String,
+        /// An explanation when the reason is not a normal stop.
+        message: Option<String>,
+    },
+    /// The turn is over; nothing more will be emitted for it.
+    TurnComplete {
+        turn_id: String,
+        status: TurnStatus,
+    },
+}
+
+/// Token counts of one model request, as `usageMetadata` reports them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct Usage {
+    #[ts(type = "number")]
+    pub prompt_tokens: u64,
+    #[ts(type = "number")]
+    pub candidates_tokens: u64,
+    #[ts(type = "number")]
+    pub total_tokens: u64,
+    #[ts(type = "number")]
+    pub cached_tokens: u64,
+    #[ts(type = "number")]
+    pub thoughts_tokens: u64,
+    #[ts(type = "number")]
+    pub tool_use_prompt_tokens: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum ToolCallStatus {
+    Success,
+    Error,
+    Cancelled,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum LoopKind {
+    /// The same tool call with the same arguments, again and again.
+    RepeatedToolCall,
+    /// The same passage of text, again and again.
+    RepeatedContent,
+}
+
+/// What kind of failure an [`Event::Error`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum ErrorKind {
+    /// The credentials were missing or rejected.
+    Auth,
+    /// The API answered with an error.
+    Api,
+    /// The network failed.
+    Network,
+    /// The stream broke after partial output.
+    StreamInterrupted,
+    /// The prompt was blocked by the API's safety filters.
+    Blocked,
+    /// The model returned nothing usable.
+    InvalidResponse,
+    /// The session reached its configured maximum number of turns.
+    TurnLimit,
+    /// Anything else.
+    Internal,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum TurnStatus {
+    Completed,
+    Cancelled,
+    Failed,
+    TurnLimitReached,
+    LoopDetected,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Op;
+    use serde_json::json;
+
+    #[test]
+    fn events_are_tagged_json() {
+        let e = Event::ToolCallRequest {
+            call_id: "c1".into(),
+            name: "list_directory".into(),
+            args: json!({"dir_path": "/"}),
+        };
+        assert_eq!(
+            serde_json::to_value(&e).unwrap(),
+            json!({"type": "tool_call_request", "call_id": "c1", "name": "list_directory", "args": {"dir_path": "/"}})
+        );
+        let u = Event::Usage {
+            model: "m".into(),
+            latency_ms: 5,
+            usage: Usage { prompt_tokens: 3, ..Usage::default() },
+        };
+        assert_eq!(serde_json::to_value(&u).unwrap()["type"], "usage");
+        assert_eq!(serde_json::to_value(&u).unwrap()["prompt_tokens"], 3);
+    }
+
+    #[test]
+    fn ops_round_trip() {
+        let op = Op::user_text("hi");
+        let v = serde_json::to_value(&op).unwrap();
+        assert_eq!(v, json!({"type": "user_turn", "items": [{"type": "text", "text": "hi"}]}));
+        assert_eq!(serde_json::from_value::<Op>(v).unwrap(), op);
+    }
+}

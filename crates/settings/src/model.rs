@@ -1,0 +1,130 @@
+//! The typed view of the settings the agent uses. Every field is optional;
+//! keys this version does not know are ignored (and preserved on disk, since
+//! we never rewrite files from this view).
+
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+
+/// Merged settings.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Settings {
+    #[serde(deserialize_with = "model_settings")]
+    pub model: ModelSettings,
+    pub security: SecuritySettings,
+    pub context: ContextSettings,
+    pub general: GeneralSettings,
+    pub tools: ToolsSettings,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ModelSettings {
+    /// `model.name`: the model to use unless `-m` / `GEMINI_MODEL` say otherwise.
+    pub name: Option<String>,
+    /// `model.maxSessionTurns`: model requests allowed per session; -1 = no limit.
+    pub max_session_turns: Option<i64>,
+    /// `model.compressionThreshold`: fraction of the context window at which
+    /// older history is summarised.
+    pub compression_threshold: Option<f64>,
+}
+
+/// Accepts the legacy flat form `"model": "gemini-2.5-pro"` as well as the
+/// nested object. A hand-written visitor (rather than an untagged enum) keeps
+/// serde's key path and line numbers in errors inside the object.
+fn model_settings<'de, D: Deserializer<'de>>(deserializer: D) -> Result<ModelSettings, D::Error> {
+    struct ModelVisitor;
+
+    impl<'de> Visitor<'de> for ModelVisitor {
+        type Value = ModelSettings;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a model name or an object of model settings")
+        }
+
+        fn visit_str<E: de::Error>(self, name: &str) -> Result<ModelSettings, E> {
+            Ok(ModelSettings {
+                name: Some(name.to_owned()),
+                ..ModelSettings::default()
+            })
+        }
+
+        fn visit_unit<E: de::Error>(self) -> Result<ModelSettings, E> {
+            Ok(ModelSettings::default())
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ModelSettings, A::Error> {
+            ModelSettings::deserialize(de::value::MapAccessDeserializer::new(map))
+        }
+    }
+
+    deserializer.deserialize_any(ModelVisitor)
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct SecuritySettings {
+    pub auth: AuthSettings,
+    pub folder_trust: FolderTrustSettings,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AuthSettings {
+    /// `gemini-api-key`, `vertex-ai`, `oauth-personal`, ...
+    pub selected_type: Option<String>,
+    pub enforced_type: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct FolderTrustSettings {
+    pub enabled: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ContextSettings {
+    /// `context.fileName`: one name or a list (GEMINI.md by default).
+    pub file_name: Option<OneOrMany>,
+    pub include_directories: Vec<String>,
+    pub file_filtering: FileFilteringSettings,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct FileFilteringSettings {
+    pub respect_git_ignore: Option<bool>,
+    pub respect_gemini_ignore: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct GeneralSettings {
+    /// `general.defaultApprovalMode`: `default`, `auto_edit` or `plan`.
+    pub default_approval_mode: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ToolsSettings {
+    /// `tools.exclude`: tool names never declared to the model.
+    pub exclude: Vec<String>,
+}
+
+/// A string or a list of strings.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    pub fn to_vec(&self) -> Vec<String> {
+        match self {
+            Self::One(s) => vec![s.clone()],
+            Self::Many(v) => v.clone(),
+        }
+    }
+}
