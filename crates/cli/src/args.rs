@@ -30,7 +30,12 @@ pub struct Args {
     pub query: Option<String>,
 
     /// Output format.
-    #[arg(short = 'o', long = "output-format", value_enum, default_value = "text")]
+    #[arg(
+        short = 'o',
+        long = "output-format",
+        value_enum,
+        default_value = "text"
+    )]
     pub output_format: OutputFormat,
 
     /// Model to use (else GEMINI_MODEL, else settings model.name).
@@ -46,7 +51,11 @@ pub struct Args {
     pub approval_mode: Option<String>,
 
     /// More workspace directories (comma-separated, repeatable).
-    #[arg(long = "include-directories", value_delimiter = ',', value_name = "DIRS")]
+    #[arg(
+        long = "include-directories",
+        value_delimiter = ',',
+        value_name = "DIRS"
+    )]
     pub include_directories: Vec<String>,
 
     /// Verbose logs on standard error.

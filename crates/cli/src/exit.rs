@@ -22,26 +22,50 @@ pub struct Fatal {
 
 impl Fatal {
     pub fn auth(message: impl Into<String>) -> Self {
-        Self { code: AUTH_ERROR, kind: "FatalAuthenticationError", message: message.into() }
+        Self {
+            code: AUTH_ERROR,
+            kind: "FatalAuthenticationError",
+            message: message.into(),
+        }
     }
 
     pub fn input(message: impl Into<String>) -> Self {
-        Self { code: INPUT_ERROR, kind: "FatalInputError", message: message.into() }
+        Self {
+            code: INPUT_ERROR,
+            kind: "FatalInputError",
+            message: message.into(),
+        }
     }
 
     pub fn config(message: impl Into<String>) -> Self {
-        Self { code: CONFIG_ERROR, kind: "FatalConfigError", message: message.into() }
+        Self {
+            code: CONFIG_ERROR,
+            kind: "FatalConfigError",
+            message: message.into(),
+        }
     }
 
     pub fn turn_limit(message: impl Into<String>) -> Self {
-        Self { code: TURN_LIMIT, kind: "FatalTurnLimitedError", message: message.into() }
+        Self {
+            code: TURN_LIMIT,
+            kind: "FatalTurnLimitedError",
+            message: message.into(),
+        }
     }
 
     pub fn cancelled() -> Self {
-        Self { code: INTERRUPTED, kind: "FatalCancellationError", message: "Operation cancelled.".into() }
+        Self {
+            code: INTERRUPTED,
+            kind: "FatalCancellationError",
+            message: "Operation cancelled.".into(),
+        }
     }
 
     pub fn general(kind: &'static str, message: impl Into<String>) -> Self {
-        Self { code: GENERAL_ERROR, kind, message: message.into() }
+        Self {
+            code: GENERAL_ERROR,
+            kind,
+            message: message.into(),
+        }
     }
 }

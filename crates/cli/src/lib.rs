@@ -16,7 +16,7 @@ use gd_core::Session;
 use gd_protocol::{ErrorKind, Event, Op, TurnStatus};
 use tracing_subscriber::EnvFilter;
 
-use crate::args::{Args, OutputFormat};
+use crate::args::Args;
 use crate::exit::Fatal;
 use crate::output::Output;
 use crate::stats::Stats;
@@ -26,13 +26,20 @@ pub fn main_entry() -> i32 {
     let args = match Args::try_parse() {
         Ok(args) => args,
         Err(e) => {
-            let code = if e.use_stderr() { exit::INPUT_ERROR } else { exit::SUCCESS };
+            let code = if e.use_stderr() {
+                exit::INPUT_ERROR
+            } else {
+                exit::SUCCESS
+            };
             let _ = e.print();
             return code;
         }
     };
     init_tracing(args.debug);
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("Error: cannot start the async runtime: {e}");
@@ -65,19 +72,23 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
         Ok(p) => p,
         Err(fatal) => {
             let stats = Stats::new(args.model.as_deref().unwrap_or(setup::DEFAULT_MODEL));
-            return report_failure(output, None, &fatal, &stats, started, args.output_format);
+            return report_failure(output, None, &fatal, &stats, started);
         }
     };
-    let model = prepared.config.model.clone();
-    let session_id = prepared.config.session_id.clone();
+    let launch = prepared.launch;
+    let model = launch.config.model.clone();
+    let session_id = launch.config.session_id.clone();
     let mut stats = Stats::new(&model);
-    let (handle, mut events) = Session::spawn(prepared.config, prepared.client, prepared.tools);
+    let (handle, mut events) = Session::spawn(launch.config, launch.client, launch.tools);
     if let Err(e) = output.start(&session_id, &model, &prepared.prompt) {
         return broken_pipe(e);
     }
     if handle.submit(Op::user_text(prepared.prompt)).is_err() {
-        let fatal = Fatal::general("InternalError", "the session ended before the prompt was sent");
-        return report_failure(output, Some(&session_id), &fatal, &stats, started, args.output_format);
+        let fatal = Fatal::general(
+            "InternalError",
+            "the session ended before the prompt was sent",
+        );
+        return report_failure(output, Some(&session_id), &fatal, &stats, started);
     }
 
     let mut last_error: Option<(ErrorKind, String)> = None;
@@ -96,7 +107,13 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
             break TurnStatus::Failed;
         };
         stats.record(&event);
-        if let Event::Error { kind, message, fatal: true, .. } = &event {
+        if let Event::Error {
+            kind,
+            message,
+            fatal: true,
+            ..
+        } = &event
+        {
             last_error = Some((*kind, message.clone()));
         }
         if let Event::TurnComplete { status, .. } = event {
@@ -112,7 +129,9 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
         TurnStatus::Completed => None,
         TurnStatus::Cancelled => Some(Fatal::cancelled()),
         TurnStatus::TurnLimitReached => Some(Fatal::turn_limit(
-            last_error.map(|(_, m)| m).unwrap_or_else(|| "Reached the maximum number of session turns.".into()),
+            last_error
+                .map(|(_, m)| m)
+                .unwrap_or_else(|| "Reached the maximum number of session turns.".into()),
         )),
         TurnStatus::LoopDetected => Some(Fatal::general(
             "LoopDetectedError",
@@ -132,7 +151,7 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
                 Err(e) => broken_pipe(e),
             }
         }
-        Some(fatal) => report_failure(output, Some(&session_id), &fatal, &stats, started, args.output_format),
+        Some(fatal) => report_failure(output, Some(&session_id), &fatal, &stats, started),
     }
 }
 
@@ -155,7 +174,6 @@ fn report_failure(
     fatal: &Fatal,
     stats: &Stats,
     started: Instant,
-    _format: OutputFormat,
 ) -> i32 {
     let duration = started.elapsed().as_millis() as u64;
     if output.failure(session_id, fatal, stats, duration).is_err() {

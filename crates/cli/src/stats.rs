@@ -73,7 +73,11 @@ impl Stats {
     /// Updates the counters from one event.
     pub fn record(&mut self, event: &Event) {
         match event {
-            Event::Usage { model, latency_ms, usage } => {
+            Event::Usage {
+                model,
+                latency_ms,
+                usage,
+            } => {
                 let stats = self.models.entry(model.clone()).or_default();
                 stats.requests += 1;
                 stats.latency_ms += latency_ms;
@@ -86,8 +90,16 @@ impl Stats {
                 t.tool += usage.tool_use_prompt_tokens;
             }
             Event::Retrying { reason, .. } => self.model_error(reason),
-            Event::Error { status: Some(status), .. } => self.model_error(&status.to_string()),
-            Event::ToolCallResponse { name, status, duration_ms, .. } => {
+            Event::Error {
+                status: Some(status),
+                ..
+            } => self.model_error(&status.to_string()),
+            Event::ToolCallResponse {
+                name,
+                status,
+                duration_ms,
+                ..
+            } => {
                 let stats = self.tools.entry(name.clone()).or_default();
                 stats.count += 1;
                 stats.duration_ms += duration_ms;
@@ -193,7 +205,9 @@ impl Stats {
             })
             .collect();
         let mut stats = compact_tokens(&totals);
-        let object = stats.as_object_mut().expect("compact_tokens returns an object");
+        let object = stats
+            .as_object_mut()
+            .expect("compact_tokens returns an object");
         object.insert("duration_ms".into(), json!(duration_ms));
         object.insert("tool_calls".into(), json!(self.tool_calls()));
         object.insert("models".into(), Value::Object(models));
@@ -222,7 +236,12 @@ mod tests {
         let usage = |p, c| Event::Usage {
             model: "gemini-2.5-flash".into(),
             latency_ms: 10,
-            usage: Usage { prompt_tokens: p, candidates_tokens: c, total_tokens: p + c, ..Usage::default() },
+            usage: Usage {
+                prompt_tokens: p,
+                candidates_tokens: c,
+                total_tokens: p + c,
+                ..Usage::default()
+            },
         };
         stats.record(&usage(100, 5));
         stats.record(&usage(120, 8));
@@ -239,7 +258,10 @@ mod tests {
         assert_eq!(m["api"]["totalRequests"], 2);
         assert_eq!(m["tokens"]["prompt"], 220);
         assert_eq!(m["roles"]["main"]["tokens"]["candidates"], 13);
-        assert_eq!(json["tools"]["byName"]["list_directory"]["decisions"]["accept"], 1);
+        assert_eq!(
+            json["tools"]["byName"]["list_directory"]["decisions"]["accept"],
+            1
+        );
         let s = stats.to_stream_json(42);
         assert_eq!(s["input_tokens"], 220);
         assert_eq!(s["output_tokens"], 13);

@@ -27,7 +27,12 @@ impl Run {
         copy_dir(&peer_workspace_dir(), &ws);
         let ws = ws.canonicalize().unwrap();
         let fake = FakeGemini::start_with_vars(scenario, &[("WORKSPACE", ws.to_str().unwrap())]);
-        Self { _dir: dir, home, ws, fake }
+        Self {
+            _dir: dir,
+            home,
+            ws,
+            fake,
+        }
     }
 
     fn command(&self, args: &[&str]) -> Command {
@@ -59,7 +64,11 @@ impl Run {
     }
 
     fn bodies(&self) -> Vec<Value> {
-        self.fake.main_requests().into_iter().map(|r| r.body.unwrap()).collect()
+        self.fake
+            .main_requests()
+            .into_iter()
+            .map(|r| r.body.unwrap())
+            .collect()
     }
 }
 
@@ -77,13 +86,21 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 fn stdout_json(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", String::from_utf8_lossy(&output.stdout)))
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
 }
 
 fn stderr_json(output: &Output) -> Value {
-    serde_json::from_slice(&output.stderr)
-        .unwrap_or_else(|e| panic!("stderr is not JSON ({e}): {}", String::from_utf8_lossy(&output.stderr)))
+    serde_json::from_slice(&output.stderr).unwrap_or_else(|e| {
+        panic!(
+            "stderr is not JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
 }
 
 fn stderr(output: &Output) -> String {
@@ -94,7 +111,9 @@ fn stderr(output: &Output) -> String {
 /// outputs can be compared in shape while their numbers differ.
 fn shape(value: &Value) -> Value {
     match value {
-        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), shape(v))).collect())
+        }
         Value::Array(items) => Value::Array(items.iter().map(shape).collect()),
         Value::String(_) => json!("string"),
         Value::Number(_) => json!(0),
@@ -113,38 +132,67 @@ fn a_text_json_output_has_gemini_cli_shape() {
     assert_eq!(id.len(), 36, "a UUID: {id}");
     let reference = gemini_cli_fixture("a_text_json_stdout.json");
     assert_eq!(shape(&json), shape(&reference));
-    assert_eq!(json["stats"]["models"]["gemini-2.5-flash"]["api"]["totalRequests"], 1);
+    assert_eq!(
+        json["stats"]["models"]["gemini-2.5-flash"]["api"]["totalRequests"],
+        1
+    );
     let tokens = &json["stats"]["models"]["gemini-2.5-flash"]["tokens"];
     assert!(tokens["prompt"].as_u64().unwrap() > 100);
-    assert_eq!(tokens["total"].as_u64(), Some(tokens["prompt"].as_u64().unwrap() + tokens["candidates"].as_u64().unwrap()));
+    assert_eq!(
+        tokens["total"].as_u64(),
+        Some(tokens["prompt"].as_u64().unwrap() + tokens["candidates"].as_u64().unwrap())
+    );
 }
 
 #[test]
 fn b_list_dir_json_output_and_tool_stats() {
     let run = Run::new(scenario("b_list_dir"));
-    let out = run.run(&["-p", "List the files here", "-o", "json", "-m", "gemini-2.5-flash"]);
+    let out = run.run(&[
+        "-p",
+        "List the files here",
+        "-o",
+        "json",
+        "-m",
+        "gemini-2.5-flash",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let json = stdout_json(&out);
-    assert_eq!(json["response"], "The directory contains hello.txt, README.md and src/.");
+    assert_eq!(
+        json["response"],
+        "The directory contains hello.txt, README.md and src/."
+    );
     let tools = &json["stats"]["tools"];
     assert_eq!(tools["totalCalls"], 1);
     assert_eq!(tools["totalSuccess"], 1);
     assert_eq!(tools["byName"]["list_directory"]["decisions"]["accept"], 1);
     let reference = gemini_cli_fixture("c_shell_json_stdout.json");
-    assert_eq!(shape(&tools["totalDecisions"]), shape(&reference["stats"]["tools"]["totalDecisions"]));
+    assert_eq!(
+        shape(&tools["totalDecisions"]),
+        shape(&reference["stats"]["tools"]["totalDecisions"])
+    );
     let bodies = run.bodies();
     assert_eq!(bodies.len(), 2);
     let output = &bodies[1]["contents"][2]["parts"][0]["functionResponse"]["response"]["output"];
     assert_eq!(
         output.as_str().unwrap(),
-        format!("Directory listing for {}:\n[DIR] src\nhello.txt (6 bytes)\nREADME.md (7 bytes)", run.ws.display())
+        format!(
+            "Directory listing for {}:\n[DIR] src\nhello.txt (6 bytes)\nREADME.md (7 bytes)",
+            run.ws.display()
+        )
     );
 }
 
 #[test]
 fn stream_json_events_follow_gemini_cli() {
     let run = Run::new(scenario("b_list_dir"));
-    let out = run.run(&["-p", "List the files here", "-o", "stream-json", "-m", "gemini-2.5-flash"]);
+    let out = run.run(&[
+        "-p",
+        "List the files here",
+        "-o",
+        "stream-json",
+        "-m",
+        "gemini-2.5-flash",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let events: Vec<Value> = String::from_utf8(out.stdout)
         .unwrap()
@@ -152,9 +200,20 @@ fn stream_json_events_follow_gemini_cli() {
         .map(|l| serde_json::from_str(l).expect("each line is JSON"))
         .collect();
     let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
-    assert_eq!(types, ["init", "message", "tool_use", "tool_result", "message", "result"]);
+    assert_eq!(
+        types,
+        [
+            "init",
+            "message",
+            "tool_use",
+            "tool_result",
+            "message",
+            "result"
+        ]
+    );
     let reference: Vec<Value> = std::fs::read_to_string(
-        gd_fake_gemini::fixtures::gemini_cli_fixtures_dir().join("c_shell_stream-json_stdout.jsonl"),
+        gd_fake_gemini::fixtures::gemini_cli_fixtures_dir()
+            .join("c_shell_stream-json_stdout.jsonl"),
     )
     .unwrap()
     .lines()
@@ -167,9 +226,15 @@ fn stream_json_events_follow_gemini_cli() {
         b.sort();
         assert_eq!(a, b, "fields of {}", ours["type"]);
     }
-    assert_eq!(shape(&events[5]["stats"]).as_object().unwrap().len(), shape(&reference[5]["stats"]).as_object().unwrap().len());
+    assert_eq!(
+        shape(&events[5]["stats"]).as_object().unwrap().len(),
+        shape(&reference[5]["stats"]).as_object().unwrap().len()
+    );
     let tool_id = events[2]["tool_id"].as_str().unwrap();
-    assert!(tool_id.starts_with("list_directory__list_directory_"), "{tool_id}");
+    assert!(
+        tool_id.starts_with("list_directory__list_directory_"),
+        "{tool_id}"
+    );
     assert_eq!(events[3]["tool_id"], tool_id);
     assert_eq!(events[3]["status"], "success");
     assert_eq!(events[1]["content"], "List the files here");
@@ -199,11 +264,19 @@ fn prompt_from_stdin_and_flag_are_combined() {
         .spawn()
         .unwrap();
     use std::io::Write;
-    child.stdin.take().unwrap().write_all(b"line one\nline two\n").unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"line one\nline two\n")
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let body = &run.bodies()[0];
-    assert_eq!(body["contents"][0]["parts"][1]["text"], "line one\nline two\n\nSummarise the above.");
+    assert_eq!(
+        body["contents"][0]["parts"][1]["text"],
+        "line one\nline two\n\nSummarise the above."
+    );
 }
 
 #[test]
@@ -214,7 +287,12 @@ fn missing_prompt_is_an_input_error() {
     let err = stderr_json(&out);
     assert_eq!(err["error"]["type"], "FatalInputError");
     assert_eq!(err["error"]["code"], 42);
-    assert!(err["error"]["message"].as_str().unwrap().contains("No input"));
+    assert!(
+        err["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("No input")
+    );
     assert!(run.fake.requests().is_empty());
     let out = run.run(&["-p", "x", "--yolo", "--approval-mode", "default"]);
     assert_eq!(out.status.code(), Some(42));
@@ -226,16 +304,31 @@ fn missing_prompt_is_an_input_error() {
 #[test]
 fn auth_problems_exit_41() {
     let run = Run::new(json!({"api_keys": ["the-real-key"], "steps": [{"text": "x"}]}));
-    let out = run.command(&["-p", "hi", "-o", "json"]).env_remove("GEMINI_API_KEY").output().unwrap();
+    let out = run
+        .command(&["-p", "hi", "-o", "json"])
+        .env_remove("GEMINI_API_KEY")
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(41));
-    assert_eq!(stderr_json(&out)["error"]["type"], "FatalAuthenticationError");
+    assert_eq!(
+        stderr_json(&out)["error"]["type"],
+        "FatalAuthenticationError"
+    );
     assert!(stderr(&out).contains("GEMINI_API_KEY"));
 
     let out = run.run(&["-p", "hi", "-o", "json"]);
-    assert_eq!(out.status.code(), Some(41), "a rejected key: {}", stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(41),
+        "a rejected key: {}",
+        stderr(&out)
+    );
     assert!(stderr(&out).contains("API key"), "{}", stderr(&out));
 
-    run.write_settings(&run.user_settings(), r#"{"security": {"auth": {"selectedType": "oauth-personal"}}}"#);
+    run.write_settings(
+        &run.user_settings(),
+        r#"{"security": {"auth": {"selectedType": "oauth-personal"}}}"#,
+    );
     let out = run.run(&["-p", "hi"]);
     assert_eq!(out.status.code(), Some(41));
     assert!(stderr(&out).contains("oauth-personal"));
@@ -251,7 +344,10 @@ fn broken_settings_exit_52_naming_file_and_line() {
     let err = stderr_json(&out);
     assert_eq!(err["error"]["type"], "FatalConfigError");
     let message = err["error"]["message"].as_str().unwrap();
-    assert!(message.starts_with(&format!("{}:5:", file.display())), "{message}");
+    assert!(
+        message.starts_with(&format!("{}:5:", file.display())),
+        "{message}"
+    );
     assert!(message.contains("invalid JSON"), "{message}");
     assert!(run.fake.requests().is_empty());
 }
@@ -279,18 +375,30 @@ fn turn_limit_exits_53() {
 
 #[test]
 fn api_failure_exits_1_with_the_error() {
-    let run = Run::new(json!({"fail_always": {"status": 500, "message": "backend exploded"}, "steps": []}));
-    let out = run.command(&["-p", "hi", "-o", "json"]).env("GEMINI_DESKTOP_MAX_ATTEMPTS", "2").output().unwrap();
+    let run = Run::new(
+        json!({"fail_always": {"status": 500, "message": "backend exploded"}, "steps": []}),
+    );
+    let out = run
+        .command(&["-p", "hi", "-o", "json"])
+        .env("GEMINI_DESKTOP_MAX_ATTEMPTS", "2")
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = stderr_json(&out);
     assert_eq!(err["error"]["type"], "ApiError");
-    assert!(err["error"]["message"].as_str().unwrap().contains("backend exploded"));
+    assert!(
+        err["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("backend exploded")
+    );
     assert_eq!(run.fake.main_requests().len(), 2);
 }
 
 #[test]
 fn sigint_exits_130() {
-    let run = Run::new(json!({"faults": [{"request": 1, "kind": "hang"}], "steps": [{"text": "x"}]}));
+    let run =
+        Run::new(json!({"faults": [{"request": 1, "kind": "hang"}], "steps": [{"text": "x"}]}));
     let child = run
         .command(&["-p", "hang", "-o", "stream-json"])
         .stdout(Stdio::piped())
@@ -298,11 +406,21 @@ fn sigint_exits_130() {
         .spawn()
         .unwrap();
     assert!(run.fake.wait_for_requests(1, Duration::from_secs(10)));
-    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
     assert!(killed.success());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130));
-    let last: Value = serde_json::from_str(String::from_utf8(out.stdout).unwrap().lines().last().unwrap()).unwrap();
+    let last: Value = serde_json::from_str(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .last()
+            .unwrap(),
+    )
+    .unwrap();
     assert_eq!(last["type"], "result");
     assert_eq!(last["status"], "error");
     assert_eq!(last["error"]["type"], "FatalCancellationError");
@@ -313,13 +431,30 @@ fn model_precedence_flag_env_settings() {
     let run = Run::new(json!({"steps": [{"text": "x"}]}));
     let model_of = |out: &Output, run: &Run| {
         assert_eq!(out.status.code(), Some(0), "{}", stderr(out));
-        run.fake.main_requests().last().unwrap().model.clone().unwrap()
+        run.fake
+            .main_requests()
+            .last()
+            .unwrap()
+            .model
+            .clone()
+            .unwrap()
     };
-    run.write_settings(&run.user_settings(), r#"{"model": {"name": "from-settings"}}"#);
+    run.write_settings(
+        &run.user_settings(),
+        r#"{"model": {"name": "from-settings"}}"#,
+    );
     assert_eq!(model_of(&run.run(&["-p", "x"]), &run), "from-settings");
-    let out = run.command(&["-p", "x"]).env("GEMINI_MODEL", "from-env").output().unwrap();
+    let out = run
+        .command(&["-p", "x"])
+        .env("GEMINI_MODEL", "from-env")
+        .output()
+        .unwrap();
     assert_eq!(model_of(&out, &run), "from-env");
-    let out = run.command(&["-p", "x", "-m", "from-flag"]).env("GEMINI_MODEL", "from-env").output().unwrap();
+    let out = run
+        .command(&["-p", "x", "-m", "from-flag"])
+        .env("GEMINI_MODEL", "from-env")
+        .output()
+        .unwrap();
     assert_eq!(model_of(&out, &run), "from-flag");
 }
 
@@ -327,8 +462,16 @@ fn model_precedence_flag_env_settings() {
 fn api_key_from_dot_env_file() {
     let run = Run::new(json!({"steps": [{"text": "x"}]}));
     std::fs::create_dir_all(run.ws.join(".gemini")).unwrap();
-    std::fs::write(run.ws.join(".gemini/.env"), "GEMINI_API_KEY=key-from-dotenv\n").unwrap();
-    let out = run.command(&["-p", "x"]).env_remove("GEMINI_API_KEY").output().unwrap();
+    std::fs::write(
+        run.ws.join(".gemini/.env"),
+        "GEMINI_API_KEY=key-from-dotenv\n",
+    )
+    .unwrap();
+    let out = run
+        .command(&["-p", "x"])
+        .env_remove("GEMINI_API_KEY")
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let request = &run.fake.main_requests()[0];
     assert_eq!(
@@ -352,13 +495,23 @@ fn include_directories_and_custom_system_prompt() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let body = &run.bodies()[0];
-    assert_eq!(body["systemInstruction"]["parts"][0]["text"], "Custom system prompt.");
+    assert_eq!(
+        body["systemInstruction"]["parts"][0]["text"],
+        "Custom system prompt."
+    );
     let context = body["contents"][0]["parts"][0]["text"].as_str().unwrap();
     let extra = extra.canonicalize().unwrap();
-    assert!(context.contains(&format!("  - {}\n", extra.display())), "{context}");
+    assert!(
+        context.contains(&format!("  - {}\n", extra.display())),
+        "{context}"
+    );
     assert!(context.contains("└───notes.md"), "{context}");
 
-    let out = run.command(&["-p", "x"]).env("GEMINI_SYSTEM_MD", "/does/not/exist.md").output().unwrap();
+    let out = run
+        .command(&["-p", "x"])
+        .env("GEMINI_SYSTEM_MD", "/does/not/exist.md")
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(52));
     assert!(stderr(&out).contains("/does/not/exist.md"));
 }

@@ -63,7 +63,12 @@ impl Agent {
         status
     }
 
-    async fn turn_loop(&mut self, items: Vec<InputItem>, cancel: &CancellationToken, sink: &EventSink) -> TurnStatus {
+    async fn turn_loop(
+        &mut self,
+        items: Vec<InputItem>,
+        cancel: &CancellationToken,
+        sink: &EventSink,
+    ) -> TurnStatus {
         self.loops.reset();
         let mut message = self.user_message(items);
         let prompt_id = self.chat.next_prompt_id();
@@ -73,12 +78,13 @@ impl Agent {
             cancel: cancel.clone(),
         };
         loop {
-            if let Some(max) = self.config.max_session_turns {
-                if self.requests_made >= max {
-                    if message.has_function_response() {
-                        self.chat.append(message);
-                    }
-                    sink.emit(Event::Error {
+            if let Some(max) = self.config.max_session_turns
+                && self.requests_made >= max
+            {
+                if message.has_function_response() {
+                    self.chat.append(message);
+                }
+                sink.emit(Event::Error {
                         kind: ErrorKind::TurnLimit,
                         message: format!(
                             "Reached the maximum of {max} model requests for this session. Increase model.maxSessionTurns in settings.json to allow more."
@@ -86,13 +92,16 @@ impl Agent {
                         status: None,
                         fatal: true,
                     });
-                    return TurnStatus::TurnLimitReached;
-                }
+                return TurnStatus::TurnLimitReached;
             }
             self.requests_made += 1;
             self.compress_if_needed(&message, cancel, sink).await;
 
-            let response = match self.chat.send(message, &prompt_id, cancel, sink, &mut self.loops).await {
+            let response = match self
+                .chat
+                .send(message, &prompt_id, cancel, sink, &mut self.loops)
+                .await
+            {
                 Ok(response) => response,
                 Err(ChatError::Cancelled) => return TurnStatus::Cancelled,
                 Err(error) => {
@@ -147,11 +156,24 @@ impl Agent {
         Content::user(parts)
     }
 
-    async fn compress_if_needed(&mut self, pending: &Content, cancel: &CancellationToken, sink: &EventSink) {
+    async fn compress_if_needed(
+        &mut self,
+        pending: &Content,
+        cancel: &CancellationToken,
+        sink: &EventSink,
+    ) {
         if self.compression_disabled {
             return;
         }
-        match maybe_compress(&mut self.chat, self.config.compression_threshold, pending, false, cancel).await {
+        match maybe_compress(
+            &mut self.chat,
+            self.config.compression_threshold,
+            pending,
+            false,
+            cancel,
+        )
+        .await
+        {
             CompressionOutcome::NotNeeded => {}
             CompressionOutcome::Compressed {
                 original_tokens,

@@ -13,9 +13,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use futures::StreamExt;
 use gd_gemini::{
-    Content, FinishReason, FunctionDeclaration, GeminiClient, GeminiError,
-    GenerateContentRequest, GenerationConfig, Part, RequestMeta, Role, StreamEvent, Tool,
-    UsageMetadata,
+    Content, FinishReason, FunctionDeclaration, GeminiClient, GeminiError, GenerateContentRequest,
+    GenerationConfig, Part, RequestMeta, Role, StreamEvent, Tool, UsageMetadata,
 };
 use gd_protocol::Event;
 use serde_json::Value;
@@ -59,7 +58,10 @@ pub enum ChatError {
     #[error(transparent)]
     Api(#[from] GeminiError),
     #[error("The prompt was blocked ({reason}){}", message.as_deref().map(|m| format!(": {m}")).unwrap_or_default())]
-    Blocked { reason: String, message: Option<String> },
+    Blocked {
+        reason: String,
+        message: Option<String>,
+    },
     #[error("{0}")]
     InvalidResponse(String),
     #[error("Request cancelled.")]
@@ -267,19 +269,24 @@ impl Chat {
             for part in candidate.content.map(|c| c.parts).unwrap_or_default() {
                 if part.is_thought() {
                     let (subject, description) = parse_thought(part.text.as_deref().unwrap_or(""));
-                    sink.emit(Event::Thought { subject, description });
+                    sink.emit(Event::Thought {
+                        subject,
+                        description,
+                    });
                     continue;
                 }
                 if let Some(text) = part.text.as_deref().filter(|t| !t.is_empty()) {
                     collected.text.push_str(text);
                     collected.showed_text = true;
-                    sink.emit(Event::ContentDelta { text: text.to_owned() });
-                    if collected.loop_detected.is_none() {
-                        if let Some(hit) = loops.check_content(text) {
-                            collected.loop_detected = Some(hit);
-                            collected.parts.push(part);
-                            return Ok(collected);
-                        }
+                    sink.emit(Event::ContentDelta {
+                        text: text.to_owned(),
+                    });
+                    if collected.loop_detected.is_none()
+                        && let Some(hit) = loops.check_content(text)
+                    {
+                        collected.loop_detected = Some(hit);
+                        collected.parts.push(part);
+                        return Ok(collected);
                     }
                 }
                 if !part.is_empty() {
@@ -308,14 +315,21 @@ impl Chat {
                 calls.push(ToolCallRequest {
                     call_id,
                     name: call.name.clone(),
-                    args: call.args.clone().unwrap_or_else(|| Value::Object(Default::default())),
+                    args: call
+                        .args
+                        .clone()
+                        .unwrap_or_else(|| Value::Object(Default::default())),
                 });
             }
         }
         if !parts.is_empty() {
             self.history.push(Content::model(parts));
         }
-        debug!(calls = calls.len(), text_len = collected.text.len(), "model response recorded");
+        debug!(
+            calls = calls.len(),
+            text_len = collected.text.len(),
+            "model response recorded"
+        );
         ModelResponse {
             text: collected.text,
             calls,
@@ -381,11 +395,13 @@ fn consolidate(parts: Vec<Part>) -> Vec<Part> {
         };
         if let Some(last) = out.last_mut() {
             let unsigned = last.thought_signature.is_none() && part.thought_signature.is_none();
-            if unsigned && plain_text(last) && plain_text(&part) {
-                if let (Some(a), Some(b)) = (last.text.as_mut(), part.text.as_deref()) {
-                    a.push_str(b);
-                    continue;
-                }
+            if unsigned
+                && plain_text(last)
+                && plain_text(&part)
+                && let (Some(a), Some(b)) = (last.text.as_mut(), part.text.as_deref())
+            {
+                a.push_str(b);
+                continue;
             }
         }
         out.push(part);
@@ -406,10 +422,10 @@ pub fn with_active_loop_signatures(history: &[Content]) -> Vec<Content> {
         if content.role != Some(Role::Model) {
             continue;
         }
-        if let Some(part) = content.parts.iter_mut().find(|p| p.function_call.is_some()) {
-            if part.thought_signature.is_none() {
-                part.thought_signature = Some(SYNTHETIC_THOUGHT_SIGNATURE.to_owned());
-            }
+        if let Some(part) = content.parts.iter_mut().find(|p| p.function_call.is_some())
+            && part.thought_signature.is_none()
+        {
+            part.thought_signature = Some(SYNTHETIC_THOUGHT_SIGNATURE.to_owned());
         }
     }
     contents
@@ -472,17 +488,29 @@ mod tests {
         ];
         let out = with_active_loop_signatures(&history);
         assert_eq!(out[1].parts[0].thought_signature, None);
-        assert_eq!(out[5].parts[0].thought_signature.as_deref(), Some(SYNTHETIC_THOUGHT_SIGNATURE));
+        assert_eq!(
+            out[5].parts[0].thought_signature.as_deref(),
+            Some(SYNTHETIC_THOUGHT_SIGNATURE)
+        );
         assert_eq!(out[5].parts[1].thought_signature, None);
         assert_eq!(out[7].parts[0].thought_signature.as_deref(), Some("real"));
-        assert_eq!(history[5].parts[0].thought_signature, None, "history itself unchanged");
+        assert_eq!(
+            history[5].parts[0].thought_signature, None,
+            "history itself unchanged"
+        );
     }
 
     #[test]
     fn consolidate_merges_plain_text_only() {
         let mut signed = Part::text("c");
         signed.thought_signature = Some("s".into());
-        let parts = vec![Part::text("a"), Part::text("b"), signed.clone(), Part::text("d"), call_part("ls", None)];
+        let parts = vec![
+            Part::text("a"),
+            Part::text("b"),
+            signed.clone(),
+            Part::text("d"),
+            call_part("ls", None),
+        ];
         let out = consolidate(parts);
         assert_eq!(out.len(), 4);
         assert_eq!(out[0].text.as_deref(), Some("ab"));

@@ -37,9 +37,15 @@ const FINAL_INSTRUCTION: &str = "Write the <state_snapshot> for the conversation
 #[derive(Debug, Clone, PartialEq)]
 pub enum CompressionOutcome {
     NotNeeded,
-    Compressed { original_tokens: u64, new_tokens: u64 },
+    Compressed {
+        original_tokens: u64,
+        new_tokens: u64,
+    },
     /// The summary was not smaller; history was left unchanged.
-    Inflated { original_tokens: u64, new_tokens: u64 },
+    Inflated {
+        original_tokens: u64,
+        new_tokens: u64,
+    },
     Failed(String),
 }
 
@@ -177,9 +183,17 @@ mod tests {
             call(),
         ];
         assert_eq!(find_split_point(&history, 0.5), 4);
-        assert_eq!(find_split_point(&history, 0.95), 6, "falls back to the last prompt");
+        assert_eq!(
+            find_split_point(&history, 0.95),
+            6,
+            "falls back to the last prompt"
+        );
         let finished = &history[..6];
-        assert_eq!(find_split_point(finished, 0.99), 6, "everything when the model has finished");
+        assert_eq!(
+            find_split_point(finished, 0.99),
+            6,
+            "everything when the model has finished"
+        );
         assert_eq!(find_split_point(&history[..1], 0.5), 0);
     }
 }

@@ -145,7 +145,10 @@ mod tests {
 
     #[test]
     fn approval_mode_names() {
-        assert_eq!(ApprovalMode::parse("auto-edit"), Some(ApprovalMode::AutoEdit));
+        assert_eq!(
+            ApprovalMode::parse("auto-edit"),
+            Some(ApprovalMode::AutoEdit)
+        );
         assert_eq!(ApprovalMode::parse("YOLO"), Some(ApprovalMode::Yolo));
         assert_eq!(ApprovalMode::parse("plan"), None);
     }
@@ -155,7 +158,14 @@ mod tests {
         let g25 = default_generation_config("gemini-2.5-flash");
         assert_eq!(g25.thinking_config.unwrap().thinking_budget, Some(8192));
         let g3 = default_generation_config("gemini-3-pro-preview");
-        assert_eq!(g3.thinking_config.unwrap().thinking_level.as_deref(), Some("HIGH"));
-        assert!(default_generation_config("gemini-2.0-flash").thinking_config.is_none());
+        assert_eq!(
+            g3.thinking_config.unwrap().thinking_level.as_deref(),
+            Some("HIGH")
+        );
+        assert!(
+            default_generation_config("gemini-2.0-flash")
+                .thinking_config
+                .is_none()
+        );
     }
 }

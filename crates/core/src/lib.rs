@@ -22,6 +22,7 @@ pub mod compression;
 pub mod config;
 pub mod context;
 pub mod events;
+pub mod launch;
 pub mod loop_detection;
 pub mod prompts;
 pub mod scheduler;

@@ -149,7 +149,14 @@ fn canonical_json(value: &Value) -> String {
                 .collect();
             format!("{{{}}}", fields.join(","))
         }
-        Value::Array(items) => format!("[{}]", items.iter().map(canonical_json).collect::<Vec<_>>().join(",")),
+        Value::Array(items) => format!(
+            "[{}]",
+            items
+                .iter()
+                .map(canonical_json)
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
         other => other.to_string(),
     }
 }
@@ -182,13 +189,22 @@ mod tests {
 
         let mut d = LoopDetector::new();
         for i in 0..400 {
-            assert!(d.check_content(&format!("Step {i} covers a different topic entirely, number {}. ", i * 7)).is_none());
+            assert!(
+                d.check_content(&format!(
+                    "Step {i} covers a different topic entirely, number {}. ",
+                    i * 7
+                ))
+                .is_none()
+            );
         }
 
         let mut d = LoopDetector::new();
         assert!(d.check_content("```rust\n").is_none());
         for _ in 0..60 {
-            assert!(d.check_content("    assert_eq!(parse(\"x\"), Ok(()));\n").is_none());
+            assert!(
+                d.check_content("    assert_eq!(parse(\"x\"), Ok(()));\n")
+                    .is_none()
+            );
         }
     }
 }

@@ -62,7 +62,11 @@ fn expand_home(value: &str, workspace: &Path) -> PathBuf {
         (_, true, Some(home)) => home,
         _ => PathBuf::from(value),
     };
-    if path.is_absolute() { path } else { workspace.join(path) }
+    if path.is_absolute() {
+        path
+    } else {
+        workspace.join(path)
+    }
 }
 
 #[cfg(test)]
@@ -73,8 +77,14 @@ mod tests {
     fn default_true_path_and_missing() {
         let dir = tempfile::tempdir().unwrap();
         let ws = dir.path();
-        assert_eq!(resolve_system_prompt(ws, None).unwrap(), DEFAULT_SYSTEM_PROMPT);
-        assert_eq!(resolve_system_prompt(ws, Some("false")).unwrap(), DEFAULT_SYSTEM_PROMPT);
+        assert_eq!(
+            resolve_system_prompt(ws, None).unwrap(),
+            DEFAULT_SYSTEM_PROMPT
+        );
+        assert_eq!(
+            resolve_system_prompt(ws, Some("false")).unwrap(),
+            DEFAULT_SYSTEM_PROMPT
+        );
         std::fs::create_dir(ws.join(".gemini")).unwrap();
         std::fs::write(ws.join(".gemini/system.md"), "custom").unwrap();
         assert_eq!(resolve_system_prompt(ws, Some("true")).unwrap(), "custom");

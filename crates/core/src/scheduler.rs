@@ -53,7 +53,12 @@ impl Scheduler {
     }
 
     /// Executes `calls` and returns their results in call order.
-    pub async fn run(&self, calls: &[ToolCallRequest], ctx: &ToolContext, sink: &EventSink) -> Vec<CompletedCall> {
+    pub async fn run(
+        &self,
+        calls: &[ToolCallRequest],
+        ctx: &ToolContext,
+        sink: &EventSink,
+    ) -> Vec<CompletedCall> {
         for call in calls {
             sink.emit(Event::ToolCallRequest {
                 call_id: call.call_id.clone(),
@@ -77,7 +82,12 @@ impl Scheduler {
         }
     }
 
-    async fn execute(&self, call: &ToolCallRequest, ctx: &ToolContext, sink: &EventSink) -> CompletedCall {
+    async fn execute(
+        &self,
+        call: &ToolCallRequest,
+        ctx: &ToolContext,
+        sink: &EventSink,
+    ) -> CompletedCall {
         let span = info_span!("tool_call", name = %call.name, call_id = %call.call_id);
         let started = Instant::now();
         let outcome = async {
@@ -115,7 +125,10 @@ impl Scheduler {
 }
 
 enum Outcome {
-    Done { content: LlmContent, display: String },
+    Done {
+        content: LlmContent,
+        display: String,
+    },
     Failed(String),
     Cancelled,
 }
@@ -158,9 +171,9 @@ pub fn function_response_parts(call_id: &str, name: &str, content: LlmContent) -
     let (output, extra) = match content {
         LlmContent::Text(text) => (text, Vec::new()),
         LlmContent::Parts(parts) => {
-            let (texts, others): (Vec<Part>, Vec<Part>) = parts
-                .into_iter()
-                .partition(|p| p.text.is_some() && p.inline_data.is_none() && p.file_data.is_none());
+            let (texts, others): (Vec<Part>, Vec<Part>) = parts.into_iter().partition(|p| {
+                p.text.is_some() && p.inline_data.is_none() && p.file_data.is_none()
+            });
             let text: Vec<String> = texts.into_iter().filter_map(|p| p.text).collect();
             let output = if text.is_empty() {
                 "Tool execution succeeded.".to_owned()
@@ -219,7 +232,11 @@ mod tests {
         let scheduler = Scheduler::new(Arc::new(ToolRegistry::with_builtins()));
         let (sink, mut events) = EventSink::new();
         let calls = vec![
-            call("a", "list_directory", json!({"dir_path": root.to_str().unwrap()})),
+            call(
+                "a",
+                "list_directory",
+                json!({"dir_path": root.to_str().unwrap()}),
+            ),
             call("b", "run_shell_command", json!({"command": "ls"})),
             call("c", "list_directory", json!({"dir_path": 42})),
         ];
@@ -229,7 +246,12 @@ mod tests {
             .map(|c| serde_json::to_value(&c.parts[0]).unwrap()["functionResponse"].clone())
             .collect();
         assert_eq!(responses[0]["id"], "a");
-        assert!(responses[0]["response"]["output"].as_str().unwrap().starts_with("Directory "));
+        assert!(
+            responses[0]["response"]["output"]
+                .as_str()
+                .unwrap()
+                .starts_with("Directory ")
+        );
         assert_eq!(
             responses[1]["response"]["error"],
             "Tool \"run_shell_command\" not found. Did you mean \"list_directory\"?"
@@ -242,10 +264,21 @@ mod tests {
         drop(sink);
         let mut kinds = Vec::new();
         while let Some(e) = events.recv().await {
-            kinds.push(serde_json::to_value(&e).unwrap()["type"].as_str().unwrap().to_owned());
+            kinds.push(
+                serde_json::to_value(&e).unwrap()["type"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned(),
+            );
         }
-        assert_eq!(kinds.iter().filter(|k| *k == "tool_call_request").count(), 3);
-        assert_eq!(kinds.iter().filter(|k| *k == "tool_call_response").count(), 3);
+        assert_eq!(
+            kinds.iter().filter(|k| *k == "tool_call_request").count(),
+            3
+        );
+        assert_eq!(
+            kinds.iter().filter(|k| *k == "tool_call_response").count(),
+            3
+        );
     }
 
     #[tokio::test]
@@ -256,11 +289,18 @@ mod tests {
         let c = ctx(dir.path());
         c.cancel.cancel();
         let done = scheduler
-            .run(&[call("a", "list_directory", json!({"dir_path": "."}))], &c, &sink)
+            .run(
+                &[call("a", "list_directory", json!({"dir_path": "."}))],
+                &c,
+                &sink,
+            )
             .await;
         assert_eq!(done[0].status, ToolCallStatus::Cancelled);
         let v = serde_json::to_value(&done[0].parts[0]).unwrap();
-        assert_eq!(v["functionResponse"]["response"]["error"], CANCELLED_MESSAGE);
+        assert_eq!(
+            v["functionResponse"]["response"]["error"],
+            CANCELLED_MESSAGE
+        );
     }
 
     #[test]
@@ -272,7 +312,10 @@ mod tests {
         );
         assert_eq!(parts.len(), 2);
         let v = serde_json::to_value(&parts[0]).unwrap();
-        assert_eq!(v["functionResponse"]["response"]["output"], "Tool execution succeeded.");
+        assert_eq!(
+            v["functionResponse"]["response"]["output"],
+            "Tool execution succeeded."
+        );
         assert!(parts[1].inline_data.is_some());
     }
 }

@@ -47,7 +47,12 @@ impl SessionHandle {
 
     /// Cancels the running turn, if any.
     pub fn interrupt(&self) {
-        if let Some(token) = self.current_turn.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        if let Some(token) = self
+            .current_turn
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+        {
             token.cancel();
         }
     }
@@ -84,7 +89,11 @@ impl Session {
             session_id: config.session_id.clone(),
             model: config.model.clone(),
             auth: client.backend().kind().to_owned(),
-            workspace_dirs: config.workspace_dirs.iter().map(|d| d.display().to_string()).collect(),
+            workspace_dirs: config
+                .workspace_dirs
+                .iter()
+                .map(|d| d.display().to_string())
+                .collect(),
             tools: tools.names(),
         });
         let span = info_span!("session", session_id = %config.session_id);
@@ -97,8 +106,11 @@ impl Session {
                         Op::UserTurn { items } => {
                             turns += 1;
                             let cancel = CancellationToken::new();
-                            *current_turn.lock().unwrap_or_else(|e| e.into_inner()) = Some(cancel.clone());
-                            agent.run_turn(&format!("turn-{turns}"), items, cancel, &sink).await;
+                            *current_turn.lock().unwrap_or_else(|e| e.into_inner()) =
+                                Some(cancel.clone());
+                            agent
+                                .run_turn(&format!("turn-{turns}"), items, cancel, &sink)
+                                .await;
                             *current_turn.lock().unwrap_or_else(|e| e.into_inner()) = None;
                         }
                         Op::Interrupt => {}

@@ -34,7 +34,10 @@ mod tests {
     fn estimates_scale_with_text() {
         let small = estimate_tokens(&[Content::user_text("hi")]);
         let large = estimate_tokens(&[Content::user_text("x".repeat(4000))]);
-        assert!(small < 10 && (1000..1100).contains(&large), "{small} {large}");
+        assert!(
+            small < 10 && (1000..1100).contains(&large),
+            "{small} {large}"
+        );
         assert_eq!(token_limit("gemini-2.5-pro"), 1_048_576);
     }
 }

@@ -9,7 +9,10 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 fn retries(events: &[Event]) -> usize {
-    events.iter().filter(|e| matches!(e, Event::Retrying { .. })).count()
+    events
+        .iter()
+        .filter(|e| matches!(e, Event::Retrying { .. }))
+        .count()
 }
 
 /// After a failed turn, a new prompt must be sent on a clean history.
@@ -20,7 +23,14 @@ async fn next_turn_is_clean(h: &mut Harness, expected_len: usize) -> Vec<Value> 
     let contents = h.bodies()[0]["contents"].as_array().unwrap().clone();
     assert_valid_history(&contents);
     assert_eq!(contents.len(), expected_len, "{contents:#?}");
-    assert_eq!(contents.last().unwrap()["parts"].as_array().unwrap().last().unwrap()["text"], "are you there?");
+    assert_eq!(
+        contents.last().unwrap()["parts"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()["text"],
+        "are you there?"
+    );
     contents
 }
 
@@ -39,17 +49,34 @@ async fn rate_limit_then_success() {
 
 #[tokio::test]
 async fn server_error_forever_fails_the_turn_after_all_attempts() {
-    let mut h = Harness::start(json!({"fail_always": {"status": 500}, "steps": [{"text": "never"}]}));
+    let mut h =
+        Harness::start(json!({"fail_always": {"status": 500}, "steps": [{"text": "never"}]}));
     let events = h.turn("hi").await;
     assert_eq!(status(&events), TurnStatus::Failed);
-    assert_eq!(h.fake.main_requests().len(), 3, "the harness allows 3 attempts");
+    assert_eq!(
+        h.fake.main_requests().len(),
+        3,
+        "the harness allows 3 attempts"
+    );
     let errs = errors(&events);
     assert_eq!(errs.len(), 1);
     assert_eq!(errs[0].0, ErrorKind::Api);
     assert!(errs[0].1.contains("500"), "{}", errs[0].1);
-    assert!(events.iter().any(|e| matches!(e, Event::Error { status: Some(500), fatal: true, .. })));
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::Error {
+            status: Some(500),
+            fatal: true,
+            ..
+        }
+    )));
     let contents = next_turn_is_clean(&mut h, 1).await;
-    assert!(contents[0]["parts"][0]["text"].as_str().unwrap().starts_with("<session_context>"));
+    assert!(
+        contents[0]["parts"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("<session_context>")
+    );
 }
 
 #[tokio::test]
@@ -72,14 +99,27 @@ async fn stream_cut_mid_content_reports_and_keeps_history_valid() {
     }));
     let events = h.turn("hi").await;
     assert_eq!(status(&events), TurnStatus::Failed);
-    assert_eq!(text(&events), "This answe", "the two chunks before the cut were shown");
+    assert_eq!(
+        text(&events),
+        "This answe",
+        "the two chunks before the cut were shown"
+    );
     let errs = errors(&events);
     assert_eq!(errs[0].0, ErrorKind::StreamInterrupted);
     assert!(errs[0].1.contains("interrupted"), "{}", errs[0].1);
-    assert_eq!(h.fake.main_requests().len(), 1, "partial output is not retried");
+    assert_eq!(
+        h.fake.main_requests().len(),
+        1,
+        "partial output is not retried"
+    );
     // Neither the failed prompt nor the partial answer reach the model.
     let contents = next_turn_is_clean(&mut h, 1).await;
-    assert!(!contents.to_vec().iter().any(|c| c.to_string().contains("This answer")));
+    assert!(
+        !contents
+            .to_vec()
+            .iter()
+            .any(|c| c.to_string().contains("This answer"))
+    );
 }
 
 #[tokio::test]
@@ -128,7 +168,11 @@ async fn empty_candidates_are_asked_again_then_reported() {
     let mut h = Harness::start(json!({"steps": [{"empty_candidates": true}]}));
     let events = h.turn("hi").await;
     assert_eq!(status(&events), TurnStatus::Failed);
-    assert_eq!(h.fake.main_requests().len(), 2, "one retry for an empty response");
+    assert_eq!(
+        h.fake.main_requests().len(),
+        2,
+        "one retry for an empty response"
+    );
     let errs = errors(&events);
     assert_eq!(errs[0].0, ErrorKind::InvalidResponse);
     next_turn_is_clean(&mut h, 1).await;
@@ -160,20 +204,27 @@ async fn blocked_prompt_is_reported_and_forgotten() {
 
 #[tokio::test]
 async fn malformed_function_call_is_retried_once_then_reported() {
-    let mut h = Harness::start(json!({"steps": [{"text": "", "finish_reason": "MALFORMED_FUNCTION_CALL"}]}));
+    let mut h = Harness::start(
+        json!({"steps": [{"text": "", "finish_reason": "MALFORMED_FUNCTION_CALL"}]}),
+    );
     let events = h.turn("call a tool").await;
     assert_eq!(status(&events), TurnStatus::Failed);
     assert_eq!(h.fake.main_requests().len(), 2);
     let errs = errors(&events);
     assert_eq!(errs[0].0, ErrorKind::InvalidResponse);
-    assert!(errs[0].1.contains("malformed function call"), "{}", errs[0].1);
+    assert!(
+        errs[0].1.contains("malformed function call"),
+        "{}",
+        errs[0].1
+    );
     next_turn_is_clean(&mut h, 1).await;
 }
 
 #[tokio::test]
 async fn safety_and_max_tokens_finishes_are_explained() {
     for (reason, needle) in [("SAFETY", "safety"), ("MAX_TOKENS", "token limits")] {
-        let mut h = Harness::start(json!({"steps": [{"text": "partial", "finish_reason": reason}]}));
+        let mut h =
+            Harness::start(json!({"steps": [{"text": "partial", "finish_reason": reason}]}));
         let events = h.turn("hi").await;
         assert_eq!(status(&events), TurnStatus::Completed);
         let finished = events.iter().find_map(|e| match e {
@@ -193,5 +244,9 @@ async fn invalid_api_key_is_an_auth_error() {
     let events = h.turn("hi").await;
     assert_eq!(status(&events), TurnStatus::Failed);
     assert_eq!(errors(&events)[0].0, ErrorKind::Auth);
-    assert_eq!(h.fake.main_requests().len(), 1, "auth errors are not retried");
+    assert_eq!(
+        h.fake.main_requests().len(),
+        1,
+        "auth errors are not retried"
+    );
 }

@@ -23,13 +23,21 @@ async fn interrupt_aborts_a_hanging_request_and_keeps_history_valid() {
     h.handle.submit(Op::Interrupt).unwrap();
     let events = h.collect_turn().await;
     assert_eq!(status(&events), TurnStatus::Cancelled);
-    assert!(started.elapsed() < Duration::from_secs(2), "cancel took {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "cancel took {:?}",
+        started.elapsed()
+    );
 
     h.reset(json!({"steps": [{"text": "hello again"}]}));
     let events = h.turn("new question").await;
     assert_eq!(text(&events), "hello again");
     let contents = h.bodies()[0]["contents"].as_array().unwrap().clone();
-    assert_eq!(contents.len(), 1, "the cancelled prompt is not kept: {contents:#?}");
+    assert_eq!(
+        contents.len(),
+        1,
+        "the cancelled prompt is not kept: {contents:#?}"
+    );
     assert!(!contents[0].to_string().contains("wait forever"));
 }
 
@@ -77,7 +85,11 @@ async fn max_session_turns_stops_the_agent() {
     assert!(errs[0].1.contains("maxSessionTurns"));
     // The tool ran; its result is in history even though it was never sent.
     let again = h.turn("more").await;
-    assert_eq!(status(&again), TurnStatus::TurnLimitReached, "the limit is per session");
+    assert_eq!(
+        status(&again),
+        TurnStatus::TurnLimitReached,
+        "the limit is per session"
+    );
 }
 
 #[tokio::test]
@@ -92,7 +104,10 @@ async fn repeated_identical_tool_calls_are_stopped() {
         _ => None,
     });
     assert_eq!(detected, Some(LoopKind::RepeatedToolCall));
-    let executed = events.iter().filter(|e| matches!(e, Event::ToolCallResponse { .. })).count();
+    let executed = events
+        .iter()
+        .filter(|e| matches!(e, Event::ToolCallResponse { .. }))
+        .count();
     assert_eq!(executed, 4, "the fifth call is not executed");
 
     h.reset(json!({"steps": [{"text": "stopped"}]}));
@@ -107,8 +122,17 @@ async fn repeated_text_is_stopped() {
     let mut h = Harness::start(json!({"chunk_chars": 20, "steps": [{"text": looping}]}));
     let events = h.turn("hi").await;
     assert_eq!(status(&events), TurnStatus::LoopDetected);
-    assert!(events.iter().any(|e| matches!(e, Event::LoopDetected { kind: LoopKind::RepeatedContent, .. })));
-    assert!(text(&events).len() < looping.len(), "the stream was cut short");
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::LoopDetected {
+            kind: LoopKind::RepeatedContent,
+            ..
+        }
+    )));
+    assert!(
+        text(&events).len() < looping.len(),
+        "the stream was cut short"
+    );
 }
 
 #[tokio::test]
@@ -116,7 +140,9 @@ async fn loop_detection_can_be_turned_off() {
     let call = json!({"functionCalls": [{"name": "list_directory", "args": {"dir_path": "."}}]});
     let mut steps = vec![call; 6];
     steps.push(json!({"text": "finally"}));
-    let mut h = Harness::start_with(json!({"steps": steps}), |config| config.loop_detection = false);
+    let mut h = Harness::start_with(json!({"steps": steps}), |config| {
+        config.loop_detection = false
+    });
     // The fake's step index counts tool rounds, so this is 6 rounds then text.
     let events = h.turn("go").await;
     assert_eq!(status(&events), TurnStatus::Completed);
@@ -130,23 +156,39 @@ async fn history_is_compressed_near_the_limit() {
         "utility": [{"match": "state_snapshot", "text": "<state_snapshot>user asked two things</state_snapshot>"}]
     });
     let mut h = Harness::start_with(scenario, |config| config.compression_threshold = 1e-9);
-    h.turn("first question with enough words to be worth summarising later on").await;
-    h.turn("second question, also long enough to matter for the estimate").await;
+    h.turn("first question with enough words to be worth summarising later on")
+        .await;
+    h.turn("second question, also long enough to matter for the estimate")
+        .await;
     let events = h.turn("third").await;
     assert_eq!(status(&events), TurnStatus::Completed);
     let compressed = events.iter().find_map(|e| match e {
-        Event::ChatCompressed { original_tokens, new_tokens } => Some((*original_tokens, *new_tokens)),
+        Event::ChatCompressed {
+            original_tokens,
+            new_tokens,
+        } => Some((*original_tokens, *new_tokens)),
         _ => None,
     });
     let (before, after) = compressed.expect("a ChatCompressed event");
     assert!(after < before, "{after} < {before}");
 
-    let utility: Vec<_> = h.fake.requests().into_iter().filter(|r| r.kind == "utility").collect();
+    let utility: Vec<_> = h
+        .fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.kind == "utility")
+        .collect();
     assert!(!utility.is_empty(), "a summary request was made");
     let summary_request = utility.last().unwrap().body.clone().unwrap();
     assert!(summary_request.get("tools").is_none());
-    let contents = h.bodies().last().unwrap()["contents"].as_array().unwrap().clone();
-    assert_eq!(contents[0]["parts"][0]["text"], "<state_snapshot>user asked two things</state_snapshot>");
+    let contents = h.bodies().last().unwrap()["contents"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        contents[0]["parts"][0]["text"],
+        "<state_snapshot>user asked two things</state_snapshot>"
+    );
     assert_eq!(contents[1]["role"], "model");
     assert_eq!(contents.last().unwrap()["parts"][0]["text"], "third");
     assert_valid_history(&contents);

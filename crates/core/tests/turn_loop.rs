@@ -20,14 +20,20 @@ async fn thoughts_become_events_and_stay_out_of_history() {
     let thoughts: Vec<(String, String)> = events
         .iter()
         .filter_map(|e| match e {
-            Event::Thought { subject, description } => Some((subject.clone(), description.clone())),
+            Event::Thought {
+                subject,
+                description,
+            } => Some((subject.clone(), description.clone())),
             _ => None,
         })
         .collect();
     assert_eq!(
         thoughts,
         vec![
-            ("Looking around".into(), "I should list the workspace.".into()),
+            (
+                "Looking around".into(),
+                "I should list the workspace.".into()
+            ),
             ("Answering".into(), String::new())
         ]
     );
@@ -41,7 +47,10 @@ async fn thoughts_become_events_and_stay_out_of_history() {
     h.reset(json!({"steps": [{"text": "ok"}]}));
     h.turn("thanks").await;
     let contents = h.bodies()[0]["contents"].as_array().unwrap().clone();
-    assert_eq!(contents[3], json!({"parts": [{"text": "All done."}], "role": "model"}));
+    assert_eq!(
+        contents[3],
+        json!({"parts": [{"text": "All done."}], "role": "model"})
+    );
     assert_valid_history(&contents);
 }
 
@@ -57,7 +66,10 @@ async fn model_ids_and_real_signatures_are_sent_back_verbatim() {
     let call = &contents[1]["parts"][0];
     assert_eq!(call["functionCall"]["id"], "call-from-model");
     assert_eq!(call["thoughtSignature"], "c2lnbmF0dXJl");
-    assert_eq!(contents[2]["parts"][0]["functionResponse"]["id"], "call-from-model");
+    assert_eq!(
+        contents[2]["parts"][0]["functionResponse"]["id"],
+        "call-from-model"
+    );
 }
 
 #[tokio::test]
@@ -87,10 +99,23 @@ async fn bad_tool_calls_go_back_to_the_model_as_errors() {
         responses[1],
         json!({"error": "Invalid parameters for list_directory: params/dir_path must be string"})
     );
-    assert!(responses[2]["error"].as_str().unwrap().contains("outside the workspace"));
+    assert!(
+        responses[2]["error"]
+            .as_str()
+            .unwrap()
+            .contains("outside the workspace")
+    );
     let failed = events
         .iter()
-        .filter(|e| matches!(e, Event::ToolCallResponse { status: ToolCallStatus::Error, .. }))
+        .filter(|e| {
+            matches!(
+                e,
+                Event::ToolCallResponse {
+                    status: ToolCallStatus::Error,
+                    ..
+                }
+            )
+        })
         .count();
     assert_eq!(failed, 3);
 }
@@ -103,9 +128,20 @@ async fn session_context_only_in_the_first_message() {
     let bodies = h.bodies();
     let second = bodies[1]["contents"].as_array().unwrap();
     assert_eq!(second.len(), 3);
-    assert!(second[0]["parts"][0]["text"].as_str().unwrap().starts_with("<session_context>"));
-    assert_eq!(second[1], json!({"parts": [{"text": "first answer"}], "role": "model"}));
-    assert_eq!(second[2], json!({"parts": [{"text": "two"}], "role": "user"}));
+    assert!(
+        second[0]["parts"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("<session_context>")
+    );
+    assert_eq!(
+        second[1],
+        json!({"parts": [{"text": "first answer"}], "role": "model"})
+    );
+    assert_eq!(
+        second[2],
+        json!({"parts": [{"text": "two"}], "role": "user"})
+    );
 }
 
 #[tokio::test]
@@ -113,13 +149,22 @@ async fn streamed_text_arrives_in_pieces_and_is_recorded_whole() {
     let answer = "A fairly long answer that the fake server splits into many small chunks.";
     let mut h = Harness::start(json!({"chunk_chars": 7, "steps": [{"text": answer}]}));
     let events = h.turn("stream please").await;
-    let deltas = events.iter().filter(|e| matches!(e, Event::ContentDelta { .. })).count();
+    let deltas = events
+        .iter()
+        .filter(|e| matches!(e, Event::ContentDelta { .. }))
+        .count();
     assert!(deltas >= 10, "{deltas} deltas");
     assert_eq!(text(&events), answer);
     h.turn("again").await;
     let contents = h.bodies()[1]["contents"].as_array().unwrap().clone();
-    assert_eq!(contents[1], json!({"parts": [{"text": answer}], "role": "model"}));
-    let usage = events.iter().filter(|e| matches!(e, Event::Usage { .. })).count();
+    assert_eq!(
+        contents[1],
+        json!({"parts": [{"text": answer}], "role": "model"})
+    );
+    let usage = events
+        .iter()
+        .filter(|e| matches!(e, Event::Usage { .. }))
+        .count();
     assert_eq!(usage, 1, "one usage event per request");
 }
 
@@ -128,7 +173,13 @@ async fn the_session_announces_itself_first() {
     let mut h = Harness::start(json!({"steps": [{"text": "x"}]}));
     let first = h.events.recv().await.unwrap();
     match first {
-        Event::SessionConfigured { model, auth, tools, workspace_dirs, .. } => {
+        Event::SessionConfigured {
+            model,
+            auth,
+            tools,
+            workspace_dirs,
+            ..
+        } => {
             assert_eq!(model, MODEL);
             assert_eq!(auth, "gemini-api-key");
             assert_eq!(tools, vec!["list_directory"]);

@@ -55,7 +55,10 @@ async fn a_text_request_matches_gemini_cli() {
     let expected = &fixture["body"];
     assert_eq!(keys(&body), keys(expected));
     assert_eq!(body["generationConfig"], expected["generationConfig"]);
-    assert_eq!(keys(&body["systemInstruction"]), keys(&expected["systemInstruction"]));
+    assert_eq!(
+        keys(&body["systemInstruction"]),
+        keys(&expected["systemInstruction"])
+    );
     assert_eq!(body["systemInstruction"]["role"], "user");
     assert_eq!(body["systemInstruction"]["parts"][0]["text"], SYSTEM_PROMPT);
 
@@ -66,7 +69,9 @@ async fn a_text_request_matches_gemini_cli() {
     assert_eq!(parts.len(), 2);
     assert_eq!(parts[1], json!({"text": "What is 2+2?"}));
     let ours = parts[0]["text"].as_str().unwrap();
-    let theirs = expected["contents"][0]["parts"][0]["text"].as_str().unwrap();
+    let theirs = expected["contents"][0]["parts"][0]["text"]
+        .as_str()
+        .unwrap();
     assert_eq!(ours, expected_session_context(theirs, ours, &h.ws()));
 }
 
@@ -80,7 +85,10 @@ async fn tool_declarations_use_gemini_cli_parameter_schemas() {
     let declarations = tools[0]["functionDeclarations"].as_array().unwrap();
     let reference = gemini_cli_fixture("tools_default.json");
     for declaration in declarations {
-        assert_eq!(keys(declaration), ["description", "name", "parametersJsonSchema"]);
+        assert_eq!(
+            keys(declaration),
+            ["description", "name", "parametersJsonSchema"]
+        );
         assert!(declaration["description"].as_str().unwrap().len() > 40);
         let name = declaration["name"].as_str().unwrap();
         let mut theirs = reference
@@ -102,7 +110,10 @@ async fn b_list_dir_round_trip_matches_gemini_cli() {
     let mut h = Harness::start(scenario("b_list_dir"));
     let events = h.turn("List the files here").await;
     assert_eq!(status(&events), TurnStatus::Completed);
-    assert_eq!(text(&events), "The directory contains hello.txt, README.md and src/.");
+    assert_eq!(
+        text(&events),
+        "The directory contains hello.txt, README.md and src/."
+    );
 
     let bodies = h.bodies();
     assert_eq!(bodies.len(), 2);
@@ -115,9 +126,17 @@ async fn b_list_dir_round_trip_matches_gemini_cli() {
     // The model's call, echoed with a generated id and the synthetic signature.
     let call_part = &contents[1]["parts"][0];
     let id = call_part["functionCall"]["id"].as_str().unwrap().to_owned();
-    let suffix = id.strip_prefix("list_directory_").and_then(|rest| rest.strip_suffix("_0")).unwrap();
-    assert!(suffix.len() >= 13 && suffix.chars().all(|c| c.is_ascii_digit()), "{id}");
-    let fixture_id = expected[1]["parts"][0]["functionCall"]["id"].as_str().unwrap();
+    let suffix = id
+        .strip_prefix("list_directory_")
+        .and_then(|rest| rest.strip_suffix("_0"))
+        .unwrap();
+    assert!(
+        suffix.len() >= 13 && suffix.chars().all(|c| c.is_ascii_digit()),
+        "{id}"
+    );
+    let fixture_id = expected[1]["parts"][0]["functionCall"]["id"]
+        .as_str()
+        .unwrap();
     let normalise = |v: &Value| with_id(v, &id, fixture_id);
     assert_eq!(normalise(&contents[1]), expected[1]);
     assert_eq!(normalise(&contents[2]), expected[2]);
@@ -125,9 +144,16 @@ async fn b_list_dir_round_trip_matches_gemini_cli() {
 
     let kinds = event_types(&events);
     let request_at = kinds.iter().position(|k| k == "tool_call_request").unwrap();
-    let response_at = kinds.iter().position(|k| k == "tool_call_response").unwrap();
+    let response_at = kinds
+        .iter()
+        .position(|k| k == "tool_call_response")
+        .unwrap();
     assert!(request_at < response_at);
-    assert!(events.iter().any(|e| matches!(e, Event::ToolCallRequest { call_id, .. } if *call_id == id)));
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::ToolCallRequest { call_id, .. } if *call_id == id))
+    );
 }
 
 fn with_id(value: &Value, ours: &str, theirs: &str) -> Value {
@@ -149,17 +175,46 @@ async fn parallel_calls_answered_in_one_message_in_call_order() {
     assert_eq!(status(&events), TurnStatus::Completed);
     let contents = h.bodies()[1]["contents"].as_array().unwrap().clone();
     assert_eq!(contents.len(), 3);
-    let responses: Vec<&Value> = contents[2]["parts"].as_array().unwrap().iter().map(|p| &p["functionResponse"]).collect();
+    let responses: Vec<&Value> = contents[2]["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["functionResponse"])
+        .collect();
     assert_eq!(responses.len(), 3);
-    let ids: Vec<String> = responses.iter().map(|r| r["id"].as_str().unwrap().to_owned()).collect();
+    let ids: Vec<String> = responses
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_owned())
+        .collect();
     for (i, id) in ids.iter().enumerate() {
-        assert!(id.starts_with("list_directory_") && id.ends_with(&format!("_{i}")), "{id}");
+        assert!(
+            id.starts_with("list_directory_") && id.ends_with(&format!("_{i}")),
+            "{id}"
+        );
     }
-    assert!(responses[0]["response"]["output"].as_str().unwrap().contains("main.rs"));
-    assert!(responses[1]["response"]["output"].as_str().unwrap().contains("[DIR] src"));
-    assert!(responses[2]["response"]["error"].as_str().unwrap().contains("not found"));
+    assert!(
+        responses[0]["response"]["output"]
+            .as_str()
+            .unwrap()
+            .contains("main.rs")
+    );
+    assert!(
+        responses[1]["response"]["output"]
+            .as_str()
+            .unwrap()
+            .contains("[DIR] src")
+    );
+    assert!(
+        responses[2]["response"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("not found")
+    );
     // Only the first call of the model message carries the synthetic signature.
     let parts = contents[1]["parts"].as_array().unwrap();
-    assert_eq!(parts[0]["thoughtSignature"], "skip_thought_signature_validator");
+    assert_eq!(
+        parts[0]["thoughtSignature"],
+        "skip_thought_signature_validator"
+    );
     assert!(parts[1].get("thoughtSignature").is_none());
 }

@@ -40,6 +40,9 @@ impl Default for ClientOptions {
 }
 
 /// What a streaming call yields.
+// Chunks are the common case and retries rare: boxing every chunk to shrink
+// the rare variant would cost an allocation per chunk.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum StreamEvent {
     /// One decoded chunk of the response.
@@ -122,8 +125,14 @@ impl GeminiClient {
         let mut attempts = Attempts::new(&self.inner.options.retry);
         loop {
             let result = async {
-                let response = self.inner.send(model, Method::Generate, body.clone()).await?;
-                let bytes = response.bytes().await.map_err(|e| GeminiError::network(&e))?;
+                let response = self
+                    .inner
+                    .send(model, Method::Generate, body.clone())
+                    .await?;
+                let bytes = response
+                    .bytes()
+                    .await
+                    .map_err(|e| GeminiError::network(&e))?;
                 self.inner.decode_response(&bytes)
             }
             .await;
@@ -172,23 +181,38 @@ impl GeminiClient {
     }
 
     /// `countTokens` for the given contents.
-    pub async fn count_tokens(&self, model: &str, contents: &[Content]) -> Result<u64, GeminiError> {
+    pub async fn count_tokens(
+        &self,
+        model: &str,
+        contents: &[Content],
+    ) -> Result<u64, GeminiError> {
         let body = Bytes::from(self.inner.backend.count_tokens_body(model, contents)?);
         let response = self.inner.send(model, Method::CountTokens, body).await?;
-        let bytes = response.bytes().await.map_err(|e| GeminiError::network(&e))?;
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|e| GeminiError::network(&e))?;
         let value: Value = parse_json(&bytes)?;
         let value = self.inner.backend.unwrap_response(value);
-        let parsed: CountTokensResponse = serde_json::from_value(value).map_err(|e| GeminiError::Decode {
-            message: e.to_string(),
-            snippet: truncate(&String::from_utf8_lossy(&bytes), 200),
-        })?;
+        let parsed: CountTokensResponse =
+            serde_json::from_value(value).map_err(|e| GeminiError::Decode {
+                message: e.to_string(),
+                snippet: truncate(&String::from_utf8_lossy(&bytes), 200),
+            })?;
         Ok(parsed.total_tokens)
     }
 
     /// Lists the models an API key can use; a cheap call that validates the key.
     pub async fn list_models(&self) -> Result<Vec<ModelInfo>, GeminiError> {
-        let Backend::GeminiApi { base_url, api_version, api_key } = &self.inner.backend else {
-            return Err(GeminiError::Config("listing models needs the Gemini API backend".into()));
+        let Backend::GeminiApi {
+            base_url,
+            api_version,
+            api_key,
+        } = &self.inner.backend
+        else {
+            return Err(GeminiError::Config(
+                "listing models needs the Gemini API backend".into(),
+            ));
         };
         let response = self
             .inner
@@ -200,7 +224,10 @@ impl GeminiClient {
             .await
             .map_err(|e| GeminiError::network(&e))?;
         let response = check_status(response).await?;
-        let bytes = response.bytes().await.map_err(|e| GeminiError::network(&e))?;
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|e| GeminiError::network(&e))?;
         #[derive(Deserialize)]
         struct Models {
             #[serde(default)]
@@ -226,19 +253,30 @@ impl Inner {
         )
     }
 
-    async fn send(&self, model: &str, method: Method, body: Bytes) -> Result<reqwest::Response, GeminiError> {
+    async fn send(
+        &self,
+        model: &str,
+        method: Method,
+        body: Bytes,
+    ) -> Result<reqwest::Response, GeminiError> {
         let url = self.backend.url(model, method);
         let mut request = self
             .http
             .post(&url)
             .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
             .header(USER_AGENT, self.user_agent(model))
-            .header("x-goog-api-client", concat!("gemini-desktop/", env!("CARGO_PKG_VERSION")))
+            .header(
+                "x-goog-api-client",
+                concat!("gemini-desktop/", env!("CARGO_PKG_VERSION")),
+            )
             .body(body);
         request = match self.backend.auth() {
             Auth::ApiKey(key) => request.header("x-goog-api-key", key.expose()),
             Auth::Bearer(source) => {
-                let token = source.access_token().await.map_err(GeminiError::Credentials)?;
+                let token = source
+                    .access_token()
+                    .await
+                    .map_err(GeminiError::Credentials)?;
                 request.bearer_auth(token.expose())
             }
         };
@@ -252,7 +290,11 @@ impl Inner {
         self.decode_value(value, bytes)
     }
 
-    fn decode_value(&self, value: Value, raw: &[u8]) -> Result<GenerateContentResponse, GeminiError> {
+    fn decode_value(
+        &self,
+        value: Value,
+        raw: &[u8],
+    ) -> Result<GenerateContentResponse, GeminiError> {
         if let Some(error) = ApiError::from_stream_event(&value) {
             return Err(error.into());
         }
@@ -303,14 +345,19 @@ impl Attempts {
 
     /// After a failed attempt: `Ok(notice)` to retry after `notice.delay`,
     /// `Err` to give up with the final error.
-    fn next_delay(&mut self, error: GeminiError, backend: &Backend) -> Result<RetryNotice, GeminiError> {
+    fn next_delay(
+        &mut self,
+        error: GeminiError,
+        backend: &Backend,
+    ) -> Result<RetryNotice, GeminiError> {
         // A rejected bearer token gets one fresh token, immediately.
-        if let (GeminiError::Api(api), Auth::Bearer(source)) = (&error, backend.auth()) {
-            if api.status == 401 && !self.refreshed_credentials {
-                self.refreshed_credentials = true;
-                source.invalidate();
-                return Ok(self.advance(Duration::ZERO, &error));
-            }
+        if let (GeminiError::Api(api), Auth::Bearer(source)) = (&error, backend.auth())
+            && api.status == 401
+            && !self.refreshed_credentials
+        {
+            self.refreshed_credentials = true;
+            source.invalidate();
+            return Ok(self.advance(Duration::ZERO, &error));
         }
         if !error.is_retryable() {
             return Err(self.final_error(error));
@@ -322,11 +369,14 @@ impl Attempts {
             GeminiError::Api(api) => api.retry_delay,
             _ => None,
         };
-        if let Some(delay) = server_delay {
-            if delay > self.policy.max_server_delay {
-                warn!(?delay, "server asked for a longer wait than we allow; giving up");
-                return Err(self.final_error(error));
-            }
+        if let Some(delay) = server_delay
+            && delay > self.policy.max_server_delay
+        {
+            warn!(
+                ?delay,
+                "server asked for a longer wait than we allow; giving up"
+            );
+            return Err(self.final_error(error));
         }
         let delay = self.policy.delay(self.made, server_delay);
         Ok(self.advance(delay, &error))
@@ -391,6 +441,12 @@ impl StreamState {
                         continue;
                     }
                 }
+            }
+            if let Some(error) = self.decoder.take_error() {
+                if let Some(item) = self.fail(error.into()) {
+                    return Some(item);
+                }
+                continue;
             }
             if self.reading_done {
                 self.done = true;
@@ -461,6 +517,7 @@ impl StreamState {
     fn fail(&mut self, error: GeminiError) -> Option<Result<StreamEvent, GeminiError>> {
         self.response = None;
         self.pending.clear();
+        self.decoder = SseDecoder::new();
         self.reading_done = false;
         if self.content_seen {
             self.done = true;

@@ -47,7 +47,10 @@ pub enum Backend {
 pub enum VertexTarget {
     /// API key ("express mode"): no project in the path.
     Express,
-    Project { project: String, location: String },
+    Project {
+        project: String,
+        location: String,
+    },
 }
 
 /// How a request proves who sends it.
@@ -60,18 +63,32 @@ pub enum Auth {
 impl fmt::Debug for Backend {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::GeminiApi { base_url, api_version, .. } => f
+            Self::GeminiApi {
+                base_url,
+                api_version,
+                ..
+            } => f
                 .debug_struct("GeminiApi")
                 .field("base_url", base_url)
                 .field("api_version", api_version)
                 .finish_non_exhaustive(),
-            Self::VertexAi { base_url, api_version, target, .. } => f
+            Self::VertexAi {
+                base_url,
+                api_version,
+                target,
+                ..
+            } => f
                 .debug_struct("VertexAi")
                 .field("base_url", base_url)
                 .field("api_version", api_version)
                 .field("target", target)
                 .finish_non_exhaustive(),
-            Self::CodeAssist { endpoint, api_version, project, .. } => f
+            Self::CodeAssist {
+                endpoint,
+                api_version,
+                project,
+                ..
+            } => f
                 .debug_struct("CodeAssist")
                 .field("endpoint", endpoint)
                 .field("api_version", api_version)
@@ -127,9 +144,10 @@ impl Backend {
                 (VertexTarget::Express, Auth::ApiKey(SecretString::new(key)))
             } else {
                 match (project, location, bearer) {
-                    (Some(project), Some(location), Some(creds)) => {
-                        (VertexTarget::Project { project, location }, Auth::Bearer(creds))
-                    }
+                    (Some(project), Some(location), Some(creds)) => (
+                        VertexTarget::Project { project, location },
+                        Auth::Bearer(creds),
+                    ),
                     (Some(_), Some(_), None) => {
                         return Err(GeminiError::Credentials(
                             "Vertex AI with GOOGLE_CLOUD_PROJECT/GOOGLE_CLOUD_LOCATION needs Google credentials; sign in, or set GOOGLE_API_KEY for Vertex AI express mode".into(),
@@ -142,8 +160,8 @@ impl Backend {
                     }
                 }
             };
-            let base_url = get("GOOGLE_VERTEX_BASE_URL")
-                .unwrap_or_else(|| default_vertex_base(&target));
+            let base_url =
+                get("GOOGLE_VERTEX_BASE_URL").unwrap_or_else(|| default_vertex_base(&target));
             return Ok(Backend::VertexAi {
                 base_url: trim_base(base_url),
                 api_version: version_override.unwrap_or_else(|| DEFAULT_VERTEX_API_VERSION.into()),
@@ -196,10 +214,19 @@ impl Backend {
     pub fn url(&self, model: &str, method: Method) -> String {
         let model = model.strip_prefix("models/").unwrap_or(model);
         let mut url = match self {
-            Self::GeminiApi { base_url, api_version, .. } => {
+            Self::GeminiApi {
+                base_url,
+                api_version,
+                ..
+            } => {
                 format!("{base_url}/{api_version}/models/{model}:{}", method.name())
             }
-            Self::VertexAi { base_url, api_version, target, .. } => match target {
+            Self::VertexAi {
+                base_url,
+                api_version,
+                target,
+                ..
+            } => match target {
                 VertexTarget::Express => format!(
                     "{base_url}/{api_version}/publishers/google/models/{model}:{}",
                     method.name()
@@ -209,7 +236,11 @@ impl Backend {
                     method.name()
                 ),
             },
-            Self::CodeAssist { endpoint, api_version, .. } => {
+            Self::CodeAssist {
+                endpoint,
+                api_version,
+                ..
+            } => {
                 format!("{endpoint}/{api_version}:{}", method.name())
             }
         };
@@ -255,22 +286,27 @@ impl Backend {
     }
 
     /// The JSON body of a countTokens request.
-    pub fn count_tokens_body(&self, model: &str, contents: &[Content]) -> Result<Vec<u8>, GeminiError> {
+    pub fn count_tokens_body(
+        &self,
+        model: &str,
+        contents: &[Content],
+    ) -> Result<Vec<u8>, GeminiError> {
         let value = match self {
             Self::CodeAssist { .. } => serde_json::json!({
                 "request": {"model": format!("models/{}", model.strip_prefix("models/").unwrap_or(model)), "contents": contents}
             }),
             _ => serde_json::json!({ "contents": contents }),
         };
-        serde_json::to_vec(&value).map_err(|e| GeminiError::Config(format!("cannot encode request: {e}")))
+        serde_json::to_vec(&value)
+            .map_err(|e| GeminiError::Config(format!("cannot encode request: {e}")))
     }
 
     /// Removes the Code Assist `{"response": ...}` envelope when present.
     pub fn unwrap_response(&self, mut value: Value) -> Value {
-        if self.wraps_payloads() {
-            if let Some(inner) = value.get_mut("response") {
-                return inner.take();
-            }
+        if self.wraps_payloads()
+            && let Some(inner) = value.get_mut("response")
+        {
+            return inner.take();
         }
         value
     }
@@ -306,7 +342,10 @@ fn trim_base(url: String) -> String {
 }
 
 fn is_true(value: &str) -> bool {
-    matches!(value.trim().to_ascii_lowercase().as_str(), "true" | "1" | "yes")
+    matches!(
+        value.trim().to_ascii_lowercase().as_str(),
+        "true" | "1" | "yes"
+    )
 }
 
 #[cfg(test)]
@@ -317,7 +356,12 @@ mod tests {
     use serde_json::json;
 
     fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
-        move |k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+        move |k| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
     }
 
     #[test]
@@ -347,7 +391,10 @@ mod tests {
     #[test]
     fn vertex_express_and_project_modes() {
         let express = Backend::from_env(
-            env(&[("GOOGLE_GENAI_USE_VERTEXAI", "true"), ("GOOGLE_API_KEY", "k")]),
+            env(&[
+                ("GOOGLE_GENAI_USE_VERTEXAI", "true"),
+                ("GOOGLE_API_KEY", "k"),
+            ]),
             None,
         )
         .unwrap();
@@ -412,7 +459,8 @@ mod tests {
             prompt_id: "s1########0".into(),
         };
         let body: Value =
-            serde_json::from_slice(&b.generate_body("gemini-2.5-pro", &request, &meta).unwrap()).unwrap();
+            serde_json::from_slice(&b.generate_body("gemini-2.5-pro", &request, &meta).unwrap())
+                .unwrap();
         assert_eq!(
             body,
             json!({"model": "gemini-2.5-pro", "project": "proj", "user_prompt_id": "s1########0",
@@ -420,8 +468,12 @@ mod tests {
                                "systemInstruction": {"parts": [{"text": "sys"}], "role": "user"},
                                "session_id": "s1"}})
         );
-        let count: Value = serde_json::from_slice(&b.count_tokens_body("m", &request.contents).unwrap()).unwrap();
+        let count: Value =
+            serde_json::from_slice(&b.count_tokens_body("m", &request.contents).unwrap()).unwrap();
         assert_eq!(count["request"]["model"], "models/m");
-        assert_eq!(b.unwrap_response(json!({"response": {"a": 1}, "traceId": "x"})), json!({"a": 1}));
+        assert_eq!(
+            b.unwrap_response(json!({"response": {"a": 1}, "traceId": "x"})),
+            json!({"a": 1})
+        );
     }
 }

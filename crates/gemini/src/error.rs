@@ -270,7 +270,10 @@ mod tests {
 
     #[test]
     fn proto_durations() {
-        assert_eq!(parse_proto_duration("0.25s"), Some(Duration::from_millis(250)));
+        assert_eq!(
+            parse_proto_duration("0.25s"),
+            Some(Duration::from_millis(250))
+        );
         assert_eq!(parse_proto_duration("-1s"), None);
         assert_eq!(parse_proto_duration("12"), None);
     }

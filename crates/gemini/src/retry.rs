@@ -89,7 +89,10 @@ mod tests {
             let base = 1000.0 * f64::from(1u32 << (attempt - 1));
             for _ in 0..50 {
                 let d = policy.delay(attempt, None).as_millis() as f64;
-                assert!(d >= base * 0.7 - 1.0 && d <= base * 1.3 + 1.0, "{attempt}: {d}");
+                assert!(
+                    d >= base * 0.7 - 1.0 && d <= base * 1.3 + 1.0,
+                    "{attempt}: {d}"
+                );
             }
         }
         assert!(policy.delay(30, None) <= policy.max_delay);
@@ -98,7 +101,10 @@ mod tests {
     #[test]
     fn server_delay_is_honoured() {
         let policy = RetryPolicy::default();
-        assert_eq!(policy.delay(1, Some(Duration::from_secs(7))), Duration::from_secs(7));
+        assert_eq!(
+            policy.delay(1, Some(Duration::from_secs(7))),
+            Duration::from_secs(7)
+        );
     }
 
     #[test]

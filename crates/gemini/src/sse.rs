@@ -30,6 +30,9 @@ pub struct SseDecoder {
     data: Vec<String>,
     /// The previous chunk ended with `\r`; a leading `\n` belongs to it.
     after_cr: bool,
+    /// A malformed line found after complete events in the same chunk: those
+    /// events are returned first, the error on the next call.
+    failed: Option<SseError>,
 }
 
 impl SseDecoder {
@@ -37,8 +40,14 @@ impl SseDecoder {
         Self::default()
     }
 
-    /// Feeds one network chunk and returns the events it completed.
+    /// Feeds one network chunk and returns the events it completed. When the
+    /// chunk holds complete events and then a malformed line, the events are
+    /// returned and the error is reported by [`SseDecoder::take_error`] or
+    /// the next call, so the result does not depend on network chunking.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<String>, SseError> {
+        if let Some(error) = self.failed.take() {
+            return Err(error);
+        }
         let mut events = Vec::new();
         let mut rest = chunk;
         if self.after_cr {
@@ -59,17 +68,31 @@ impl SseDecoder {
                 }
             }
             let line = std::mem::take(&mut self.line);
-            if let Some(event) = self.process_line(&line)? {
-                events.push(event);
+            match self.process_line(&line) {
+                Ok(Some(event)) => events.push(event),
+                Ok(None) => {}
+                Err(error) if events.is_empty() => return Err(error),
+                Err(error) => {
+                    self.failed = Some(error);
+                    return Ok(events);
+                }
             }
         }
         self.line.extend_from_slice(rest);
         Ok(events)
     }
 
+    /// The malformed-line error held back by [`SseDecoder::feed`], if any.
+    pub fn take_error(&mut self) -> Option<SseError> {
+        self.failed.take()
+    }
+
     /// Ends the stream: a last line without terminator and data without the
     /// closing blank line still count as an event.
     pub fn finish(&mut self) -> Result<Option<String>, SseError> {
+        if let Some(error) = self.failed.take() {
+            return Err(error);
+        }
         self.after_cr = false;
         if !self.line.is_empty() {
             let line = std::mem::take(&mut self.line);
@@ -143,8 +166,14 @@ mod tests {
 
     #[test]
     fn trailing_data_without_blank_line_is_an_event() {
-        assert_eq!(decode_all(b"data: {\"x\":1}\n", 4).unwrap(), vec!["{\"x\":1}"]);
-        assert_eq!(decode_all(b"data: {\"x\":1}", 4).unwrap(), vec!["{\"x\":1}"]);
+        assert_eq!(
+            decode_all(b"data: {\"x\":1}\n", 4).unwrap(),
+            vec!["{\"x\":1}"]
+        );
+        assert_eq!(
+            decode_all(b"data: {\"x\":1}", 4).unwrap(),
+            vec!["{\"x\":1}"]
+        );
     }
 
     #[test]
@@ -153,6 +182,22 @@ mod tests {
         assert_eq!(err, SseError::UnexpectedLine("event: ping".into()));
         let err = decode_all(b"<html>502 Bad Gateway</html>", 64).unwrap_err();
         assert!(err.to_string().contains("502 Bad Gateway"));
+    }
+
+    #[test]
+    fn events_before_a_bad_line_in_the_same_chunk_come_first() {
+        let mut decoder = SseDecoder::new();
+        let events = decoder
+            .feed(b"data: {}\n\nevent: ping\ndata: {}\n\n")
+            .unwrap();
+        assert_eq!(events, vec!["{}"]);
+        assert_eq!(
+            decoder.take_error(),
+            Some(SseError::UnexpectedLine("event: ping".into()))
+        );
+        let mut decoder = SseDecoder::new();
+        decoder.feed(b"data: 1\n\nbad\n").unwrap();
+        assert!(decoder.feed(b"data: 2\n\n").is_err());
     }
 
     #[test]

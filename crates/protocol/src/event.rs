@@ -198,7 +198,10 @@ mod tests {
         let u = Event::Usage {
             model: "m".into(),
             latency_ms: 5,
-            usage: Usage { prompt_tokens: 3, ..Usage::default() },
+            usage: Usage {
+                prompt_tokens: 3,
+                ..Usage::default()
+            },
         };
         assert_eq!(serde_json::to_value(&u).unwrap()["type"], "usage");
         assert_eq!(serde_json::to_value(&u).unwrap()["prompt_tokens"], 3);
@@ -208,7 +211,10 @@ mod tests {
     fn ops_round_trip() {
         let op = Op::user_text("hi");
         let v = serde_json::to_value(&op).unwrap();
-        assert_eq!(v, json!({"type": "user_turn", "items": [{"type": "text", "text": "hi"}]}));
+        assert_eq!(
+            v,
+            json!({"type": "user_turn", "items": [{"type": "text", "text": "hi"}]})
+        );
         assert_eq!(serde_json::from_value::<Op>(v).unwrap(), op);
     }
 }

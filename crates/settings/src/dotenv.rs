@@ -33,15 +33,23 @@ pub fn parse(text: &str) -> HashMap<String, String> {
             continue;
         }
         let line = line.strip_prefix("export ").unwrap_or(line);
-        let Some((key, value)) = line.split_once('=') else { continue };
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
         let key = key.trim();
         if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             continue;
         }
         let value = value.trim();
-        let value = if let Some(inner) = value.strip_prefix('"').and_then(|v| v.rfind('"').map(|end| &v[..end])) {
+        let value = if let Some(inner) = value
+            .strip_prefix('"')
+            .and_then(|v| v.rfind('"').map(|end| &v[..end]))
+        {
             inner.replace("\\n", "\n").replace("\\\"", "\"")
-        } else if let Some(inner) = value.strip_prefix('\'').and_then(|v| v.rfind('\'').map(|end| &v[..end])) {
+        } else if let Some(inner) = value
+            .strip_prefix('\'')
+            .and_then(|v| v.rfind('\'').map(|end| &v[..end]))
+        {
             inner.to_owned()
         } else {
             value.split(" #").next().unwrap_or("").trim().to_owned()
@@ -57,7 +65,9 @@ mod tests {
 
     #[test]
     fn parses_common_forms() {
-        let vars = parse("# c\nexport A=1\nB = \"two words\\n\" \nC='x#y'\nD=plain # note\nbad line\n=x\n");
+        let vars = parse(
+            "# c\nexport A=1\nB = \"two words\\n\" \nC='x#y'\nD=plain # note\nbad line\n=x\n",
+        );
         assert_eq!(vars["A"], "1");
         assert_eq!(vars["B"], "two words\n");
         assert_eq!(vars["C"], "x#y");
@@ -73,9 +83,15 @@ mod tests {
         let home = dir.path().join("home");
         std::fs::create_dir_all(home.join(".gemini")).unwrap();
         std::fs::write(home.join(".gemini/.env"), "K=home").unwrap();
-        assert_eq!(find_env_file(&project, Some(&home)), Some(home.join(".gemini/.env")));
+        assert_eq!(
+            find_env_file(&project, Some(&home)),
+            Some(home.join(".gemini/.env"))
+        );
         std::fs::create_dir_all(dir.path().join("p/.gemini")).unwrap();
         std::fs::write(dir.path().join("p/.gemini/.env"), "K=p").unwrap();
-        assert_eq!(find_env_file(&project, Some(&home)), Some(dir.path().join("p/.gemini/.env")));
+        assert_eq!(
+            find_env_file(&project, Some(&home)),
+            Some(dir.path().join("p/.gemini/.env"))
+        );
     }
 }

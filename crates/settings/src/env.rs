@@ -57,7 +57,10 @@ mod tests {
     #[test]
     fn expands_both_forms_and_keeps_unknowns() {
         assert_eq!(expand_str("$HOME/x ${TOKEN}!", &get), "/home/u/x t0k!");
-        assert_eq!(expand_str("$NOPE ${NOPE} $ 5$ ${", &get), "$NOPE ${NOPE} $ 5$ ${");
+        assert_eq!(
+            expand_str("$NOPE ${NOPE} $ 5$ ${", &get),
+            "$NOPE ${NOPE} $ 5$ ${"
+        );
         assert_eq!(expand_str("$1", &get), "$1");
     }
 
@@ -65,6 +68,9 @@ mod tests {
     fn expands_nested_values() {
         let mut v = serde_json::json!({"a": ["$HOME"], "b": {"c": "${TOKEN}"}, "n": 1});
         expand_env(&mut v, &get);
-        assert_eq!(v, serde_json::json!({"a": ["/home/u"], "b": {"c": "t0k"}, "n": 1}));
+        assert_eq!(
+            v,
+            serde_json::json!({"a": ["/home/u"], "b": {"c": "t0k"}, "n": 1})
+        );
     }
 }

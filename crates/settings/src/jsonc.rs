@@ -112,7 +112,8 @@ mod tests {
     #[test]
     fn trailing_commas() {
         let v: serde_json::Value =
-            serde_json::from_str(&strip_trailing_commas("{\"a\": [1, 2,], \"s\": \",}\",\n}")).unwrap();
+            serde_json::from_str(&strip_trailing_commas("{\"a\": [1, 2,], \"s\": \",}\",\n}"))
+                .unwrap();
         assert_eq!(v["a"][1], 2);
         assert_eq!(v["s"], ",}");
     }

@@ -94,7 +94,10 @@ pub fn layer_paths(options: &LoadOptions<'_>) -> Vec<(LayerKind, PathBuf)> {
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from("/etc/gemini-cli/system-defaults.json")),
     )];
-    let user = options.home.as_ref().map(|h| h.join(".gemini").join("settings.json"));
+    let user = options
+        .home
+        .as_ref()
+        .map(|h| h.join(".gemini").join("settings.json"));
     if let Some(user) = &user {
         paths.push((LayerKind::User, user.clone()));
     }
@@ -163,7 +166,9 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Value, SettingsError> {
         message: strip_position(&e.to_string()),
     })?;
     if !value.is_object() {
-        return Err(SettingsError::NotAnObject { path: path.to_owned() });
+        return Err(SettingsError::NotAnObject {
+            path: path.to_owned(),
+        });
     }
     let mut deserializer = serde_json::Deserializer::from_str(&cleaned);
     if let Err(e) = serde_path_to_error::deserialize::<_, Settings>(&mut deserializer) {
@@ -223,7 +228,10 @@ mod tests {
         })
         .unwrap();
         assert_eq!(loaded.layers.len(), 2);
-        assert_eq!(loaded.settings.model.name.as_deref(), Some("gemini-2.5-flash"));
+        assert_eq!(
+            loaded.settings.model.name.as_deref(),
+            Some("gemini-2.5-flash")
+        );
         assert_eq!(loaded.settings.model.max_session_turns, Some(7));
         assert_eq!(loaded.merged["unknownKey"]["x"], 1);
     }
@@ -233,15 +241,25 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ws = dir.path().join("ws");
         let file = ws.join(".gemini/settings.json");
-        write(&file, "{\n  \"model\": {\n    \"name\": \"x\"\n  \n  \"oops\": 1\n}\n");
+        write(
+            &file,
+            "{\n  \"model\": {\n    \"name\": \"x\"\n  \n  \"oops\": 1\n}\n",
+        );
         let err = load_layers(&LoadOptions {
             home: None,
             workspace: ws,
             env: &no_env,
         })
         .unwrap_err();
-        assert!(matches!(err, SettingsError::Syntax { line: 5, .. }), "{err:?}");
-        assert!(err.to_string().starts_with(&format!("{}:5:", file.display())), "{err}");
+        assert!(
+            matches!(err, SettingsError::Syntax { line: 5, .. }),
+            "{err:?}"
+        );
+        assert!(
+            err.to_string()
+                .starts_with(&format!("{}:5:", file.display())),
+            "{err}"
+        );
     }
 
     #[test]
@@ -252,7 +270,10 @@ mod tests {
         )
         .unwrap_err();
         let text = err.to_string();
-        assert!(text.contains("/s.json:3:") && text.contains("`model.maxSessionTurns`"), "{text}");
+        assert!(
+            text.contains("/s.json:3:") && text.contains("`model.maxSessionTurns`"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -260,7 +281,11 @@ mod tests {
         let v = parse_file(Path::new("/s.json"), "{\"model\": \"gemini-2.5-pro\"}").unwrap();
         let s: Settings = serde_json::from_value(v).unwrap();
         assert_eq!(s.model.name.as_deref(), Some("gemini-2.5-pro"));
-        assert!(parse_file(Path::new("/e.json"), "  \n").unwrap().is_object());
+        assert!(
+            parse_file(Path::new("/e.json"), "  \n")
+                .unwrap()
+                .is_object()
+        );
         assert!(matches!(
             parse_file(Path::new("/a.json"), "[1]"),
             Err(SettingsError::NotAnObject { .. })

@@ -15,5 +15,7 @@ pub mod layers;
 pub mod merge;
 pub mod model;
 
-pub use layers::{Layer, LayerKind, LoadOptions, LoadedSettings, SettingsError, load_layers, parse_file};
+pub use layers::{
+    Layer, LayerKind, LoadOptions, LoadedSettings, SettingsError, load_layers, parse_file,
+};
 pub use model::Settings;

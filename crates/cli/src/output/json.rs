@@ -48,7 +48,13 @@ impl Output for JsonOutput<'_> {
         self.out.flush()
     }
 
-    fn failure(&mut self, session_id: Option<&str>, fatal: &Fatal, _stats: &Stats, _duration_ms: u64) -> io::Result<()> {
+    fn failure(
+        &mut self,
+        session_id: Option<&str>,
+        fatal: &Fatal,
+        _stats: &Stats,
+        _duration_ms: u64,
+    ) -> io::Result<()> {
         let mut value = json!({
             "error": {"type": fatal.kind, "message": fatal.message, "code": fatal.code},
         });

@@ -90,10 +90,19 @@ impl Output for StreamJsonOutput<'_> {
     }
 
     fn success(&mut self, _session_id: &str, stats: &Stats, duration_ms: u64) -> io::Result<()> {
-        self.emit("result", json!({"status": "success", "stats": stats.to_stream_json(duration_ms)}))
+        self.emit(
+            "result",
+            json!({"status": "success", "stats": stats.to_stream_json(duration_ms)}),
+        )
     }
 
-    fn failure(&mut self, _session_id: Option<&str>, fatal: &Fatal, stats: &Stats, duration_ms: u64) -> io::Result<()> {
+    fn failure(
+        &mut self,
+        _session_id: Option<&str>,
+        fatal: &Fatal,
+        stats: &Stats,
+        duration_ms: u64,
+    ) -> io::Result<()> {
         self.emit(
             "result",
             json!({
@@ -131,8 +140,10 @@ mod tests {
                 duration_ms: 1,
             })
             .unwrap();
-            out.event(&Event::ContentDelta { text: "ok".into() }).unwrap();
-            out.success("s1", &Stats::new("gemini-2.5-flash"), 5).unwrap();
+            out.event(&Event::ContentDelta { text: "ok".into() })
+                .unwrap();
+            out.success("s1", &Stats::new("gemini-2.5-flash"), 5)
+                .unwrap();
         }
         let lines: Vec<Value> = String::from_utf8(buf)
             .unwrap()
@@ -140,8 +151,22 @@ mod tests {
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
         let types: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
-        assert_eq!(types, ["init", "message", "tool_use", "tool_result", "message", "result"]);
-        assert!(lines.iter().all(|l| l["timestamp"].as_str().unwrap().ends_with('Z')));
+        assert_eq!(
+            types,
+            [
+                "init",
+                "message",
+                "tool_use",
+                "tool_result",
+                "message",
+                "result"
+            ]
+        );
+        assert!(
+            lines
+                .iter()
+                .all(|l| l["timestamp"].as_str().unwrap().ends_with('Z'))
+        );
         assert_eq!(lines[2]["tool_id"], "list_directory__c_1_0");
         assert_eq!(lines[3]["output"], "Listed 1 item(s).");
         assert_eq!(lines[4]["delta"], true);

@@ -48,8 +48,14 @@ impl Output for TextOutput<'_> {
                 self.ends_with_newline = text.ends_with('\n');
             }
             Event::Warning { message } => writeln!(self.err, "Warning: {message}")?,
-            Event::LoopDetected { detail, .. } => writeln!(self.err, "Loop detected, stopping: {detail}")?,
-            Event::Error { message, fatal: false, .. } => writeln!(self.err, "Error: {message}")?,
+            Event::LoopDetected { detail, .. } => {
+                writeln!(self.err, "Loop detected, stopping: {detail}")?
+            }
+            Event::Error {
+                message,
+                fatal: false,
+                ..
+            } => writeln!(self.err, "Error: {message}")?,
             _ => {}
         }
         Ok(())
@@ -59,7 +65,13 @@ impl Output for TextOutput<'_> {
         self.finish_line()
     }
 
-    fn failure(&mut self, _session_id: Option<&str>, fatal: &Fatal, _stats: &Stats, _duration_ms: u64) -> io::Result<()> {
+    fn failure(
+        &mut self,
+        _session_id: Option<&str>,
+        fatal: &Fatal,
+        _stats: &Stats,
+        _duration_ms: u64,
+    ) -> io::Result<()> {
         self.finish_line()?;
         writeln!(self.err, "Error: {}", fatal.message)?;
         self.err.flush()

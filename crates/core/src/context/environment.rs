@@ -23,7 +23,10 @@ pub fn session_context(
     text.push_str(&format!(
         "Today's date is {date} (formatted according to the user's locale).\n"
     ));
-    text.push_str(&format!("My operating system is: {}\n", std::env::consts::OS));
+    text.push_str(&format!(
+        "My operating system is: {}\n",
+        std::env::consts::OS
+    ));
     text.push_str(&format!(
         "The project's temporary directory is: {}\n",
         temp_dir.display()

@@ -53,7 +53,10 @@ struct Node {
 /// Renders the tree of `root`. Unreadable directories are shown empty.
 pub fn folder_structure(root: &Path, options: &FolderStructureOptions) -> String {
     let mut nodes = vec![Node {
-        name: root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        name: root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
         path: root.to_path_buf(),
         ..Node::default()
     }];
@@ -63,7 +66,8 @@ pub fn folder_structure(root: &Path, options: &FolderStructureOptions) -> String
         if count >= options.max_items {
             continue;
         }
-        let Ok(mut entries) = read_dir_classified(&nodes[index].path, options.filtering, false) else {
+        let Ok(mut entries) = read_dir_classified(&nodes[index].path, options.filtering, false)
+        else {
             continue;
         };
         entries.sort_by(|a, b| locale_order(&a.name, &b.name));
@@ -98,10 +102,15 @@ pub fn folder_structure(root: &Path, options: &FolderStructureOptions) -> String
             }
         }
     }
-    let truncated = nodes.iter().any(|n| n.more_files || n.more_folders || n.ignored);
+    let truncated = nodes
+        .iter()
+        .any(|n| n.more_files || n.more_folders || n.ignored);
     let mut lines = Vec::new();
     render(&nodes, 0, "", true, true, &mut lines);
-    let mut summary = format!("Showing up to {} items (files + folders).", options.max_items);
+    let mut summary = format!(
+        "Showing up to {} items (files + folders).",
+        options.max_items
+    );
     if truncated {
         summary.push_str(&format!(
             " Folders or files indicated with {TRUNCATION} contain more items not shown, were ignored, or the display limit ({} items) was reached.",
@@ -111,9 +120,20 @@ pub fn folder_structure(root: &Path, options: &FolderStructureOptions) -> String
     format!("{summary}\n\n{}/\n{}", root.display(), lines.join("\n"))
 }
 
-fn render(nodes: &[Node], index: usize, indent: &str, is_last: bool, is_root: bool, lines: &mut Vec<String>) {
+fn render(
+    nodes: &[Node],
+    index: usize,
+    indent: &str,
+    is_last: bool,
+    is_root: bool,
+    lines: &mut Vec<String>,
+) {
     let node = &nodes[index];
-    let connector = if is_last { "└───" } else { "├───" };
+    let connector = if is_last {
+        "└───"
+    } else {
+        "├───"
+    };
     if !is_root || node.ignored {
         let marker = if node.ignored { TRUNCATION } else { "" };
         lines.push(format!("{indent}{connector}{}/{marker}", node.name));
@@ -126,12 +146,19 @@ fn render(nodes: &[Node], index: usize, indent: &str, is_last: bool, is_root: bo
     let no_folders_after = node.folders.is_empty() && !node.more_folders;
     for (i, file) in node.files.iter().enumerate() {
         let last = i + 1 == node.files.len() && no_folders_after && !node.more_files;
-        lines.push(format!("{child_indent}{}{file}", if last { "└───" } else { "├───" }));
+        lines.push(format!(
+            "{child_indent}{}{file}",
+            if last { "└───" } else { "├───" }
+        ));
     }
     if node.more_files {
         lines.push(format!(
             "{child_indent}{}{TRUNCATION}",
-            if no_folders_after { "└───" } else { "├───" }
+            if no_folders_after {
+                "└───"
+            } else {
+                "├───"
+            }
         ));
     }
     for (i, &child) in node.folders.iter().enumerate() {
@@ -166,7 +193,16 @@ mod tests {
                  {r}/\n├───top.txt\n├───a/\n│   ├───one.txt\n│   └───b/\n│       └───deep.txt\n└───node_modules/..."
             )
         );
-        let limited = folder_structure(root, &FolderStructureOptions { max_items: 2, ..Default::default() });
-        assert!(limited.ends_with(&format!("{r}/\n├───top.txt\n├───a/\n└───...")), "{limited}");
+        let limited = folder_structure(
+            root,
+            &FolderStructureOptions {
+                max_items: 2,
+                ..Default::default()
+            },
+        );
+        assert!(
+            limited.ends_with(&format!("{r}/\n├───top.txt\n├───a/\n└───...")),
+            "{limited}"
+        );
     }
 }

@@ -25,10 +25,10 @@ pub fn resolve(base: &Path, path: &str) -> PathBuf {
 }
 
 fn expand_home(path: &str) -> PathBuf {
-    if let Some(rest) = path.strip_prefix("~/") {
-        if let Some(home) = std::env::var_os("HOME") {
-            return PathBuf::from(home).join(rest);
-        }
+    if let Some(rest) = path.strip_prefix("~/")
+        && let Some(home) = std::env::var_os("HOME")
+    {
+        return PathBuf::from(home).join(rest);
     }
     PathBuf::from(path)
 }
@@ -70,7 +70,10 @@ fn real_path(path: &Path) -> PathBuf {
             }
             return result;
         }
-        match (existing.file_name().map(|n| n.to_owned()), existing.parent()) {
+        match (
+            existing.file_name().map(|n| n.to_owned()),
+            existing.parent(),
+        ) {
             (Some(name), Some(parent)) => {
                 rest.push(name);
                 existing = parent.to_path_buf();
@@ -185,7 +188,10 @@ mod tests {
     #[test]
     fn resolve_is_lexical_and_relative_to_base() {
         let base = Path::new("/work/ws");
-        assert_eq!(resolve(base, "src/../a.txt"), PathBuf::from("/work/ws/a.txt"));
+        assert_eq!(
+            resolve(base, "src/../a.txt"),
+            PathBuf::from("/work/ws/a.txt")
+        );
         assert_eq!(resolve(base, "/etc/passwd"), PathBuf::from("/etc/passwd"));
         assert_eq!(resolve(base, "../../x"), PathBuf::from("/x"));
     }

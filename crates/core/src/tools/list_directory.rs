@@ -108,7 +108,12 @@ impl Tool for ListDirectory {
         Box::pin(async move {
             let params: Params = match serde_json::from_value(args) {
                 Ok(p) => p,
-                Err(e) => return ToolResult::error(ToolErrorKind::InvalidParams, format!("Invalid parameters: {e}")),
+                Err(e) => {
+                    return ToolResult::error(
+                        ToolErrorKind::InvalidParams,
+                        format!("Invalid parameters: {e}"),
+                    );
+                }
             };
             let dir = files::resolve(ctx.primary_dir(), &params.dir_path);
             if !files::is_within(&dir, &ctx.workspace_dirs) {
@@ -131,11 +136,15 @@ impl Tool for ListDirectory {
                     .unwrap_or(ctx.file_filtering.respect_gemini_ignore),
             };
             let task_dir = dir.clone();
-            let listing = tokio::task::spawn_blocking(move || list(&task_dir, filtering, &ignore)).await;
+            let listing =
+                tokio::task::spawn_blocking(move || list(&task_dir, filtering, &ignore)).await;
             match listing {
                 Ok(Ok(listing)) => format_listing(&dir, listing),
                 Ok(Err(result)) => result,
-                Err(e) => ToolResult::error(ToolErrorKind::Execution, format!("Error listing directory: {e}")),
+                Err(e) => ToolResult::error(
+                    ToolErrorKind::Execution,
+                    format!("Error listing directory: {e}"),
+                ),
             }
         })
     }
@@ -144,10 +153,13 @@ impl Tool for ListDirectory {
 fn build_globs(patterns: &[String]) -> Result<GlobSet, String> {
     let mut builder = GlobSetBuilder::new();
     for pattern in patterns {
-        let glob = Glob::new(pattern).map_err(|e| format!("Invalid ignore pattern '{pattern}': {e}"))?;
+        let glob =
+            Glob::new(pattern).map_err(|e| format!("Invalid ignore pattern '{pattern}': {e}"))?;
         builder.add(glob);
     }
-    builder.build().map_err(|e| format!("Invalid ignore patterns: {e}"))
+    builder
+        .build()
+        .map_err(|e| format!("Invalid ignore patterns: {e}"))
 }
 
 struct Listing {
@@ -158,9 +170,15 @@ struct Listing {
 fn list(dir: &PathBuf, filtering: FileFiltering, ignore: &GlobSet) -> Result<Listing, ToolResult> {
     let metadata = std::fs::metadata(dir).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
-            ToolResult::error(ToolErrorKind::NotFound, format!("Error: Directory not found: {}", dir.display()))
+            ToolResult::error(
+                ToolErrorKind::NotFound,
+                format!("Error: Directory not found: {}", dir.display()),
+            )
         } else {
-            ToolResult::error(ToolErrorKind::Io, format!("Error listing directory {}: {e}", dir.display()))
+            ToolResult::error(
+                ToolErrorKind::Io,
+                format!("Error listing directory {}: {e}", dir.display()),
+            )
         }
     })?;
     if !metadata.is_dir() {
@@ -170,7 +188,10 @@ fn list(dir: &PathBuf, filtering: FileFiltering, ignore: &GlobSet) -> Result<Lis
         ));
     }
     let all = files::read_dir_classified(dir, filtering, true).map_err(|e| {
-        ToolResult::error(ToolErrorKind::Io, format!("Error listing directory {}: {e}", dir.display()))
+        ToolResult::error(
+            ToolErrorKind::Io,
+            format!("Error listing directory {}: {e}", dir.display()),
+        )
     })?;
     let mut ignored = 0;
     let mut entries: Vec<DirEntryInfo> = all
@@ -183,7 +204,11 @@ fn list(dir: &PathBuf, filtering: FileFiltering, ignore: &GlobSet) -> Result<Lis
             !e.ignored
         })
         .collect();
-    entries.sort_by(|a, b| b.is_dir.cmp(&a.is_dir).then_with(|| files::locale_order(&a.name, &b.name)));
+    entries.sort_by(|a, b| {
+        b.is_dir
+            .cmp(&a.is_dir)
+            .then_with(|| files::locale_order(&a.name, &b.name))
+    });
     Ok(Listing { entries, ignored })
 }
 
@@ -250,7 +275,10 @@ mod tests {
         fs::write(root.join("key.secret"), "k").unwrap();
         let tool = ListDirectory::new();
         let result = tool
-            .execute(json!({"dir_path": root.to_str().unwrap(), "ignore": [".gemini*"]}), &ctx(&root))
+            .execute(
+                json!({"dir_path": root.to_str().unwrap(), "ignore": [".gemini*"]}),
+                &ctx(&root),
+            )
             .await;
         assert_eq!(result.error, None);
         assert_eq!(
@@ -272,12 +300,18 @@ mod tests {
         let tool = ListDirectory::new();
         let c = ctx(&root);
         let empty = tool.execute(json!({"dir_path": "empty"}), &c).await;
-        assert_eq!(text(&empty), format!("Directory {} is empty.", root.join("empty").display()));
+        assert_eq!(
+            text(&empty),
+            format!("Directory {} is empty.", root.join("empty").display())
+        );
         let missing = tool.execute(json!({"dir_path": "nope"}), &c).await;
         assert_eq!(missing.error.unwrap().kind, ToolErrorKind::NotFound);
         let file = tool.execute(json!({"dir_path": "f.txt"}), &c).await;
         assert_eq!(file.error.unwrap().kind, ToolErrorKind::NotADirectory);
         let escape = tool.execute(json!({"dir_path": "../"}), &c).await;
-        assert_eq!(escape.error.unwrap().kind, ToolErrorKind::PathNotInWorkspace);
+        assert_eq!(
+            escape.error.unwrap().kind,
+            ToolErrorKind::PathNotInWorkspace
+        );
     }
 }

@@ -71,7 +71,11 @@ impl ToolRegistry {
             .map(|t| (levenshtein(name, t.name()), t.name()))
             .collect();
         scored.sort_by_key(|(d, _)| *d);
-        let names: Vec<String> = scored.iter().take(3).map(|(_, n)| format!("\"{n}\"")).collect();
+        let names: Vec<String> = scored
+            .iter()
+            .take(3)
+            .map(|(_, n)| format!("\"{n}\""))
+            .collect();
         let suggestion = match names.len() {
             0 => String::new(),
             1 => format!(" Did you mean {}?", names[0]),
@@ -89,7 +93,9 @@ fn levenshtein(a: &str, b: &str) -> usize {
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let current = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(current + 1);
+            row[j + 1] = (prev + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(current + 1);
             prev = current;
         }
     }
@@ -107,7 +113,10 @@ mod tests {
             registry.not_found_message("list_dir"),
             "Tool \"list_dir\" not found. Did you mean \"list_directory\"?"
         );
-        assert_eq!(ToolRegistry::new().not_found_message("x"), "Tool \"x\" not found.");
+        assert_eq!(
+            ToolRegistry::new().not_found_message("x"),
+            "Tool \"x\" not found."
+        );
         assert_eq!(levenshtein("kitten", "sitting"), 3);
     }
 }

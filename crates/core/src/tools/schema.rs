@@ -27,43 +27,46 @@ fn check(value: &Value, schema: &Value, path: &str) -> Result<(), String> {
             return Err(format!("{path} must be {}", types.join(",")));
         }
     }
-    if let Some(options) = schema.get("enum").and_then(Value::as_array) {
-        if !options.contains(value) {
-            let allowed: Vec<String> = options.iter().map(Value::to_string).collect();
-            return Err(format!("{path} must be equal to one of the allowed values: {}", allowed.join(", ")));
-        }
+    if let Some(options) = schema.get("enum").and_then(Value::as_array)
+        && !options.contains(value)
+    {
+        let allowed: Vec<String> = options.iter().map(Value::to_string).collect();
+        return Err(format!(
+            "{path} must be equal to one of the allowed values: {}",
+            allowed.join(", ")
+        ));
     }
-    if let Some(any_of) = schema.get("anyOf").and_then(Value::as_array) {
-        if !any_of.iter().any(|s| check(value, s, path).is_ok()) {
-            return Err(format!("{path} must match a schema in anyOf"));
-        }
+    if let Some(any_of) = schema.get("anyOf").and_then(Value::as_array)
+        && !any_of.iter().any(|s| check(value, s, path).is_ok())
+    {
+        return Err(format!("{path} must match a schema in anyOf"));
     }
     match value {
         Value::Number(n) => {
             let n = n.as_f64().unwrap_or(0.0);
-            if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
-                if n < min {
-                    return Err(format!("{path} must be >= {min}"));
-                }
+            if let Some(min) = schema.get("minimum").and_then(Value::as_f64)
+                && n < min
+            {
+                return Err(format!("{path} must be >= {min}"));
             }
-            if let Some(max) = schema.get("maximum").and_then(Value::as_f64) {
-                if n > max {
-                    return Err(format!("{path} must be <= {max}"));
-                }
+            if let Some(max) = schema.get("maximum").and_then(Value::as_f64)
+                && n > max
+            {
+                return Err(format!("{path} must be <= {max}"));
             }
         }
         Value::String(s) => {
-            if let Some(min) = schema.get("minLength").and_then(Value::as_u64) {
-                if (s.chars().count() as u64) < min {
-                    return Err(format!("{path} must NOT have fewer than {min} characters"));
-                }
+            if let Some(min) = schema.get("minLength").and_then(Value::as_u64)
+                && (s.chars().count() as u64) < min
+            {
+                return Err(format!("{path} must NOT have fewer than {min} characters"));
             }
         }
         Value::Array(items) => {
-            if let Some(min) = schema.get("minItems").and_then(Value::as_u64) {
-                if (items.len() as u64) < min {
-                    return Err(format!("{path} must NOT have fewer than {min} items"));
-                }
+            if let Some(min) = schema.get("minItems").and_then(Value::as_u64)
+                && (items.len() as u64) < min
+            {
+                return Err(format!("{path} must NOT have fewer than {min} items"));
             }
             if let Some(item_schema) = schema.get("items") {
                 for (i, item) in items.iter().enumerate() {
@@ -142,9 +145,14 @@ mod tests {
             validate(&json!({"dir_path": "x", "ignore": ["a", 2]}), &schema()).unwrap_err(),
             "params/ignore/1 must be string"
         );
-        assert!(validate(&json!({"dir_path": "x", "mode": "c"}), &schema())
-            .unwrap_err()
-            .starts_with("params/mode must be equal to one of"));
-        assert_eq!(validate(&json!("s"), &schema()).unwrap_err(), "params must be object");
+        assert!(
+            validate(&json!({"dir_path": "x", "mode": "c"}), &schema())
+                .unwrap_err()
+                .starts_with("params/mode must be equal to one of")
+        );
+        assert_eq!(
+            validate(&json!("s"), &schema()).unwrap_err(),
+            "params must be object"
+        );
     }
 }

@@ -62,7 +62,14 @@ pub fn client_for(fake: &FakeGemini, retry: RetryPolicy) -> GeminiClient {
         api_version: "v1beta".into(),
         api_key: SecretString::new("test-key"),
     };
-    GeminiClient::new(backend, ClientOptions { retry, ..ClientOptions::default() }).unwrap()
+    GeminiClient::new(
+        backend,
+        ClientOptions {
+            retry,
+            ..ClientOptions::default()
+        },
+    )
+    .unwrap()
 }
 
 impl Harness {
@@ -78,7 +85,13 @@ impl Harness {
         configure(&mut config);
         let client = client_for(&fake, fast_retry(3));
         let (handle, events) = Session::spawn(config, client, ToolRegistry::with_builtins());
-        Self { fake, workspace: ws, handle, events, _dir: dir }
+        Self {
+            fake,
+            workspace: ws,
+            handle,
+            events,
+            _dir: dir,
+        }
     }
 
     /// Submits a prompt and returns the turn's events (through TurnComplete).
@@ -103,7 +116,8 @@ impl Harness {
     }
 
     pub fn reset(&self, scenario: Value) {
-        self.fake.reset(scenario, &[("WORKSPACE", self.workspace.to_str().unwrap())]);
+        self.fake
+            .reset(scenario, &[("WORKSPACE", self.workspace.to_str().unwrap())]);
     }
 
     /// Bodies of the main (chat) requests, in order.
@@ -150,7 +164,12 @@ pub fn errors(events: &[Event]) -> Vec<(gd_protocol::ErrorKind, String)> {
 pub fn event_types(events: &[Event]) -> Vec<String> {
     events
         .iter()
-        .map(|e| serde_json::to_value(e).unwrap()["type"].as_str().unwrap().to_owned())
+        .map(|e| {
+            serde_json::to_value(e).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
         .collect()
 }
 
@@ -182,7 +201,9 @@ pub fn assert_valid_history(contents: &[Value]) {
             continue;
         }
         assert_eq!(content["role"], "model");
-        let next = contents.get(i + 1).unwrap_or_else(|| panic!("calls at {i} are not answered"));
+        let next = contents
+            .get(i + 1)
+            .unwrap_or_else(|| panic!("calls at {i} are not answered"));
         assert_eq!(next["role"], "user");
         let answered: Vec<&Value> = next["parts"]
             .as_array()
@@ -191,10 +212,19 @@ pub fn assert_valid_history(contents: &[Value]) {
             .filter_map(|p| p.get("functionResponse").map(|r| &r["id"]))
             .collect();
         let asked: Vec<&Value> = calls.iter().map(|c| &c["id"]).collect();
-        assert_eq!(asked, answered, "responses at {} do not match calls at {i}", i + 1);
+        assert_eq!(
+            asked,
+            answered,
+            "responses at {} do not match calls at {i}",
+            i + 1
+        );
     }
     assert!(
-        contents.iter().all(|c| c["parts"].as_array().unwrap().iter().all(|p| p.get("thought").is_none())),
+        contents.iter().all(|c| c["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p.get("thought").is_none())),
         "thought parts must not be sent back"
     );
 }

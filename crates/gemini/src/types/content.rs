@@ -224,8 +224,7 @@ mod tests {
 
     #[test]
     fn function_call_without_id_stays_without_id() {
-        let call: FunctionCall =
-            serde_json::from_value(json!({"name": "ls", "args": {}})).unwrap();
+        let call: FunctionCall = serde_json::from_value(json!({"name": "ls", "args": {}})).unwrap();
         assert_eq!(call.id, None);
         assert_eq!(
             serde_json::to_value(&call).unwrap(),

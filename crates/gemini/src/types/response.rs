@@ -137,7 +137,9 @@ impl FinishReason {
             Self::MalformedFunctionCall => "Response stopped due to a malformed function call.",
             Self::ImageSafety => "Response stopped due to image safety violations.",
             Self::UnexpectedToolCall => "Response stopped due to an unexpected tool call.",
-            Self::TooManyToolCalls => "Response stopped because the model made too many tool calls.",
+            Self::TooManyToolCalls => {
+                "Response stopped because the model made too many tool calls."
+            }
             Self::Other(_) => "Response stopped for an unknown reason.",
         })
     }
@@ -230,11 +232,17 @@ mod tests {
             "createTime": "2026-01-01T00:00:00Z"
         }))
         .unwrap();
-        assert_eq!(r.finish_reason(), Some(&FinishReason::MalformedFunctionCall));
+        assert_eq!(
+            r.finish_reason(),
+            Some(&FinishReason::MalformedFunctionCall)
+        );
         assert_eq!(r.text(), "a");
         assert_eq!(r.block_reason(), Some("SAFETY"));
         let usage = r.usage_metadata.unwrap();
-        assert_eq!((usage.prompt_token_count, usage.thoughts_token_count), (5, 1));
+        assert_eq!(
+            (usage.prompt_token_count, usage.thoughts_token_count),
+            (5, 1)
+        );
         assert!(r.extra.contains_key("createTime"));
     }
 
