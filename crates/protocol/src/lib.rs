@@ -6,8 +6,10 @@
 //! `ui/src/protocol/` when this crate's tests run, so the UI and the core can
 //! not drift apart.
 
+mod command;
 mod event;
 mod op;
 
+pub use command::*;
 pub use event::*;
 pub use op::*;
