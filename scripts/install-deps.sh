@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs what building and testing Gemini Desktop needs on Debian 12 / Ubuntu 22.04+:
+# the WebKitGTK/GTK development packages Tauri builds against, and with --test the tools the
+# end-to-end tests use (Xvfb, WebKitWebDriver, tauri-driver). Idempotent: packages already
+# present are not reinstalled, and apt-get runs only when something is missing.
+#
+#   scripts/install-deps.sh          # build + run the app
+#   scripts/install-deps.sh --test   # also everything the test suite needs
+set -euo pipefail
+
+want_test=false
+[ "${1:-}" = "--test" ] && want_test=true
+
+build_packages=(
+  libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev libssl-dev
+  pkg-config build-essential file libxdo-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev
+  libdbus-1-dev
+)
+test_packages=(xvfb xauth webkit2gtk-driver xdotool imagemagick git)
+
+packages=("${build_packages[@]}")
+$want_test && packages+=("${test_packages[@]}")
+
+missing=()
+for pkg in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  echo "Installing: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+command -v cargo >/dev/null || { echo "error: Rust (cargo) is required: https://rustup.rs" >&2; exit 1; }
+command -v npm >/dev/null || { echo "error: Node.js 20.19+ with npm is required" >&2; exit 1; }
+
+if $want_test && ! command -v tauri-driver >/dev/null; then
+  echo "Installing tauri-driver (cargo install, ~1 min)"
+  cargo install tauri-driver --locked --version '^2' --quiet
+fi

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: installs what it needs, builds the UI and the app, then runs
+# every Rust test (unit, integration against the fake Gemini server, the headless CLI as a
+# process, and the real app in WebKit under Xvfb), and checks that the TypeScript protocol
+# types generated from the Rust ones are committed.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+scripts/install-deps.sh --test
+npm --prefix ui ci --no-audit --no-fund
+npm --prefix ui run build              # type-checks the UI, then bundles it into ui/dist
+
+# The end-to-end tests drive the built app binary, so build it (and the CLI) first.
+cargo build --workspace --all-targets
+cargo test --workspace --no-fail-fast
+
+# ts-rs regenerates ui/src/protocol during `cargo test`: it must match what is committed.
+if ! git diff --quiet -- ui/src/protocol || [ -n "$(git ls-files --others --exclude-standard ui/src/protocol)" ]; then
+  echo "error: ui/src/protocol is out of date with the Rust protocol types; commit the regenerated files" >&2
+  git status --short -- ui/src/protocol >&2
+  exit 1
+fi
+echo "All tests passed."
