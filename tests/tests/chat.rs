@@ -11,28 +11,12 @@ use fantoccini::Locator;
 use fantoccini::key::Key;
 use gd_e2e::{App, testid};
 use gd_fake_gemini::FakeGemini;
-use gd_fake_gemini::fixtures::{peer_workspace_dir, scenario};
+use gd_fake_gemini::fixtures::{copy_peer_workspace, scenario};
 use serde_json::json;
-
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target)?;
-        }
-    }
-    Ok(())
-}
 
 /// A copy of the peer-bench workspace.
 fn workspace(temp: &tempfile::TempDir) -> Result<PathBuf> {
-    let ws = temp.path().join("work");
-    copy_dir(&peer_workspace_dir(), &ws)?;
-    Ok(ws.canonicalize()?)
+    Ok(copy_peer_workspace(temp.path()))
 }
 
 async fn launch_connected(name: &str, ws: &Path, fake: &FakeGemini) -> Result<App> {

@@ -7,7 +7,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use gd_fake_gemini::FakeGemini;
-use gd_fake_gemini::fixtures::{gemini_cli_fixture, peer_workspace_dir, scenario};
+use gd_fake_gemini::fixtures::{copy_peer_workspace, gemini_cli_fixture, scenario};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -23,9 +23,7 @@ impl Run {
         let dir = tempfile::tempdir().unwrap();
         let home = dir.path().join("home");
         std::fs::create_dir_all(home.join(".gemini")).unwrap();
-        let ws = dir.path().join("work");
-        copy_dir(&peer_workspace_dir(), &ws);
-        let ws = ws.canonicalize().unwrap();
+        let ws = copy_peer_workspace(dir.path());
         let fake = FakeGemini::start_with_vars(scenario, &[("WORKSPACE", ws.to_str().unwrap())]);
         Self {
             _dir: dir,
@@ -69,19 +67,6 @@ impl Run {
             .into_iter()
             .map(|r| r.body.unwrap())
             .collect()
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
     }
 }
 

@@ -2,7 +2,7 @@
 //! inspect what the model was sent.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use gd_core::tools::ToolRegistry;
@@ -27,23 +27,8 @@ pub struct Harness {
 /// A copy of the peer-bench workspace (`hello.txt`, `README.md`, `src/main.rs`).
 pub fn workspace() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    let ws = dir.path().join("work");
-    copy_dir(&gd_fake_gemini::fixtures::peer_workspace_dir(), &ws);
-    let ws = ws.canonicalize().unwrap();
+    let ws = gd_fake_gemini::fixtures::copy_peer_workspace(dir.path());
     (dir, ws)
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 pub fn fast_retry(max_attempts: u32) -> RetryPolicy {
