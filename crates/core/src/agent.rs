@@ -16,13 +16,14 @@ use crate::context::session_context;
 use crate::events::EventSink;
 use crate::loop_detection::{LoopDetected, LoopDetector};
 use crate::scheduler::Scheduler;
-use crate::tools::ToolContext;
+use crate::tools::{ToolContext, ToolServices};
 
 /// The state a session carries from turn to turn.
 pub struct Agent {
     pub config: SessionConfig,
     pub chat: Chat,
     pub scheduler: Scheduler,
+    services: Arc<ToolServices>,
     loops: LoopDetector,
     /// Model requests made in this session (for `maxSessionTurns`).
     requests_made: u32,
@@ -31,11 +32,12 @@ pub struct Agent {
 }
 
 impl Agent {
-    pub fn new(config: SessionConfig, chat: Chat, scheduler: Scheduler) -> Self {
+    pub fn new(config: SessionConfig, chat: Chat, scheduler: Scheduler, services: Arc<ToolServices>) -> Self {
         Self {
             config,
             chat,
             scheduler,
+            services,
             loops: LoopDetector::new(),
             requests_made: 0,
             compression_disabled: false,
@@ -76,6 +78,8 @@ impl Agent {
             workspace_dirs: Arc::new(self.config.workspace_dirs.clone()),
             file_filtering: self.config.file_filtering,
             cancel: cancel.clone(),
+            services: self.services.clone(),
+            output: None,
         };
         loop {
             if let Some(max) = self.config.max_session_turns

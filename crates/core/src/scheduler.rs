@@ -206,15 +206,9 @@ pub fn error_response(call_id: &str, name: &str, message: &str) -> Part {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::FileFiltering;
-    use tokio_util::sync::CancellationToken;
 
     fn ctx(dir: &std::path::Path) -> ToolContext {
-        ToolContext {
-            workspace_dirs: Arc::new(vec![dir.to_path_buf()]),
-            file_filtering: FileFiltering::default(),
-            cancel: CancellationToken::new(),
-        }
+        ToolContext::new(vec![dir.to_path_buf()])
     }
 
     fn call(id: &str, name: &str, args: serde_json::Value) -> ToolCallRequest {

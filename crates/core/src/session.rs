@@ -14,7 +14,8 @@ use crate::chat::Chat;
 use crate::config::SessionConfig;
 use crate::events::EventSink;
 use crate::scheduler::Scheduler;
-use crate::tools::ToolRegistry;
+use crate::tools::services::ModelAccess;
+use crate::tools::{ToolRegistry, ToolServices};
 
 /// Sends operations to a session. Cloneable; the session ends when every
 /// handle is dropped or [`Op::Shutdown`] is processed.
@@ -97,7 +98,17 @@ impl Session {
             tools: tools.names(),
         });
         let span = info_span!("session", session_id = %config.session_id);
-        let mut agent = Agent::new(config, chat, Scheduler::new(tools));
+        let services = Arc::new(ToolServices {
+            temp_dir: config.temp_dir.clone(),
+            home: crate::launch::home_dir(),
+            model: Some(ModelAccess {
+                client: client.clone(),
+                model: config.model.clone(),
+                session_id: config.session_id.clone(),
+            }),
+            limits: Default::default(),
+        });
+        let mut agent = Agent::new(config, chat, Scheduler::new(tools), services);
         tokio::spawn(
             async move {
                 let mut turns = 0u64;
@@ -113,7 +124,7 @@ impl Session {
                                 .await;
                             *current_turn.lock().unwrap_or_else(|e| e.into_inner()) = None;
                         }
-                        Op::Interrupt => {}
+                        Op::Interrupt | Op::ConfirmTool { .. } => {}
                         Op::Shutdown => break,
                     }
                 }

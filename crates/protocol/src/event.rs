@@ -4,6 +4,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
+use crate::ConfirmationDetails;
+
 /// Everything a session reports. Events of one turn arrive in order between
 /// [`Event::TurnStarted`] and [`Event::TurnComplete`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -38,6 +40,18 @@ pub enum Event {
         name: String,
         #[ts(type = "unknown")]
         args: Value,
+    },
+    /// A tool call moved to another state (validating, scheduled,
+    /// awaiting_approval, executing, success, error, cancelled).
+    ToolCallState {
+        call_id: String,
+        state: ToolCallState,
+    },
+    /// The user must approve a tool call; answer with `Op::ConfirmTool`.
+    ToolConfirmationRequest {
+        call_id: String,
+        name: String,
+        details: ConfirmationDetails,
     },
     /// Live output of a running tool (e.g. shell output so far).
     ToolCallOutput {
@@ -123,6 +137,20 @@ pub struct Usage {
     pub thoughts_tokens: u64,
     #[ts(type = "number")]
     pub tool_use_prompt_tokens: u64,
+}
+
+/// The life cycle of a tool call, as the scheduler moves it along.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum ToolCallState {
+    Validating,
+    Scheduled,
+    AwaitingApproval,
+    Executing,
+    Success,
+    Error,
+    Cancelled,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]

@@ -7,9 +7,11 @@
 //! not drift apart.
 
 mod command;
+mod confirmation;
 mod event;
 mod op;
 
 pub use command::*;
+pub use confirmation::*;
 pub use event::*;
 pub use op::*;

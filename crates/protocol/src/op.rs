@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::ConfirmationOutcome;
+
 /// A command sent to a running session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -15,6 +17,14 @@ pub enum Op {
     Interrupt,
     /// End the session after the current turn has been interrupted.
     Shutdown,
+    /// Answer a [`crate::Event::ToolConfirmationRequest`]. Takes effect
+    /// immediately, while the turn waits for it.
+    ConfirmTool {
+        call_id: String,
+        outcome: ConfirmationOutcome,
+        /// The user's edited content, with `ModifyWithEditor`.
+        content: Option<String>,
+    },
 }
 
 /// One piece of user input.

@@ -83,6 +83,30 @@ fn real_path(path: &Path) -> PathBuf {
     }
 }
 
+/// Resolves a path argument of a tool (absolute, or relative to the first
+/// workspace directory) and refuses it when it lies outside every workspace
+/// directory, through `..` or through a symlink.
+pub fn resolve_in_workspace(
+    ctx: &super::ToolContext,
+    path: &str,
+) -> Result<PathBuf, super::ToolError> {
+    if path.trim().is_empty() {
+        return Err(super::ToolError::new(
+            super::ToolErrorKind::InvalidParams,
+            "The path must not be empty.",
+        ));
+    }
+    let resolved = resolve(ctx.primary_dir(), path);
+    if is_within(&resolved, &ctx.workspace_dirs) {
+        Ok(resolved)
+    } else {
+        Err(super::ToolError::new(
+            super::ToolErrorKind::PathNotInWorkspace,
+            outside_workspace_message(&resolved, &ctx.workspace_dirs),
+        ))
+    }
+}
+
 /// The message a tool returns for a path outside the workspace.
 pub fn outside_workspace_message(path: &Path, roots: &[PathBuf]) -> String {
     let roots: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();

@@ -115,13 +115,10 @@ impl Tool for ListDirectory {
                     );
                 }
             };
-            let dir = files::resolve(ctx.primary_dir(), &params.dir_path);
-            if !files::is_within(&dir, &ctx.workspace_dirs) {
-                return ToolResult::error(
-                    ToolErrorKind::PathNotInWorkspace,
-                    files::outside_workspace_message(&dir, &ctx.workspace_dirs),
-                );
-            }
+            let dir = match files::resolve_in_workspace(ctx, &params.dir_path) {
+                Ok(dir) => dir,
+                Err(error) => return ToolResult::from_error(error),
+            };
             let ignore = match build_globs(&params.ignore) {
                 Ok(set) => set,
                 Err(e) => return ToolResult::error(ToolErrorKind::InvalidParams, e),
@@ -246,15 +243,9 @@ mod tests {
     use super::*;
     use crate::tools::LlmContent;
     use std::fs;
-    use std::sync::Arc;
-    use tokio_util::sync::CancellationToken;
 
     fn ctx(root: &std::path::Path) -> ToolContext {
-        ToolContext {
-            workspace_dirs: Arc::new(vec![root.to_path_buf()]),
-            file_filtering: FileFiltering::default(),
-            cancel: CancellationToken::new(),
-        }
+        ToolContext::new(vec![root.to_path_buf()])
     }
 
     fn text(result: &ToolResult) -> &str {

@@ -2,27 +2,33 @@
 //! the built-in tools.
 //!
 //! A tool declares its name and JSON-Schema parameters (sent to the model as
-//! `parametersJsonSchema`), and executes with already validated arguments.
-//! Confirmation and policy decisions live in the scheduler, not in tools.
+//! `parametersJsonSchema`), can check a call and describe what the user
+//! would approve ([`Tool::prepare`]), and executes with already validated
+//! arguments. Whether a call needs approval is decided by the policy engine
+//! in the scheduler, never by the tool.
 
 pub mod files;
 pub mod list_directory;
 pub mod registry;
 pub mod schema;
+pub mod services;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use gd_gemini::{FunctionDeclaration, Part};
+use gd_protocol::{ConfirmationDetails, Event};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::FileFiltering;
+use crate::events::EventSink;
 
 pub use registry::ToolRegistry;
+pub use services::ToolServices;
 
-/// What a tool does, which decides whether it needs confirmation.
+/// What a tool does, which decides its default policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolKind {
     Read,
@@ -41,20 +47,79 @@ impl ToolKind {
     pub fn is_read_only(self) -> bool {
         matches!(self, Self::Read | Self::Search | Self::Fetch | Self::Think)
     }
+
+    /// Tools that change files, which `auto_edit` approves automatically.
+    pub fn is_edit(self) -> bool {
+        matches!(self, Self::Edit | Self::Delete | Self::Move)
+    }
 }
 
-/// What a tool sees of the session.
-#[derive(Debug, Clone)]
+/// What a tool sees of the session while it runs.
+#[derive(Clone)]
 pub struct ToolContext {
     /// Workspace directories; paths outside them are refused.
     pub workspace_dirs: Arc<Vec<PathBuf>>,
     pub file_filtering: FileFiltering,
+    /// Cancelled when the user interrupts the turn; long-running tools must
+    /// stop (and clean up) promptly.
     pub cancel: CancellationToken,
+    /// Session-wide services: temp dir, background processes, todos, the
+    /// model client for web tools.
+    pub services: Arc<ToolServices>,
+    /// Live output of this call, set by the scheduler.
+    pub output: Option<OutputSink>,
+}
+
+impl std::fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("workspace_dirs", &self.workspace_dirs)
+            .field("file_filtering", &self.file_filtering)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ToolContext {
+    /// A context for tests and simple callers: no services beyond defaults.
+    pub fn new(workspace_dirs: Vec<PathBuf>) -> Self {
+        Self {
+            workspace_dirs: Arc::new(workspace_dirs),
+            file_filtering: FileFiltering::default(),
+            cancel: CancellationToken::new(),
+            services: Arc::new(ToolServices::default()),
+            output: None,
+        }
+    }
+
     pub fn primary_dir(&self) -> &std::path::Path {
         &self.workspace_dirs[0]
+    }
+
+    /// Sends live output (e.g. shell output so far) to the frontend.
+    pub fn emit_output(&self, output: impl Into<String>) {
+        if let Some(sink) = &self.output {
+            sink.emit(output.into());
+        }
+    }
+}
+
+/// Where a running call's live output goes.
+#[derive(Debug, Clone)]
+pub struct OutputSink {
+    sink: EventSink,
+    call_id: String,
+}
+
+impl OutputSink {
+    pub fn new(sink: EventSink, call_id: String) -> Self {
+        Self { sink, call_id }
+    }
+
+    pub fn emit(&self, output: String) {
+        self.sink.emit(Event::ToolCallOutput {
+            call_id: self.call_id.clone(),
+            output,
+        });
     }
 }
 
@@ -73,13 +138,37 @@ pub struct ToolError {
     pub message: String,
 }
 
+impl ToolError {
+    pub fn new(kind: ToolErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolErrorKind {
     InvalidParams,
     PathNotInWorkspace,
     NotFound,
     NotADirectory,
+    IsADirectory,
+    FileTooLarge,
+    BinaryFile,
+    /// replace: `old_string` was not found.
+    NoOccurrence,
+    /// replace: more occurrences than allowed.
+    TooManyOccurrences,
+    /// replace/write_file: nothing would change.
+    NoChange,
+    /// write/replace: the file already exists (or, for a new file, appeared).
+    FileExists,
+    /// The file changed on disk after the user approved the change.
+    FileChanged,
+    PermissionDenied,
     Io,
+    Network,
     Cancelled,
     Execution,
 }
@@ -102,6 +191,14 @@ impl ToolResult {
         }
     }
 
+    pub fn parts(parts: Vec<Part>, display: impl Into<String>) -> Self {
+        Self {
+            llm_content: LlmContent::Parts(parts),
+            display: display.into(),
+            error: None,
+        }
+    }
+
     pub fn error(kind: ToolErrorKind, message: impl Into<String>) -> Self {
         let message = message.into();
         Self {
@@ -109,6 +206,10 @@ impl ToolResult {
             display: message.clone(),
             error: Some(ToolError { kind, message }),
         }
+    }
+
+    pub fn from_error(error: ToolError) -> Self {
+        Self::error(error.kind, error.message)
     }
 }
 
@@ -130,7 +231,35 @@ pub trait Tool: Send + Sync {
         self.display_name().to_owned()
     }
 
-    /// Runs the tool. `args` already passed [`schema::validate`].
+    /// The MCP server a tool belongs to (for policies), if any.
+    fn mcp_server(&self) -> Option<&str> {
+        None
+    }
+
+    /// Checks a call beyond its schema and describes what the user would
+    /// approve. Runs before the policy decision is acted on, so a call that
+    /// cannot work (e.g. `replace` with an `old_string` that is not in the
+    /// file) fails without asking the user. `Ok(None)` means nothing
+    /// specific to show; the scheduler then shows a generic confirmation.
+    fn prepare<'a>(
+        &'a self,
+        args: &'a Value,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<Option<ConfirmationDetails>, ToolError>> {
+        let _ = (args, ctx);
+        Box::pin(async { Ok(None) })
+    }
+
+    /// Arguments that make this call produce `content` instead of its
+    /// proposal, when the user edited the proposal (`ModifyWithEditor`).
+    /// `None` when the tool's proposals cannot be edited.
+    fn modified_args(&self, args: &Value, content: &str) -> Option<Value> {
+        let _ = (args, content);
+        None
+    }
+
+    /// Runs the tool. `args` already passed [`schema::validate`] and
+    /// [`Tool::prepare`].
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult>;
 
     fn declaration(&self) -> FunctionDeclaration {

@@ -1,0 +1,134 @@
+//! Confirmations: what the user is asked to approve before a tool call runs,
+//! and how they answered.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+/// What a confirmation shows. Sent in [`crate::Event::ToolConfirmationRequest`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[ts(export)]
+pub enum ConfirmationDetails {
+    /// A file edit (write_file, replace): the whole before and after, a
+    /// unified diff and an aligned side-by-side model of it.
+    Edit {
+        title: String,
+        file_path: String,
+        file_name: String,
+        /// The current content; `None` when the file does not exist yet.
+        original: Option<String>,
+        /// The content after the edit.
+        proposed: String,
+        unified_diff: String,
+        side_by_side: SideBySideDiff,
+        is_new_file: bool,
+    },
+    /// A shell command.
+    Execute {
+        title: String,
+        command: String,
+        /// The first word of each command in a pipeline or list (`git`, `rm`...):
+        /// what "always allow" would allow.
+        root_commands: Vec<String>,
+        directory: String,
+    },
+    /// A tool of an MCP server.
+    Mcp {
+        title: String,
+        server_name: String,
+        tool_name: String,
+        tool_display_name: String,
+        #[ts(type = "unknown")]
+        args: Value,
+    },
+    /// Anything else that needs a yes/no, such as fetching URLs.
+    Info {
+        title: String,
+        prompt: String,
+        urls: Vec<String>,
+    },
+}
+
+/// How the user answered a confirmation. Sent in [`crate::Op::ConfirmTool`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum ConfirmationOutcome {
+    /// Run this call.
+    ProceedOnce,
+    /// Run it, and similar calls for the rest of the session without asking
+    /// (same tool; same root commands for shell; same server for MCP).
+    ProceedAlways,
+    /// Like `ProceedAlways`, and write an allow rule to the user's policy file.
+    ProceedAlwaysAndSave,
+    /// Run it with the content the user edited (edits only).
+    ModifyWithEditor,
+    /// Do not run it; the turn stops so the user can say what to do instead.
+    Cancel,
+}
+
+/// A diff as aligned rows for a two-pane view. Only changed regions are
+/// included, each with a few lines of context; the UI can show the gaps
+/// between hunks as collapsed regions (it has the full texts).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct SideBySideDiff {
+    pub hunks: Vec<DiffHunk>,
+    /// Lines added and removed in total.
+    pub added: u32,
+    pub removed: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct DiffHunk {
+    /// 1-based first line of the hunk on each side.
+    pub old_start: u32,
+    pub old_lines: u32,
+    pub new_start: u32,
+    pub new_lines: u32,
+    pub rows: Vec<DiffRow>,
+}
+
+/// One aligned row: a line on the left, the right or both.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct DiffRow {
+    pub kind: DiffRowKind,
+    pub left: Option<DiffLine>,
+    pub right: Option<DiffLine>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum DiffRowKind {
+    /// The same line on both sides.
+    Equal,
+    /// A line only on the left.
+    Removed,
+    /// A line only on the right.
+    Added,
+    /// A line changed in place: both sides, with word-level spans.
+    Changed,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct DiffLine {
+    /// 1-based line number on its side.
+    pub number: u32,
+    /// The line without its line ending.
+    pub text: String,
+    /// For changed rows: which parts of `text` differ (byte offsets).
+    pub spans: Vec<DiffSpan>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct DiffSpan {
+    pub start: u32,
+    pub end: u32,
+    pub changed: bool,
+}
