@@ -43,7 +43,7 @@ impl Sessions {
             model: launch.config.model.clone(),
             auth: launch.client.backend().kind().to_owned(),
         };
-        let (handle, mut events) = Session::spawn(launch.config, launch.client, launch.tools);
+        let (handle, mut events) = Session::spawn(launch.config, launch.client, launch.tools, launch.policy);
         let span = info_span!("forward_events", session_id = %info.session_id);
         tauri::async_runtime::spawn(
             async move {

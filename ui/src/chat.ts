@@ -131,6 +131,7 @@ export class ChatView {
       case "turn_complete": {
         this.endAssistantBlock();
         if (event.status === "cancelled") this.addNotice("info", "Cancelled.");
+        if (event.status === "declined") this.addNotice("info", "Declined. Tell the agent what to do instead.");
         const seconds = ((performance.now() - this.turnStarted) / 1000).toFixed(1);
         const footer = el("li", "turn-footer", "turn-footer");
         footer.textContent = `${this.turnTokens.toLocaleString()} tokens · ${seconds} s`;

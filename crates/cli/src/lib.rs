@@ -79,7 +79,7 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
     let model = launch.config.model.clone();
     let session_id = launch.config.session_id.clone();
     let mut stats = Stats::new(&model);
-    let (handle, mut events) = Session::spawn(launch.config, launch.client, launch.tools);
+    let (handle, mut events) = Session::spawn(launch.config, launch.client, launch.tools, launch.policy);
     if let Err(e) = output.start(&session_id, &model, &prepared.prompt) {
         return broken_pipe(e);
     }
@@ -127,7 +127,8 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
 
     let fatal = match status {
         TurnStatus::Completed => None,
-        TurnStatus::Cancelled => Some(Fatal::cancelled()),
+        // Headless sessions cannot decline (nobody is asked), but treat it as a cancel.
+        TurnStatus::Cancelled | TurnStatus::Declined => Some(Fatal::cancelled()),
         TurnStatus::TurnLimitReached => Some(Fatal::turn_limit(
             last_error
                 .map(|(_, m)| m)

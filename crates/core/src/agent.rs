@@ -80,6 +80,7 @@ impl Agent {
             cancel: cancel.clone(),
             services: self.services.clone(),
             output: None,
+            confirmed: false,
         };
         loop {
             if let Some(max) = self.config.max_session_turns
@@ -131,12 +132,15 @@ impl Agent {
                     return TurnStatus::LoopDetected;
                 }
             }
-            let completed = self.scheduler.run(&response.calls, &tool_ctx, sink).await;
-            let parts: Vec<Part> = completed.into_iter().flat_map(|c| c.parts).collect();
-            message = Content::user(parts);
+            let batch = self.scheduler.run(&response.calls, &tool_ctx, sink).await;
+            message = Content::user(batch.parts());
             if cancel.is_cancelled() {
                 self.chat.append(message);
                 return TurnStatus::Cancelled;
+            }
+            if batch.declined {
+                self.chat.append(message);
+                return TurnStatus::Declined;
             }
         }
     }

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use gd_gemini::{Backend, ClientOptions, GeminiClient, GeminiError, RetryPolicy};
 use gd_settings::layers::LoadOptions;
@@ -13,6 +14,7 @@ use gd_settings::{Settings, dotenv, load_layers};
 use thiserror::Error;
 use tracing::{debug, warn};
 
+use crate::approval::{AllowAll, ApprovalPolicy};
 use crate::config::{ApprovalMode, FileFiltering, SessionConfig, default_generation_config};
 use crate::prompts::resolve_system_prompt;
 use crate::tools::ToolRegistry;
@@ -88,6 +90,7 @@ pub struct Launch {
     pub config: SessionConfig,
     pub client: GeminiClient,
     pub tools: ToolRegistry,
+    pub policy: Arc<dyn ApprovalPolicy>,
     pub settings: Settings,
 }
 
@@ -192,6 +195,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         config,
         client,
         tools,
+        policy: Arc::new(AllowAll),
         settings,
     })
 }

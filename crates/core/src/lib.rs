@@ -17,6 +17,7 @@
 //! * [`loop_detection`] stops an agent that repeats itself.
 
 pub mod agent;
+pub mod approval;
 pub mod chat;
 pub mod compression;
 pub mod config;
@@ -30,6 +31,7 @@ pub mod session;
 pub mod thought;
 pub mod tokens;
 pub mod tools;
+pub mod truncation;
 
 pub use config::{ApprovalMode, FileFiltering, SessionConfig};
-pub use session::{Session, SessionHandle};
+pub use session::{Session, SessionError, SessionHandle};

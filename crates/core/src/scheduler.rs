@@ -1,30 +1,39 @@
 //! Runs the tool calls of one model response and turns their results into
 //! the `functionResponse` parts of the next user message.
 //!
-//! Calls to unknown tools and calls with arguments that do not match the
-//! tool's schema are not errors of the session: they go back to the model
-//! as `{"error": ...}` responses so it can correct itself.
+//! Each call moves through validating → scheduled → (awaiting_approval) →
+//! executing → success / error / cancelled, and every move is an event.
+//! Calls that cannot work (unknown tool, arguments not matching the schema,
+//! a `replace` whose text is not in the file, a path outside the workspace)
+//! and calls the policy denies go back to the model as `{"error": ...}`
+//! responses so it can correct itself; they never reach the user.
 //!
-//! Read-only calls run concurrently; as soon as one call may change state,
-//! the batch runs one call at a time, in order. Confirmations are decided
-//! before a call reaches this point (tools that would need one in a
-//! non-interactive session are never declared).
+//! Approvals are asked one at a time, in call order. Then the calls run in
+//! call order, with consecutive read-only calls running concurrently. An
+//! edit the user approved is checked again just before it runs: if the file
+//! changed on disk in between, the user is asked again with the new diff.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::future::join_all;
 use gd_gemini::{FunctionResponse, Part};
-use gd_protocol::{Event, ToolCallStatus};
-use serde_json::json;
-use tracing::{Instrument, info_span};
+use gd_protocol::{ConfirmationDetails, ConfirmationOutcome, Event, ToolCallState, ToolCallStatus};
+use serde_json::{Value, json};
+use tracing::{Instrument, info_span, warn};
 
+use crate::approval::{Answer, ApprovalPolicy, Confirmations, Verdict};
 use crate::chat::ToolCallRequest;
 use crate::events::EventSink;
-use crate::tools::{LlmContent, ToolContext, ToolRegistry, schema};
+use crate::tools::{LlmContent, OutputSink, Tool, ToolContext, ToolRegistry, ToolResult, schema};
 
 /// The message sent to the model for a call that was cancelled.
 pub const CANCELLED_MESSAGE: &str = "[Operation Cancelled] Reason: User cancelled the operation.";
+/// The message sent to the model for a call the user declined.
+pub const DECLINED_MESSAGE: &str = "[Operation Cancelled] Reason: User did not allow tool call";
+/// Appended to the result of a call whose proposal the user edited.
+pub const MODIFIED_NOTE: &str =
+    "The user modified the proposed change before it was applied; the result reflects the user's version.";
 
 /// A finished call.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,14 +47,61 @@ pub struct CompletedCall {
     pub duration: Duration,
 }
 
+/// What a batch produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchOutcome {
+    /// Results in call order.
+    pub completed: Vec<CompletedCall>,
+    /// The user declined a call: the results are recorded but the model is
+    /// not asked to continue, so the user can say what to do instead.
+    pub declined: bool,
+}
+
+impl BatchOutcome {
+    /// All `functionResponse` (and sibling) parts, in call order.
+    pub fn parts(&self) -> Vec<Part> {
+        self.completed.iter().flat_map(|c| c.parts.iter().cloned()).collect()
+    }
+}
+
 #[derive(Clone)]
 pub struct Scheduler {
     registry: Arc<ToolRegistry>,
+    policy: Arc<dyn ApprovalPolicy>,
+    confirmations: Arc<Confirmations>,
+}
+
+/// Where a call stands between the phases of a batch.
+enum Stage {
+    /// Ready to run; `confirmed` when the user approved it explicitly.
+    Approved { confirmed: bool },
+    NeedsApproval,
+    /// Finished without running: error for the model.
+    Failed(String),
+    Cancelled(&'static str),
+}
+
+struct Call {
+    request: ToolCallRequest,
+    tool: Option<Arc<dyn Tool>>,
+    args: Value,
+    details: Option<ConfirmationDetails>,
+    stage: Stage,
+    modified: bool,
+    started: Instant,
 }
 
 impl Scheduler {
-    pub fn new(registry: Arc<ToolRegistry>) -> Self {
-        Self { registry }
+    pub fn new(
+        registry: Arc<ToolRegistry>,
+        policy: Arc<dyn ApprovalPolicy>,
+        confirmations: Arc<Confirmations>,
+    ) -> Self {
+        Self {
+            registry,
+            policy,
+            confirmations,
+        }
     }
 
     pub fn registry(&self) -> &ToolRegistry {
@@ -53,68 +109,240 @@ impl Scheduler {
     }
 
     /// Executes `calls` and returns their results in call order.
-    pub async fn run(
-        &self,
-        calls: &[ToolCallRequest],
-        ctx: &ToolContext,
-        sink: &EventSink,
-    ) -> Vec<CompletedCall> {
+    pub async fn run(&self, calls: &[ToolCallRequest], ctx: &ToolContext, sink: &EventSink) -> BatchOutcome {
         for call in calls {
             sink.emit(Event::ToolCallRequest {
                 call_id: call.call_id.clone(),
                 name: call.name.clone(),
                 args: call.args.clone(),
             });
+            emit_state(sink, &call.call_id, ToolCallState::Validating);
         }
-        let all_read_only = calls.iter().all(|call| {
-            self.registry
-                .get(&call.name)
-                .is_none_or(|tool| tool.kind().is_read_only())
-        });
-        if all_read_only {
-            join_all(calls.iter().map(|call| self.execute(call, ctx, sink))).await
-        } else {
-            let mut done = Vec::with_capacity(calls.len());
-            for call in calls {
-                done.push(self.execute(call, ctx, sink).await);
+        let mut batch = Vec::with_capacity(calls.len());
+        for request in calls {
+            batch.push(self.validate(request, ctx, sink).await);
+        }
+        let declined = self.ask_approvals(&mut batch, ctx, sink).await;
+        let completed = self.execute_all(batch, ctx, sink).await;
+        BatchOutcome { completed, declined }
+    }
+
+    /// Phase 1: look up, check the arguments, prepare, ask the policy.
+    async fn validate(&self, request: &ToolCallRequest, ctx: &ToolContext, sink: &EventSink) -> Call {
+        let tool = self.registry.get(&request.name).cloned();
+        let mut call = Call {
+            request: request.clone(),
+            tool: tool.clone(),
+            args: request.args.clone(),
+            details: None,
+            stage: Stage::NeedsApproval,
+            modified: false,
+            started: Instant::now(),
+        };
+        call.stage = 'stage: {
+            if ctx.cancel.is_cancelled() {
+                break 'stage Stage::Cancelled(CANCELLED_MESSAGE);
             }
-            done
+            let Some(tool) = tool else {
+                break 'stage Stage::Failed(self.registry.not_found_message(&request.name));
+            };
+            if let Err(problem) = schema::validate(&call.args, tool.parameter_schema()) {
+                break 'stage Stage::Failed(format!("Invalid parameters for {}: {problem}", request.name));
+            }
+            match tool.prepare(&call.args, ctx).await {
+                Ok(details) => call.details = details,
+                Err(error) => break 'stage Stage::Failed(error.message),
+            }
+            match self.policy.decide(tool.as_ref(), &call.args) {
+                Verdict::Allow => Stage::Approved { confirmed: false },
+                Verdict::Ask => Stage::NeedsApproval,
+                Verdict::Deny(message) => Stage::Failed(match message {
+                    Some(m) => format!("Tool execution denied by policy. {m}"),
+                    None => "Tool execution denied by policy.".to_owned(),
+                }),
+            }
+        };
+        if matches!(call.stage, Stage::Approved { .. }) {
+            emit_state(sink, &request.call_id, ToolCallState::Scheduled);
+        }
+        call
+    }
+
+    /// Phase 2: ask the user, one call at a time, in call order. Returns
+    /// whether the user declined a call.
+    async fn ask_approvals(&self, batch: &mut [Call], ctx: &ToolContext, sink: &EventSink) -> bool {
+        let mut declined = false;
+        for call in batch.iter_mut() {
+            if !matches!(call.stage, Stage::NeedsApproval) {
+                continue;
+            }
+            let tool = call.tool.clone().expect("calls needing approval have a tool");
+            if declined {
+                call.stage = Stage::Cancelled(DECLINED_MESSAGE);
+                continue;
+            }
+            if ctx.cancel.is_cancelled() {
+                call.stage = Stage::Cancelled(CANCELLED_MESSAGE);
+                continue;
+            }
+            // An "always allow" given for an earlier call may cover this one.
+            if self.policy.decide(tool.as_ref(), &call.args) == Verdict::Allow {
+                call.stage = Stage::Approved { confirmed: false };
+                emit_state(sink, &call.request.call_id, ToolCallState::Scheduled);
+                continue;
+            }
+            call.stage = self.confirm(call, tool.as_ref(), ctx, sink).await;
+            if matches!(call.stage, Stage::Cancelled(DECLINED_MESSAGE)) {
+                declined = true;
+            }
+        }
+        declined
+    }
+
+    /// Shows one confirmation and applies the answer.
+    async fn confirm(&self, call: &mut Call, tool: &dyn Tool, ctx: &ToolContext, sink: &EventSink) -> Stage {
+        let details = call
+            .details
+            .clone()
+            .unwrap_or_else(|| generic_details(tool, &call.args));
+        let Some(answer) = self.ask(&call.request, details.clone(), ctx, sink).await else {
+            return Stage::Cancelled(CANCELLED_MESSAGE);
+        };
+        match answer.outcome {
+            ConfirmationOutcome::Cancel => Stage::Cancelled(DECLINED_MESSAGE),
+            ConfirmationOutcome::ProceedOnce => self.scheduled(call, sink),
+            ConfirmationOutcome::ProceedAlways | ConfirmationOutcome::ProceedAlwaysAndSave => {
+                let save = answer.outcome == ConfirmationOutcome::ProceedAlwaysAndSave;
+                if let Err(error) = self.policy.remember(tool, &call.args, Some(&details), save) {
+                    warn!(%error, "could not remember the approval");
+                    sink.emit(Event::Warning {
+                        message: format!("Could not save the approval: {error}"),
+                    });
+                }
+                self.scheduled(call, sink)
+            }
+            ConfirmationOutcome::ModifyWithEditor => {
+                let Some(content) = answer.content else {
+                    return Stage::Failed("The user chose to modify the change but sent no content.".into());
+                };
+                let Some(args) = tool.modified_args(&call.args, &content) else {
+                    return Stage::Failed(format!("The proposal of {} cannot be modified.", tool.name()));
+                };
+                match tool.prepare(&args, ctx).await {
+                    Ok(details) => {
+                        call.args = args;
+                        call.details = details;
+                        call.modified = true;
+                        self.scheduled(call, sink)
+                    }
+                    Err(error) => Stage::Failed(error.message),
+                }
+            }
         }
     }
 
-    async fn execute(
+    fn scheduled(&self, call: &Call, sink: &EventSink) -> Stage {
+        emit_state(sink, &call.request.call_id, ToolCallState::Scheduled);
+        Stage::Approved { confirmed: true }
+    }
+
+    /// Emits a confirmation request and waits for the answer (`None` when
+    /// the turn was cancelled first).
+    async fn ask(
         &self,
-        call: &ToolCallRequest,
+        request: &ToolCallRequest,
+        details: ConfirmationDetails,
         ctx: &ToolContext,
         sink: &EventSink,
-    ) -> CompletedCall {
-        let span = info_span!("tool_call", name = %call.name, call_id = %call.call_id);
-        let started = Instant::now();
+    ) -> Option<Answer> {
+        let answer = self.confirmations.register(&request.call_id);
+        emit_state(sink, &request.call_id, ToolCallState::AwaitingApproval);
+        sink.emit(Event::ToolConfirmationRequest {
+            call_id: request.call_id.clone(),
+            name: request.name.clone(),
+            details,
+        });
+        tokio::select! {
+            biased;
+            _ = ctx.cancel.cancelled() => {
+                self.confirmations.withdraw(&request.call_id);
+                None
+            }
+            answer = answer => answer.ok(),
+        }
+    }
+
+    /// Phase 3: run what was approved, in call order; consecutive read-only
+    /// calls run concurrently.
+    async fn execute_all(&self, batch: Vec<Call>, ctx: &ToolContext, sink: &EventSink) -> Vec<CompletedCall> {
+        let mut completed = Vec::with_capacity(batch.len());
+        let mut group: Vec<Call> = Vec::new();
+        for call in batch {
+            let concurrent = matches!(call.stage, Stage::Approved { .. })
+                && call.tool.as_ref().is_some_and(|t| t.kind().is_read_only())
+                && call.args.get("wait_for_previous") != Some(&Value::Bool(true));
+            if !concurrent && !group.is_empty() {
+                completed.extend(self.execute_group(std::mem::take(&mut group), ctx, sink).await);
+            }
+            if concurrent {
+                group.push(call);
+            } else {
+                completed.push(self.execute(call, ctx, sink).await);
+            }
+        }
+        if !group.is_empty() {
+            completed.extend(self.execute_group(group, ctx, sink).await);
+        }
+        completed
+    }
+
+    async fn execute_group(&self, group: Vec<Call>, ctx: &ToolContext, sink: &EventSink) -> Vec<CompletedCall> {
+        join_all(group.into_iter().map(|call| self.execute(call, ctx, sink))).await
+    }
+
+    async fn execute(&self, mut call: Call, ctx: &ToolContext, sink: &EventSink) -> CompletedCall {
+        let span = info_span!("tool_call", name = %call.request.name, call_id = %call.request.call_id);
         let outcome = async {
-            if ctx.cancel.is_cancelled() {
-                return Outcome::Cancelled;
-            }
-            let Some(tool) = self.registry.get(&call.name) else {
-                return Outcome::Failed(self.registry.not_found_message(&call.name));
+            let confirmed = match call.stage {
+                Stage::Approved { confirmed } => confirmed,
+                Stage::Failed(ref message) => return Outcome::Failed(message.clone()),
+                Stage::Cancelled(message) => return Outcome::Cancelled(message),
+                Stage::NeedsApproval => unreachable!("approvals are settled before execution"),
             };
-            if let Err(problem) = schema::validate(&call.args, tool.parameter_schema()) {
-                return Outcome::Failed(format!("Invalid parameters for {}: {problem}", call.name));
+            let tool = call.tool.clone().expect("approved calls have a tool");
+            if confirmed {
+                if let Err(outcome) = self.recheck(&mut call, tool.as_ref(), ctx, sink).await {
+                    return outcome;
+                }
             }
+            if ctx.cancel.is_cancelled() {
+                return Outcome::Cancelled(CANCELLED_MESSAGE);
+            }
+            emit_state(sink, &call.request.call_id, ToolCallState::Executing);
+            let mut call_ctx = ctx.clone();
+            call_ctx.output = Some(OutputSink::new(sink.clone(), call.request.call_id.clone()));
+            call_ctx.confirmed = confirmed;
             tokio::select! {
                 biased;
-                _ = ctx.cancel.cancelled() => Outcome::Cancelled,
-                result = tool.execute(call.args.clone(), ctx) => match result.error {
-                    Some(error) => Outcome::Failed(error.message),
-                    None => Outcome::Done { content: result.llm_content, display: result.display },
-                },
+                _ = ctx.cancel.cancelled() => Outcome::Cancelled(CANCELLED_MESSAGE),
+                result = tool.execute(call.args.clone(), &call_ctx) => Outcome::Ran(result),
             }
         }
         .instrument(span)
         .await;
-        let completed = complete(call, outcome, started.elapsed());
+        let completed = self.complete(&call, outcome, ctx);
+        emit_state(
+            sink,
+            &call.request.call_id,
+            match completed.status {
+                ToolCallStatus::Success => ToolCallState::Success,
+                ToolCallStatus::Error => ToolCallState::Error,
+                ToolCallStatus::Cancelled => ToolCallState::Cancelled,
+            },
+        );
         sink.emit(Event::ToolCallResponse {
-            call_id: call.call_id.clone(),
-            name: call.name.clone(),
+            call_id: call.request.call_id.clone(),
+            name: call.request.name.clone(),
             status: completed.status,
             display: completed.display.clone(),
             error: completed.error.clone(),
@@ -122,45 +350,124 @@ impl Scheduler {
         });
         completed
     }
+
+    /// Before an approved edit runs: if what the user saw is no longer what
+    /// is on disk, ask again with the current diff. Never overwrite silently.
+    async fn recheck(&self, call: &mut Call, tool: &dyn Tool, ctx: &ToolContext, sink: &EventSink) -> Result<(), Outcome> {
+        loop {
+            let Some(ConfirmationDetails::Edit { original: seen, .. }) = &call.details else {
+                return Ok(());
+            };
+            let current = match tool.prepare(&call.args, ctx).await {
+                Ok(details) => details,
+                Err(error) => return Err(Outcome::Failed(error.message)),
+            };
+            let unchanged = matches!(&current, Some(ConfirmationDetails::Edit { original, .. }) if original == seen);
+            if unchanged {
+                return Ok(());
+            }
+            let Some(details) = current else {
+                return Ok(());
+            };
+            sink.emit(Event::Warning {
+                message: format!(
+                    "{} changed on disk after you approved the change; please review it again.",
+                    tool.describe_call(&call.args)
+                ),
+            });
+            call.details = Some(details.clone());
+            let Some(answer) = self.ask(&call.request, details, ctx, sink).await else {
+                return Err(Outcome::Cancelled(CANCELLED_MESSAGE));
+            };
+            match answer.outcome {
+                ConfirmationOutcome::Cancel => return Err(Outcome::Cancelled(DECLINED_MESSAGE)),
+                ConfirmationOutcome::ModifyWithEditor => {
+                    let content = answer.content.unwrap_or_default();
+                    match tool.modified_args(&call.args, &content) {
+                        Some(args) => {
+                            call.args = args;
+                            call.modified = true;
+                            call.details = tool.prepare(&call.args, ctx).await.map_err(|e| Outcome::Failed(e.message))?;
+                        }
+                        None => return Err(Outcome::Failed(format!("The proposal of {} cannot be modified.", tool.name()))),
+                    }
+                }
+                _ => {}
+            }
+            emit_state(sink, &call.request.call_id, ToolCallState::Scheduled);
+        }
+    }
+
+    fn complete(&self, call: &Call, outcome: Outcome, ctx: &ToolContext) -> CompletedCall {
+        let id = &call.request.call_id;
+        let name = &call.request.name;
+        let (status, parts, display, error) = match outcome {
+            Outcome::Ran(ToolResult { error: Some(error), .. }) => (
+                ToolCallStatus::Error,
+                vec![error_response(id, name, &error.message)],
+                None,
+                Some(error.message),
+            ),
+            Outcome::Ran(ToolResult { llm_content, display, .. }) => {
+                let mut content = crate::truncation::limit_content(llm_content, id, ctx);
+                if call.modified {
+                    content = append_note(content, MODIFIED_NOTE);
+                }
+                (ToolCallStatus::Success, function_response_parts(id, name, content), Some(display), None)
+            }
+            Outcome::Failed(message) => (
+                ToolCallStatus::Error,
+                vec![error_response(id, name, &message)],
+                None,
+                Some(message),
+            ),
+            Outcome::Cancelled(message) => (
+                ToolCallStatus::Cancelled,
+                vec![error_response(id, name, message)],
+                None,
+                Some(message.to_owned()),
+            ),
+        };
+        CompletedCall {
+            request: call.request.clone(),
+            status,
+            parts,
+            display,
+            error,
+            duration: call.started.elapsed(),
+        }
+    }
 }
 
 enum Outcome {
-    Done {
-        content: LlmContent,
-        display: String,
-    },
+    Ran(ToolResult),
     Failed(String),
-    Cancelled,
+    Cancelled(&'static str),
 }
 
-fn complete(call: &ToolCallRequest, outcome: Outcome, duration: Duration) -> CompletedCall {
-    let (status, parts, display, error) = match outcome {
-        Outcome::Done { content, display } => (
-            ToolCallStatus::Success,
-            function_response_parts(&call.call_id, &call.name, content),
-            Some(display),
-            None,
-        ),
-        Outcome::Failed(message) => (
-            ToolCallStatus::Error,
-            vec![error_response(&call.call_id, &call.name, &message)],
-            None,
-            Some(message),
-        ),
-        Outcome::Cancelled => (
-            ToolCallStatus::Cancelled,
-            vec![error_response(&call.call_id, &call.name, CANCELLED_MESSAGE)],
-            None,
-            Some("Cancelled".to_owned()),
-        ),
-    };
-    CompletedCall {
-        request: call.clone(),
-        status,
-        parts,
-        display,
-        error,
-        duration,
+fn emit_state(sink: &EventSink, call_id: &str, state: ToolCallState) {
+    sink.emit(Event::ToolCallState {
+        call_id: call_id.to_owned(),
+        state,
+    });
+}
+
+/// The confirmation shown for a tool that has nothing specific to show.
+fn generic_details(tool: &dyn Tool, args: &Value) -> ConfirmationDetails {
+    ConfirmationDetails::Info {
+        title: format!("Allow {}?", tool.display_name()),
+        prompt: format!("{}: {}", tool.name(), tool.describe_call(args)),
+        urls: Vec::new(),
+    }
+}
+
+fn append_note(content: LlmContent, note: &str) -> LlmContent {
+    match content {
+        LlmContent::Text(text) => LlmContent::Text(format!("{text}\n\n{note}")),
+        LlmContent::Parts(mut parts) => {
+            parts.push(Part::text(note));
+            LlmContent::Parts(parts)
+        }
     }
 }
 
@@ -171,14 +478,16 @@ pub fn function_response_parts(call_id: &str, name: &str, content: LlmContent) -
     let (output, extra) = match content {
         LlmContent::Text(text) => (text, Vec::new()),
         LlmContent::Parts(parts) => {
-            let (texts, others): (Vec<Part>, Vec<Part>) = parts.into_iter().partition(|p| {
-                p.text.is_some() && p.inline_data.is_none() && p.file_data.is_none()
-            });
+            let (texts, others): (Vec<Part>, Vec<Part>) = parts
+                .into_iter()
+                .partition(|p| p.text.is_some() && p.inline_data.is_none() && p.file_data.is_none());
             let text: Vec<String> = texts.into_iter().filter_map(|p| p.text).collect();
-            let output = if text.is_empty() {
-                "Tool execution succeeded.".to_owned()
-            } else {
-                text.join("\n")
+            let output = match (text.is_empty(), others.iter().find_map(|p| p.inline_data.as_ref())) {
+                (false, _) => text.join("\n"),
+                (true, Some(blob)) if others.len() == 1 => {
+                    format!("Binary content of type {} was processed.", blob.mime_type)
+                }
+                (true, _) => "Tool execution succeeded.".to_owned(),
             };
             (output, others)
         }
@@ -201,115 +510,4 @@ pub fn error_response(call_id: &str, name: &str, message: &str) -> Part {
         response: json!({ "error": message }),
         extra: Default::default(),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ctx(dir: &std::path::Path) -> ToolContext {
-        ToolContext::new(vec![dir.to_path_buf()])
-    }
-
-    fn call(id: &str, name: &str, args: serde_json::Value) -> ToolCallRequest {
-        ToolCallRequest {
-            call_id: id.into(),
-            name: name.into(),
-            args,
-        }
-    }
-
-    #[tokio::test]
-    async fn results_in_call_order_with_errors_for_bad_calls() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let scheduler = Scheduler::new(Arc::new(ToolRegistry::with_builtins()));
-        let (sink, mut events) = EventSink::new();
-        let calls = vec![
-            call(
-                "a",
-                "list_directory",
-                json!({"dir_path": root.to_str().unwrap()}),
-            ),
-            call("b", "run_shell_command", json!({"command": "ls"})),
-            call("c", "list_directory", json!({"dir_path": 42})),
-        ];
-        let done = scheduler.run(&calls, &ctx(&root), &sink).await;
-        let responses: Vec<_> = done
-            .iter()
-            .map(|c| serde_json::to_value(&c.parts[0]).unwrap()["functionResponse"].clone())
-            .collect();
-        assert_eq!(responses[0]["id"], "a");
-        assert!(
-            responses[0]["response"]["output"]
-                .as_str()
-                .unwrap()
-                .starts_with("Directory ")
-        );
-        assert_eq!(
-            responses[1]["response"]["error"],
-            "Tool \"run_shell_command\" not found. Did you mean \"list_directory\"?"
-        );
-        assert_eq!(
-            responses[2]["response"]["error"],
-            "Invalid parameters for list_directory: params/dir_path must be string"
-        );
-        assert_eq!(done[2].status, ToolCallStatus::Error);
-        drop(sink);
-        let mut kinds = Vec::new();
-        while let Some(e) = events.recv().await {
-            kinds.push(
-                serde_json::to_value(&e).unwrap()["type"]
-                    .as_str()
-                    .unwrap()
-                    .to_owned(),
-            );
-        }
-        assert_eq!(
-            kinds.iter().filter(|k| *k == "tool_call_request").count(),
-            3
-        );
-        assert_eq!(
-            kinds.iter().filter(|k| *k == "tool_call_response").count(),
-            3
-        );
-    }
-
-    #[tokio::test]
-    async fn cancelled_before_start_reports_cancelled() {
-        let dir = tempfile::tempdir().unwrap();
-        let scheduler = Scheduler::new(Arc::new(ToolRegistry::with_builtins()));
-        let (sink, _events) = EventSink::new();
-        let c = ctx(dir.path());
-        c.cancel.cancel();
-        let done = scheduler
-            .run(
-                &[call("a", "list_directory", json!({"dir_path": "."}))],
-                &c,
-                &sink,
-            )
-            .await;
-        assert_eq!(done[0].status, ToolCallStatus::Cancelled);
-        let v = serde_json::to_value(&done[0].parts[0]).unwrap();
-        assert_eq!(
-            v["functionResponse"]["response"]["error"],
-            CANCELLED_MESSAGE
-        );
-    }
-
-    #[test]
-    fn parts_content_puts_binary_beside_the_response() {
-        let parts = function_response_parts(
-            "id",
-            "read_file",
-            LlmContent::Parts(vec![Part::inline_data("image/png", "AAAA")]),
-        );
-        assert_eq!(parts.len(), 2);
-        let v = serde_json::to_value(&parts[0]).unwrap();
-        assert_eq!(
-            v["functionResponse"]["response"]["output"],
-            "Tool execution succeeded."
-        );
-        assert!(parts[1].inline_data.is_some());
-    }
 }

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, info_span};
 
 use crate::agent::Agent;
+use crate::approval::{Answer, ApprovalPolicy, Confirmations};
 use crate::chat::Chat;
 use crate::config::SessionConfig;
 use crate::events::EventSink;
@@ -19,31 +20,56 @@ use crate::tools::{ToolRegistry, ToolServices};
 
 /// Sends operations to a session. Cloneable; the session ends when every
 /// handle is dropped or [`Op::Shutdown`] is processed.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct SessionHandle {
     session_id: String,
     ops: mpsc::UnboundedSender<Op>,
     current_turn: Arc<Mutex<Option<CancellationToken>>>,
+    confirmations: Arc<Confirmations>,
 }
 
-/// The session task is gone.
-#[derive(Debug, thiserror::Error)]
-#[error("the session has ended")]
-pub struct SessionClosed;
+impl std::fmt::Debug for SessionHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionHandle")
+            .field("session_id", &self.session_id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why an operation was not accepted.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SessionError {
+    #[error("the session has ended")]
+    Closed,
+    #[error("no confirmation is waiting for tool call {0}")]
+    NoSuchConfirmation(String),
+}
+
+/// Kept for callers that only care that the session is gone.
+pub type SessionClosed = SessionError;
 
 impl SessionHandle {
     pub fn session_id(&self) -> &str {
         &self.session_id
     }
 
-    /// Queues an operation. [`Op::Interrupt`] takes effect immediately,
-    /// even while a turn is running.
-    pub fn submit(&self, op: Op) -> Result<(), SessionClosed> {
-        if op == Op::Interrupt {
-            self.interrupt();
-            return Ok(());
+    /// Queues an operation. [`Op::Interrupt`] and [`Op::ConfirmTool`] take
+    /// effect immediately, even while a turn is running.
+    pub fn submit(&self, op: Op) -> Result<(), SessionError> {
+        match op {
+            Op::Interrupt => {
+                self.interrupt();
+                Ok(())
+            }
+            Op::ConfirmTool { call_id, outcome, content } => {
+                if self.confirmations.answer(&call_id, Answer { outcome, content }) {
+                    Ok(())
+                } else {
+                    Err(SessionError::NoSuchConfirmation(call_id))
+                }
+            }
+            op => self.ops.send(op).map_err(|_| SessionError::Closed),
         }
-        self.ops.send(op).map_err(|_| SessionClosed)
     }
 
     /// Cancels the running turn, if any.
@@ -68,14 +94,17 @@ impl Session {
         config: SessionConfig,
         client: GeminiClient,
         tools: ToolRegistry,
+        policy: Arc<dyn ApprovalPolicy>,
     ) -> (SessionHandle, mpsc::UnboundedReceiver<Event>) {
         let (sink, events) = EventSink::new();
         let (ops_tx, mut ops_rx) = mpsc::unbounded_channel();
         let current_turn = Arc::new(Mutex::new(None::<CancellationToken>));
+        let confirmations = Arc::new(Confirmations::default());
         let handle = SessionHandle {
             session_id: config.session_id.clone(),
             ops: ops_tx,
             current_turn: current_turn.clone(),
+            confirmations: confirmations.clone(),
         };
         let tools = Arc::new(tools);
         let chat = Chat::new(
@@ -108,7 +137,7 @@ impl Session {
             }),
             limits: Default::default(),
         });
-        let mut agent = Agent::new(config, chat, Scheduler::new(tools), services);
+        let mut agent = Agent::new(config, chat, Scheduler::new(tools, policy, confirmations), services);
         tokio::spawn(
             async move {
                 let mut turns = 0u64;

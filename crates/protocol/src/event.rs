@@ -201,6 +201,9 @@ pub enum ErrorKind {
 pub enum TurnStatus {
     Completed,
     Cancelled,
+    /// The user declined a tool call; its result is recorded and the model
+    /// waits for the user's next message.
+    Declined,
     Failed,
     TurnLimitReached,
     LoopDetected,

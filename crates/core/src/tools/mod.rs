@@ -68,6 +68,10 @@ pub struct ToolContext {
     pub services: Arc<ToolServices>,
     /// Live output of this call, set by the scheduler.
     pub output: Option<OutputSink>,
+    /// The user explicitly approved this call in a confirmation (as opposed
+    /// to a policy allowing it). Tools may require this for risky targets,
+    /// e.g. web_fetch of a private address.
+    pub confirmed: bool,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -88,6 +92,7 @@ impl ToolContext {
             cancel: CancellationToken::new(),
             services: Arc::new(ToolServices::default()),
             output: None,
+            confirmed: false,
         }
     }
 

@@ -1,0 +1,98 @@
+//! How the scheduler learns whether a call may run, and how the user's
+//! answers reach a waiting turn.
+//!
+//! The decision itself belongs to the policy engine (`gd-policy`), adapted
+//! to [`ApprovalPolicy`]; keeping the trait here lets the scheduler be
+//! tested with simple policies and lets frontends swap the engine's mode at
+//! runtime without the scheduler knowing.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use gd_protocol::{ConfirmationDetails, ConfirmationOutcome};
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use crate::tools::Tool;
+
+/// What the policy says about one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Allow,
+    /// Refused; the optional message is told to the model.
+    Deny(Option<String>),
+    /// The user must confirm. Policies of non-interactive sessions never
+    /// answer this (they deny instead).
+    Ask,
+}
+
+/// The policy as the scheduler sees it.
+pub trait ApprovalPolicy: Send + Sync {
+    fn decide(&self, tool: &dyn Tool, args: &Value) -> Verdict;
+
+    /// The user chose "always allow" for a call like this one (for the rest
+    /// of the session; with `save`, also in the user's policy files).
+    fn remember(
+        &self,
+        tool: &dyn Tool,
+        args: &Value,
+        details: Option<&ConfirmationDetails>,
+        save: bool,
+    ) -> Result<(), String>;
+}
+
+/// A policy that allows every call (tests, and callers without policies).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct AllowAll;
+
+impl ApprovalPolicy for AllowAll {
+    fn decide(&self, _tool: &dyn Tool, _args: &Value) -> Verdict {
+        Verdict::Allow
+    }
+
+    fn remember(&self, _: &dyn Tool, _: &Value, _: Option<&ConfirmationDetails>, _: bool) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// The user's answer to one confirmation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    pub outcome: ConfirmationOutcome,
+    /// Edited content, with `ModifyWithEditor`.
+    pub content: Option<String>,
+}
+
+/// Confirmations waiting for an answer, by call id. Shared between the
+/// session handle (which receives `Op::ConfirmTool` at any time) and the
+/// scheduler (which waits).
+#[derive(Debug, Default)]
+pub struct Confirmations {
+    pending: Mutex<HashMap<String, oneshot::Sender<Answer>>>,
+}
+
+impl Confirmations {
+    /// Registers a pending confirmation and returns where its answer arrives.
+    pub fn register(&self, call_id: &str) -> oneshot::Receiver<Answer> {
+        let (tx, rx) = oneshot::channel();
+        self.lock().insert(call_id.to_owned(), tx);
+        rx
+    }
+
+    /// Delivers an answer; `false` when no confirmation waits for this call.
+    pub fn answer(&self, call_id: &str, answer: Answer) -> bool {
+        match self.lock().remove(call_id) {
+            Some(tx) => tx.send(answer).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Forgets a confirmation nobody answered (the turn was cancelled).
+    pub fn withdraw(&self, call_id: &str) {
+        self.lock().remove(call_id);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Answer>>> {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
