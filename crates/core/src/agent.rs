@@ -32,7 +32,12 @@ pub struct Agent {
 }
 
 impl Agent {
-    pub fn new(config: SessionConfig, chat: Chat, scheduler: Scheduler, services: Arc<ToolServices>) -> Self {
+    pub fn new(
+        config: SessionConfig,
+        chat: Chat,
+        scheduler: Scheduler,
+        services: Arc<ToolServices>,
+    ) -> Self {
         Self {
             config,
             chat,

@@ -50,7 +50,13 @@ impl ApprovalPolicy for AllowAll {
         Verdict::Allow
     }
 
-    fn remember(&self, _: &dyn Tool, _: &Value, _: Option<&ConfirmationDetails>, _: bool) -> Result<(), String> {
+    fn remember(
+        &self,
+        _: &dyn Tool,
+        _: &Value,
+        _: Option<&ConfirmationDetails>,
+        _: bool,
+    ) -> Result<(), String> {
         Ok(())
     }
 }

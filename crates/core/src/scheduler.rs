@@ -32,8 +32,7 @@ pub const CANCELLED_MESSAGE: &str = "[Operation Cancelled] Reason: User cancelle
 /// The message sent to the model for a call the user declined.
 pub const DECLINED_MESSAGE: &str = "[Operation Cancelled] Reason: User did not allow tool call";
 /// Appended to the result of a call whose proposal the user edited.
-pub const MODIFIED_NOTE: &str =
-    "The user modified the proposed change before it was applied; the result reflects the user's version.";
+pub const MODIFIED_NOTE: &str = "The user modified the proposed change before it was applied; the result reflects the user's version.";
 
 /// A finished call.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,7 +59,10 @@ pub struct BatchOutcome {
 impl BatchOutcome {
     /// All `functionResponse` (and sibling) parts, in call order.
     pub fn parts(&self) -> Vec<Part> {
-        self.completed.iter().flat_map(|c| c.parts.iter().cloned()).collect()
+        self.completed
+            .iter()
+            .flat_map(|c| c.parts.iter().cloned())
+            .collect()
     }
 }
 
@@ -74,7 +76,9 @@ pub struct Scheduler {
 /// Where a call stands between the phases of a batch.
 enum Stage {
     /// Ready to run; `confirmed` when the user approved it explicitly.
-    Approved { confirmed: bool },
+    Approved {
+        confirmed: bool,
+    },
     NeedsApproval,
     /// Finished without running: error for the model.
     Failed(String),
@@ -109,7 +113,12 @@ impl Scheduler {
     }
 
     /// Executes `calls` and returns their results in call order.
-    pub async fn run(&self, calls: &[ToolCallRequest], ctx: &ToolContext, sink: &EventSink) -> BatchOutcome {
+    pub async fn run(
+        &self,
+        calls: &[ToolCallRequest],
+        ctx: &ToolContext,
+        sink: &EventSink,
+    ) -> BatchOutcome {
         for call in calls {
             sink.emit(Event::ToolCallRequest {
                 call_id: call.call_id.clone(),
@@ -124,11 +133,19 @@ impl Scheduler {
         }
         let declined = self.ask_approvals(&mut batch, ctx, sink).await;
         let completed = self.execute_all(batch, ctx, sink).await;
-        BatchOutcome { completed, declined }
+        BatchOutcome {
+            completed,
+            declined,
+        }
     }
 
     /// Phase 1: look up, check the arguments, prepare, ask the policy.
-    async fn validate(&self, request: &ToolCallRequest, ctx: &ToolContext, sink: &EventSink) -> Call {
+    async fn validate(
+        &self,
+        request: &ToolCallRequest,
+        ctx: &ToolContext,
+        sink: &EventSink,
+    ) -> Call {
         let tool = self.registry.get(&request.name).cloned();
         let mut call = Call {
             request: request.clone(),
@@ -147,7 +164,10 @@ impl Scheduler {
                 break 'stage Stage::Failed(self.registry.not_found_message(&request.name));
             };
             if let Err(problem) = schema::validate(&call.args, tool.parameter_schema()) {
-                break 'stage Stage::Failed(format!("Invalid parameters for {}: {problem}", request.name));
+                break 'stage Stage::Failed(format!(
+                    "Invalid parameters for {}: {problem}",
+                    request.name
+                ));
             }
             match tool.prepare(&call.args, ctx).await {
                 Ok(details) => call.details = details,
@@ -176,7 +196,10 @@ impl Scheduler {
             if !matches!(call.stage, Stage::NeedsApproval) {
                 continue;
             }
-            let tool = call.tool.clone().expect("calls needing approval have a tool");
+            let tool = call
+                .tool
+                .clone()
+                .expect("calls needing approval have a tool");
             if declined {
                 call.stage = Stage::Cancelled(DECLINED_MESSAGE);
                 continue;
@@ -200,7 +223,13 @@ impl Scheduler {
     }
 
     /// Shows one confirmation and applies the answer.
-    async fn confirm(&self, call: &mut Call, tool: &dyn Tool, ctx: &ToolContext, sink: &EventSink) -> Stage {
+    async fn confirm(
+        &self,
+        call: &mut Call,
+        tool: &dyn Tool,
+        ctx: &ToolContext,
+        sink: &EventSink,
+    ) -> Stage {
         let details = call
             .details
             .clone()
@@ -223,10 +252,15 @@ impl Scheduler {
             }
             ConfirmationOutcome::ModifyWithEditor => {
                 let Some(content) = answer.content else {
-                    return Stage::Failed("The user chose to modify the change but sent no content.".into());
+                    return Stage::Failed(
+                        "The user chose to modify the change but sent no content.".into(),
+                    );
                 };
                 let Some(args) = tool.modified_args(&call.args, &content) else {
-                    return Stage::Failed(format!("The proposal of {} cannot be modified.", tool.name()));
+                    return Stage::Failed(format!(
+                        "The proposal of {} cannot be modified.",
+                        tool.name()
+                    ));
                 };
                 match tool.prepare(&args, ctx).await {
                     Ok(details) => {
@@ -274,7 +308,12 @@ impl Scheduler {
 
     /// Phase 3: run what was approved, in call order; consecutive read-only
     /// calls run concurrently.
-    async fn execute_all(&self, batch: Vec<Call>, ctx: &ToolContext, sink: &EventSink) -> Vec<CompletedCall> {
+    async fn execute_all(
+        &self,
+        batch: Vec<Call>,
+        ctx: &ToolContext,
+        sink: &EventSink,
+    ) -> Vec<CompletedCall> {
         let mut completed = Vec::with_capacity(batch.len());
         let mut group: Vec<Call> = Vec::new();
         for call in batch {
@@ -282,7 +321,10 @@ impl Scheduler {
                 && call.tool.as_ref().is_some_and(|t| t.kind().is_read_only())
                 && call.args.get("wait_for_previous") != Some(&Value::Bool(true));
             if !concurrent && !group.is_empty() {
-                completed.extend(self.execute_group(std::mem::take(&mut group), ctx, sink).await);
+                completed.extend(
+                    self.execute_group(std::mem::take(&mut group), ctx, sink)
+                        .await,
+                );
             }
             if concurrent {
                 group.push(call);
@@ -296,12 +338,18 @@ impl Scheduler {
         completed
     }
 
-    async fn execute_group(&self, group: Vec<Call>, ctx: &ToolContext, sink: &EventSink) -> Vec<CompletedCall> {
+    async fn execute_group(
+        &self,
+        group: Vec<Call>,
+        ctx: &ToolContext,
+        sink: &EventSink,
+    ) -> Vec<CompletedCall> {
         join_all(group.into_iter().map(|call| self.execute(call, ctx, sink))).await
     }
 
     async fn execute(&self, mut call: Call, ctx: &ToolContext, sink: &EventSink) -> CompletedCall {
-        let span = info_span!("tool_call", name = %call.request.name, call_id = %call.request.call_id);
+        let span =
+            info_span!("tool_call", name = %call.request.name, call_id = %call.request.call_id);
         let outcome = async {
             let confirmed = match call.stage {
                 Stage::Approved { confirmed } => confirmed,
@@ -353,7 +401,13 @@ impl Scheduler {
 
     /// Before an approved edit runs: if what the user saw is no longer what
     /// is on disk, ask again with the current diff. Never overwrite silently.
-    async fn recheck(&self, call: &mut Call, tool: &dyn Tool, ctx: &ToolContext, sink: &EventSink) -> Result<(), Outcome> {
+    async fn recheck(
+        &self,
+        call: &mut Call,
+        tool: &dyn Tool,
+        ctx: &ToolContext,
+        sink: &EventSink,
+    ) -> Result<(), Outcome> {
         loop {
             let Some(ConfirmationDetails::Edit { original: seen, .. }) = &call.details else {
                 return Ok(());
@@ -387,9 +441,17 @@ impl Scheduler {
                         Some(args) => {
                             call.args = args;
                             call.modified = true;
-                            call.details = tool.prepare(&call.args, ctx).await.map_err(|e| Outcome::Failed(e.message))?;
+                            call.details = tool
+                                .prepare(&call.args, ctx)
+                                .await
+                                .map_err(|e| Outcome::Failed(e.message))?;
                         }
-                        None => return Err(Outcome::Failed(format!("The proposal of {} cannot be modified.", tool.name()))),
+                        None => {
+                            return Err(Outcome::Failed(format!(
+                                "The proposal of {} cannot be modified.",
+                                tool.name()
+                            )));
+                        }
                     }
                 }
                 _ => {}
@@ -402,18 +464,29 @@ impl Scheduler {
         let id = &call.request.call_id;
         let name = &call.request.name;
         let (status, parts, display, error) = match outcome {
-            Outcome::Ran(ToolResult { error: Some(error), .. }) => (
+            Outcome::Ran(ToolResult {
+                error: Some(error), ..
+            }) => (
                 ToolCallStatus::Error,
                 vec![error_response(id, name, &error.message)],
                 None,
                 Some(error.message),
             ),
-            Outcome::Ran(ToolResult { llm_content, display, .. }) => {
+            Outcome::Ran(ToolResult {
+                llm_content,
+                display,
+                ..
+            }) => {
                 let mut content = crate::truncation::limit_content(llm_content, id, ctx);
                 if call.modified {
                     content = append_note(content, MODIFIED_NOTE);
                 }
-                (ToolCallStatus::Success, function_response_parts(id, name, content), Some(display), None)
+                (
+                    ToolCallStatus::Success,
+                    function_response_parts(id, name, content),
+                    Some(display),
+                    None,
+                )
             }
             Outcome::Failed(message) => (
                 ToolCallStatus::Error,
@@ -478,11 +551,14 @@ pub fn function_response_parts(call_id: &str, name: &str, content: LlmContent) -
     let (output, extra) = match content {
         LlmContent::Text(text) => (text, Vec::new()),
         LlmContent::Parts(parts) => {
-            let (texts, others): (Vec<Part>, Vec<Part>) = parts
-                .into_iter()
-                .partition(|p| p.text.is_some() && p.inline_data.is_none() && p.file_data.is_none());
+            let (texts, others): (Vec<Part>, Vec<Part>) = parts.into_iter().partition(|p| {
+                p.text.is_some() && p.inline_data.is_none() && p.file_data.is_none()
+            });
             let text: Vec<String> = texts.into_iter().filter_map(|p| p.text).collect();
-            let output = match (text.is_empty(), others.iter().find_map(|p| p.inline_data.as_ref())) {
+            let output = match (
+                text.is_empty(),
+                others.iter().find_map(|p| p.inline_data.as_ref()),
+            ) {
                 (false, _) => text.join("\n"),
                 (true, Some(blob)) if others.len() == 1 => {
                     format!("Binary content of type {} was processed.", blob.mime_type)

@@ -61,8 +61,15 @@ impl SessionHandle {
                 self.interrupt();
                 Ok(())
             }
-            Op::ConfirmTool { call_id, outcome, content } => {
-                if self.confirmations.answer(&call_id, Answer { outcome, content }) {
+            Op::ConfirmTool {
+                call_id,
+                outcome,
+                content,
+            } => {
+                if self
+                    .confirmations
+                    .answer(&call_id, Answer { outcome, content })
+                {
                     Ok(())
                 } else {
                     Err(SessionError::NoSuchConfirmation(call_id))
@@ -137,7 +144,12 @@ impl Session {
             }),
             limits: Default::default(),
         });
-        let mut agent = Agent::new(config, chat, Scheduler::new(tools, policy, confirmations), services);
+        let mut agent = Agent::new(
+            config,
+            chat,
+            Scheduler::new(tools, policy, confirmations),
+            services,
+        );
         tokio::spawn(
             async move {
                 let mut turns = 0u64;

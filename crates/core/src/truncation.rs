@@ -55,7 +55,13 @@ fn save_full_output(text: &str, call_id: &str, ctx: &ToolContext) -> Option<std:
     let dir = ctx.services.temp_dir.join("tool-outputs");
     let safe_id: String = call_id
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     let path = dir.join(format!("{safe_id}.txt"));
     match std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(&path, text)) {
@@ -83,8 +89,11 @@ mod tests {
         };
         services.limits.max_output_chars = 100;
         ctx.services = Arc::new(services);
-        let text: String = (0..1000).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
-        let LlmContent::Text(out) = limit_content(LlmContent::Text(text.clone()), "call/1", &ctx) else {
+        let text: String = (0..1000)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect();
+        let LlmContent::Text(out) = limit_content(LlmContent::Text(text.clone()), "call/1", &ctx)
+        else {
             panic!("text expected");
         };
         assert!(out.starts_with(&text[..20]));
@@ -92,7 +101,8 @@ mod tests {
         assert!(out.contains("first 20 and the last 80 of 1000 characters"));
         let saved = dir.path().join("tmp/tool-outputs/call_1.txt");
         assert_eq!(std::fs::read_to_string(saved).unwrap(), text);
-        let LlmContent::Text(short) = limit_content(LlmContent::Text("ok".into()), "c", &ctx) else {
+        let LlmContent::Text(short) = limit_content(LlmContent::Text("ok".into()), "c", &ctx)
+        else {
             panic!()
         };
         assert_eq!(short, "ok");

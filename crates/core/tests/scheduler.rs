@@ -11,8 +11,12 @@ use gd_core::approval::{Answer, ApprovalPolicy, Confirmations, Verdict};
 use gd_core::chat::ToolCallRequest;
 use gd_core::events::EventSink;
 use gd_core::scheduler::{DECLINED_MESSAGE, MODIFIED_NOTE, Scheduler};
-use gd_core::tools::{Tool, ToolContext, ToolError, ToolErrorKind, ToolKind, ToolRegistry, ToolResult};
-use gd_protocol::{ConfirmationDetails, ConfirmationOutcome, Event, SideBySideDiff, ToolCallState, ToolCallStatus};
+use gd_core::tools::{
+    Tool, ToolContext, ToolError, ToolErrorKind, ToolKind, ToolRegistry, ToolResult,
+};
+use gd_protocol::{
+    ConfirmationDetails, ConfirmationOutcome, Event, SideBySideDiff, ToolCallState, ToolCallStatus,
+};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tokio::sync::{Barrier, mpsc};
@@ -45,11 +49,18 @@ impl Tool for FakeWrite {
     fn parameter_schema(&self) -> &Value {
         schema_path_content()
     }
-    fn prepare<'a>(&'a self, args: &'a Value, ctx: &'a ToolContext) -> BoxFuture<'a, Result<Option<ConfirmationDetails>, ToolError>> {
+    fn prepare<'a>(
+        &'a self,
+        args: &'a Value,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<Option<ConfirmationDetails>, ToolError>> {
         Box::pin(async move {
             let path = ctx.primary_dir().join(args["path"].as_str().unwrap());
             if args["content"] == "invalid" {
-                return Err(ToolError::new(ToolErrorKind::InvalidParams, "content is invalid"));
+                return Err(ToolError::new(
+                    ToolErrorKind::InvalidParams,
+                    "content is invalid",
+                ));
             }
             Ok(Some(ConfirmationDetails::Edit {
                 title: "write".into(),
@@ -140,7 +151,11 @@ impl ScriptedPolicy {
     fn with(verdicts: &[(&str, Verdict)]) -> Arc<Self> {
         let policy = Self::default();
         for (name, verdict) in verdicts {
-            policy.verdicts.lock().unwrap().insert((*name).into(), verdict.clone());
+            policy
+                .verdicts
+                .lock()
+                .unwrap()
+                .insert((*name).into(), verdict.clone());
         }
         Arc::new(policy)
     }
@@ -148,11 +163,28 @@ impl ScriptedPolicy {
 
 impl ApprovalPolicy for ScriptedPolicy {
     fn decide(&self, tool: &dyn Tool, _args: &Value) -> Verdict {
-        self.verdicts.lock().unwrap().get(tool.name()).cloned().unwrap_or(Verdict::Ask)
+        self.verdicts
+            .lock()
+            .unwrap()
+            .get(tool.name())
+            .cloned()
+            .unwrap_or(Verdict::Ask)
     }
-    fn remember(&self, tool: &dyn Tool, _args: &Value, _details: Option<&ConfirmationDetails>, save: bool) -> Result<(), String> {
-        self.remembered.lock().unwrap().push((tool.name().into(), save));
-        self.verdicts.lock().unwrap().insert(tool.name().into(), Verdict::Allow);
+    fn remember(
+        &self,
+        tool: &dyn Tool,
+        _args: &Value,
+        _details: Option<&ConfirmationDetails>,
+        save: bool,
+    ) -> Result<(), String> {
+        self.remembered
+            .lock()
+            .unwrap()
+            .push((tool.name().into(), save));
+        self.verdicts
+            .lock()
+            .unwrap()
+            .insert(tool.name().into(), Verdict::Allow);
         Ok(())
     }
 }
@@ -177,11 +209,21 @@ fn setup(policy: Arc<dyn ApprovalPolicy>, extra: Vec<Arc<dyn Tool>>) -> Setup {
     let confirmations = Arc::new(Confirmations::default());
     let scheduler = Scheduler::new(Arc::new(registry), policy, confirmations.clone());
     let ctx = ToolContext::new(vec![ws.clone()]);
-    Setup { scheduler, confirmations, ctx, ws, _dir: dir }
+    Setup {
+        scheduler,
+        confirmations,
+        ctx,
+        ws,
+        _dir: dir,
+    }
 }
 
 fn call(id: &str, name: &str, args: Value) -> ToolCallRequest {
-    ToolCallRequest { call_id: id.into(), name: name.into(), args }
+    ToolCallRequest {
+        call_id: id.into(),
+        name: name.into(),
+        args,
+    }
 }
 
 fn write(id: &str, path: &str, content: &str) -> ToolCallRequest {
@@ -193,7 +235,11 @@ fn response(parts: &[gd_gemini::Part]) -> Value {
 }
 
 /// Answers confirmation requests from a script, in order, and reports them.
-fn answer_with(confirmations: Arc<Confirmations>, mut rx: mpsc::UnboundedReceiver<Event>, answers: Vec<Answer>) -> tokio::task::JoinHandle<Vec<Event>> {
+fn answer_with(
+    confirmations: Arc<Confirmations>,
+    mut rx: mpsc::UnboundedReceiver<Event>,
+    answers: Vec<Answer>,
+) -> tokio::task::JoinHandle<Vec<Event>> {
     tokio::spawn(async move {
         let mut answers = answers.into_iter();
         let mut seen = Vec::new();
@@ -209,7 +255,10 @@ fn answer_with(confirmations: Arc<Confirmations>, mut rx: mpsc::UnboundedReceive
 }
 
 fn answer(outcome: ConfirmationOutcome) -> Answer {
-    Answer { outcome, content: None }
+    Answer {
+        outcome,
+        content: None,
+    }
 }
 
 fn requests(events: &[Event]) -> Vec<String> {
@@ -235,12 +284,21 @@ fn states(events: &[Event], id: &str) -> Vec<ToolCallState> {
 #[tokio::test]
 async fn read_only_calls_run_concurrently_and_results_keep_call_order() {
     let barrier = Arc::new(Barrier::new(2));
-    let s = setup(ScriptedPolicy::with(&[("rendezvous", Verdict::Allow)]), vec![Arc::new(Rendezvous(barrier))]);
+    let s = setup(
+        ScriptedPolicy::with(&[("rendezvous", Verdict::Allow)]),
+        vec![Arc::new(Rendezvous(barrier))],
+    );
     let (sink, _rx) = EventSink::new();
-    let calls = [call("a", "rendezvous", json!({"n": 1})), call("b", "rendezvous", json!({"n": 2}))];
-    let batch = tokio::time::timeout(Duration::from_secs(5), s.scheduler.run(&calls, &s.ctx, &sink))
-        .await
-        .expect("both calls ran at the same time");
+    let calls = [
+        call("a", "rendezvous", json!({"n": 1})),
+        call("b", "rendezvous", json!({"n": 2})),
+    ];
+    let batch = tokio::time::timeout(
+        Duration::from_secs(5),
+        s.scheduler.run(&calls, &s.ctx, &sink),
+    )
+    .await
+    .expect("both calls ran at the same time");
     assert_eq!(response(&batch.completed[0].parts)["output"], "met 1");
     assert_eq!(response(&batch.completed[1].parts)["output"], "met 2");
 }
@@ -249,8 +307,22 @@ async fn read_only_calls_run_concurrently_and_results_keep_call_order() {
 async fn approvals_are_asked_in_call_order_and_proceed_once_runs() {
     let s = setup(ScriptedPolicy::with(&[]), vec![]);
     let (sink, rx) = EventSink::new();
-    let seen = answer_with(s.confirmations.clone(), rx, vec![answer(ConfirmationOutcome::ProceedOnce), answer(ConfirmationOutcome::ProceedOnce)]);
-    let batch = s.scheduler.run(&[write("1", "a.txt", "A"), write("2", "b.txt", "B")], &s.ctx, &sink).await;
+    let seen = answer_with(
+        s.confirmations.clone(),
+        rx,
+        vec![
+            answer(ConfirmationOutcome::ProceedOnce),
+            answer(ConfirmationOutcome::ProceedOnce),
+        ],
+    );
+    let batch = s
+        .scheduler
+        .run(
+            &[write("1", "a.txt", "A"), write("2", "b.txt", "B")],
+            &s.ctx,
+            &sink,
+        )
+        .await;
     drop(sink);
     let events = seen.await.unwrap();
     assert_eq!(requests(&events), vec!["1", "2"]);
@@ -273,8 +345,19 @@ async fn approvals_are_asked_in_call_order_and_proceed_once_runs() {
 async fn cancel_declines_this_and_the_remaining_calls() {
     let s = setup(ScriptedPolicy::with(&[]), vec![]);
     let (sink, rx) = EventSink::new();
-    let seen = answer_with(s.confirmations.clone(), rx, vec![answer(ConfirmationOutcome::Cancel)]);
-    let batch = s.scheduler.run(&[write("1", "a.txt", "A"), write("2", "b.txt", "B")], &s.ctx, &sink).await;
+    let seen = answer_with(
+        s.confirmations.clone(),
+        rx,
+        vec![answer(ConfirmationOutcome::Cancel)],
+    );
+    let batch = s
+        .scheduler
+        .run(
+            &[write("1", "a.txt", "A"), write("2", "b.txt", "B")],
+            &s.ctx,
+            &sink,
+        )
+        .await;
     drop(sink);
     let events = seen.await.unwrap();
     assert!(batch.declined);
@@ -288,17 +371,35 @@ async fn cancel_declines_this_and_the_remaining_calls() {
 
 #[tokio::test]
 async fn proceed_always_is_remembered_and_covers_later_calls() {
-    for (outcome, save) in [(ConfirmationOutcome::ProceedAlways, false), (ConfirmationOutcome::ProceedAlwaysAndSave, true)] {
+    for (outcome, save) in [
+        (ConfirmationOutcome::ProceedAlways, false),
+        (ConfirmationOutcome::ProceedAlwaysAndSave, true),
+    ] {
         let policy = ScriptedPolicy::with(&[]);
         let s = setup(policy.clone(), vec![]);
         let (sink, rx) = EventSink::new();
         let seen = answer_with(s.confirmations.clone(), rx, vec![answer(outcome)]);
-        let batch = s.scheduler.run(&[write("1", "a.txt", "A"), write("2", "b.txt", "B")], &s.ctx, &sink).await;
+        let batch = s
+            .scheduler
+            .run(
+                &[write("1", "a.txt", "A"), write("2", "b.txt", "B")],
+                &s.ctx,
+                &sink,
+            )
+            .await;
         drop(sink);
         let events = seen.await.unwrap();
         assert_eq!(requests(&events), vec!["1"]);
-        assert_eq!(*policy.remembered.lock().unwrap(), vec![("fake_write".to_string(), save)]);
-        assert!(batch.completed.iter().all(|c| c.status == ToolCallStatus::Success));
+        assert_eq!(
+            *policy.remembered.lock().unwrap(),
+            vec![("fake_write".to_string(), save)]
+        );
+        assert!(
+            batch
+                .completed
+                .iter()
+                .all(|c| c.status == ToolCallStatus::Success)
+        );
     }
 }
 
@@ -309,30 +410,66 @@ async fn modified_content_is_applied_and_the_model_is_told() {
     let seen = answer_with(
         s.confirmations.clone(),
         rx,
-        vec![Answer { outcome: ConfirmationOutcome::ModifyWithEditor, content: Some("edited by the user".into()) }],
+        vec![Answer {
+            outcome: ConfirmationOutcome::ModifyWithEditor,
+            content: Some("edited by the user".into()),
+        }],
     );
-    let batch = s.scheduler.run(&[write("1", "a.txt", "proposed")], &s.ctx, &sink).await;
+    let batch = s
+        .scheduler
+        .run(&[write("1", "a.txt", "proposed")], &s.ctx, &sink)
+        .await;
     drop(sink);
     seen.await.unwrap();
-    assert_eq!(std::fs::read_to_string(s.ws.join("a.txt")).unwrap(), "edited by the user");
-    let output = response(&batch.completed[0].parts)["output"].as_str().unwrap().to_owned();
+    assert_eq!(
+        std::fs::read_to_string(s.ws.join("a.txt")).unwrap(),
+        "edited by the user"
+    );
+    let output = response(&batch.completed[0].parts)["output"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     assert!(output.ends_with(MODIFIED_NOTE), "{output}");
 }
 
 #[tokio::test]
 async fn denied_and_invalid_calls_never_reach_the_user() {
-    let s = setup(ScriptedPolicy::with(&[("fake_write", Verdict::Deny(Some("Writes are off.".into())))]), vec![]);
+    let s = setup(
+        ScriptedPolicy::with(&[("fake_write", Verdict::Deny(Some("Writes are off.".into())))]),
+        vec![],
+    );
     let (sink, rx) = EventSink::new();
     let seen = answer_with(s.confirmations.clone(), rx, vec![]);
     let batch = s
         .scheduler
-        .run(&[write("1", "a.txt", "A"), call("2", "fake_write", json!({"path": 3, "content": "x"})), call("3", "nope", json!({}))], &s.ctx, &sink)
+        .run(
+            &[
+                write("1", "a.txt", "A"),
+                call("2", "fake_write", json!({"path": 3, "content": "x"})),
+                call("3", "nope", json!({})),
+            ],
+            &s.ctx,
+            &sink,
+        )
         .await;
     drop(sink);
     assert!(requests(&seen.await.unwrap()).is_empty());
-    assert_eq!(response(&batch.completed[0].parts)["error"], "Tool execution denied by policy. Writes are off.");
-    assert!(response(&batch.completed[1].parts)["error"].as_str().unwrap().contains("params/path must be string"));
-    assert!(response(&batch.completed[2].parts)["error"].as_str().unwrap().starts_with("Tool \"nope\" not found."));
+    assert_eq!(
+        response(&batch.completed[0].parts)["error"],
+        "Tool execution denied by policy. Writes are off."
+    );
+    assert!(
+        response(&batch.completed[1].parts)["error"]
+            .as_str()
+            .unwrap()
+            .contains("params/path must be string")
+    );
+    assert!(
+        response(&batch.completed[2].parts)["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("Tool \"nope\" not found.")
+    );
     assert!(!s.ws.join("a.txt").exists());
 }
 
@@ -341,10 +478,16 @@ async fn prepare_errors_fail_before_asking() {
     let s = setup(ScriptedPolicy::with(&[]), vec![]);
     let (sink, rx) = EventSink::new();
     let seen = answer_with(s.confirmations.clone(), rx, vec![]);
-    let batch = s.scheduler.run(&[write("1", "a.txt", "invalid")], &s.ctx, &sink).await;
+    let batch = s
+        .scheduler
+        .run(&[write("1", "a.txt", "invalid")], &s.ctx, &sink)
+        .await;
     drop(sink);
     assert!(requests(&seen.await.unwrap()).is_empty());
-    assert_eq!(response(&batch.completed[0].parts)["error"], "content is invalid");
+    assert_eq!(
+        response(&batch.completed[0].parts)["error"],
+        "content is invalid"
+    );
 }
 
 #[tokio::test]
@@ -357,7 +500,12 @@ async fn a_file_changed_after_approval_is_confirmed_again() {
     let driver = tokio::spawn(async move {
         let mut originals = Vec::new();
         while let Some(event) = rx.recv().await {
-            if let Event::ToolConfirmationRequest { call_id, details: ConfirmationDetails::Edit { original, .. }, .. } = event {
+            if let Event::ToolConfirmationRequest {
+                call_id,
+                details: ConfirmationDetails::Edit { original, .. },
+                ..
+            } = event
+            {
                 originals.push(original.clone());
                 if originals.len() == 1 {
                     // Someone edits the file while the user looks at the diff.
@@ -368,36 +516,63 @@ async fn a_file_changed_after_approval_is_confirmed_again() {
         }
         originals
     });
-    let batch = s.scheduler.run(&[write("1", "a.txt", "mine")], &s.ctx, &sink).await;
+    let batch = s
+        .scheduler
+        .run(&[write("1", "a.txt", "mine")], &s.ctx, &sink)
+        .await;
     drop(sink);
     let originals = driver.await.unwrap();
-    assert_eq!(originals, vec![Some("v1".to_string()), Some("v2 from elsewhere".to_string())]);
+    assert_eq!(
+        originals,
+        vec![
+            Some("v1".to_string()),
+            Some("v2 from elsewhere".to_string())
+        ]
+    );
     assert_eq!(batch.completed[0].status, ToolCallStatus::Success);
     assert_eq!(std::fs::read_to_string(s.ws.join("a.txt")).unwrap(), "mine");
 }
 
 #[tokio::test]
 async fn cancelling_the_turn_stops_waiting_and_running_calls() {
-    let s = setup(ScriptedPolicy::with(&[("forever", Verdict::Allow), ("fake_write", Verdict::Allow)]), vec![]);
+    let s = setup(
+        ScriptedPolicy::with(&[("forever", Verdict::Allow), ("fake_write", Verdict::Allow)]),
+        vec![],
+    );
     let (sink, mut rx) = EventSink::new();
     let cancel: CancellationToken = s.ctx.cancel.clone();
     // Cancel once the first call is executing.
     let watcher = tokio::spawn(async move {
         while let Some(event) = rx.recv().await {
-            if matches!(event, Event::ToolCallState { state: ToolCallState::Executing, .. }) {
+            if matches!(
+                event,
+                Event::ToolCallState {
+                    state: ToolCallState::Executing,
+                    ..
+                }
+            ) {
                 cancel.cancel();
             }
         }
     });
     let batch = tokio::time::timeout(
         Duration::from_secs(5),
-        s.scheduler.run(&[call("1", "forever", json!({})), write("2", "a.txt", "A")], &s.ctx, &sink),
+        s.scheduler.run(
+            &[call("1", "forever", json!({})), write("2", "a.txt", "A")],
+            &s.ctx,
+            &sink,
+        ),
     )
     .await
     .expect("cancel ends the batch");
     drop(sink);
     watcher.await.unwrap();
-    assert!(batch.completed.iter().all(|c| c.status == ToolCallStatus::Cancelled));
+    assert!(
+        batch
+            .completed
+            .iter()
+            .all(|c| c.status == ToolCallStatus::Cancelled)
+    );
     assert!(!s.ws.join("a.txt").exists());
 }
 
@@ -413,9 +588,16 @@ async fn cancelling_while_waiting_for_approval_withdraws_the_request() {
             }
         }
     });
-    let batch = s.scheduler.run(&[write("1", "a.txt", "A")], &s.ctx, &sink).await;
+    let batch = s
+        .scheduler
+        .run(&[write("1", "a.txt", "A")], &s.ctx, &sink)
+        .await;
     drop(sink);
     watcher.await.unwrap();
     assert_eq!(batch.completed[0].status, ToolCallStatus::Cancelled);
-    assert!(!s.confirmations.answer("1", answer(ConfirmationOutcome::ProceedOnce)), "nothing waits any more");
+    assert!(
+        !s.confirmations
+            .answer("1", answer(ConfirmationOutcome::ProceedOnce)),
+        "nothing waits any more"
+    );
 }

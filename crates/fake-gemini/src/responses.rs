@@ -13,6 +13,8 @@ pub struct ModelReply {
     pub empty_candidates: bool,
     /// Replaces the computed `usageMetadata`.
     pub usage: Option<Value>,
+    /// Extra fields merged into the (last chunk's) candidate.
+    pub candidate_extra: Option<serde_json::Map<String, Value>>,
 }
 
 /// Per-request values that every response object carries.
@@ -33,6 +35,7 @@ impl ModelReply {
             block_reason: None,
             empty_candidates: false,
             usage: None,
+            candidate_extra: None,
         }
     }
 
@@ -144,11 +147,15 @@ impl ModelReply {
         let candidates = if self.empty_candidates {
             json!([])
         } else {
-            json!([{
+            let mut candidate = json!({
                 "content": {"role": "model", "parts": parts},
                 "index": 0,
                 "finishReason": self.finish_reason,
-            }])
+            });
+            if let (Some(extra), Value::Object(map)) = (&self.candidate_extra, &mut candidate) {
+                map.extend(extra.clone());
+            }
+            json!([candidate])
         };
         json!({
             "candidates": candidates,

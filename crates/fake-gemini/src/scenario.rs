@@ -85,6 +85,10 @@ pub struct UtilityRule {
     pub json: Option<Value>,
     #[serde(default)]
     pub text: Option<String>,
+    /// Extra fields of the answer's candidate, e.g. `groundingMetadata` for
+    /// a google-search grounded answer.
+    #[serde(default)]
+    pub candidate: Option<serde_json::Map<String, Value>>,
 }
 
 /// The scenario used when none is given (same as the reference fake).

@@ -430,13 +430,9 @@ impl Call<'_> {
             chunk_chars: self.scenario.chunk_chars,
             chunk_delay: self.scenario.chunk_delay,
         };
-        let reply = out.answer(
-            self.state,
-            rec,
-            &ModelReply::with_parts(parts),
-            &shape,
-            None,
-        );
+        let mut model_reply = ModelReply::with_parts(parts);
+        model_reply.candidate_extra = utility::candidate_extra(request, self.scenario);
+        let reply = out.answer(self.state, rec, &model_reply, &shape, None);
         Planned {
             delay: self.scenario.delay,
             reply,
@@ -486,6 +482,7 @@ impl Call<'_> {
             block_reason: step.block_reason.clone(),
             empty_candidates: step.empty_candidates,
             usage: step.usage.clone(),
+            candidate_extra: None,
         };
         let shape = Shape {
             chunk_chars: fault

@@ -47,6 +47,16 @@ pub fn respond(request: &Value, scenario: &Scenario) -> (Vec<Value>, String) {
     )
 }
 
+/// Extra candidate fields of the utility rule that answers `request`, if any.
+pub fn candidate_extra(request: &Value, scenario: &Scenario) -> Option<Map<String, Value>> {
+    let haystack = dumps(request, false);
+    scenario
+        .utility
+        .iter()
+        .find(|rule| haystack.contains(&rule.pattern))
+        .and_then(|rule| rule.candidate.clone())
+}
+
 /// Sensible answers for the fields of gemini-cli's known helper calls.
 fn apply_helper_defaults(map: &mut Map<String, Value>, defaults: &Map<String, Value>) {
     let default = |name: &str, fallback: Value| defaults.get(name).cloned().unwrap_or(fallback);

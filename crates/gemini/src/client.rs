@@ -87,12 +87,18 @@ struct Inner {
     options: ClientOptions,
 }
 
+/// A reqwest client builder with the TLS crypto provider installed: reqwest
+/// is built without a bundled provider; ring is small and quick to start.
+/// Use this for every HTTP client of the app (tools fetching pages too).
+pub fn http_client_builder() -> reqwest::ClientBuilder {
+    // Installing twice is harmless (the first one wins).
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+}
+
 impl GeminiClient {
     pub fn new(backend: Backend, options: ClientOptions) -> Result<Self, GeminiError> {
-        // reqwest is built without a bundled crypto provider; ring is small and
-        // quick to start. Installing twice is harmless (the first one wins).
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let http = reqwest::Client::builder()
+        let http = http_client_builder()
             .connect_timeout(options.connect_timeout)
             .read_timeout(options.read_timeout)
             .build()

@@ -15,7 +15,9 @@ pub mod secret;
 pub mod sse;
 pub mod types;
 
-pub use client::{ClientOptions, GeminiClient, ModelInfo, RetryNotice, StreamEvent};
+pub use client::{
+    ClientOptions, GeminiClient, ModelInfo, RetryNotice, StreamEvent, http_client_builder,
+};
 pub use credentials::{CredentialSource, StaticToken};
 pub use endpoint::{Auth, Backend, Method, RequestMeta, VertexTarget};
 pub use error::{ApiError, GeminiError};

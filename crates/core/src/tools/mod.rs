@@ -7,11 +7,15 @@
 //! arguments. Whether a call needs approval is decided by the policy engine
 //! in the scheduler, never by the tool.
 
+pub mod discovered;
 pub mod files;
 pub mod list_directory;
 pub mod registry;
 pub mod schema;
 pub mod services;
+pub mod todos;
+pub mod web_fetch;
+pub mod web_search;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -27,6 +27,9 @@ impl ToolRegistry {
     pub fn with_builtins() -> Self {
         let mut registry = Self::new();
         registry.register(Arc::new(super::list_directory::ListDirectory::new()));
+        registry.register(Arc::new(super::web_fetch::WebFetch::new()));
+        registry.register(Arc::new(super::web_search::GoogleWebSearch::new()));
+        registry.register(Arc::new(super::todos::WriteTodos::new()));
         registry
     }
 
@@ -108,10 +111,18 @@ mod tests {
 
     #[test]
     fn suggests_closest_names() {
-        let registry = ToolRegistry::with_builtins();
+        let mut registry = ToolRegistry::new();
+        registry.register(Arc::new(super::super::list_directory::ListDirectory::new()));
         assert_eq!(
             registry.not_found_message("list_dir"),
             "Tool \"list_dir\" not found. Did you mean \"list_directory\"?"
+        );
+        assert!(
+            ToolRegistry::with_builtins()
+                .not_found_message("list_dir")
+                .starts_with(
+                    "Tool \"list_dir\" not found. Did you mean one of: \"list_directory\", "
+                )
         );
         assert_eq!(
             ToolRegistry::new().not_found_message("x"),

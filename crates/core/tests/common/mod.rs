@@ -69,7 +69,12 @@ impl Harness {
         config.temp_dir = dir.path().join("tmp");
         configure(&mut config);
         let client = client_for(&fake, fast_retry(3));
-        let (handle, events) = Session::spawn(config, client, ToolRegistry::with_builtins(), std::sync::Arc::new(gd_core::approval::AllowAll));
+        let (handle, events) = Session::spawn(
+            config,
+            client,
+            ToolRegistry::with_builtins(),
+            std::sync::Arc::new(gd_core::approval::AllowAll),
+        );
         Self {
             fake,
             workspace: ws,

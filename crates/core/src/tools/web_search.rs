@@ -1,0 +1,196 @@
+//! `google_web_search`: asks the model to answer with Google Search
+//! grounding, then adds numbered citation markers and a Sources list from
+//! the grounding metadata.
+
+use futures::future::BoxFuture;
+use gd_gemini::{Content, GenerateContentRequest, RequestMeta, Tool as WireTool};
+use serde_json::{Value, json};
+
+use super::{Tool, ToolContext, ToolErrorKind, ToolKind, ToolResult};
+
+pub struct GoogleWebSearch {
+    schema: Value,
+}
+
+impl GoogleWebSearch {
+    pub const NAME: &'static str = "google_web_search";
+
+    pub fn new() -> Self {
+        Self {
+            schema: json!({
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "What to search the web for."}
+                },
+                "required": ["query"]
+            }),
+        }
+    }
+}
+
+impl Default for GoogleWebSearch {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Tool for GoogleWebSearch {
+    fn name(&self) -> &str {
+        Self::NAME
+    }
+
+    fn display_name(&self) -> &str {
+        "GoogleSearch"
+    }
+
+    fn description(&self) -> &str {
+        "Searches the web with Google and returns a grounded summary with numbered citations and the list of sources. Use it for current information, documentation and facts that may have changed since training."
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Search
+    }
+
+    fn parameter_schema(&self) -> &Value {
+        &self.schema
+    }
+
+    fn describe_call(&self, args: &Value) -> String {
+        format!(
+            "Searching the web for \"{}\"",
+            args["query"].as_str().unwrap_or_default()
+        )
+    }
+
+    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move {
+            let query = args["query"].as_str().unwrap_or_default().trim().to_owned();
+            if query.is_empty() {
+                return ToolResult::error(
+                    ToolErrorKind::InvalidParams,
+                    "The 'query' must not be empty.",
+                );
+            }
+            let Some(model) = &ctx.services.model else {
+                return ToolResult::error(
+                    ToolErrorKind::Execution,
+                    "Web search needs a model connection.",
+                );
+            };
+            let request = GenerateContentRequest {
+                contents: vec![Content::user_text(&query)],
+                tools: Some(vec![WireTool {
+                    google_search: Some(json!({})),
+                    ..WireTool::default()
+                }]),
+                ..GenerateContentRequest::default()
+            };
+            let meta = RequestMeta {
+                session_id: model.session_id.clone(),
+                prompt_id: format!("{}########web-search", model.session_id),
+            };
+            let response = match model.client.generate(&model.model, &request, &meta).await {
+                Ok(r) => r,
+                Err(e) => {
+                    return ToolResult::error(
+                        ToolErrorKind::Network,
+                        format!("Error during web search for \"{query}\": {e}"),
+                    );
+                }
+            };
+            let text = response.text();
+            if text.trim().is_empty() {
+                let message =
+                    format!("No search results or information found for query: \"{query}\"");
+                return ToolResult::success(message.clone(), message);
+            }
+            let grounding = response
+                .candidate()
+                .and_then(|c| c.grounding_metadata.clone())
+                .unwrap_or(Value::Null);
+            let answer = cite(&text, &grounding);
+            ToolResult::success(
+                format!("Web search results for \"{query}\":\n\n{answer}"),
+                format!("Search results for \"{query}\" returned."),
+            )
+        })
+    }
+}
+
+/// Inserts `[n]` markers after each grounded segment (the API gives UTF-8
+/// byte offsets) and appends a numbered Sources list.
+pub fn cite(text: &str, grounding: &Value) -> String {
+    let chunks = grounding["groundingChunks"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let mut inserts: Vec<(usize, String)> = grounding["groundingSupports"]
+        .as_array()
+        .map(|supports| {
+            supports
+                .iter()
+                .filter_map(|support| {
+                    let end = support["segment"]["endIndex"].as_u64()? as usize;
+                    let markers: String = support["groundingChunkIndices"]
+                        .as_array()?
+                        .iter()
+                        .filter_map(Value::as_u64)
+                        .map(|i| format!("[{}]", i + 1))
+                        .collect();
+                    (!markers.is_empty()).then_some((end, markers))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    // Insert from the end so earlier offsets stay valid.
+    inserts.sort_by(|a, b| b.0.cmp(&a.0));
+    let mut cited = text.to_owned();
+    for (end, markers) in inserts {
+        let mut at = end.min(cited.len());
+        while !cited.is_char_boundary(at) {
+            at -= 1;
+        }
+        cited.insert_str(at, &markers);
+    }
+    let sources: Vec<String> = chunks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, chunk)| {
+            let web = chunk.get("web")?;
+            let uri = web["uri"].as_str().unwrap_or_default();
+            let title = web["title"].as_str().unwrap_or("Untitled");
+            Some(format!("[{}] {title} ({uri})", i + 1))
+        })
+        .collect();
+    if !sources.is_empty() {
+        cited.push_str("\n\nSources:\n");
+        cited.push_str(&sources.join("\n"));
+    }
+    cited
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_land_after_segments_even_with_multibyte_text() {
+        let text = "Rust é rápido. Tokio is async.";
+        let first_end = "Rust é rápido.".len();
+        let grounding = json!({
+            "groundingChunks": [
+                {"web": {"uri": "https://a.example", "title": "A"}},
+                {"web": {"uri": "https://b.example", "title": "B"}}
+            ],
+            "groundingSupports": [
+                {"segment": {"startIndex": 0, "endIndex": first_end}, "groundingChunkIndices": [0]},
+                {"segment": {"startIndex": first_end + 1, "endIndex": text.len()}, "groundingChunkIndices": [0, 1]}
+            ]
+        });
+        assert_eq!(
+            cite(text, &grounding),
+            "Rust é rápido.[1] Tokio is async.[1][2]\n\nSources:\n[1] A (https://a.example)\n[2] B (https://b.example)"
+        );
+        assert_eq!(cite("plain", &Value::Null), "plain");
+    }
+}
