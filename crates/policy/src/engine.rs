@@ -1,0 +1,496 @@
+//! The engine: loaded rules plus this session's rules, and the decision for
+//! a tool call.
+
+use std::cell::OnceCell;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{RwLock, RwLockReadGuard};
+
+use serde_json::Value;
+use tracing::debug;
+
+use crate::loader::{PolicyError, load_dir, parse_policy_file};
+use crate::rule::{CallId, Decision, Mode, Rule, RuleDecision, RuleSource, Tier};
+use crate::shell;
+use crate::stable_json::stable_stringify;
+
+/// The file "proceed always and save" appends to, in the user's policy
+/// directory (Gemini CLI's name).
+pub const AUTO_SAVED_POLICY_FILE: &str = "auto-saved.toml";
+
+/// The built-in policies (Default tier), as shipped in `defaults/`.
+const DEFAULT_FILES: &[(&str, &str)] = &[
+    ("read-only.toml", include_str!("../defaults/read-only.toml")),
+    ("write.toml", include_str!("../defaults/write.toml")),
+    ("plan.toml", include_str!("../defaults/plan.toml")),
+    ("yolo.toml", include_str!("../defaults/yolo.toml")),
+];
+
+/// One tool call as the model made it.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolCall<'a> {
+    /// The name the model called (for MCP tools, the declared name, e.g.
+    /// `server__tool` or `mcp_server_tool`).
+    pub name: &'a str,
+    pub args: &'a Value,
+    /// For MCP tools, the server the tool belongs to.
+    pub mcp_server: Option<&'a str>,
+}
+
+/// A decision and the rule that made it (`None` when no rule matched and the
+/// default `ask_user` applied, or the rule was added without a source).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    pub decision: Decision,
+    pub rule: Option<RuleSource>,
+}
+
+/// Where the policy files are. Each directory's `*.toml` files are read in
+/// name order; a missing directory is skipped. A path may also be a single
+/// `.toml` file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PolicySources {
+    /// `~/.gemini/policies` (User tier).
+    pub user_dir: Option<PathBuf>,
+    /// `<workspace>/.gemini/policies` (Workspace tier). Pass it only for a
+    /// trusted workspace: its rules can allow tools.
+    pub workspace_dir: Option<PathBuf>,
+    /// `/etc/gemini-cli/policies` or as configured (Admin tier).
+    pub admin_dir: Option<PathBuf>,
+}
+
+impl PolicySources {
+    /// The usual places: `<home>/.gemini/policies`,
+    /// `<workspace>/.gemini/policies` and [`default_admin_dir`].
+    pub fn standard(
+        home: Option<&Path>,
+        workspace: Option<&Path>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> PolicySources {
+        PolicySources {
+            user_dir: home.map(|h| h.join(".gemini").join("policies")),
+            workspace_dir: workspace.map(|w| w.join(".gemini").join("policies")),
+            admin_dir: Some(default_admin_dir(env)),
+        }
+    }
+}
+
+/// The admin policy directory, as Gemini CLI finds it: `policies` next to
+/// the system settings file (`GEMINI_CLI_SYSTEM_SETTINGS_PATH`, else
+/// `/etc/gemini-cli/settings.json`, `/Library/Application
+/// Support/GeminiCli/settings.json` on macOS,
+/// `C:\ProgramData\gemini-cli\settings.json` on Windows).
+pub fn default_admin_dir(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
+    if let Some(settings) = env("GEMINI_CLI_SYSTEM_SETTINGS_PATH").filter(|s| !s.is_empty()) {
+        let settings = PathBuf::from(settings);
+        return settings
+            .parent()
+            .map_or_else(|| PathBuf::from("policies"), |p| p.join("policies"));
+    }
+    if cfg!(target_os = "macos") {
+        PathBuf::from("/Library/Application Support/GeminiCli/policies")
+    } else if cfg!(windows) {
+        PathBuf::from(r"C:\ProgramData\gemini-cli\policies")
+    } else {
+        PathBuf::from("/etc/gemini-cli/policies")
+    }
+}
+
+/// The built-in rules (Default tier), parsed from `defaults/*.toml`.
+pub fn default_rules() -> Vec<Rule> {
+    let mut rules = Vec::new();
+    for (name, text) in DEFAULT_FILES {
+        let path = Path::new("<built-in>").join(name);
+        match parse_policy_file(text, &path, Tier::Default) {
+            Ok(file_rules) => rules.extend(file_rules),
+            // The files are tested; this cannot happen in a release.
+            Err(errors) => panic!("built-in policy {name} is invalid: {errors:?}"),
+        }
+    }
+    rules
+}
+
+/// The policy: decides whether a tool call runs, is denied, or needs the
+/// user's approval. Shared between threads; session rules can be added
+/// through `&self`.
+#[derive(Debug)]
+pub struct PolicyEngine {
+    rules: Vec<Rule>,
+    session: RwLock<Vec<Rule>>,
+}
+
+/// The best matching rule so far.
+#[derive(Debug, Clone)]
+struct Hit {
+    priority: u32,
+    decision: RuleDecision,
+    deny_message: Option<String>,
+    source: Option<RuleSource>,
+}
+
+impl Hit {
+    /// No rule matched: ask.
+    fn no_rule() -> Hit {
+        Hit {
+            priority: 0,
+            decision: RuleDecision::AskUser,
+            deny_message: None,
+            source: None,
+        }
+    }
+
+    fn of(rule: &Rule) -> Hit {
+        Hit {
+            priority: rule.effective_priority(),
+            decision: rule.decision,
+            deny_message: rule.deny_message.clone(),
+            source: rule.source.clone(),
+        }
+    }
+
+    /// The more restrictive of two decisions (the first on a tie).
+    fn stricter(self, other: Hit) -> Hit {
+        if other.decision > self.decision {
+            other
+        } else {
+            self
+        }
+    }
+}
+
+impl PolicyEngine {
+    /// An engine with exactly these rules (no built-in ones; see
+    /// [`default_rules`]).
+    pub fn new(rules: Vec<Rule>) -> PolicyEngine {
+        PolicyEngine {
+            rules,
+            session: RwLock::new(Vec::new()),
+        }
+    }
+
+    /// The built-in rules, then every policy file of `sources` (Workspace,
+    /// User, Admin). Never fails as a whole: a file with errors is skipped
+    /// and its errors returned, the others load. A workspace directory that
+    /// is the user directory (a workspace at `$HOME`) is read once, as User.
+    pub fn load(sources: &PolicySources) -> (PolicyEngine, Vec<PolicyError>) {
+        let mut rules = default_rules();
+        let mut errors = Vec::new();
+        let same_as_user = match (&sources.workspace_dir, &sources.user_dir) {
+            (Some(ws), Some(user)) => {
+                ws == user
+                    || matches!((ws.canonicalize(), user.canonicalize()), (Ok(a), Ok(b)) if a == b)
+            }
+            _ => false,
+        };
+        if let Some(dir) = &sources.workspace_dir
+            && !same_as_user
+        {
+            load_dir(dir, Tier::Workspace, &mut rules, &mut errors);
+        }
+        if let Some(dir) = &sources.user_dir {
+            load_dir(dir, Tier::User, &mut rules, &mut errors);
+        }
+        if let Some(dir) = &sources.admin_dir {
+            load_dir(dir, Tier::Admin, &mut rules, &mut errors);
+        }
+        debug!(rules = rules.len(), errors = errors.len(), "policy loaded");
+        (PolicyEngine::new(rules), errors)
+    }
+
+    /// The loaded rules (built-in and from files), not the session's.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// The rules added during this session.
+    pub fn session_rules(&self) -> Vec<Rule> {
+        self.session().clone()
+    }
+
+    fn session(&self) -> RwLockReadGuard<'_, Vec<Rule>> {
+        self.session.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// "Proceed always": the rule applies for the rest of this session. It
+    /// weighs like any rule of its tier and priority (see
+    /// [`Rule::effective_priority`]).
+    pub fn add_session_rule(&self, rule: Rule) {
+        self.session
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(rule);
+    }
+
+    /// "Proceed always and save": appends the rule as a `[[rule]]` table to
+    /// `file` (usually `~/.gemini/policies/auto-saved.toml`; directories are
+    /// created, the existing content is kept as it is) and adds it as a
+    /// session rule. The rule is written only if it reads back as the same
+    /// rule; when loaded again it takes the tier of the directory the file
+    /// is in.
+    pub fn save_rule(&self, rule: &Rule, file: &Path) -> io::Result<()> {
+        let text = render_rule(rule);
+        match parse_policy_file(&text, file, rule.tier) {
+            Ok(parsed) if parsed.len() == 1 => {}
+            Ok(_) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "rule did not render",
+                ));
+            }
+            Err(errors) => {
+                let messages: Vec<String> = errors.iter().map(|e| e.message.clone()).collect();
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("this rule cannot be saved: {}", messages.join("; ")),
+                ));
+            }
+        }
+        if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)?;
+        }
+        let existing = match std::fs::read_to_string(file) {
+            Ok(text) => text,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(e),
+        };
+        let mut out = String::new();
+        if !existing.is_empty() && !existing.ends_with('\n') {
+            out.push('\n');
+        }
+        if !existing.trim().is_empty() {
+            out.push('\n');
+        }
+        // The line of the new `[[rule]]` header.
+        let line = existing.matches('\n').count() + out.matches('\n').count() + 1;
+        out.push_str(&text);
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(file)?
+            .write_all(out.as_bytes())?;
+        debug!(path = %file.display(), "policy rule saved");
+        self.add_session_rule(Rule {
+            source: Some(RuleSource {
+                path: file.to_owned(),
+                line,
+            }),
+            ..rule.clone()
+        });
+        Ok(())
+    }
+
+    /// The decision for `call` in `mode`. See [`PolicyEngine::check`].
+    pub fn decide(&self, call: &ToolCall<'_>, mode: Mode, interactive: bool) -> Decision {
+        self.check(call, mode, interactive).decision
+    }
+
+    /// The decision for `call` in `mode`, and the rule that made it.
+    ///
+    /// The matching rule with the highest effective priority wins; at equal
+    /// priority `deny` beats `ask_user` beats `allow`; no match means
+    /// `ask_user`. A shell command is also decided part by part (see
+    /// [`shell::split_commands`]) and the most restrictive result holds. In
+    /// a non-interactive session `ask_user` becomes `deny`.
+    pub fn check(&self, call: &ToolCall<'_>, mode: Mode, interactive: bool) -> Verdict {
+        let id = CallId::new(call.name, call.mcp_server);
+        let session = self.session();
+        let command = if id.is_shell() {
+            call.args.get("command").and_then(Value::as_str)
+        } else {
+            None
+        };
+        let mut hit = self.best(&session, &id, call.args, command, mode);
+        if let Some(command) = command {
+            let parsed = shell::parse(command);
+            let simple = parsed.complete
+                && parsed.commands.len() == 1
+                && parsed.commands[0] == command.trim();
+            if !simple {
+                for part in &parsed.commands {
+                    let mut args = call.args.clone();
+                    if let Some(object) = args.as_object_mut() {
+                        object.insert("command".to_owned(), Value::String(part.clone()));
+                    }
+                    hit = hit.stricter(self.best(&session, &id, &args, Some(part), mode));
+                }
+                // A command we cannot read to the end is not allowed
+                // without asking (except in yolo mode, which asks nothing).
+                if !parsed.complete && mode != Mode::Yolo {
+                    hit = hit.stricter(Hit::no_rule());
+                }
+            }
+        }
+        let decision = match hit.decision {
+            RuleDecision::Allow => Decision::Allow,
+            RuleDecision::Deny => Decision::Deny {
+                message: hit.deny_message,
+            },
+            RuleDecision::AskUser if interactive => Decision::AskUser,
+            RuleDecision::AskUser => Decision::Deny {
+                message: Some(non_interactive_message(call.name)),
+            },
+        };
+        Verdict {
+            decision,
+            rule: hit.source,
+        }
+    }
+
+    fn best(
+        &self,
+        session: &[Rule],
+        id: &CallId<'_>,
+        args: &Value,
+        command: Option<&str>,
+        mode: Mode,
+    ) -> Hit {
+        let json = OnceCell::new();
+        let args_json = || json.get_or_init(|| stable_stringify(args)).as_str();
+        let mut best: Option<Hit> = None;
+        for rule in self.rules.iter().chain(session) {
+            if !rule.applies_in(mode)
+                || !rule.matches_tool(id)
+                || !rule.matches_args(&args_json, command)
+            {
+                continue;
+            }
+            let better = best.as_ref().is_none_or(|b| {
+                (rule.effective_priority(), rule.decision) > (b.priority, b.decision)
+            });
+            if better {
+                best = Some(Hit::of(rule));
+            }
+        }
+        best.unwrap_or_else(Hit::no_rule)
+    }
+
+    /// Whether to declare the tool to the model: `false` when every call of
+    /// it would be denied in `mode` (or, when not `interactive`, denied or
+    /// asked, which is the same there), whatever its arguments.
+    ///
+    /// Rules that look at the arguments (`argsPattern`, `commandPrefix`,
+    /// `commandRegex`) may or may not apply, so an allowing one ranked above
+    /// the first unconditional rule means some calls run: a headless session
+    /// with `commandPrefix = "git status"` allowed still gets the shell tool.
+    pub fn would_declare(
+        &self,
+        tool_name: &str,
+        mcp_server: Option<&str>,
+        mode: Mode,
+        interactive: bool,
+    ) -> bool {
+        let id = CallId::new(tool_name, mcp_server);
+        let session = self.session();
+        let mut candidates: Vec<&Rule> = self
+            .rules
+            .iter()
+            .chain(session.iter())
+            .filter(|r| r.applies_in(mode) && r.matches_tool(&id))
+            .collect();
+        candidates.sort_by_key(|r| std::cmp::Reverse((r.effective_priority(), r.decision)));
+        let runs = |d: RuleDecision| match d {
+            RuleDecision::Allow => true,
+            RuleDecision::AskUser => interactive,
+            RuleDecision::Deny => false,
+        };
+        for rule in candidates {
+            if runs(rule.decision) {
+                return true;
+            }
+            if !rule.has_args_conditions() {
+                return false;
+            }
+        }
+        runs(RuleDecision::AskUser)
+    }
+}
+
+fn non_interactive_message(tool: &str) -> String {
+    format!(
+        "Tool \"{tool}\" needs the user's approval, but this session is non-interactive and cannot ask. \
+         Allow it with a policy rule or use a more permissive approval mode."
+    )
+}
+
+/// A TOML string (quoted and escaped as needed).
+fn toml_string(s: &str) -> String {
+    toml::Value::String(s.to_owned()).to_string()
+}
+
+fn toml_list<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
+    let items: Vec<String> = items.into_iter().map(toml_string).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// One `[[rule]]` table, ending with a newline.
+fn render_rule(rule: &Rule) -> String {
+    let mut out = String::from("[[rule]]\n");
+    match rule.tool_names.as_slice() {
+        [] => {}
+        [one] => out.push_str(&format!("toolName = {}\n", toml_string(one))),
+        many => out.push_str(&format!(
+            "toolName = {}\n",
+            toml_list(many.iter().map(String::as_str))
+        )),
+    }
+    if let Some(mcp) = &rule.mcp_name {
+        out.push_str(&format!("mcpName = {}\n", toml_string(mcp)));
+    }
+    if let Some(re) = &rule.args_pattern {
+        out.push_str(&format!("argsPattern = {}\n", toml_string(re.as_str())));
+    }
+    match rule.command_prefixes.as_slice() {
+        [] => {}
+        [one] => out.push_str(&format!("commandPrefix = {}\n", toml_string(one))),
+        many => out.push_str(&format!(
+            "commandPrefix = {}\n",
+            toml_list(many.iter().map(String::as_str))
+        )),
+    }
+    if let Some(re) = &rule.command_regex {
+        out.push_str(&format!("commandRegex = {}\n", toml_string(re.as_str())));
+    }
+    out.push_str(&format!("decision = \"{}\"\n", rule.decision.as_str()));
+    out.push_str(&format!("priority = {}\n", rule.priority));
+    if !rule.modes.is_empty() {
+        out.push_str(&format!(
+            "modes = {}\n",
+            toml_list(rule.modes.iter().map(|m| m.as_str()))
+        ));
+    }
+    if let Some(message) = &rule.deny_message {
+        out.push_str(&format!("deny_message = {}\n", toml_string(message)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_in_policies_parse() {
+        let rules = default_rules();
+        assert!(rules.len() >= 5);
+        assert!(rules.iter().all(|r| r.tier == Tier::Default));
+        assert!(
+            rules
+                .iter()
+                .all(|r| r.source.as_ref().unwrap().path.starts_with("<built-in>"))
+        );
+    }
+
+    #[test]
+    fn rendered_rules_read_back() {
+        let mut rule = Rule::for_command_prefix("echo \"hi\" \\ 'x'", RuleDecision::Allow);
+        rule.priority = 950;
+        rule.modes = vec![Mode::Default, Mode::AutoEdit];
+        let text = render_rule(&rule);
+        let back = parse_policy_file(&text, Path::new("x.toml"), Tier::User).unwrap();
+        assert_eq!(back.len(), 1);
+        assert_eq!(back[0].command_prefixes, rule.command_prefixes);
+        assert_eq!(back[0].tool_names, ["run_shell_command"]);
+        assert_eq!(back[0].modes, rule.modes);
+        assert_eq!(back[0].priority, 950);
+    }
+}
