@@ -42,8 +42,10 @@ impl Sessions {
             session_id: launch.config.session_id.clone(),
             model: launch.config.model.clone(),
             auth: launch.client.backend().kind().to_owned(),
+            warnings: launch.warnings.clone(),
         };
-        let (handle, mut events) = Session::spawn(launch.config, launch.client, launch.tools, launch.policy);
+        let (handle, mut events) =
+            Session::spawn(launch.config, launch.client, launch.tools, launch.policy);
         let span = info_span!("forward_events", session_id = %info.session_id);
         tauri::async_runtime::spawn(
             async move {

@@ -105,6 +105,7 @@ async function connect(view: ChatView, controls: Controls): Promise<void> {
     return;
   }
   set({ state: "connected", session });
+  for (const warning of session.warnings) view.addNotice("warning", warning);
 
   const submit = async () => {
     const text = input.value.trim();

@@ -79,9 +79,21 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
     let model = launch.config.model.clone();
     let session_id = launch.config.session_id.clone();
     let mut stats = Stats::new(&model);
-    let (handle, mut events) = Session::spawn(launch.config, launch.client, launch.tools, launch.policy);
+    let (handle, mut events) = Session::spawn(
+        launch.config,
+        launch.client,
+        launch.tools,
+        launch.policy.clone(),
+    );
     if let Err(e) = output.start(&session_id, &model, &prepared.prompt) {
         return broken_pipe(e);
+    }
+    for message in &launch.warnings {
+        if let Err(e) = output.event(&Event::Warning {
+            message: message.clone(),
+        }) {
+            return broken_pipe(e);
+        }
     }
     if handle.submit(Op::user_text(prepared.prompt)).is_err() {
         let fatal = Fatal::general(

@@ -14,10 +14,12 @@ use gd_settings::{Settings, dotenv, load_layers};
 use thiserror::Error;
 use tracing::{debug, warn};
 
-use crate::approval::{AllowAll, ApprovalPolicy};
 use crate::config::{ApprovalMode, FileFiltering, SessionConfig, default_generation_config};
+use crate::policy::PolicyApproval;
 use crate::prompts::resolve_system_prompt;
 use crate::tools::ToolRegistry;
+use crate::tools::discovered::discover;
+use gd_policy::{AUTO_SAVED_POLICY_FILE, PolicyEngine, PolicySources};
 
 /// The model used when nothing else names one.
 pub const DEFAULT_MODEL: &str = "gemini-2.5-pro";
@@ -90,8 +92,10 @@ pub struct Launch {
     pub config: SessionConfig,
     pub client: GeminiClient,
     pub tools: ToolRegistry,
-    pub policy: Arc<dyn ApprovalPolicy>,
+    pub policy: Arc<PolicyApproval>,
     pub settings: Settings,
+    /// Problems that did not stop the launch (e.g. a broken policy file).
+    pub warnings: Vec<String>,
 }
 
 /// Reads settings and environment and builds the session's parts.
@@ -185,18 +189,45 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     };
     config.generation_config = Some(default_generation_config(&model));
 
+    let mut warnings = Vec::new();
+    let home = home_dir();
+    let sources =
+        PolicySources::standard(home.as_deref(), Some(&config.workspace_dirs[0]), &getter);
+    let (engine, errors) = PolicyEngine::load(&sources);
+    warnings.extend(errors.iter().map(|e| format!("Policy file skipped: {e}")));
+    let policy = Arc::new(PolicyApproval::new(
+        engine,
+        approval_mode,
+        options.interactive,
+        sources.user_dir.map(|dir| dir.join(AUTO_SAVED_POLICY_FILE)),
+    ));
+
     let mut tools = ToolRegistry::with_builtins();
+    if let (Some(discovery), Some(call)) = (
+        &settings.tools.discovery_command,
+        &settings.tools.call_command,
+    ) {
+        match discover(discovery, call, &config.workspace_dirs[0]) {
+            Ok(found) => found
+                .into_iter()
+                .for_each(|tool| tools.register(Arc::new(tool))),
+            Err(e) => warnings.push(format!("Tool discovery failed: {e}")),
+        }
+    }
     tools.exclude(&settings.tools.exclude);
-    if !options.interactive && approval_mode != ApprovalMode::Yolo {
-        // Nobody can confirm: tools that would ask are not offered at all.
-        tools.retain(|tool| tool.kind().is_read_only());
+    // Tools the policy would never let run here (e.g. tools that need a
+    // confirmation in a session nobody can confirm) are not offered at all.
+    tools.retain(|tool| policy.would_declare(tool));
+    for warning in &warnings {
+        warn!("{warning}");
     }
     Ok(Launch {
         config,
         client,
         tools,
-        policy: Arc::new(AllowAll),
+        policy,
         settings,
+        warnings,
     })
 }
 

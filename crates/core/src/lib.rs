@@ -25,6 +25,7 @@ pub mod context;
 pub mod events;
 pub mod launch;
 pub mod loop_detection;
+pub mod policy;
 pub mod prompts;
 pub mod scheduler;
 pub mod session;

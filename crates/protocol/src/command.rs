@@ -12,6 +12,8 @@ pub struct SessionInfo {
     pub model: String,
     /// `gemini-api-key`, `vertex-ai` or `code-assist`.
     pub auth: String,
+    /// Problems that did not stop the session (e.g. a broken policy file).
+    pub warnings: Vec<String>,
 }
 
 /// Why a command failed, for the UI to explain.

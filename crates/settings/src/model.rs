@@ -110,6 +110,10 @@ pub struct GeneralSettings {
 pub struct ToolsSettings {
     /// `tools.exclude`: tool names never declared to the model.
     pub exclude: Vec<String>,
+    /// `tools.discoveryCommand`: prints function declarations of extra tools.
+    pub discovery_command: Option<String>,
+    /// `tools.callCommand`: runs a discovered tool (`<cmd> <name>`, args on stdin).
+    pub call_command: Option<String>,
 }
 
 /// A string or a list of strings.

@@ -7,4 +7,8 @@ export type SessionInfo = { session_id: string, model: string,
 /**
  * `gemini-api-key`, `vertex-ai` or `code-assist`.
  */
-auth: string, };
+auth: string, 
+/**
+ * Problems that did not stop the session (e.g. a broken policy file).
+ */
+warnings: Array<string>, };
