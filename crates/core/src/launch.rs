@@ -16,6 +16,8 @@ use tracing::{debug, warn};
 use crate::config::{ApprovalMode, FileFiltering, SessionConfig, default_generation_config};
 use crate::prompts::resolve_system_prompt;
 use crate::tools::ToolRegistry;
+#[cfg(unix)]
+use crate::tools::shell;
 
 /// The model used when nothing else names one.
 pub const DEFAULT_MODEL: &str = "gemini-2.5-pro";
@@ -187,6 +189,15 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     if !options.interactive && approval_mode != ApprovalMode::Yolo {
         // Nobody can confirm: tools that would ask are not offered at all.
         tools.retain(|tool| tool.kind().is_read_only());
+    }
+    #[cfg(unix)]
+    if tools.get(shell::RunShellCommand::NAME).is_none() {
+        // Without the shell there are no background processes to look at
+        // (Gemini CLI offers these tools only together with the shell).
+        tools.exclude(&[
+            shell::ListBackgroundProcesses::NAME.to_owned(),
+            shell::ReadBackgroundOutput::NAME.to_owned(),
+        ]);
     }
     Ok(Launch {
         config,

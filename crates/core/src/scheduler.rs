@@ -231,7 +231,7 @@ mod tests {
                 "list_directory",
                 json!({"dir_path": root.to_str().unwrap()}),
             ),
-            call("b", "run_shell_command", json!({"command": "ls"})),
+            call("b", "delete_files", json!({"path": "/"})),
             call("c", "list_directory", json!({"dir_path": 42})),
         ];
         let done = scheduler.run(&calls, &ctx(&root), &sink).await;
@@ -248,7 +248,7 @@ mod tests {
         );
         assert_eq!(
             responses[1]["response"]["error"],
-            "Tool \"run_shell_command\" not found. Did you mean \"list_directory\"?"
+            "Tool \"delete_files\" not found. Did you mean one of: \"list_directory\", \"run_shell_command\", \"read_background_output\"?"
         );
         assert_eq!(
             responses[2]["response"]["error"],

@@ -76,7 +76,7 @@ async fn model_ids_and_real_signatures_are_sent_back_verbatim() {
 async fn bad_tool_calls_go_back_to_the_model_as_errors() {
     let scenario = json!({"steps": [
         {"functionCalls": [
-            {"name": "run_shell_command", "args": {"command": "rm -rf /"}},
+            {"name": "delete_files", "args": {"path": "/"}},
             {"name": "list_directory", "args": {"dir_path": 7}},
             {"name": "list_directory", "args": {"dir_path": "/etc"}}
         ]},
@@ -93,7 +93,7 @@ async fn bad_tool_calls_go_back_to_the_model_as_errors() {
         .collect();
     assert_eq!(
         responses[0],
-        json!({"error": "Tool \"run_shell_command\" not found. Did you mean \"list_directory\"?"})
+        json!({"error": "Tool \"delete_files\" not found. Did you mean one of: \"list_directory\", \"run_shell_command\", \"read_background_output\"?"})
     );
     assert_eq!(
         responses[1],
@@ -182,7 +182,15 @@ async fn the_session_announces_itself_first() {
         } => {
             assert_eq!(model, MODEL);
             assert_eq!(auth, "gemini-api-key");
-            assert_eq!(tools, vec!["list_directory"]);
+            assert_eq!(
+                tools,
+                vec![
+                    "list_directory",
+                    "run_shell_command",
+                    "list_background_processes",
+                    "read_background_output"
+                ]
+            );
             assert_eq!(workspace_dirs, vec![h.ws()]);
         }
         other => panic!("unexpected first event {other:?}"),

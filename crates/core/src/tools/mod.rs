@@ -12,6 +12,8 @@ pub mod list_directory;
 pub mod registry;
 pub mod schema;
 pub mod services;
+#[cfg(unix)]
+pub mod shell;
 
 use std::path::PathBuf;
 use std::sync::Arc;

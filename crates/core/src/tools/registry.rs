@@ -27,6 +27,12 @@ impl ToolRegistry {
     pub fn with_builtins() -> Self {
         let mut registry = Self::new();
         registry.register(Arc::new(super::list_directory::ListDirectory::new()));
+        // One registry of background processes per session, shared by the
+        // three shell tools.
+        #[cfg(unix)]
+        for tool in super::shell::tools(Arc::new(super::shell::BackgroundProcesses::new())) {
+            registry.register(tool);
+        }
         registry
     }
 
@@ -111,7 +117,7 @@ mod tests {
         let registry = ToolRegistry::with_builtins();
         assert_eq!(
             registry.not_found_message("list_dir"),
-            "Tool \"list_dir\" not found. Did you mean \"list_directory\"?"
+            "Tool \"list_dir\" not found. Did you mean one of: \"list_directory\", \"run_shell_command\", \"list_background_processes\"?"
         );
         assert_eq!(
             ToolRegistry::new().not_found_message("x"),
