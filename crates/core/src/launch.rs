@@ -19,6 +19,8 @@ use crate::policy::PolicyApproval;
 use crate::prompts::resolve_system_prompt;
 use crate::tools::ToolRegistry;
 use crate::tools::discovered::discover;
+#[cfg(unix)]
+use crate::tools::shell;
 use gd_policy::{AUTO_SAVED_POLICY_FILE, PolicyEngine, PolicySources};
 
 /// The model used when nothing else names one.
@@ -220,6 +222,15 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     tools.retain(|tool| policy.would_declare(tool));
     for warning in &warnings {
         warn!("{warning}");
+    }
+    #[cfg(unix)]
+    if tools.get(shell::RunShellCommand::NAME).is_none() {
+        // Without the shell there are no background processes to look at
+        // (Gemini CLI offers these tools only together with the shell).
+        tools.exclude(&[
+            shell::ListBackgroundProcesses::NAME.to_owned(),
+            shell::ReadBackgroundOutput::NAME.to_owned(),
+        ]);
     }
     Ok(Launch {
         config,

@@ -587,3 +587,29 @@ pub fn error_response(call_id: &str, name: &str, message: &str) -> Part {
         extra: Default::default(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary_parts_go_beside_a_status_response() {
+        let parts = function_response_parts(
+            "id",
+            "read_file",
+            LlmContent::Parts(vec![Part::inline_data("image/png", "AAAA")]),
+        );
+        assert_eq!(parts.len(), 2);
+        let v = serde_json::to_value(&parts[0]).unwrap();
+        assert_eq!(
+            v["functionResponse"]["response"]["output"],
+            "Binary content of type image/png was processed."
+        );
+        assert!(parts[1].inline_data.is_some());
+        let text = function_response_parts("id", "x", LlmContent::Text("out".into()));
+        assert_eq!(
+            serde_json::to_value(&text[0]).unwrap()["functionResponse"]["response"],
+            json!({"output": "out"})
+        );
+    }
+}

@@ -76,7 +76,7 @@ async fn model_ids_and_real_signatures_are_sent_back_verbatim() {
 async fn bad_tool_calls_go_back_to_the_model_as_errors() {
     let scenario = json!({"steps": [
         {"functionCalls": [
-            {"name": "run_shell_command", "args": {"command": "rm -rf /"}},
+            {"name": "delete_files", "args": {"path": "/"}},
             {"name": "list_directory", "args": {"dir_path": 7}},
             {"name": "list_directory", "args": {"dir_path": "/etc"}}
         ]},
@@ -95,7 +95,7 @@ async fn bad_tool_calls_go_back_to_the_model_as_errors() {
         responses[0]["error"]
             .as_str()
             .unwrap()
-            .starts_with("Tool \"run_shell_command\" not found. Did you mean"),
+            .starts_with("Tool \"delete_files\" not found. Did you mean"),
         "{}",
         responses[0]
     );

@@ -165,6 +165,61 @@ async fn b_list_dir_round_trip_matches_gemini_cli() {
     );
 }
 
+#[tokio::test]
+async fn c_shell_round_trip_matches_gemini_cli() {
+    let mut h = Harness::start(scenario("c_shell"));
+    let events = h.turn("Run echo hi").await;
+    assert_eq!(status(&events), TurnStatus::Completed);
+    assert_eq!(text(&events), "The command printed: hi");
+
+    let bodies = h.bodies();
+    assert_eq!(bodies.len(), 2);
+    let contents = bodies[1]["contents"].as_array().unwrap().clone();
+    let fixture = gemini_cli_fixture("c_shell_req02_main_streamGenerateContent.json");
+    let expected = with_workspace(&fixture["body"]["contents"], &h.ws());
+    let expected = expected.as_array().unwrap();
+    assert_eq!(contents.len(), expected.len());
+    let id = contents[1]["parts"][0]["functionCall"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        id.starts_with("run_shell_command_") && id.ends_with("_0"),
+        "{id}"
+    );
+    let fixture_id = expected[1]["parts"][0]["functionCall"]["id"]
+        .as_str()
+        .unwrap();
+    assert_eq!(with_id(&contents[1], &id, fixture_id), expected[1]);
+
+    // The result differs only in the process group id.
+    let pgid_of = |v: &Value| -> String {
+        let output = v["parts"][0]["functionResponse"]["response"]["output"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        output
+            .split("Process Group PGID: ")
+            .nth(1)
+            .unwrap()
+            .split('\n')
+            .next()
+            .unwrap()
+            .to_owned()
+    };
+    let ours = with_id(&contents[2], &id, fixture_id).to_string();
+    let ours = ours.replace(
+        &format!("PGID: {}", pgid_of(&contents[2])),
+        &format!("PGID: {}", pgid_of(&expected[2])),
+    );
+    assert_eq!(serde_json::from_str::<Value>(&ours).unwrap(), expected[2]);
+    // The live and final display of the call is the plain output.
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::ToolCallResponse { display: Some(d), .. } if d == "hi"
+    )));
+}
+
 fn with_id(value: &Value, ours: &str, theirs: &str) -> Value {
     serde_json::from_str(&value.to_string().replace(ours, theirs)).unwrap()
 }

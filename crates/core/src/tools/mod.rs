@@ -13,6 +13,8 @@ pub mod list_directory;
 pub mod registry;
 pub mod schema;
 pub mod services;
+#[cfg(unix)]
+pub mod shell;
 pub mod todos;
 pub mod web_fetch;
 pub mod web_search;

@@ -30,6 +30,12 @@ impl ToolRegistry {
         registry.register(Arc::new(super::web_fetch::WebFetch::new()));
         registry.register(Arc::new(super::web_search::GoogleWebSearch::new()));
         registry.register(Arc::new(super::todos::WriteTodos::new()));
+        // One registry of background processes per session, shared by the
+        // three shell tools.
+        #[cfg(unix)]
+        for tool in super::shell::tools(Arc::new(super::shell::BackgroundProcesses::new())) {
+            registry.register(tool);
+        }
         registry
     }
 
