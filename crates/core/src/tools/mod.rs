@@ -8,10 +8,12 @@
 //! in the scheduler, never by the tool.
 
 pub mod files;
+pub mod fs_write;
 pub mod list_directory;
 pub mod registry;
 pub mod schema;
 pub mod services;
+pub mod text;
 
 use std::path::PathBuf;
 use std::sync::Arc;
