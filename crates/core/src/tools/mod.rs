@@ -10,6 +10,7 @@
 pub mod files;
 pub mod fs_write;
 pub mod list_directory;
+pub mod read_file;
 pub mod registry;
 pub mod schema;
 pub mod services;
