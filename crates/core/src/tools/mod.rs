@@ -15,6 +15,7 @@ pub mod registry;
 pub mod schema;
 pub mod services;
 pub mod text;
+pub mod write_file;
 
 use std::path::PathBuf;
 use std::sync::Arc;
