@@ -12,6 +12,7 @@ pub mod fs_write;
 pub mod list_directory;
 pub mod read_file;
 pub mod registry;
+pub mod replace;
 pub mod schema;
 pub mod services;
 pub mod text;
