@@ -11,6 +11,7 @@ pub mod files;
 pub mod fs_write;
 pub mod list_directory;
 pub mod read_file;
+pub mod read_many_files;
 pub mod registry;
 pub mod replace;
 pub mod schema;
