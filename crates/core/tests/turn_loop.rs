@@ -91,9 +91,13 @@ async fn bad_tool_calls_go_back_to_the_model_as_errors() {
         .iter()
         .map(|p| p["functionResponse"]["response"].clone())
         .collect();
-    assert_eq!(
-        responses[0],
-        json!({"error": "Tool \"run_shell_command\" not found. Did you mean \"list_directory\"?"})
+    assert!(
+        responses[0]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("Tool \"run_shell_command\" not found. Did you mean"),
+        "{}",
+        responses[0]
     );
     assert_eq!(
         responses[1],
@@ -182,7 +186,8 @@ async fn the_session_announces_itself_first() {
         } => {
             assert_eq!(model, MODEL);
             assert_eq!(auth, "gemini-api-key");
-            assert_eq!(tools, vec!["list_directory"]);
+            assert_eq!(tools, gd_core::tools::ToolRegistry::with_builtins().names());
+            assert_eq!(tools[0], "list_directory");
             assert_eq!(workspace_dirs, vec![h.ws()]);
         }
         other => panic!("unexpected first event {other:?}"),

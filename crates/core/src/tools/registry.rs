@@ -27,6 +27,10 @@ impl ToolRegistry {
     pub fn with_builtins() -> Self {
         let mut registry = Self::new();
         registry.register(Arc::new(super::list_directory::ListDirectory::new()));
+        registry.register(Arc::new(super::read_file::ReadFile::new()));
+        registry.register(Arc::new(super::read_many_files::ReadManyFiles::new()));
+        registry.register(Arc::new(super::write_file::WriteFile::new()));
+        registry.register(Arc::new(super::replace::Replace::new()));
         registry
     }
 
@@ -108,7 +112,8 @@ mod tests {
 
     #[test]
     fn suggests_closest_names() {
-        let registry = ToolRegistry::with_builtins();
+        let mut registry = ToolRegistry::new();
+        registry.register(Arc::new(super::super::list_directory::ListDirectory::new()));
         assert_eq!(
             registry.not_found_message("list_dir"),
             "Tool \"list_dir\" not found. Did you mean \"list_directory\"?"
@@ -118,5 +123,19 @@ mod tests {
             "Tool \"x\" not found."
         );
         assert_eq!(levenshtein("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn builtins_include_the_file_tools() {
+        let names = ToolRegistry::with_builtins().names();
+        for name in [
+            "list_directory",
+            "read_file",
+            "read_many_files",
+            "write_file",
+            "replace",
+        ] {
+            assert!(names.iter().any(|n| n == name), "{name} missing");
+        }
     }
 }
