@@ -22,6 +22,7 @@ pub mod chat;
 pub mod compression;
 pub mod config;
 pub mod context;
+pub mod diff;
 pub mod events;
 pub mod launch;
 pub mod loop_detection;

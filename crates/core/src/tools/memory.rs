@@ -41,19 +41,35 @@ impl SaveMemory {
             .home
             .as_ref()
             .map(|home| home.join(".gemini").join("GEMINI.md"))
-            .ok_or_else(|| ToolError::new(ToolErrorKind::Execution, "Cannot find the home directory to save the memory."))
+            .ok_or_else(|| {
+                ToolError::new(
+                    ToolErrorKind::Execution,
+                    "Cannot find the home directory to save the memory.",
+                )
+            })
     }
 
-    fn plan(args: &Value, ctx: &ToolContext) -> Result<(PathBuf, Option<String>, String, String), ToolError> {
+    fn plan(
+        args: &Value,
+        ctx: &ToolContext,
+    ) -> Result<(PathBuf, Option<String>, String, String), ToolError> {
         let fact = normalise_fact(args["fact"].as_str().unwrap_or_default());
         if fact.is_empty() {
-            return Err(ToolError::new(ToolErrorKind::InvalidParams, "The 'fact' must not be empty."));
+            return Err(ToolError::new(
+                ToolErrorKind::InvalidParams,
+                "The 'fact' must not be empty.",
+            ));
         }
         let path = Self::memory_file(ctx)?;
         let original = match std::fs::read_to_string(&path) {
             Ok(text) => Some(text),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(ToolError::new(ToolErrorKind::Io, format!("Cannot read {}: {e}", path.display()))),
+            Err(e) => {
+                return Err(ToolError::new(
+                    ToolErrorKind::Io,
+                    format!("Cannot read {}: {e}", path.display()),
+                ));
+            }
         };
         let proposed = match args.get(MODIFIED_CONTENT).and_then(Value::as_str) {
             Some(content) => content.to_owned(),
@@ -72,7 +88,10 @@ impl Default for SaveMemory {
 /// One line, without a leading list marker.
 fn normalise_fact(fact: &str) -> String {
     let one_line = fact.split_whitespace().collect::<Vec<_>>().join(" ");
-    one_line.trim_start_matches(['-', '*', ' ']).trim().to_owned()
+    one_line
+        .trim_start_matches(['-', '*', ' '])
+        .trim()
+        .to_owned()
 }
 
 /// Adds `- fact` at the end of the memories section, creating the section
@@ -124,7 +143,10 @@ impl Tool for SaveMemory {
     }
 
     fn describe_call(&self, args: &Value) -> String {
-        format!("Remember: {}", normalise_fact(args["fact"].as_str().unwrap_or_default()))
+        format!(
+            "Remember: {}",
+            normalise_fact(args["fact"].as_str().unwrap_or_default())
+        )
     }
 
     fn prepare<'a>(
@@ -134,7 +156,13 @@ impl Tool for SaveMemory {
     ) -> BoxFuture<'a, Result<Option<ConfirmationDetails>, ToolError>> {
         Box::pin(async move {
             let (path, original, proposed, _) = Self::plan(args, ctx)?;
-            Ok(Some(crate::diff::edit_details(&path, original.as_deref(), &proposed)))
+            Ok(Some(super::fs_write::edit_confirmation(
+                ctx,
+                "Save to memory".into(),
+                &path,
+                original.as_deref(),
+                &proposed,
+            )))
         })
     }
 
@@ -150,12 +178,15 @@ impl Tool for SaveMemory {
                 Ok(plan) => plan,
                 Err(error) => return ToolResult::from_error(error),
             };
-            if let Err(e) = crate::tools::fs_write::write_atomic(&path, proposed.as_bytes()) {
+            if let Err(e) = super::fs_write::write_atomic(&path, proposed.as_bytes()) {
                 let message = json!({"success": false, "error": format!("Failed to save the memory to {}: {e}", path.display())});
                 return ToolResult::error(ToolErrorKind::Io, message.to_string());
             }
             let message = format!("Okay, I've remembered that: \"{fact}\"");
-            ToolResult::success(json!({"success": true, "message": message}).to_string(), message)
+            ToolResult::success(
+                json!({"success": true, "message": message}).to_string(),
+                message,
+            )
         })
     }
 }
@@ -166,7 +197,10 @@ mod tests {
 
     #[test]
     fn adds_to_the_section_or_creates_it() {
-        assert_eq!(add_memory("", "likes tea"), "## Gemini Added Memories\n- likes tea\n");
+        assert_eq!(
+            add_memory("", "likes tea"),
+            "## Gemini Added Memories\n- likes tea\n"
+        );
         assert_eq!(
             add_memory("# Me\n\nSome notes.\n", "likes tea"),
             "# Me\n\nSome notes.\n\n## Gemini Added Memories\n- likes tea\n"
@@ -189,13 +223,24 @@ mod tests {
         let tool = SaveMemory::new();
         let args = json!({"fact": "prefers tabs"});
         let details = tool.prepare(&args, &ctx).await.unwrap().unwrap();
-        assert!(matches!(details, ConfirmationDetails::Edit { is_new_file: true, .. }));
+        assert!(matches!(
+            details,
+            ConfirmationDetails::Edit {
+                is_new_file: true,
+                ..
+            }
+        ));
         let result = tool.execute(args, &ctx).await;
         assert_eq!(result.error, None);
         let saved = std::fs::read_to_string(dir.path().join(".gemini/GEMINI.md")).unwrap();
         assert_eq!(saved, "## Gemini Added Memories\n- prefers tabs\n");
-        let modified = tool.modified_args(&json!({"fact": "x"}), "edited\n").unwrap();
+        let modified = tool
+            .modified_args(&json!({"fact": "x"}), "edited\n")
+            .unwrap();
         tool.execute(modified, &ctx).await;
-        assert_eq!(std::fs::read_to_string(dir.path().join(".gemini/GEMINI.md")).unwrap(), "edited\n");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(".gemini/GEMINI.md")).unwrap(),
+            "edited\n"
+        );
     }
 }

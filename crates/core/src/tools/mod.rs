@@ -9,15 +9,22 @@
 
 pub mod discovered;
 pub mod files;
+pub mod fs_write;
 pub mod list_directory;
+pub mod memory;
+pub mod read_file;
+pub mod read_many_files;
 pub mod registry;
+pub mod replace;
 pub mod schema;
 pub mod services;
 #[cfg(unix)]
 pub mod shell;
+pub mod text;
 pub mod todos;
 pub mod web_fetch;
 pub mod web_search;
+pub mod write_file;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -30,12 +30,17 @@ impl ToolRegistry {
         registry.register(Arc::new(super::web_fetch::WebFetch::new()));
         registry.register(Arc::new(super::web_search::GoogleWebSearch::new()));
         registry.register(Arc::new(super::todos::WriteTodos::new()));
+        registry.register(Arc::new(super::memory::SaveMemory::new()));
         // One registry of background processes per session, shared by the
         // three shell tools.
         #[cfg(unix)]
         for tool in super::shell::tools(Arc::new(super::shell::BackgroundProcesses::new())) {
             registry.register(tool);
         }
+        registry.register(Arc::new(super::read_file::ReadFile::new()));
+        registry.register(Arc::new(super::read_many_files::ReadManyFiles::new()));
+        registry.register(Arc::new(super::write_file::WriteFile::new()));
+        registry.register(Arc::new(super::replace::Replace::new()));
         registry
     }
 
@@ -135,5 +140,19 @@ mod tests {
             "Tool \"x\" not found."
         );
         assert_eq!(levenshtein("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn builtins_include_the_file_tools() {
+        let names = ToolRegistry::with_builtins().names();
+        for name in [
+            "list_directory",
+            "read_file",
+            "read_many_files",
+            "write_file",
+            "replace",
+        ] {
+            assert!(names.iter().any(|n| n == name), "{name} missing");
+        }
     }
 }
