@@ -2,109 +2,15 @@
 //! against the fake Gemini server over loopback, in a temporary HOME and
 //! workspace, checked against Gemini CLI 0.61's outputs.
 
-use std::path::{Path, PathBuf};
+mod common;
+
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use gd_fake_gemini::FakeGemini;
-use gd_fake_gemini::fixtures::{copy_peer_workspace, gemini_cli_fixture, scenario};
+use common::*;
+use gd_fake_gemini::fixtures::{gemini_cli_fixture, scenario};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-
-struct Run {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    ws: PathBuf,
-    fake: FakeGemini,
-}
-
-impl Run {
-    fn new(scenario: Value) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().join("home");
-        std::fs::create_dir_all(home.join(".gemini")).unwrap();
-        let ws = copy_peer_workspace(dir.path());
-        let fake = FakeGemini::start_with_vars(scenario, &[("WORKSPACE", ws.to_str().unwrap())]);
-        Self {
-            _dir: dir,
-            home,
-            ws,
-            fake,
-        }
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_gemini-desktop-cli"));
-        cmd.args(args)
-            .current_dir(&self.ws)
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", &self.home)
-            .env("GEMINI_API_KEY", "fake-key")
-            .env("GOOGLE_GEMINI_BASE_URL", self.fake.base_url())
-            .env("GEMINI_DESKTOP_RETRY_INITIAL_MS", "1")
-            .env("GEMINI_DESKTOP_RETRY_MAX_MS", "5")
-            .stdin(Stdio::null());
-        cmd
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.command(args).output().expect("the CLI runs")
-    }
-
-    fn write_settings(&self, path: &Path, text: &str) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-
-    fn user_settings(&self) -> PathBuf {
-        self.home.join(".gemini/settings.json")
-    }
-
-    fn bodies(&self) -> Vec<Value> {
-        self.fake
-            .main_requests()
-            .into_iter()
-            .map(|r| r.body.unwrap())
-            .collect()
-    }
-}
-
-fn stdout_json(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}): {}",
-            String::from_utf8_lossy(&output.stdout)
-        )
-    })
-}
-
-fn stderr_json(output: &Output) -> Value {
-    serde_json::from_slice(&output.stderr).unwrap_or_else(|e| {
-        panic!(
-            "stderr is not JSON ({e}): {}",
-            String::from_utf8_lossy(&output.stderr)
-        )
-    })
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-/// The key structure of a JSON value (objects' keys, recursively), so two
-/// outputs can be compared in shape while their numbers differ.
-fn shape(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => {
-            Value::Object(map.iter().map(|(k, v)| (k.clone(), shape(v))).collect())
-        }
-        Value::Array(items) => Value::Array(items.iter().map(shape).collect()),
-        Value::String(_) => json!("string"),
-        Value::Number(_) => json!(0),
-        other => other.clone(),
-    }
-}
 
 #[test]
 fn a_text_json_output_has_gemini_cli_shape() {

@@ -53,6 +53,8 @@ const FIELDS: &[&str] = &[
     "priority",
     "modes",
     "deny_message",
+    // The spelling the issue tracker and some docs use; both are accepted.
+    "denyMessage",
     "allow_redirection",
 ];
 
@@ -272,7 +274,11 @@ fn parse_rule(
         None => Vec::new(),
         Some(v) => modes(ctx, v, bom),
     };
-    let deny_message = get("deny_message").and_then(|v| string(ctx, "deny_message", v, bom));
+    let deny_message = match (get("deny_message"), get("denyMessage")) {
+        (Some(v), _) => string(ctx, "deny_message", v, bom),
+        (None, Some(v)) => string(ctx, "denyMessage", v, bom),
+        (None, None) => None,
+    };
     if let Some(v) = get("allow_redirection")
         && !matches!(v.get_ref(), DeValue::Boolean(_))
     {

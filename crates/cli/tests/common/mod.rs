@@ -1,0 +1,106 @@
+//! The headless CLI run as a real process against the fake Gemini server,
+//! in a temporary HOME and workspace.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use gd_fake_gemini::FakeGemini;
+use gd_fake_gemini::fixtures::copy_peer_workspace;
+use serde_json::{Value, json};
+
+pub struct Run {
+    _dir: tempfile::TempDir,
+    pub home: PathBuf,
+    pub ws: PathBuf,
+    pub fake: FakeGemini,
+}
+
+impl Run {
+    pub fn new(scenario: Value) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(home.join(".gemini")).unwrap();
+        let ws = copy_peer_workspace(dir.path());
+        let fake = FakeGemini::start_with_vars(scenario, &[("WORKSPACE", ws.to_str().unwrap())]);
+        Self {
+            _dir: dir,
+            home,
+            ws,
+            fake,
+        }
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_gemini-desktop-cli"));
+        cmd.args(args)
+            .current_dir(&self.ws)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", &self.home)
+            .env("GEMINI_API_KEY", "fake-key")
+            .env("GOOGLE_GEMINI_BASE_URL", self.fake.base_url())
+            .env("GEMINI_DESKTOP_RETRY_INITIAL_MS", "1")
+            .env("GEMINI_DESKTOP_RETRY_MAX_MS", "5")
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().expect("the CLI runs")
+    }
+
+    pub fn write_settings(&self, path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    pub fn user_settings(&self) -> PathBuf {
+        self.home.join(".gemini/settings.json")
+    }
+
+    pub fn bodies(&self) -> Vec<Value> {
+        self.fake
+            .main_requests()
+            .into_iter()
+            .map(|r| r.body.unwrap())
+            .collect()
+    }
+}
+
+pub fn stdout_json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+pub fn stderr_json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stderr).unwrap_or_else(|e| {
+        panic!(
+            "stderr is not JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The key structure of a JSON value (objects' keys, recursively), so two
+/// outputs can be compared in shape while their numbers differ.
+pub fn shape(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), shape(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.iter().map(shape).collect()),
+        Value::String(_) => json!("string"),
+        Value::Number(_) => json!(0),
+        other => other.clone(),
+    }
+}
+

@@ -1,0 +1,190 @@
+//! Headless runs that use the tools: read → edit → shell → search with
+//! `--yolo`, the default mode (writes not offered), deny rules from policy
+//! files, and cancelling a running shell command.
+
+mod common;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::*;
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+/// The `functionResponse.response` objects of the request after `step`.
+fn responses(run: &Run, request: usize) -> Vec<Value> {
+    let body = &run.bodies()[request];
+    let contents = body["contents"].as_array().unwrap();
+    contents
+        .last()
+        .unwrap()["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["functionResponse"]["response"].clone())
+        .collect()
+}
+
+fn declared(run: &Run) -> Vec<String> {
+    run.bodies()[0]["tools"][0]["functionDeclarations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn yolo_reads_edits_runs_and_searches() {
+    let run = Run::new(json!({"steps": [
+        {"functionCalls": [{"name": "read_file", "args": {"file_path": "hello.txt"}}]},
+        {"functionCalls": [{"name": "replace", "args": {
+            "file_path": "{{WORKSPACE}}/hello.txt", "instruction": "greet differently",
+            "old_string": "hello", "new_string": "goodbye"}}]},
+        {"functionCalls": [{"name": "write_file", "args": {"file_path": "notes/todo.md", "content": "# Todo\n- ship it\n"}}]},
+        {"functionCalls": [{"name": "run_shell_command", "args": {"command": "cat hello.txt notes/todo.md", "description": "show"}}]},
+        {"functionCalls": [{"name": "grep_search", "args": {"pattern": "ship"}}]},
+        {"text": "All done."}
+    ]}));
+    let out = run.run(&["-p", "tidy up", "-o", "json", "--yolo"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout_json(&out)["response"], "All done.");
+
+    assert_eq!(std::fs::read_to_string(run.ws.join("hello.txt")).unwrap(), "goodbye\n");
+    assert_eq!(std::fs::read_to_string(run.ws.join("notes/todo.md")).unwrap(), "# Todo\n- ship it\n");
+
+    assert_eq!(responses(&run, 1)[0], json!({"output": "hello\n"}));
+    let replaced = responses(&run, 2)[0]["output"].as_str().unwrap().to_owned();
+    assert!(replaced.starts_with("Successfully modified file:") && replaced.contains("(1 replacements)"), "{replaced}");
+    let written = responses(&run, 3)[0]["output"].as_str().unwrap().to_owned();
+    assert!(written.starts_with("Successfully created and wrote to new file:"), "{written}");
+    let shell = responses(&run, 4)[0]["output"].as_str().unwrap().to_owned();
+    assert!(
+        shell.starts_with("<untrusted_context>\nOutput: goodbye\n# Todo\n- ship it\nProcess Group PGID: "),
+        "{shell}"
+    );
+    let grep = responses(&run, 5)[0]["output"].as_str().unwrap().to_owned();
+    assert!(grep.contains("File: notes/todo.md\nL2: - ship it"), "{grep}");
+
+    let stats = &stdout_json(&out)["stats"]["tools"];
+    assert_eq!(stats["totalCalls"], 5);
+    assert_eq!(stats["totalSuccess"], 5);
+}
+
+#[test]
+fn default_mode_offers_only_read_only_tools_and_refuses_writes() {
+    let run = Run::new(json!({"steps": [
+        {"functionCalls": [{"name": "write_file", "args": {"file_path": "x.txt", "content": "x"}}]},
+        {"text": "Could not write."}
+    ]}));
+    let out = run.run(&["-p", "write x", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let names = declared(&run);
+    for read_only in ["list_directory", "read_file", "glob", "grep_search", "google_web_search"] {
+        assert!(names.contains(&read_only.to_string()), "{read_only} missing from {names:?}");
+    }
+    for writer in ["write_file", "replace", "run_shell_command", "web_fetch", "save_memory"] {
+        assert!(!names.contains(&writer.to_string()), "{writer} must not be offered: {names:?}");
+    }
+    let error = responses(&run, 1)[0]["error"].as_str().unwrap().to_owned();
+    assert!(error.starts_with("Tool \"write_file\" not found."), "{error}");
+    assert!(!run.ws.join("x.txt").exists());
+}
+
+#[test]
+fn deny_rules_hold_even_in_yolo_mode() {
+    let run = Run::new(json!({"steps": [
+        {"functionCalls": [
+            {"name": "run_shell_command", "args": {"command": "ls && rm hello.txt"}},
+            {"name": "run_shell_command", "args": {"command": "echo still here"}}
+        ]},
+        {"text": "ok"}
+    ]}));
+    run.write_settings(
+        &run.home.join(".gemini/policies/safety.toml"),
+        "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"rm\"\ndecision = \"deny\"\npriority = 500\ndenyMessage = \"Deleting files is not allowed.\"\n",
+    );
+    let out = run.run(&["-p", "clean", "-o", "json", "--yolo"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let answers = responses(&run, 1);
+    assert_eq!(
+        answers[0],
+        json!({"error": "Tool execution denied by policy. Deleting files is not allowed."})
+    );
+    assert!(answers[1]["output"].as_str().unwrap().contains("Output: still here"));
+    assert!(run.ws.join("hello.txt").exists(), "the denied command did not run");
+}
+
+#[test]
+fn a_broken_policy_file_is_reported_and_the_others_still_apply() {
+    let run = Run::new(json!({"steps": [
+        {"functionCalls": [{"name": "run_shell_command", "args": {"command": "rm hello.txt"}}]},
+        {"text": "ok"}
+    ]}));
+    let policies = run.home.join(".gemini/policies");
+    run.write_settings(
+        &policies.join("broken.toml"),
+        "[[rule]]\ntoolName = \"x\"\ndecision = \"perhaps\"\npriority = 1\n",
+    );
+    run.write_settings(
+        &policies.join("good.toml"),
+        "[[rule]]\ncommandPrefix = \"rm\"\ndecision = \"deny\"\npriority = 10\n",
+    );
+    let out = run.run(&["-p", "x", "-o", "stream-json", "--yolo"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let warning = stdout
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["type"] == "error" && e["severity"] == "warning")
+        .expect("a warning event");
+    let message = warning["message"].as_str().unwrap();
+    assert!(message.contains("broken.toml:3:"), "{message}");
+    assert!(run.ws.join("hello.txt").exists());
+}
+
+/// Processes whose command line contains `marker`.
+fn processes_with(marker: &str) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|c| String::from_utf8_lossy(&c).contains(marker))
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
+#[test]
+fn interrupting_a_running_command_kills_it_and_exits_130() {
+    let marker = format!("gd-test-marker-{}", std::process::id());
+    let run = Run::new(json!({"steps": [
+        // Two commands, so bash stays the parent and keeps the marker in its command line.
+        {"functionCalls": [{"name": "run_shell_command", "args": {"command": format!("sleep 300; echo {marker}")}}]},
+        {"text": "never"}
+    ]}));
+    let child = run
+        .command(&["-p", "wait", "--yolo"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while processes_with(&marker).is_empty() {
+        assert!(std::time::Instant::now() < deadline, "the command never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !processes_with(&marker).is_empty() {
+        assert!(std::time::Instant::now() < deadline, "left running: {:?}", processes_with(&marker));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
