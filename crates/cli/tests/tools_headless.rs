@@ -15,9 +15,7 @@ use serde_json::{Value, json};
 fn responses(run: &Run, request: usize) -> Vec<Value> {
     let body = &run.bodies()[request];
     let contents = body["contents"].as_array().unwrap();
-    contents
-        .last()
-        .unwrap()["parts"]
+    contents.last().unwrap()["parts"]
         .as_array()
         .unwrap()
         .iter()
@@ -50,21 +48,39 @@ fn yolo_reads_edits_runs_and_searches() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stdout_json(&out)["response"], "All done.");
 
-    assert_eq!(std::fs::read_to_string(run.ws.join("hello.txt")).unwrap(), "goodbye\n");
-    assert_eq!(std::fs::read_to_string(run.ws.join("notes/todo.md")).unwrap(), "# Todo\n- ship it\n");
+    assert_eq!(
+        std::fs::read_to_string(run.ws.join("hello.txt")).unwrap(),
+        "goodbye\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(run.ws.join("notes/todo.md")).unwrap(),
+        "# Todo\n- ship it\n"
+    );
 
     assert_eq!(responses(&run, 1)[0], json!({"output": "hello\n"}));
     let replaced = responses(&run, 2)[0]["output"].as_str().unwrap().to_owned();
-    assert!(replaced.starts_with("Successfully modified file:") && replaced.contains("(1 replacements)"), "{replaced}");
+    assert!(
+        replaced.starts_with("Successfully modified file:")
+            && replaced.contains("(1 replacements)"),
+        "{replaced}"
+    );
     let written = responses(&run, 3)[0]["output"].as_str().unwrap().to_owned();
-    assert!(written.starts_with("Successfully created and wrote to new file:"), "{written}");
+    assert!(
+        written.starts_with("Successfully created and wrote to new file:"),
+        "{written}"
+    );
     let shell = responses(&run, 4)[0]["output"].as_str().unwrap().to_owned();
     assert!(
-        shell.starts_with("<untrusted_context>\nOutput: goodbye\n# Todo\n- ship it\nProcess Group PGID: "),
+        shell.starts_with(
+            "<untrusted_context>\nOutput: goodbye\n# Todo\n- ship it\nProcess Group PGID: "
+        ),
         "{shell}"
     );
     let grep = responses(&run, 5)[0]["output"].as_str().unwrap().to_owned();
-    assert!(grep.contains("File: notes/todo.md\nL2: - ship it"), "{grep}");
+    assert!(
+        grep.contains("File: notes/todo.md\nL2: - ship it"),
+        "{grep}"
+    );
 
     let stats = &stdout_json(&out)["stats"]["tools"];
     assert_eq!(stats["totalCalls"], 5);
@@ -80,14 +96,35 @@ fn default_mode_offers_only_read_only_tools_and_refuses_writes() {
     let out = run.run(&["-p", "write x", "-o", "json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let names = declared(&run);
-    for read_only in ["list_directory", "read_file", "glob", "grep_search", "google_web_search"] {
-        assert!(names.contains(&read_only.to_string()), "{read_only} missing from {names:?}");
+    for read_only in [
+        "list_directory",
+        "read_file",
+        "glob",
+        "grep_search",
+        "google_web_search",
+    ] {
+        assert!(
+            names.contains(&read_only.to_string()),
+            "{read_only} missing from {names:?}"
+        );
     }
-    for writer in ["write_file", "replace", "run_shell_command", "web_fetch", "save_memory"] {
-        assert!(!names.contains(&writer.to_string()), "{writer} must not be offered: {names:?}");
+    for writer in [
+        "write_file",
+        "replace",
+        "run_shell_command",
+        "web_fetch",
+        "save_memory",
+    ] {
+        assert!(
+            !names.contains(&writer.to_string()),
+            "{writer} must not be offered: {names:?}"
+        );
     }
     let error = responses(&run, 1)[0]["error"].as_str().unwrap().to_owned();
-    assert!(error.starts_with("Tool \"write_file\" not found."), "{error}");
+    assert!(
+        error.starts_with("Tool \"write_file\" not found."),
+        "{error}"
+    );
     assert!(!run.ws.join("x.txt").exists());
 }
 
@@ -111,8 +148,16 @@ fn deny_rules_hold_even_in_yolo_mode() {
         answers[0],
         json!({"error": "Tool execution denied by policy. Deleting files is not allowed."})
     );
-    assert!(answers[1]["output"].as_str().unwrap().contains("Output: still here"));
-    assert!(run.ws.join("hello.txt").exists(), "the denied command did not run");
+    assert!(
+        answers[1]["output"]
+            .as_str()
+            .unwrap()
+            .contains("Output: still here")
+    );
+    assert!(
+        run.ws.join("hello.txt").exists(),
+        "the denied command did not run"
+    );
 }
 
 #[test]
@@ -172,7 +217,10 @@ fn interrupting_a_running_command_kills_it_and_exits_130() {
         .unwrap();
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     while processes_with(&marker).is_empty() {
-        assert!(std::time::Instant::now() < deadline, "the command never started");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the command never started"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     let killed = std::process::Command::new("kill")
@@ -181,10 +229,19 @@ fn interrupting_a_running_command_kills_it_and_exits_130() {
         .unwrap();
     assert!(killed.success());
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
     while !processes_with(&marker).is_empty() {
-        assert!(std::time::Instant::now() < deadline, "left running: {:?}", processes_with(&marker));
+        assert!(
+            std::time::Instant::now() < deadline,
+            "left running: {:?}",
+            processes_with(&marker)
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }

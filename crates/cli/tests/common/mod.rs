@@ -103,4 +103,3 @@ pub fn shape(value: &Value) -> Value {
         other => other.clone(),
     }
 }
-

@@ -63,18 +63,27 @@ impl Harness {
     }
 
     pub fn start_with(scenario: Value, configure: impl FnOnce(&mut SessionConfig)) -> Self {
+        Self::start_with_policy(
+            scenario,
+            configure,
+            std::sync::Arc::new(gd_core::approval::AllowAll),
+        )
+    }
+
+    /// A session whose tool calls are decided by `policy`.
+    pub fn start_with_policy(
+        scenario: Value,
+        configure: impl FnOnce(&mut SessionConfig),
+        policy: std::sync::Arc<dyn gd_core::approval::ApprovalPolicy>,
+    ) -> Self {
         let (dir, ws) = workspace();
         let fake = FakeGemini::start_with_vars(scenario, &[("WORKSPACE", ws.to_str().unwrap())]);
         let mut config = SessionConfig::new(MODEL, ws.clone(), SYSTEM_PROMPT.into());
         config.temp_dir = dir.path().join("tmp");
         configure(&mut config);
         let client = client_for(&fake, fast_retry(3));
-        let (handle, events) = Session::spawn(
-            config,
-            client,
-            ToolRegistry::with_builtins(),
-            std::sync::Arc::new(gd_core::approval::AllowAll),
-        );
+        let (handle, events) =
+            Session::spawn(config, client, ToolRegistry::with_builtins(), policy);
         Self {
             fake,
             workspace: ws,
