@@ -8,10 +8,13 @@
 //! in the scheduler, never by the tool.
 
 pub mod files;
+pub mod glob;
+pub mod grep;
 pub mod list_directory;
 pub mod registry;
 pub mod schema;
 pub mod services;
+pub mod walk;
 
 use std::path::PathBuf;
 use std::sync::Arc;

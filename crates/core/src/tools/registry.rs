@@ -6,6 +6,13 @@ use gd_gemini::FunctionDeclaration;
 
 use super::Tool;
 
+/// Former tool names that still resolve: `(old, current)`. Models trained
+/// on older Gemini CLI versions, saved policies and settings use them.
+pub const TOOL_ALIASES: &[(&str, &str)] = &[(
+    super::grep::GrepTool::LEGACY_NAME,
+    super::grep::GrepTool::NAME,
+)];
+
 /// Tools in declaration order, looked up by name.
 #[derive(Clone, Default)]
 pub struct ToolRegistry {
@@ -27,7 +34,18 @@ impl ToolRegistry {
     pub fn with_builtins() -> Self {
         let mut registry = Self::new();
         registry.register(Arc::new(super::list_directory::ListDirectory::new()));
+        registry.register(Arc::new(super::grep::GrepTool::new()));
+        registry.register(Arc::new(super::glob::GlobTool::new()));
         registry
+    }
+
+    /// The current name of a tool: `name` itself, or what a former name in
+    /// [`TOOL_ALIASES`] now is (e.g. `search_file_content` → `grep_search`).
+    pub fn canonical_name(name: &str) -> &str {
+        TOOL_ALIASES
+            .iter()
+            .find(|(old, _)| *old == name)
+            .map_or(name, |(_, current)| current)
     }
 
     /// Adds a tool, replacing one with the same name.
@@ -36,9 +54,11 @@ impl ToolRegistry {
         self.tools.push(tool);
     }
 
-    /// Removes tools by name (settings `tools.exclude`).
+    /// Removes tools by name (settings `tools.exclude`); former names
+    /// count too.
     pub fn exclude(&mut self, names: &[String]) {
-        self.tools.retain(|t| !names.iter().any(|n| n == t.name()));
+        self.tools
+            .retain(|t| !names.iter().any(|n| Self::canonical_name(n) == t.name()));
     }
 
     /// Keeps only the tools `keep` accepts.
@@ -46,8 +66,14 @@ impl ToolRegistry {
         self.tools.retain(|t| keep(t.as_ref()));
     }
 
+    /// The tool called `name`, or the one a former name now refers to.
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        self.tools.iter().find(|t| t.name() == name)
+        self.tools.iter().find(|t| t.name() == name).or_else(|| {
+            let current = Self::canonical_name(name);
+            (current != name)
+                .then(|| self.tools.iter().find(|t| t.name() == current))
+                .flatten()
+        })
     }
 
     pub fn names(&self) -> Vec<String> {
@@ -111,6 +137,12 @@ mod tests {
         let registry = ToolRegistry::with_builtins();
         assert_eq!(
             registry.not_found_message("list_dir"),
+            "Tool \"list_dir\" not found. Did you mean one of: \"list_directory\", \"glob\", \"grep_search\"?"
+        );
+        let mut one = ToolRegistry::with_builtins();
+        one.retain(|t| t.name() == "list_directory");
+        assert_eq!(
+            one.not_found_message("list_dir"),
             "Tool \"list_dir\" not found. Did you mean \"list_directory\"?"
         );
         assert_eq!(
@@ -118,5 +150,24 @@ mod tests {
             "Tool \"x\" not found."
         );
         assert_eq!(levenshtein("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn former_names_resolve_to_current_tools() {
+        assert_eq!(
+            ToolRegistry::canonical_name("search_file_content"),
+            "grep_search"
+        );
+        assert_eq!(ToolRegistry::canonical_name("glob"), "glob");
+        let mut registry = ToolRegistry::with_builtins();
+        assert_eq!(
+            registry.get("search_file_content").unwrap().name(),
+            "grep_search"
+        );
+        assert!(registry.get("glob").is_some());
+        assert!(!registry.names().contains(&"search_file_content".to_owned()));
+        registry.exclude(&["search_file_content".to_owned()]);
+        assert!(registry.get("grep_search").is_none());
+        assert!(registry.get("glob").is_some());
     }
 }
