@@ -628,6 +628,18 @@ mod tests {
         assert_eq!(file.error.unwrap().kind, ToolErrorKind::NotADirectory);
     }
 
+    #[tokio::test]
+    async fn cancelled_before_running() {
+        let (_guard, root) = workspace();
+        touch(&root.join("a.rs"), "", OLD);
+        let ctx = ToolContext::new(vec![root.clone()]);
+        ctx.cancel.cancel();
+        let result = GlobTool::new()
+            .execute(json!({"pattern": "*.rs"}), &ctx)
+            .await;
+        assert_eq!(result.error.unwrap().kind, ToolErrorKind::Cancelled);
+    }
+
     #[test]
     fn pruning_follows_the_pattern_prefix() {
         let dir = Path::new("/ws");

@@ -758,6 +758,29 @@ mod tests {
         assert_eq!(empty.error.unwrap().kind, ToolErrorKind::InvalidParams);
     }
 
+    #[test]
+    fn the_walk_stops_once_the_total_is_reached() {
+        let (_guard, root) = workspace();
+        for i in 0..200 {
+            write(&root, &format!("d{}/f{i:03}.txt", i % 10), "needle\n");
+        }
+        let ctx = ToolContext::new(vec![root.clone()]);
+        let params = |names_only: bool| -> Params {
+            serde_json::from_value(json!({
+                "pattern": "needle", "total_max_matches": 3, "names_only": names_only
+            }))
+            .unwrap()
+        };
+        for names_only in [false, true] {
+            let search = GrepSearch::new(params(names_only), &ctx).unwrap();
+            let result = search.run();
+            assert!(result.display.ends_with("(limited)"), "{}", result.display);
+            // Each walker thread may finish the file it is on, no more.
+            let searched = search.found.load(Ordering::Relaxed);
+            assert!(searched <= 3 + 1 + 12, "searched {searched} files");
+        }
+    }
+
     #[tokio::test]
     async fn cancelled_before_running() {
         let (_guard, root) = rust_tree();

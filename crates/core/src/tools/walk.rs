@@ -134,7 +134,8 @@ pub fn relative_str<'p>(path: &'p Path, root: &Path) -> std::borrow::Cow<'p, str
 /// A file filter in ripgrep's `--glob` style: a pattern without `/`
 /// matches the file name at any depth (`*.rs`); one with `/` matches the
 /// whole path relative to the search root (`src/**/*.{ts,tsx}`); a leading
-/// `/` or `./` anchors it to the root explicitly. `*` never crosses a `/`.
+/// `/` or `./` anchors it to the root explicitly; a trailing `/` selects
+/// everything below such a directory. `*` never crosses a `/`.
 #[derive(Debug, Clone)]
 pub struct PathFilter {
     set: GlobSet,
@@ -146,12 +147,17 @@ impl PathFilter {
         while let Some(rest) = pattern.strip_prefix("./") {
             pattern = rest;
         }
-        let pattern = pattern.trim_end_matches('/');
-        let full = match pattern.strip_prefix('/') {
+        // `dir/` means everything below a directory `dir`, as in gitignore.
+        let trimmed = pattern.trim_end_matches('/');
+        let below = trimmed.len() < pattern.len();
+        let mut full = match trimmed.strip_prefix('/') {
             Some(anchored) => anchored.to_owned(),
-            None if pattern.contains('/') => pattern.to_owned(),
-            None => format!("**/{pattern}"),
+            None if trimmed.contains('/') => trimmed.to_owned(),
+            None => format!("**/{trimmed}"),
         };
+        if below {
+            full.push_str("/**");
+        }
         let glob = GlobBuilder::new(&full).literal_separator(true).build()?;
         let set = GlobSetBuilder::new().add(glob).build()?;
         Ok(Self { set })
@@ -185,6 +191,12 @@ mod tests {
                 .unwrap()
                 .is_match("docs/a.md")
         );
+        let below = PathFilter::new("tests/").unwrap();
+        assert!(below.is_match("tests/a.rs"));
+        assert!(below.is_match("crates/x/tests/deep/b.rs"));
+        assert!(!below.is_match("tests.rs"));
+        assert!(PathFilter::new("/src/").unwrap().is_match("src/a/b.rs"));
+        assert!(!PathFilter::new("/src/").unwrap().is_match("x/src/b.rs"));
         assert!(PathFilter::new("a[").is_err());
     }
 }
