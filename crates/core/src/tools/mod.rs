@@ -10,6 +10,8 @@
 pub mod discovered;
 pub mod files;
 pub mod fs_write;
+pub mod glob;
+pub mod grep;
 pub mod list_directory;
 pub mod memory;
 pub mod read_file;
@@ -22,6 +24,7 @@ pub mod services;
 pub mod shell;
 pub mod text;
 pub mod todos;
+pub mod walk;
 pub mod web_fetch;
 pub mod web_search;
 pub mod write_file;

@@ -6,6 +6,13 @@ use gd_gemini::FunctionDeclaration;
 
 use super::Tool;
 
+/// Former tool names that still resolve: `(old, current)`. Models trained
+/// on older Gemini CLI versions, saved policies and settings use them.
+pub const TOOL_ALIASES: &[(&str, &str)] = &[(
+    super::grep::GrepTool::LEGACY_NAME,
+    super::grep::GrepTool::NAME,
+)];
+
 /// Tools in declaration order, looked up by name.
 #[derive(Clone, Default)]
 pub struct ToolRegistry {
@@ -23,25 +30,37 @@ impl ToolRegistry {
         Self::default()
     }
 
-    /// The built-in tools available in this version.
+    /// The built-in tools available in this version, in Gemini CLI's
+    /// declaration order (ours that it lacks come last).
     pub fn with_builtins() -> Self {
         let mut registry = Self::new();
         registry.register(Arc::new(super::list_directory::ListDirectory::new()));
+        registry.register(Arc::new(super::read_file::ReadFile::new()));
+        registry.register(Arc::new(super::grep::GrepTool::new()));
+        registry.register(Arc::new(super::glob::GlobTool::new()));
+        registry.register(Arc::new(super::replace::Replace::new()));
+        registry.register(Arc::new(super::write_file::WriteFile::new()));
         registry.register(Arc::new(super::web_fetch::WebFetch::new()));
-        registry.register(Arc::new(super::web_search::GoogleWebSearch::new()));
-        registry.register(Arc::new(super::todos::WriteTodos::new()));
-        registry.register(Arc::new(super::memory::SaveMemory::new()));
         // One registry of background processes per session, shared by the
         // three shell tools.
         #[cfg(unix)]
         for tool in super::shell::tools(Arc::new(super::shell::BackgroundProcesses::new())) {
             registry.register(tool);
         }
-        registry.register(Arc::new(super::read_file::ReadFile::new()));
+        registry.register(Arc::new(super::web_search::GoogleWebSearch::new()));
+        registry.register(Arc::new(super::todos::WriteTodos::new()));
         registry.register(Arc::new(super::read_many_files::ReadManyFiles::new()));
-        registry.register(Arc::new(super::write_file::WriteFile::new()));
-        registry.register(Arc::new(super::replace::Replace::new()));
+        registry.register(Arc::new(super::memory::SaveMemory::new()));
         registry
+    }
+
+    /// The current name of a tool: `name` itself, or what a former name in
+    /// [`TOOL_ALIASES`] now is (e.g. `search_file_content` → `grep_search`).
+    pub fn canonical_name(name: &str) -> &str {
+        TOOL_ALIASES
+            .iter()
+            .find(|(old, _)| *old == name)
+            .map_or(name, |(_, current)| current)
     }
 
     /// Adds a tool, replacing one with the same name.
@@ -50,9 +69,11 @@ impl ToolRegistry {
         self.tools.push(tool);
     }
 
-    /// Removes tools by name (settings `tools.exclude`).
+    /// Removes tools by name (settings `tools.exclude`); former names
+    /// count too.
     pub fn exclude(&mut self, names: &[String]) {
-        self.tools.retain(|t| !names.iter().any(|n| n == t.name()));
+        self.tools
+            .retain(|t| !names.iter().any(|n| Self::canonical_name(n) == t.name()));
     }
 
     /// Keeps only the tools `keep` accepts.
@@ -60,8 +81,14 @@ impl ToolRegistry {
         self.tools.retain(|t| keep(t.as_ref()));
     }
 
+    /// The tool called `name`, or the one a former name now refers to.
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        self.tools.iter().find(|t| t.name() == name)
+        self.tools.iter().find(|t| t.name() == name).or_else(|| {
+            let current = Self::canonical_name(name);
+            (current != name)
+                .then(|| self.tools.iter().find(|t| t.name() == current))
+                .flatten()
+        })
     }
 
     pub fn names(&self) -> Vec<String> {
@@ -122,10 +149,10 @@ mod tests {
 
     #[test]
     fn suggests_closest_names() {
-        let mut registry = ToolRegistry::new();
-        registry.register(Arc::new(super::super::list_directory::ListDirectory::new()));
+        let mut one = ToolRegistry::with_builtins();
+        one.retain(|t| t.name() == "list_directory");
         assert_eq!(
-            registry.not_found_message("list_dir"),
+            one.not_found_message("list_dir"),
             "Tool \"list_dir\" not found. Did you mean \"list_directory\"?"
         );
         assert!(
@@ -154,5 +181,40 @@ mod tests {
         ] {
             assert!(names.iter().any(|n| n == name), "{name} missing");
         }
+    }
+
+    #[test]
+    fn declaration_order_follows_gemini_cli() {
+        let names = ToolRegistry::with_builtins().names();
+        assert_eq!(
+            names[..6],
+            [
+                "list_directory",
+                "read_file",
+                "grep_search",
+                "glob",
+                "replace",
+                "write_file"
+            ]
+        );
+    }
+
+    #[test]
+    fn former_names_resolve_to_current_tools() {
+        assert_eq!(
+            ToolRegistry::canonical_name("search_file_content"),
+            "grep_search"
+        );
+        assert_eq!(ToolRegistry::canonical_name("glob"), "glob");
+        let mut registry = ToolRegistry::with_builtins();
+        assert_eq!(
+            registry.get("search_file_content").unwrap().name(),
+            "grep_search"
+        );
+        assert!(registry.get("glob").is_some());
+        assert!(!registry.names().contains(&"search_file_content".to_owned()));
+        registry.exclude(&["search_file_content".to_owned()]);
+        assert!(registry.get("grep_search").is_none());
+        assert!(registry.get("glob").is_some());
     }
 }

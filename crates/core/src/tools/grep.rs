@@ -1,0 +1,794 @@
+//! `grep_search`: a regular-expression search over file contents, grouped
+//! by file. Built on ripgrep's libraries (`ignore`, `grep-searcher`,
+//! `grep-regex`), walking and searching on all cores.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use futures::future::BoxFuture;
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
+use ignore::{DirEntry, WalkState};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::walk::{self, PathFilter};
+use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files};
+use crate::config::FileFiltering;
+
+/// Matches reported when the call sets no `total_max_matches`.
+pub const DEFAULT_TOTAL_MAX_MATCHES: usize = 20_000;
+
+/// Matched lines longer than this many characters are cut.
+pub const MAX_LINE_CHARS: usize = 500;
+
+/// Appended to a cut line.
+pub const TRUNCATED_MARKER: &str = "... [truncated]";
+
+/// Searches file contents with a regular expression.
+pub struct GrepTool {
+    schema: Value,
+}
+
+#[derive(Debug, Deserialize)]
+struct Params {
+    pattern: String,
+    #[serde(default)]
+    dir_path: Option<String>,
+    #[serde(default)]
+    include_pattern: Option<String>,
+    #[serde(default)]
+    exclude_pattern: Option<String>,
+    #[serde(default)]
+    names_only: Option<bool>,
+    // Numbers arrive as JSON numbers; the schema already checked that they
+    // are integers >= 1 (a model may still send `5.0`).
+    #[serde(default)]
+    max_matches_per_file: Option<f64>,
+    #[serde(default)]
+    total_max_matches: Option<f64>,
+}
+
+impl GrepTool {
+    pub const NAME: &'static str = "grep_search";
+    /// The name older Gemini CLI versions (and policies) use for this tool.
+    pub const LEGACY_NAME: &'static str = "search_file_content";
+
+    pub fn new() -> Self {
+        Self {
+            schema: json!({
+                "type": "object",
+                "properties": {
+                    "pattern": {
+                        "description": "Regular expression (Rust regex syntax) to look for in each line, e.g. `fn\\s+main` or `TODO|FIXME`. Case-insensitive unless it starts with `(?-i)`.",
+                        "type": "string"
+                    },
+                    "dir_path": {
+                        "description": "Directory (or single file) to search, absolute or relative to the workspace root. Defaults to the workspace root.",
+                        "type": "string"
+                    },
+                    "include_pattern": {
+                        "description": "Only search files matching this glob: without `/` it matches file names at any depth (`*.rs`), with `/` the path relative to dir_path (`src/**/*.{ts,tsx}`).",
+                        "type": "string"
+                    },
+                    "exclude_pattern": {
+                        "description": "Skip files and directories matching this glob (same rules as include_pattern), e.g. `*.min.js` or `tests/**`.",
+                        "type": "string"
+                    },
+                    "names_only": {
+                        "description": "List only the paths of files that contain a match, without the lines.",
+                        "type": "boolean"
+                    },
+                    "max_matches_per_file": {
+                        "description": "Report at most this many matches from each file.",
+                        "type": "integer",
+                        "minimum": 1
+                    },
+                    "total_max_matches": {
+                        "description": "Report at most this many matches in total (default 20000).",
+                        "type": "integer",
+                        "minimum": 1
+                    }
+                },
+                "required": ["pattern"]
+            }),
+        }
+    }
+}
+
+impl Default for GrepTool {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Tool for GrepTool {
+    fn name(&self) -> &str {
+        Self::NAME
+    }
+
+    fn display_name(&self) -> &str {
+        "SearchText"
+    }
+
+    fn description(&self) -> &str {
+        "Searches file contents for a regular expression and returns the matching lines with their line numbers, grouped by file (paths relative to dir_path). Case-insensitive by default. Files excluded by .gitignore or .geminiignore, hidden files and binary files are skipped. Narrow the search with include_pattern/exclude_pattern globs; use names_only to list just the files."
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Search
+    }
+
+    fn parameter_schema(&self) -> &Value {
+        &self.schema
+    }
+
+    fn describe_call(&self, args: &Value) -> String {
+        let get = |key: &str| args.get(key).and_then(Value::as_str);
+        let mut text = format!("'{}'", get("pattern").unwrap_or(""));
+        if let Some(dir) = get("dir_path") {
+            text.push_str(&format!(" within {dir}"));
+        }
+        if let Some(include) = get("include_pattern") {
+            text.push_str(&format!(" in {include}"));
+        }
+        text
+    }
+
+    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move {
+            let params: Params = match serde_json::from_value(args) {
+                Ok(p) => p,
+                Err(e) => {
+                    return ToolResult::error(
+                        ToolErrorKind::InvalidParams,
+                        format!("Invalid parameters: {e}"),
+                    );
+                }
+            };
+            let search = match GrepSearch::new(params, ctx) {
+                Ok(search) => search,
+                Err(error) => return ToolResult::from_error(error),
+            };
+            match tokio::task::spawn_blocking(move || search.run()).await {
+                Ok(result) => result,
+                Err(e) => ToolResult::error(
+                    ToolErrorKind::Execution,
+                    format!("Error during grep search operation: {e}"),
+                ),
+            }
+        })
+    }
+}
+
+/// A checked `grep_search` call, ready to run on a blocking thread.
+struct GrepSearch {
+    pattern: String,
+    /// `dir_path` as the model gave it (or `.`), for the messages.
+    shown_dir: String,
+    root: PathBuf,
+    root_is_file: bool,
+    matcher: RegexMatcher,
+    include_text: Option<String>,
+    include: Option<PathFilter>,
+    exclude: Option<PathFilter>,
+    skip_hidden: bool,
+    names_only: bool,
+    per_file: Option<usize>,
+    total: usize,
+    filtering: FileFiltering,
+    cancel: CancellationToken,
+    /// Matches (files, with `names_only`) kept so far, across threads.
+    found: AtomicUsize,
+}
+
+/// The matches of one file: its formatted `L<n>: ...` lines, and where
+/// each ends, so the output can be cut at any match.
+struct FileHits {
+    path: String,
+    lines: String,
+    ends: Vec<usize>,
+    /// More matches than `max_matches_per_file` were in the file.
+    capped: bool,
+}
+
+impl GrepSearch {
+    fn new(params: Params, ctx: &ToolContext) -> Result<Self, ToolError> {
+        let invalid = |message: String| ToolError::new(ToolErrorKind::InvalidParams, message);
+        if params.pattern.is_empty() {
+            return Err(invalid("The 'pattern' parameter cannot be empty.".into()));
+        }
+        let shown_dir = params
+            .dir_path
+            .clone()
+            .filter(|d| !d.trim().is_empty())
+            .unwrap_or_else(|| ".".to_owned());
+        let root = files::resolve_in_workspace(ctx, &shown_dir)?;
+        let root_is_file = match std::fs::metadata(&root) {
+            Ok(m) if m.is_dir() => false,
+            Ok(m) if m.is_file() => true,
+            Ok(_) => {
+                return Err(ToolError::new(
+                    ToolErrorKind::NotADirectory,
+                    format!("Path is not a valid directory or file: {}", root.display()),
+                ));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(ToolError::new(
+                    ToolErrorKind::NotFound,
+                    format!("Path does not exist: {}", root.display()),
+                ));
+            }
+            Err(e) => {
+                return Err(ToolError::new(
+                    ToolErrorKind::Io,
+                    format!("Failed to access path stats for {}: {e}", root.display()),
+                ));
+            }
+        };
+        let matcher = RegexMatcherBuilder::new()
+            .case_insensitive(true)
+            .line_terminator(Some(b'\n'))
+            .build(&params.pattern)
+            .map_err(|e| {
+                invalid(format!(
+                    "Invalid regular expression pattern provided: {}. Error: {e}",
+                    params.pattern
+                ))
+            })?;
+        let filter =
+            |pattern: &Option<String>, what: &str| -> Result<Option<PathFilter>, ToolError> {
+                match pattern.as_deref().map(str::trim) {
+                    None | Some("") => Ok(None),
+                    Some(p) => PathFilter::new(p)
+                        .map(Some)
+                        .map_err(|e| invalid(format!("Invalid {what} \"{p}\": {e}"))),
+                }
+            };
+        let include = filter(&params.include_pattern, "include_pattern")?;
+        let exclude = filter(&params.exclude_pattern, "exclude_pattern")?;
+        // Hidden files are skipped unless the include glob names one.
+        let skip_hidden = !params.include_pattern.as_deref().is_some_and(|p| {
+            p.split('/')
+                .any(|c| c.starts_with('.') && c != "." && c != "..")
+        });
+        let count = |n: Option<f64>| n.map(|n| n.max(1.0) as usize);
+        Ok(Self {
+            pattern: params.pattern,
+            shown_dir,
+            root,
+            root_is_file,
+            matcher,
+            include_text: params.include_pattern.filter(|p| !p.trim().is_empty()),
+            include,
+            exclude,
+            skip_hidden,
+            names_only: params.names_only.unwrap_or(false),
+            per_file: count(params.max_matches_per_file),
+            total: count(params.total_max_matches).unwrap_or(DEFAULT_TOTAL_MAX_MATCHES),
+            filtering: ctx.file_filtering,
+            cancel: ctx.cancel.clone(),
+            found: AtomicUsize::new(0),
+        })
+    }
+
+    fn should_stop(&self) -> bool {
+        self.found.load(Ordering::Relaxed) > self.total || self.cancel.is_cancelled()
+    }
+
+    fn run(&self) -> ToolResult {
+        let walker = walk::walker(&self.root, self.filtering, self.skip_hidden);
+        let searcher = || {
+            SearcherBuilder::new()
+                .line_number(true)
+                .binary_detection(BinaryDetection::quit(0))
+                .build()
+        };
+        let mut hits = walk::collect_parallel(
+            &walker,
+            || (searcher(), self.matcher.clone()),
+            |(searcher, matcher), entry, out| self.visit(searcher, matcher, entry, out),
+        );
+        if self.cancel.is_cancelled() {
+            return ToolResult::error(ToolErrorKind::Cancelled, "The search was cancelled.");
+        }
+        hits.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        self.format(&hits)
+    }
+
+    fn visit(
+        &self,
+        searcher: &mut Searcher,
+        matcher: &RegexMatcher,
+        entry: DirEntry,
+        out: &mut Vec<FileHits>,
+    ) -> WalkState {
+        if self.should_stop() {
+            return WalkState::Quit;
+        }
+        let depth = entry.depth();
+        if entry.file_type().is_some_and(|t| t.is_dir()) {
+            if depth > 0
+                && let Some(exclude) = &self.exclude
+                && exclude.is_match(&walk::relative_str(entry.path(), &self.root))
+            {
+                return WalkState::Skip;
+            }
+            return WalkState::Continue;
+        }
+        let path: Cow<'_, str> = if depth == 0 {
+            if !self.root_is_file {
+                return WalkState::Continue;
+            }
+            entry.file_name().to_string_lossy()
+        } else {
+            if !walk::is_file(&entry, false) {
+                return WalkState::Continue;
+            }
+            let relative = walk::relative_str(entry.path(), &self.root);
+            if self
+                .include
+                .as_ref()
+                .is_some_and(|f| !f.is_match(&relative))
+                || self.exclude.as_ref().is_some_and(|f| f.is_match(&relative))
+            {
+                return WalkState::Continue;
+            }
+            relative
+        };
+        let mut sink = Collect {
+            search: self,
+            lines: String::new(),
+            ends: Vec::new(),
+            capped: false,
+            binary: false,
+        };
+        let searched = searcher.search_path(matcher, entry.path(), &mut sink);
+        let count = sink.ends.len();
+        if searched.is_err() || sink.binary {
+            self.found.fetch_sub(count, Ordering::Relaxed);
+        } else if count > 0 {
+            out.push(FileHits {
+                path: path.into_owned(),
+                lines: sink.lines,
+                ends: sink.ends,
+                capped: sink.capped,
+            });
+        }
+        WalkState::Continue
+    }
+
+    fn format(&self, hits: &[FileHits]) -> ToolResult {
+        let filter = match &self.include_text {
+            Some(include) => format!(" (filter: \"{include}\")"),
+            None => String::new(),
+        };
+        let location = format!(
+            "for pattern \"{}\" in path \"{}\"",
+            self.pattern, self.shown_dir
+        );
+        if hits.is_empty() {
+            let text = format!("No matches found {location}{filter}.");
+            return ToolResult::success(text, "No matches found");
+        }
+        let limited_note = format!(
+            " (results limited to {} matches for performance)",
+            self.total
+        );
+        if self.names_only {
+            let limited = hits.len() > self.total;
+            let shown = &hits[..hits.len().min(self.total)];
+            let mut text = format!(
+                "Found {} files with matches {location}{filter}{}:",
+                shown.len(),
+                if limited { limited_note.as_str() } else { "" }
+            );
+            for file in shown {
+                text.push('\n');
+                text.push_str(&file.path);
+            }
+            let display = format!(
+                "Found {} files{}",
+                shown.len(),
+                if limited { " (limited)" } else { "" }
+            );
+            return ToolResult::success(text, display);
+        }
+        let found: usize = hits.iter().map(|h| h.ends.len()).sum();
+        let limited = found > self.total;
+        let shown = found.min(self.total);
+        let term = if shown == 1 { "match" } else { "matches" };
+        let mut text = format!("Found {shown} {term} {location}{filter}");
+        if limited {
+            text.push_str(&limited_note);
+        }
+        if let Some(per_file) = self.per_file
+            && hits.iter().any(|h| h.capped)
+        {
+            let _ = write!(text, " (results limited to {per_file} matches per file)");
+        }
+        text.push_str(":\n---\n");
+        text.reserve(hits.iter().map(|h| h.path.len() + h.lines.len() + 11).sum());
+        let mut left = shown;
+        for file in hits {
+            if left == 0 {
+                break;
+            }
+            let take = file.ends.len().min(left);
+            left -= take;
+            text.push_str("File: ");
+            text.push_str(&file.path);
+            text.push('\n');
+            text.push_str(&file.lines[..file.ends[take - 1]]);
+            text.push_str("---\n");
+        }
+        text.truncate(text.trim_end().len());
+        let display = format!(
+            "Found {shown} {term}{}",
+            if limited { " (limited)" } else { "" }
+        );
+        ToolResult::success(text, display)
+    }
+}
+
+/// Collects the matches of one file.
+struct Collect<'a> {
+    search: &'a GrepSearch,
+    lines: String,
+    ends: Vec<usize>,
+    capped: bool,
+    binary: bool,
+}
+
+impl Sink for Collect<'_> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        let search = self.search;
+        if search.names_only {
+            self.ends.push(0);
+            search.found.fetch_add(1, Ordering::Relaxed);
+            return Ok(false);
+        }
+        if search.per_file.is_some_and(|max| self.ends.len() >= max) {
+            self.capped = true;
+            return Ok(false);
+        }
+        push_line(&mut self.lines, mat.line_number().unwrap_or(0), mat.bytes());
+        self.ends.push(self.lines.len());
+        // One match beyond the limit is kept, so we know there were more.
+        let found = search.found.fetch_add(1, Ordering::Relaxed) + 1;
+        Ok(found <= search.total)
+    }
+
+    fn binary_data(&mut self, _: &Searcher, _offset: u64) -> Result<bool, Self::Error> {
+        self.binary = true;
+        Ok(false)
+    }
+}
+
+/// Appends `L<number>: <line>\n`, without trailing whitespace and cut to
+/// [`MAX_LINE_CHARS`] characters.
+fn push_line(out: &mut String, number: u64, line: &[u8]) {
+    let line = String::from_utf8_lossy(line.trim_ascii_end());
+    let _ = write!(out, "L{number}: ");
+    match line.char_indices().nth(MAX_LINE_CHARS) {
+        Some((cut, _)) if line.len() > MAX_LINE_CHARS => {
+            out.push_str(&line[..cut]);
+            out.push_str(TRUNCATED_MARKER);
+        }
+        _ => out.push_str(&line),
+    }
+    out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::LlmContent;
+    use std::fs;
+    use std::path::Path;
+
+    fn text(result: &ToolResult) -> &str {
+        match &result.llm_content {
+            LlmContent::Text(t) => t,
+            LlmContent::Parts(_) => panic!("expected text"),
+        }
+    }
+
+    fn write(root: &Path, path: &str, contents: impl AsRef<[u8]>) {
+        let path = root.join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, contents).unwrap();
+    }
+
+    fn workspace() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        (dir, root)
+    }
+
+    async fn run(root: &Path, args: Value) -> ToolResult {
+        GrepTool::new()
+            .execute(args, &ToolContext::new(vec![root.to_path_buf()]))
+            .await
+    }
+
+    fn rust_tree() -> (tempfile::TempDir, PathBuf) {
+        let (guard, root) = workspace();
+        let mut main = String::from("fn main() {\n");
+        for _ in 0..8 {
+            main.push_str("    let x = 1;\n");
+        }
+        main.push_str("fn main_loop() {\n");
+        write(&root, "src/main.rs", main);
+        write(&root, "src/bin/x.rs", "// x\n\n\nfn main() {\n}\n");
+        write(&root, "src/lib.ts", "function main() {}\n");
+        write(&root, "README.md", "Call fn main to start.\n");
+        (guard, root)
+    }
+
+    #[tokio::test]
+    async fn groups_by_file_in_path_order_with_line_numbers() {
+        let (_guard, root) = rust_tree();
+        let result = run(
+            &root,
+            json!({"pattern": "fn main", "include_pattern": "*.rs"}),
+        )
+        .await;
+        assert_eq!(result.error, None);
+        assert_eq!(
+            text(&result),
+            "Found 3 matches for pattern \"fn main\" in path \".\" (filter: \"*.rs\"):\n---\nFile: src/bin/x.rs\nL4: fn main() {\n---\nFile: src/main.rs\nL1: fn main() {\nL10: fn main_loop() {\n---"
+        );
+        assert_eq!(result.display, "Found 3 matches");
+        for _ in 0..3 {
+            let again = run(
+                &root,
+                json!({"pattern": "fn main", "include_pattern": "*.rs"}),
+            )
+            .await;
+            assert_eq!(text(&again), text(&result));
+        }
+        let all = run(&root, json!({"pattern": "FN MAIN"})).await;
+        assert!(text(&all).starts_with("Found 4 matches for pattern \"FN MAIN\" in path \".\":\n---\nFile: README.md\nL1: Call fn main to start.\n---\nFile: src/bin/x.rs\n"));
+        let sensitive = run(&root, json!({"pattern": "(?-i)FN MAIN"})).await;
+        assert_eq!(
+            text(&sensitive),
+            "No matches found for pattern \"(?-i)FN MAIN\" in path \".\"."
+        );
+        assert_eq!(sensitive.display, "No matches found");
+        let one = run(&root, json!({"pattern": "function", "dir_path": "src"})).await;
+        assert_eq!(
+            text(&one),
+            "Found 1 match for pattern \"function\" in path \"src\":\n---\nFile: lib.ts\nL1: function main() {}\n---"
+        );
+        let file = run(&root, json!({"pattern": "start", "dir_path": "README.md"})).await;
+        assert_eq!(
+            text(&file),
+            "Found 1 match for pattern \"start\" in path \"README.md\":\n---\nFile: README.md\nL1: Call fn main to start.\n---"
+        );
+    }
+
+    #[tokio::test]
+    async fn include_and_exclude_globs() {
+        let (_guard, root) = workspace();
+        for p in [
+            "src/a.ts",
+            "src/ui/b.tsx",
+            "src/c.js",
+            "lib/src/d.ts",
+            "tests/e.ts",
+            "src/f.test.ts",
+        ] {
+            write(&root, p, "needle\n");
+        }
+        let names = |result: &ToolResult| -> Vec<String> {
+            text(result).lines().skip(1).map(str::to_owned).collect()
+        };
+        let ts = run(
+            &root,
+            json!({"pattern": "needle", "include_pattern": "src/**/*.{ts,tsx}", "names_only": true}),
+        )
+        .await;
+        assert_eq!(
+            names(&ts),
+            vec!["src/a.ts", "src/f.test.ts", "src/ui/b.tsx"]
+        );
+        let excluded = run(
+            &root,
+            json!({"pattern": "needle", "include_pattern": "*.ts", "exclude_pattern": "*.test.ts", "names_only": true}),
+        )
+        .await;
+        assert_eq!(
+            names(&excluded),
+            vec!["lib/src/d.ts", "src/a.ts", "tests/e.ts"]
+        );
+        let no_tests = run(
+            &root,
+            json!({"pattern": "needle", "exclude_pattern": "tests", "names_only": true}),
+        )
+        .await;
+        assert_eq!(names(&no_tests).len(), 5);
+        assert!(!names(&no_tests).contains(&"tests/e.ts".to_owned()));
+        let bad = run(
+            &root,
+            json!({"pattern": "needle", "include_pattern": "a[" }),
+        )
+        .await;
+        assert_eq!(bad.error.unwrap().kind, ToolErrorKind::InvalidParams);
+    }
+
+    #[tokio::test]
+    async fn names_only_lists_files() {
+        let (_guard, root) = rust_tree();
+        let result = run(&root, json!({"pattern": "main", "names_only": true})).await;
+        assert_eq!(
+            text(&result),
+            "Found 4 files with matches for pattern \"main\" in path \".\":\nREADME.md\nsrc/bin/x.rs\nsrc/lib.ts\nsrc/main.rs"
+        );
+        assert_eq!(result.display, "Found 4 files");
+        let limited = run(
+            &root,
+            json!({"pattern": "main", "names_only": true, "total_max_matches": 2}),
+        )
+        .await;
+        assert_eq!(
+            text(&limited).lines().next().unwrap(),
+            "Found 2 files with matches for pattern \"main\" in path \".\" (results limited to 2 matches for performance):"
+        );
+        assert_eq!(text(&limited).lines().count(), 3);
+        assert_eq!(limited.display, "Found 2 files (limited)");
+    }
+
+    #[tokio::test]
+    async fn caps_per_file_and_in_total_with_notices() {
+        let (_guard, root) = workspace();
+        let many: String = (1..=50).map(|i| format!("hit {i}\n")).collect();
+        write(&root, "a.txt", &many);
+        write(&root, "b.txt", &many);
+        let per_file = run(&root, json!({"pattern": "hit", "max_matches_per_file": 3})).await;
+        assert_eq!(
+            text(&per_file),
+            "Found 6 matches for pattern \"hit\" in path \".\" (results limited to 3 matches per file):\n---\nFile: a.txt\nL1: hit 1\nL2: hit 2\nL3: hit 3\n---\nFile: b.txt\nL1: hit 1\nL2: hit 2\nL3: hit 3\n---"
+        );
+        let exact = run(&root, json!({"pattern": "hit", "max_matches_per_file": 50})).await;
+        assert!(text(&exact).starts_with("Found 100 matches for pattern \"hit\" in path \".\":"));
+        let total = run(
+            &root,
+            json!({"pattern": "hit 1\\b", "total_max_matches": 1}),
+        )
+        .await;
+        assert_eq!(
+            text(&total),
+            "Found 1 match for pattern \"hit 1\\b\" in path \".\" (results limited to 1 matches for performance):\n---\nFile: a.txt\nL1: hit 1\n---"
+        );
+        assert_eq!(total.display, "Found 1 match (limited)");
+        let total = run(&root, json!({"pattern": "hit", "total_max_matches": 70})).await;
+        let body = text(&total);
+        assert!(body.starts_with("Found 70 matches for pattern \"hit\" in path \".\" (results limited to 70 matches for performance):"));
+        assert_eq!(body.lines().filter(|l| l.starts_with('L')).count(), 70);
+    }
+
+    #[tokio::test]
+    async fn long_lines_are_cut_and_binary_files_skipped() {
+        let (_guard, root) = workspace();
+        let long = format!("{}needle{}\r\n", "é".repeat(300), "x".repeat(400));
+        write(&root, "long.txt", &long);
+        write(&root, "data.bin", b"needle\0\x01\x02needle\n");
+        let result = run(&root, json!({"pattern": "needle"})).await;
+        let body = text(&result);
+        assert!(body.starts_with("Found 1 match "), "{body}");
+        assert!(!body.contains("data.bin"));
+        let line = body.lines().find(|l| l.starts_with("L1: ")).unwrap();
+        let shown = line.strip_prefix("L1: ").unwrap();
+        assert_eq!(
+            shown,
+            format!(
+                "{}needle{}{TRUNCATED_MARKER}",
+                "é".repeat(300),
+                "x".repeat(194)
+            )
+        );
+    }
+
+    #[tokio::test]
+    async fn ignore_rules_hidden_files_and_git_dir() {
+        let (_guard, root) = workspace();
+        write(&root, ".gitignore", "build/\n");
+        write(&root, ".geminiignore", "secret.txt\n");
+        write(&root, "build/out.txt", "needle\n");
+        write(&root, "secret.txt", "needle\n");
+        write(&root, "keep.txt", "needle\n");
+        write(&root, ".github/ci.yml", "needle\n");
+        let names = |result: &ToolResult| -> Vec<String> {
+            text(result).lines().skip(1).map(str::to_owned).collect()
+        };
+        let args = json!({"pattern": "needle", "names_only": true});
+        assert_eq!(
+            names(&run(&root, args.clone()).await),
+            vec!["build/out.txt", "keep.txt"]
+        );
+        write(&root, ".git/config", "needle\n");
+        assert_eq!(names(&run(&root, args.clone()).await), vec!["keep.txt"]);
+        let hidden =
+            json!({"pattern": "needle", "names_only": true, "include_pattern": ".github/**"});
+        assert_eq!(names(&run(&root, hidden).await), vec![".github/ci.yml"]);
+        let mut ctx = ToolContext::new(vec![root.clone()]);
+        ctx.file_filtering = FileFiltering {
+            respect_git_ignore: false,
+            respect_gemini_ignore: false,
+        };
+        let unfiltered = GrepTool::new().execute(args, &ctx).await;
+        assert_eq!(
+            names(&unfiltered),
+            vec!["build/out.txt", "keep.txt", "secret.txt"]
+        );
+    }
+
+    #[tokio::test]
+    async fn errors() {
+        let (_guard, root) = workspace();
+        let bad = run(&root, json!({"pattern": "fn ("})).await;
+        let error = bad.error.unwrap();
+        assert_eq!(error.kind, ToolErrorKind::InvalidParams);
+        assert!(
+            error
+                .message
+                .starts_with("Invalid regular expression pattern provided: fn (. Error: "),
+            "{}",
+            error.message
+        );
+        let escape = run(&root, json!({"pattern": "x", "dir_path": "../.."})).await;
+        assert_eq!(
+            escape.error.unwrap().kind,
+            ToolErrorKind::PathNotInWorkspace
+        );
+        let missing = run(&root, json!({"pattern": "x", "dir_path": "nope"})).await;
+        let error = missing.error.unwrap();
+        assert_eq!(error.kind, ToolErrorKind::NotFound);
+        assert_eq!(
+            error.message,
+            format!("Path does not exist: {}", root.join("nope").display())
+        );
+        let empty = run(&root, json!({"pattern": ""})).await;
+        assert_eq!(empty.error.unwrap().kind, ToolErrorKind::InvalidParams);
+    }
+
+    #[test]
+    fn the_walk_stops_once_the_total_is_reached() {
+        let (_guard, root) = workspace();
+        for i in 0..200 {
+            write(&root, &format!("d{}/f{i:03}.txt", i % 10), "needle\n");
+        }
+        let ctx = ToolContext::new(vec![root.clone()]);
+        let params = |names_only: bool| -> Params {
+            serde_json::from_value(json!({
+                "pattern": "needle", "total_max_matches": 3, "names_only": names_only
+            }))
+            .unwrap()
+        };
+        for names_only in [false, true] {
+            let search = GrepSearch::new(params(names_only), &ctx).unwrap();
+            let result = search.run();
+            assert!(result.display.ends_with("(limited)"), "{}", result.display);
+            // Each walker thread may finish the file it is on, no more.
+            let searched = search.found.load(Ordering::Relaxed);
+            assert!(searched <= 3 + 1 + 12, "searched {searched} files");
+        }
+    }
+
+    #[tokio::test]
+    async fn cancelled_before_running() {
+        let (_guard, root) = rust_tree();
+        let ctx = ToolContext::new(vec![root.clone()]);
+        ctx.cancel.cancel();
+        let result = GrepTool::new()
+            .execute(json!({"pattern": "main"}), &ctx)
+            .await;
+        assert_eq!(result.error.unwrap().kind, ToolErrorKind::Cancelled);
+    }
+}
