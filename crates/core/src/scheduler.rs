@@ -358,10 +358,10 @@ impl Scheduler {
                 Stage::NeedsApproval => unreachable!("approvals are settled before execution"),
             };
             let tool = call.tool.clone().expect("approved calls have a tool");
-            if confirmed {
-                if let Err(outcome) = self.recheck(&mut call, tool.as_ref(), ctx, sink).await {
-                    return outcome;
-                }
+            if confirmed
+                && let Err(outcome) = self.recheck(&mut call, tool.as_ref(), ctx, sink).await
+            {
+                return outcome;
             }
             if ctx.cancel.is_cancelled() {
                 return Outcome::Cancelled(CANCELLED_MESSAGE);

@@ -143,7 +143,7 @@ pub fn cite(text: &str, grounding: &Value) -> String {
         })
         .unwrap_or_default();
     // Insert from the end so earlier offsets stay valid.
-    inserts.sort_by(|a, b| b.0.cmp(&a.0));
+    inserts.sort_by_key(|(end, _)| std::cmp::Reverse(*end));
     let mut cited = text.to_owned();
     for (end, markers) in inserts {
         let mut at = end.min(cited.len());

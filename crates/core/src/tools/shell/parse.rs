@@ -11,10 +11,10 @@ use gd_policy::shell::{root_command, split_commands};
 pub fn root_commands(command: &str) -> Vec<String> {
     let mut roots: Vec<String> = Vec::new();
     for part in split_commands(command) {
-        if let Some(root) = root_command(&part) {
-            if !roots.contains(&root) {
-                roots.push(root);
-            }
+        if let Some(root) = root_command(&part)
+            && !roots.contains(&root)
+        {
+            roots.push(root);
         }
     }
     roots
