@@ -12,9 +12,14 @@ use std::path::Path;
 /// rejected at runtime, so keep the two in sync.
 const COMMANDS: &[&str] = &[
     "app_info",
+    "open_workspace",
     "start_session",
     "send_prompt",
     "interrupt_turn",
+    "confirm_tool",
+    "get_approval_mode",
+    "set_approval_mode",
+    "list_models",
     "stop_session",
 ];
 

@@ -10,7 +10,10 @@
 //! Streaming results (agent events) use a `tauri::ipc::Channel<T>` argument, which the UI
 //! creates with `new Channel()` from `@tauri-apps/api/core`.
 
-use gd_protocol::{CommandError, CommandErrorKind, Event, Op, SessionInfo};
+use gd_protocol::{
+    ApprovalMode, CommandError, CommandErrorKind, ConfirmationOutcome, Event, ModelChoice, Op,
+    SessionInfo,
+};
 use serde::Serialize;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Runtime, State};
@@ -38,12 +41,32 @@ pub fn app_info<R: Runtime>(app: AppHandle<R>, state: State<'_, AppState>) -> Ap
     }
 }
 
+/// Switches the window to another folder: `path` when given, else the one
+/// the user picks in the folder dialog (`None` when they cancel). Running
+/// sessions are stopped; the UI starts a new one.
+#[tauri::command]
+pub async fn open_workspace(
+    state: State<'_, AppState>,
+    path: Option<String>,
+) -> Result<Option<String>, CommandError> {
+    let Some(path) = path else {
+        // The folder picker is wired in by the dialog plugin (see lib.rs).
+        return Ok(None);
+    };
+    let workspace = state
+        .set_workspace(std::path::Path::new(&path))
+        .map_err(|e| CommandError::new(CommandErrorKind::Input, e.to_string()))?;
+    state.sessions.stop_all();
+    Ok(Some(workspace.to_string_lossy().into_owned()))
+}
+
 /// Starts an agent session on the workspace. Its events arrive on `on_event`
 /// in order, starting with `session_configured`.
 #[tauri::command]
 pub async fn start_session(
     state: State<'_, AppState>,
     on_event: Channel<Event>,
+    model: Option<String>,
 ) -> Result<SessionInfo, CommandError> {
     let workspace = state.workspace().ok_or_else(|| {
         CommandError::new(
@@ -51,7 +74,7 @@ pub async fn start_session(
             "Open a folder to work on first.",
         )
     })?;
-    state.sessions.start(workspace, on_event)
+    state.sessions.start(&workspace, model, on_event)
 }
 
 /// Sends the user's prompt to a session, starting a turn.
@@ -74,6 +97,54 @@ pub fn send_prompt(
 #[tauri::command]
 pub fn interrupt_turn(state: State<'_, AppState>, session_id: String) -> Result<(), CommandError> {
     state.sessions.submit(&session_id, Op::Interrupt)
+}
+
+/// Answers a tool confirmation. `content` carries the user's edited text
+/// with `modify_with_editor`.
+#[tauri::command]
+pub fn confirm_tool(
+    state: State<'_, AppState>,
+    session_id: String,
+    call_id: String,
+    outcome: ConfirmationOutcome,
+    content: Option<String>,
+) -> Result<(), CommandError> {
+    state.sessions.submit(
+        &session_id,
+        Op::ConfirmTool {
+            call_id,
+            outcome,
+            content,
+        },
+    )
+}
+
+/// The approval mode of a session.
+#[tauri::command]
+pub fn get_approval_mode(
+    state: State<'_, AppState>,
+    session_id: String,
+) -> Result<ApprovalMode, CommandError> {
+    state.sessions.approval_mode(&session_id)
+}
+
+/// Changes the approval mode of a session for its next tool calls.
+#[tauri::command]
+pub fn set_approval_mode(
+    state: State<'_, AppState>,
+    session_id: String,
+    mode: ApprovalMode,
+) -> Result<(), CommandError> {
+    state.sessions.set_approval_mode(&session_id, mode)
+}
+
+/// The models the session's credentials can use.
+#[tauri::command]
+pub async fn list_models(
+    state: State<'_, AppState>,
+    session_id: String,
+) -> Result<Vec<ModelChoice>, CommandError> {
+    state.sessions.models(&session_id).await
 }
 
 /// Ends a session.

@@ -43,9 +43,14 @@ pub fn run() {
         .manage(AppState::new(launch))
         .invoke_handler(tauri::generate_handler![
             commands::app_info,
+            commands::open_workspace,
             commands::start_session,
             commands::send_prompt,
             commands::interrupt_turn,
+            commands::confirm_tool,
+            commands::get_approval_mode,
+            commands::set_approval_mode,
+            commands::list_models,
             commands::stop_session,
         ])
         .run(tauri::generate_context!("../tauri.conf.json"));

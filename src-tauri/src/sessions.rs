@@ -3,18 +3,43 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use gd_core::launch::{self, LaunchError, LaunchOptions};
-use gd_core::{Session, SessionHandle};
-use gd_protocol::{CommandError, CommandErrorKind, Event, Op, SessionInfo};
+use gd_core::policy::PolicyApproval;
+use gd_core::{ApprovalMode, Session, SessionError, SessionHandle};
+use gd_gemini::{Backend, GeminiClient};
+use gd_protocol::{CommandError, CommandErrorKind, Event, ModelChoice, Op, SessionInfo};
 use tauri::ipc::Channel;
 use tracing::{Instrument, debug, info_span, warn};
 
+/// Models offered when the API cannot list them (Vertex AI, Code Assist).
+const KNOWN_MODELS: &[(&str, &str)] = &[
+    ("gemini-2.5-pro", "Gemini 2.5 Pro"),
+    ("gemini-2.5-flash", "Gemini 2.5 Flash"),
+    ("gemini-2.5-flash-lite", "Gemini 2.5 Flash-Lite"),
+    ("gemini-3-pro-preview", "Gemini 3 Pro (preview)"),
+];
+
+/// One running session and what the commands need of it.
+struct Running {
+    handle: SessionHandle,
+    policy: Arc<PolicyApproval>,
+    client: GeminiClient,
+}
+
 /// The running sessions, by id.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Sessions {
-    handles: Mutex<HashMap<String, SessionHandle>>,
+    running: Mutex<HashMap<String, Running>>,
+}
+
+impl std::fmt::Debug for Sessions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sessions")
+            .field("count", &self.lock().len())
+            .finish()
+    }
 }
 
 impl Sessions {
@@ -23,13 +48,15 @@ impl Sessions {
     pub fn start(
         &self,
         workspace: &Path,
+        model: Option<String>,
         channel: Channel<Event>,
     ) -> Result<SessionInfo, CommandError> {
         let launch = launch::prepare(LaunchOptions {
             workspace: workspace.to_path_buf(),
-            // Until the app can show confirmations, only tools that need none
-            // are offered, exactly as for the headless CLI.
-            interactive: false,
+            model,
+            // The window answers confirmations, so every tool is offered and
+            // the policy decides per call whether to ask.
+            interactive: true,
             surface: "desktop".into(),
             ..LaunchOptions::default()
         })
@@ -42,8 +69,12 @@ impl Sessions {
             session_id: launch.config.session_id.clone(),
             model: launch.config.model.clone(),
             auth: launch.client.backend().kind().to_owned(),
+            approval_mode: launch.policy.mode(),
+            workspace: launch.config.workspace_dirs[0].display().to_string(),
             warnings: launch.warnings.clone(),
         };
+        let client = launch.client.clone();
+        let policy = launch.policy.clone();
         let (handle, mut events) =
             Session::spawn(launch.config, launch.client, launch.tools, launch.policy);
         let span = info_span!("forward_events", session_id = %info.session_id);
@@ -59,33 +90,103 @@ impl Sessions {
             }
             .instrument(span),
         );
-        self.lock().insert(info.session_id.clone(), handle);
+        self.lock().insert(
+            info.session_id.clone(),
+            Running {
+                handle,
+                policy,
+                client,
+            },
+        );
         Ok(info)
     }
 
     /// Sends an operation to a session.
     pub fn submit(&self, session_id: &str, op: Op) -> Result<(), CommandError> {
-        let handle = self
-            .lock()
-            .get(session_id)
-            .cloned()
-            .ok_or_else(|| unknown(session_id))?;
-        handle.submit(op).map_err(|_| unknown(session_id))
+        let handle = self.with(session_id, |r| r.handle.clone())?;
+        handle.submit(op).map_err(|e| match e {
+            SessionError::Closed => unknown(session_id),
+            other @ SessionError::NoSuchConfirmation(_) => {
+                CommandError::new(CommandErrorKind::Input, other.to_string())
+            }
+        })
+    }
+
+    pub fn approval_mode(&self, session_id: &str) -> Result<ApprovalMode, CommandError> {
+        self.with(session_id, |r| r.policy.mode())
+    }
+
+    /// Switches the approval mode; it applies to the next tool calls.
+    pub fn set_approval_mode(
+        &self,
+        session_id: &str,
+        mode: ApprovalMode,
+    ) -> Result<(), CommandError> {
+        self.with(session_id, |r| r.policy.set_mode(mode))
+    }
+
+    /// The models the session's credentials can use.
+    pub async fn models(&self, session_id: &str) -> Result<Vec<ModelChoice>, CommandError> {
+        let client = self.with(session_id, |r| r.client.clone())?;
+        if matches!(client.backend(), Backend::GeminiApi { .. }) {
+            match client.list_models().await {
+                Ok(models) => {
+                    let mut choices: Vec<ModelChoice> = models
+                        .into_iter()
+                        .filter(|m| m.name.contains("gemini"))
+                        .map(|m| {
+                            let name = m.name.trim_start_matches("models/").to_owned();
+                            ModelChoice {
+                                display_name: m.display_name.unwrap_or_else(|| name.clone()),
+                                name,
+                            }
+                        })
+                        .collect();
+                    choices.sort_by(|a, b| a.name.cmp(&b.name));
+                    if !choices.is_empty() {
+                        return Ok(choices);
+                    }
+                }
+                Err(error) => warn!(%error, "listing models failed; offering the known ones"),
+            }
+        }
+        Ok(KNOWN_MODELS
+            .iter()
+            .map(|(name, display)| ModelChoice {
+                name: (*name).into(),
+                display_name: (*display).into(),
+            })
+            .collect())
     }
 
     /// Interrupts and forgets a session.
     pub fn stop(&self, session_id: &str) -> Result<(), CommandError> {
-        let handle = self
+        let running = self
             .lock()
             .remove(session_id)
             .ok_or_else(|| unknown(session_id))?;
-        handle.interrupt();
-        let _ = handle.submit(Op::Shutdown);
+        running.handle.interrupt();
+        let _ = running.handle.submit(Op::Shutdown);
         Ok(())
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, SessionHandle>> {
-        self.handles.lock().unwrap_or_else(|e| e.into_inner())
+    /// Stops every session (when the window switches folders).
+    pub fn stop_all(&self) {
+        for (_, running) in self.lock().drain() {
+            running.handle.interrupt();
+            let _ = running.handle.submit(Op::Shutdown);
+        }
+    }
+
+    fn with<T>(&self, session_id: &str, f: impl FnOnce(&Running) -> T) -> Result<T, CommandError> {
+        self.lock()
+            .get(session_id)
+            .map(f)
+            .ok_or_else(|| unknown(session_id))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 

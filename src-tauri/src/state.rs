@@ -2,6 +2,7 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::RwLock;
 
 use crate::sessions::Sessions;
 
@@ -92,7 +93,8 @@ fn canonical_dir(path: &Path) -> Result<PathBuf, LaunchError> {
 /// added as fields with interior mutability.
 #[derive(Debug)]
 pub struct AppState {
-    launch: LaunchOptions,
+    /// The folder the window works on; changed by `open_workspace`.
+    workspace: RwLock<Option<PathBuf>>,
     /// The agent sessions this window runs.
     pub sessions: Sessions,
 }
@@ -100,14 +102,24 @@ pub struct AppState {
 impl AppState {
     pub fn new(launch: LaunchOptions) -> Self {
         Self {
-            launch,
+            workspace: RwLock::new(launch.workspace),
             sessions: Sessions::default(),
         }
     }
 
     /// The workspace folder the app works on, if any.
-    pub fn workspace(&self) -> Option<&Path> {
-        self.launch.workspace.as_deref()
+    pub fn workspace(&self) -> Option<PathBuf> {
+        self.workspace
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Switches to another folder (canonicalised; must be a directory).
+    pub fn set_workspace(&self, path: &Path) -> Result<PathBuf, LaunchError> {
+        let canonical = canonical_dir(path)?;
+        *self.workspace.write().unwrap_or_else(|e| e.into_inner()) = Some(canonical.clone());
+        Ok(canonical)
     }
 }
 

@@ -4,37 +4,7 @@ use std::path::PathBuf;
 
 use gd_gemini::{GenerationConfig, ThinkingConfig};
 
-/// When tool calls need the user's approval.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ApprovalMode {
-    /// Ask before anything that changes state.
-    #[default]
-    Default,
-    /// File edits are approved automatically; other changes still ask.
-    AutoEdit,
-    /// Everything is approved automatically.
-    Yolo,
-}
-
-impl ApprovalMode {
-    /// Parses the names Gemini CLI uses (`default`, `auto_edit`, `yolo`).
-    pub fn parse(value: &str) -> Option<Self> {
-        match value.trim().to_ascii_lowercase().replace('-', "_").as_str() {
-            "default" => Some(Self::Default),
-            "auto_edit" | "autoedit" => Some(Self::AutoEdit),
-            "yolo" => Some(Self::Yolo),
-            _ => None,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Default => "default",
-            Self::AutoEdit => "auto_edit",
-            Self::Yolo => "yolo",
-        }
-    }
-}
+pub use gd_protocol::ApprovalMode;
 
 /// Which ignore files tools and the folder listing respect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,8 +12,53 @@ pub struct SessionInfo {
     pub model: String,
     /// `gemini-api-key`, `vertex-ai` or `code-assist`.
     pub auth: String,
+    pub approval_mode: ApprovalMode,
+    pub workspace: String,
     /// Problems that did not stop the session (e.g. a broken policy file).
     pub warnings: Vec<String>,
+}
+
+/// When tool calls need the user's approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum ApprovalMode {
+    /// Ask before anything that changes state.
+    #[default]
+    Default,
+    /// File edits are approved automatically; other changes still ask.
+    AutoEdit,
+    /// Everything is approved automatically (deny rules still hold).
+    Yolo,
+}
+
+impl ApprovalMode {
+    /// Parses the names Gemini CLI uses (`default`, `auto_edit`, `yolo`).
+    pub fn parse(value: &str) -> Option<Self> {
+        match value.trim().to_ascii_lowercase().replace('-', "_").as_str() {
+            "default" => Some(Self::Default),
+            "auto_edit" | "autoedit" => Some(Self::AutoEdit),
+            "yolo" => Some(Self::Yolo),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Default => "default",
+            Self::AutoEdit => "auto_edit",
+            Self::Yolo => "yolo",
+        }
+    }
+}
+
+/// A model the user can pick.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct ModelChoice {
+    /// The id sent to the API, e.g. `gemini-2.5-pro`.
+    pub name: String,
+    pub display_name: String,
 }
 
 /// Why a command failed, for the UI to explain.
