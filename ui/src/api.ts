@@ -83,6 +83,14 @@ export function listModels(sessionId: string): Promise<ModelChoice[]> {
   return invoke<ModelChoice[]>("list_models", { sessionId });
 }
 
+/**
+ * Opens `url` in the system browser (the opener plugin's `open_url` command). The UI never
+ * navigates its own webview to a link.
+ */
+export function openExternal(url: string): Promise<void> {
+  return invoke("plugin:opener|open_url", { url });
+}
+
 /** A command's rejection as a readable message. */
 export function errorMessage(error: unknown): string {
   if (error && typeof error === "object" && "message" in error) {
