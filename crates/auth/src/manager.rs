@@ -1091,15 +1091,13 @@ fn gemini_error_text(error: &gd_gemini::GeminiError) -> String {
 
 /// On Linux, a Secret Service needs a D-Bus session bus. Without one,
 /// libdbus would try to autolaunch a bus (X11); say "no keyring" instead.
+/// `env` is the manager's environment (the process environment in the app
+/// and the CLI).
 fn no_session_bus(env: &(dyn Fn(&str) -> Option<String> + Send + Sync)) -> Option<String> {
     if !cfg!(all(unix, not(target_os = "macos"))) {
         return None;
     }
-    let set = |n: &str| {
-        env(n)
-            .or_else(|| std::env::var(n).ok())
-            .filter(|v| !v.is_empty())
-    };
+    let set = |n: &str| env(n).filter(|v| !v.is_empty());
     if set("DBUS_SESSION_BUS_ADDRESS").is_some() {
         return None;
     }
