@@ -407,51 +407,87 @@ async fn sign_out_revokes_and_deletes() {
 }
 
 #[tokio::test]
-async fn tokens_and_codes_never_reach_the_logs() {
-    use std::sync::{Arc, Mutex};
-    #[derive(Clone, Default)]
-    struct Buffer(Arc<Mutex<Vec<u8>>>);
-    impl std::io::Write for Buffer {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let buffer = Buffer::default();
-    let writer = buffer.clone();
-    // The app's crates; the test's own browser (reqwest) logs the redirect
-    // with the code, which is the browser's business, not ours.
-    let subscriber = tracing_subscriber::fmt()
-        .with_env_filter("gd_auth=trace,gd_gemini=trace,oauth2=trace,hyper=trace")
-        .with_writer(move || writer.clone())
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
-
+async fn a_configured_port_is_used_and_a_busy_one_explained() {
     let world = World::new(chat_scenario());
-    world.oauth.set_access_token_ttl(10);
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = busy.local_addr().unwrap().port();
     let manager = world.manager(None);
+    let err = manager
+        .start_google_login(LoginOptions {
+            port: Some(port),
+            ..LoginOptions::default()
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains(&format!("127.0.0.1:{port}")),
+        "{err}"
+    );
+    drop(busy);
     let login = manager
-        .start_google_login(LoginOptions::default())
+        .start_google_login(LoginOptions {
+            port: Some(port),
+            ..LoginOptions::default()
+        })
         .await
         .unwrap();
-    tokio::spawn(browse(login.url().to_owned()));
-    login.finish().await.unwrap();
-    // A refresh (the token is inside the refresh margin) and a revoke.
-    manager.google_credentials().unwrap().token().await.unwrap();
-    manager.sign_out(None).await.unwrap();
-
-    let logs = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
-    assert!(
-        logs.contains("signed in with Google"),
-        "logging works: {logs}"
+    assert_eq!(
+        login.redirect_uri(),
+        format!("http://127.0.0.1:{port}/oauth2callback")
     );
-    for secret in ["ya29.", "1//fake", "4/fake", "fake-client-secret"] {
-        assert!(
-            !logs.contains(secret),
-            "{secret} leaked into the logs:\n{logs}"
-        );
-    }
+    login.control().cancel();
+    assert_eq!(login.finish().await.unwrap_err(), AuthError::Cancelled);
+}
+
+/// The desktop shell spawns these on Tauri's (multi-threaded) runtime.
+#[test]
+fn the_shell_facing_futures_are_send() {
+    fn send<T: Send>(_: T) {}
+    let world = World::new(chat_scenario());
+    let manager = world.manager(None);
+    send(manager.status());
+    send(manager.start_google_login(LoginOptions::default()));
+    send(manager.set_api_key(gd_gemini::SecretString::new("k")));
+    send(manager.validate_api_key(&gd_gemini::SecretString::new("k")));
+    send(manager.set_vertex(gd_auth::VertexInput::default()));
+    send(manager.sign_out(None));
+    send(manager.pick_project(None));
+    send(manager.list_projects());
+    send(manager.setup_code_assist());
+    send(manager.select_method(AuthMethod::GeminiApiKey));
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let login = runtime
+        .block_on(manager.start_google_login(LoginOptions::default()))
+        .unwrap();
+    let control = login.control();
+    send(control.submit_code("x"));
+    send(login.finish());
+    fn sync<T: Send + Sync + Clone + 'static>(_: &T) {}
+    sync(&manager);
+    sync(&control);
+}
+
+#[tokio::test]
+async fn the_status_serializes_for_the_webview() {
+    let world = World::new(chat_scenario());
+    let manager = world.manager(None);
+    common::sign_in(&manager).await;
+    let value = serde_json::to_value(manager.status().await).unwrap();
+    assert_eq!(value["active"], "google-login");
+    assert_eq!(value["chosen_by"], "app");
+    assert_eq!(value["ready"], true);
+    assert_eq!(value["store"]["kind"]["type"], "file");
+    assert_eq!(value["google"]["email"], "dev@example.com");
+    assert_eq!(value["google"]["project_source"], "code_assist");
+    assert_eq!(value["google"]["client_source"], "environment");
+    assert!(
+        value["actions"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("sign_out"))
+    );
+    let stage = serde_json::to_value(LoginStage::FinishingSetup { detail: "x".into() }).unwrap();
+    assert_eq!(stage, json!({"stage": "finishing_setup", "detail": "x"}));
+    let report = serde_json::to_value(AuthError::StateMismatch.report()).unwrap();
+    assert_eq!(report["kind"], "state_mismatch");
 }
