@@ -243,18 +243,20 @@ pub fn probe_keyring(service: &str) -> Result<(), String> {
 // File
 
 /// A JSON file of secrets, mode 0600, replaced atomically on every write.
+/// Read-modify-write runs under one process-wide lock, so the several
+/// managers of one process (the shell's, each session's) never lose an
+/// update; between processes the atomic rename keeps the file whole.
 #[derive(Debug, Clone)]
 pub struct FileStore {
     path: PathBuf,
-    lock: Arc<Mutex<()>>,
 }
+
+/// Serializes every file store's read-modify-write in this process.
+static FILE_LOCK: Mutex<()> = Mutex::new(());
 
 impl FileStore {
     pub fn new(path: PathBuf) -> Self {
-        Self {
-            path,
-            lock: Arc::new(Mutex::new(())),
-        }
+        Self { path }
     }
 
     pub fn path(&self) -> &Path {
@@ -335,7 +337,7 @@ impl SecretStore for FileStore {
     }
 
     fn get(&self, key: SecretKey) -> Result<Option<SecretString>, StoreError> {
-        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _guard = FILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         Ok(self
             .read_map()?
             .remove(key.account())
@@ -343,14 +345,14 @@ impl SecretStore for FileStore {
     }
 
     fn set(&self, key: SecretKey, value: &SecretString) -> Result<(), StoreError> {
-        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _guard = FILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let mut map = self.read_map()?;
         map.insert(key.account().into(), value.expose().to_owned());
         self.write_map(&map)
     }
 
     fn delete(&self, key: SecretKey) -> Result<(), StoreError> {
-        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _guard = FILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let mut map = match self.read_map() {
             Ok(map) => map,
             // A broken file cannot hold a usable secret: start over.

@@ -113,15 +113,14 @@ pub struct AuthState {
 #[derive(Debug)]
 pub struct StateFile {
     path: PathBuf,
-    lock: Mutex<()>,
 }
+
+/// Serializes state updates of all managers in this process.
+static STATE_LOCK: Mutex<()> = Mutex::new(());
 
 impl StateFile {
     pub fn new(path: PathBuf) -> Self {
-        Self {
-            path,
-            lock: Mutex::new(()),
-        }
+        Self { path }
     }
 
     pub fn path(&self) -> &Path {
@@ -130,13 +129,13 @@ impl StateFile {
 
     /// The state; a missing or broken file reads as empty (with a warning).
     pub fn load(&self) -> AuthState {
-        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _guard = STATE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         read(&self.path)
     }
 
     /// Applies `change` and writes the result.
     pub fn update(&self, change: impl FnOnce(&mut AuthState)) -> std::io::Result<AuthState> {
-        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _guard = STATE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let mut state = read(&self.path);
         change(&mut state);
         write(&self.path, &state)?;
