@@ -134,7 +134,7 @@ impl ProjectSource {
             Self::EnvGoogleCloudProjectId => "the GOOGLE_CLOUD_PROJECT_ID environment variable",
             Self::Settings => "security.auth.googleCloudProject in settings.json",
             Self::Picked => "the project you picked in Gemini Desktop",
-            Self::CodeAssist => "Gemini Code Assist (assigned at sign-in)",
+            Self::CodeAssist => "assigned by Gemini Code Assist at sign-in",
         }
     }
 }

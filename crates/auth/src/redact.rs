@@ -16,7 +16,8 @@ static PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         r"1//[0-9A-Za-z_\-]+",
         r"\b4/[0-9A-Za-z_\-]{10,}",
         r"AIza[0-9A-Za-z_\-]{20,}",
-        r#"(?i)("?(?:access_token|refresh_token|id_token|client_secret|code|key|token|assertion)"?\s*[:=]\s*"?)[^"&\s,}]+"#,
+        // Short values (`"code": 400`) are not credentials.
+        r#"(?i)("?(?:access_token|refresh_token|id_token|client_secret|code|key|token|assertion)"?\s*[:=]\s*"?)[^"&\s,}]{8,}"#,
         r"(?i)(bearer\s+)[0-9A-Za-z_\-\.~+/]+=*",
     ]
     .iter()
@@ -90,7 +91,11 @@ mod tests {
 
     #[test]
     fn leaves_ordinary_text_alone() {
-        let text = "Token has been expired or revoked. (invalid_grant)";
-        assert_eq!(redact(text), text);
+        for text in [
+            "Token has been expired or revoked. (invalid_grant)",
+            r#"{"error": {"code": 403, "status": "PERMISSION_DENIED"}}"#,
+        ] {
+            assert_eq!(redact(text), text);
+        }
     }
 }
