@@ -29,7 +29,8 @@ pub struct RecordedRequest {
     pub headers: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body: Option<Value>,
-    /// `main`, `utility`, `countTokens`, `embed`, `list_models` or `unhandled`.
+    /// `main`, `utility`, `countTokens`, `embed`, `list_models`,
+    /// `code_assist_setup` or `unhandled`.
     pub kind: String,
     /// `gemini`, `vertex` or `code_assist`.
     #[serde(default)]

@@ -23,6 +23,8 @@ struct Inner {
     seq: u64,
     main_seen: u64,
     requests: Vec<RecordedRequest>,
+    /// Code Assist onboarding operations: name → polls so far.
+    operations: std::collections::HashMap<String, u32>,
 }
 
 /// How a reset treats the JSONL log path.
@@ -40,6 +42,7 @@ impl ServerState {
                 seq: 0,
                 main_seen: 0,
                 requests: Vec::new(),
+                operations: Default::default(),
             }),
             recorded: Condvar::new(),
         }
@@ -59,6 +62,22 @@ impl ServerState {
         let mut inner = self.lock();
         inner.main_seen += 1;
         inner.main_seen
+    }
+
+    /// Starts a Code Assist onboarding operation; returns its name.
+    pub fn new_operation(&self) -> String {
+        let mut inner = self.lock();
+        let name = format!("operations/onboard-{}", inner.operations.len() + 1);
+        inner.operations.insert(name.clone(), 0);
+        name
+    }
+
+    /// Counts one poll of `name`; `None` for an unknown operation.
+    pub fn poll_operation(&self, name: &str) -> Option<u32> {
+        let mut inner = self.lock();
+        let polls = inner.operations.get_mut(name)?;
+        *polls += 1;
+        Some(*polls)
     }
 
     /// Assigns `seq`/`ts`, stores the record, appends it to the log and wakes waiters.
@@ -91,6 +110,7 @@ impl ServerState {
         inner.seq = 0;
         inner.main_seen = 0;
         inner.requests.clear();
+        inner.operations.clear();
         drop(inner);
         self.recorded.notify_all();
     }
