@@ -131,6 +131,17 @@ pub(crate) const XVFB: Tool = Tool {
     install: "apt-get install xvfb (or set GD_E2E_DISPLAY to an existing X display)",
 };
 
+pub(crate) const DBUS_DAEMON: Tool = Tool {
+    name: "dbus-daemon",
+    env: "GD_E2E_DBUS_DAEMON",
+    install: "apt-get install dbus-daemon (Debian 12: package `dbus-daemon`)",
+};
+
+/// Finds a tool that the harness can do without.
+pub(crate) fn find_optional(tool: Tool) -> Option<PathBuf> {
+    find_tool(tool)
+}
+
 /// Finds each tool, or fails with one message naming every missing tool and how to install it.
 pub(crate) fn find_tools<const N: usize>(tools: [Tool; N]) -> Result<[PathBuf; N]> {
     let found = tools.map(find_tool);
