@@ -6,14 +6,17 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-/// The directory of the running test executable's profile: `<target>/<profile>` (tests run from
-/// `<target>/<profile>/deps`).
+/// The directory of the running executable's profile: `<target>/<profile>` (tests run from
+/// `<target>/<profile>/deps`, examples from `<target>/<profile>/examples`).
 fn profile_dir() -> Result<PathBuf> {
     let exe = env::current_exe().context("locate the running test executable")?;
     let deps = exe
         .parent()
         .context("test executable has no parent directory")?;
-    let profile = if deps.file_name().is_some_and(|name| name == "deps") {
+    let profile = if deps
+        .file_name()
+        .is_some_and(|name| name == "deps" || name == "examples")
+    {
         deps.parent().context("deps directory has no parent")?
     } else {
         deps
