@@ -354,3 +354,111 @@ fn a_workspace_that_is_not_a_directory_is_rejected() -> Result<()> {
     assert!(stderr.contains("is not a directory"), "stderr:\n{stderr}");
     Ok(())
 }
+
+/// Runs `xdotool` on the app's display.
+async fn xdotool(app: &App, args: &[&str]) -> Result<String> {
+    let output = tokio::process::Command::new("xdotool")
+        .args(args)
+        .env("DISPLAY", app.display())
+        .output()
+        .await
+        .context("run xdotool (Debian package `xdotool`)")?;
+    ensure!(
+        output.status.success(),
+        "xdotool {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_workspace_without_a_path_uses_the_native_folder_picker() -> Result<()> {
+    let temp = tempfile::tempdir()?;
+    let first = folder(&temp, "first")?;
+    let chosen = folder(&temp, "chosen folder")?;
+    let app = App::launch("folder_picker", &[&first]).await?;
+    app.wait_ready().await?;
+
+    start_picker(&app).await?;
+    // The GTK folder chooser: type the path into its location field and accept.
+    focus_dialog(&app).await?;
+    xdotool(&app, &["key", "--clearmodifiers", "ctrl+l"]).await?;
+    xdotool(&app, &["type", "--delay", "5", utf8(&chosen)?]).await?;
+    xdotool(&app, &["key", "Return"]).await?;
+
+    let picked = picker_answer(&app).await?;
+    ensure!(
+        picked == json!({ "path": utf8(&chosen)? }),
+        "open_workspace: {picked}"
+    );
+    let info = app
+        .invoke("app_info", json!({}))
+        .await?
+        .map_err(|e| anyhow::anyhow!("app_info: {e}"))?;
+    ensure!(info["workspace"] == json!(utf8(&chosen)?), "{info}");
+
+    // Cancelling the dialog answers null and keeps the workspace.
+    start_picker(&app).await?;
+    focus_dialog(&app).await?;
+    xdotool(&app, &["key", "Escape"]).await?;
+    let picked = picker_answer(&app).await?;
+    ensure!(picked == json!({ "path": null }), "cancelled: {picked}");
+    let info = app
+        .invoke("app_info", json!({}))
+        .await?
+        .map_err(|e| anyhow::anyhow!("app_info: {e}"))?;
+    ensure!(info["workspace"] == json!(utf8(&chosen)?), "{info}");
+    app.close().await
+}
+
+/// Waits for the (visible) folder dialog and gives it the keyboard focus (there is no window
+/// manager to do it).
+async fn focus_dialog(app: &App) -> Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let focused = async {
+            let found = xdotool(
+                app,
+                &["search", "--onlyvisible", "--name", "^Open a folder$"],
+            )
+            .await?;
+            let dialog = found.lines().last().context("no dialog yet")?.to_owned();
+            xdotool(app, &["windowfocus", "--sync", &dialog]).await
+        }
+        .await;
+        match focused {
+            Ok(_) => return Ok(()),
+            Err(error) if Instant::now() >= deadline => {
+                return Err(error.context("the folder dialog did not show up"));
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+}
+
+/// Calls `open_workspace` without a path the way the UI's `open-workspace` button does, without
+/// waiting: the command answers only once the dialog is closed ([`picker_answer`]).
+async fn start_picker(app: &App) -> Result<()> {
+    app.client()
+        .execute(
+            "window.__gdPicked = undefined;\
+             window.__TAURI_INTERNALS__.invoke('open_workspace', { path: null })\
+               .then((path) => { window.__gdPicked = { path }; },\
+                     (error) => { window.__gdPicked = { error: String(error) }; });",
+            vec![],
+        )
+        .await?;
+    Ok(())
+}
+
+async fn picker_answer(app: &App) -> Result<Value> {
+    app.wait_for_script(
+        "return window.__gdPicked !== undefined;",
+        "open_workspace answered",
+    )
+    .await?;
+    Ok(app
+        .client()
+        .execute("return window.__gdPicked;", vec![])
+        .await?)
+}
