@@ -296,6 +296,13 @@ async fn a_second_launch_switches_the_running_window_to_its_folder() -> Result<(
     let output = run_second_launch(&app, &[&file]).await?;
     ensure!(output.status.code() == Some(2), "{output:?}");
 
+    // Take the keyboard focus away from the window (to the root window: there is no window
+    // manager), so that the hand-over has to give it back.
+    let root = xdotool(&app, &["search", "--maxdepth", "0", "--name", ""]).await?;
+    let root = root.lines().next().context("the root window")?.to_owned();
+    xdotool(&app, &["windowfocus", "--sync", &root]).await?;
+    ensure!(xdotool(&app, &["getwindowfocus"]).await? == root);
+
     // A launch with another folder hands it over and exits at once, without a window.
     let started = Instant::now();
     let output = run_second_launch(&app, &[&second]).await?;
@@ -323,6 +330,17 @@ async fn a_second_launch_switches_the_running_window_to_its_folder() -> Result<(
     ensure!(
         events == json!([{ "workspace": utf8(&second)? }]),
         "workspace-changed events: {events}"
+    );
+    // The window has the keyboard focus again.
+    let main = xdotool(
+        &app,
+        &["search", "--onlyvisible", "--name", "^Gemini Desktop$"],
+    )
+    .await?;
+    let focus = xdotool(&app, &["getwindowfocus"]).await?;
+    ensure!(
+        main.lines().any(|id| id == focus),
+        "focus is on {focus}, the window is {main}"
     );
     app.wait_for_text("workspace-path", "shows the second folder", |t| {
         t == utf8(&second).unwrap_or_default()
