@@ -17,7 +17,7 @@ build_packages=(
   pkg-config build-essential file libxdo-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev
   libdbus-1-dev
 )
-test_packages=(xvfb xauth webkit2gtk-driver xdotool imagemagick git gnome-keyring dbus-x11 libsecret-tools)
+test_packages=(xvfb xauth webkit2gtk-driver dbus xdotool imagemagick git gnome-keyring dbus-x11 libsecret-tools chromium)
 
 packages=("${build_packages[@]}")
 $want_test && packages+=("${test_packages[@]}")

@@ -66,6 +66,11 @@ pub struct RecordedRequest {
     /// Number of SSE events sent for a streamed answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sse_chunks: Option<usize>,
+    /// Seconds since the Unix epoch when the last event of a streamed answer was handed to the
+    /// connection (set when the stream ends; only in [`crate::FakeGemini::requests`] and
+    /// `/__admin/requests`, not in the JSONL log, which is written when the request arrives).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_end_ts: Option<f64>,
     /// The body as text when it was not JSON (first 20,000 characters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<String>,

@@ -57,14 +57,16 @@ async fn handle(State(state): State<Arc<ServerState>>, req: Request) -> Response
         Ok(bytes) => bytes,
         Err(e) => {
             let err = json!({"error": {"code": 400, "message": format!("cannot read body: {e}"), "status": "INVALID_ARGUMENT"}});
-            return Reply::json(400, err).into_response().await;
+            return Reply::json(400, err).into_response(None).await;
         }
     };
+    let generation = state.generation();
     let planned = plan(&state, &parts.method, &parts.uri, &parts.headers, &bytes);
     if let Some(delay) = planned.delay {
         tokio::time::sleep(delay).await;
     }
-    planned.reply.into_response().await
+    let mark: sse::MarkSent = Arc::new(move |seq| state.mark_stream_end(generation, seq));
+    planned.reply.into_response(Some(mark)).await
 }
 
 /// How to answer one request.
@@ -113,7 +115,7 @@ impl Reply {
         }
     }
 
-    async fn into_response(self) -> Response {
+    async fn into_response(self, mark: Option<sse::MarkSent>) -> Response {
         let (status, content_type, body, headers, length) = match self {
             Reply::Json {
                 status,
@@ -144,7 +146,7 @@ impl Reply {
                 (
                     200,
                     content_type,
-                    sse::body(actions),
+                    sse::body(actions, mark),
                     headers,
                     content_length,
                 )
@@ -695,7 +697,11 @@ impl Output {
                 actions.push(Action::Stall);
                 actions
             }
-            _ => sent(events.len()),
+            _ => {
+                let mut actions = sent(events.len());
+                actions.push(Action::MarkSent(seq));
+                actions
+            }
         };
         Reply::Stream {
             content_type: SSE_TYPE,

@@ -21,6 +21,8 @@ struct Inner {
     scenario: Arc<Scenario>,
     log_path: Option<PathBuf>,
     seq: u64,
+    /// Counts resets, so a stream of an earlier run cannot mark a newer request.
+    generation: u64,
     main_seen: u64,
     requests: Vec<RecordedRequest>,
     /// Code Assist onboarding operations: name → polls so far.
@@ -40,6 +42,7 @@ impl ServerState {
                 scenario: Arc::new(scenario),
                 log_path,
                 seq: 0,
+                generation: 0,
                 main_seen: 0,
                 requests: Vec::new(),
                 operations: Default::default(),
@@ -108,9 +111,31 @@ impl ServerState {
             inner.log_path = path;
         }
         inner.seq = 0;
+        inner.generation += 1;
         inner.main_seen = 0;
         inner.requests.clear();
         inner.operations.clear();
+        drop(inner);
+        self.recorded.notify_all();
+    }
+
+    /// The current reset generation (see [`ServerState::mark_stream_end`]).
+    pub fn generation(&self) -> u64 {
+        self.lock().generation
+    }
+
+    /// Records that the streamed answer to request `seq` (of reset `generation`) was sent.
+    pub fn mark_stream_end(&self, generation: u64, seq: u64) {
+        let mut inner = self.lock();
+        if inner.generation != generation {
+            return;
+        }
+        let ts = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        if let Some(rec) = inner.requests.iter_mut().find(|r| r.seq == seq) {
+            rec.stream_end_ts = Some(ts);
+        }
         drop(inner);
         self.recorded.notify_all();
     }
