@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: installs what it needs, builds the UI and the app, then runs
+# Runs the whole test suite: installs what it needs, builds and tests the UI, builds the app, then runs
 # every Rust test (unit, integration against the fake Gemini server, the headless CLI as a
 # process, and the real app in WebKit under Xvfb), the keyring tests against a throwaway
 # gnome-keyring in a private D-Bus session, and checks that the TypeScript protocol types
@@ -11,6 +11,7 @@ cd "$root"
 scripts/install-deps.sh --test
 npm --prefix ui ci --no-audit --no-fund
 npm --prefix ui run build              # type-checks the UI, then bundles it into ui/dist
+npm --prefix ui test                   # the UI's components in Debian's Chromium (Playwright)
 
 # The end-to-end tests drive the built app binary, so build it (and the CLI) first.
 cargo build --workspace --all-targets

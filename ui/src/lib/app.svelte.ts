@@ -55,6 +55,11 @@ export class AppController {
       this.fail(`Could not load app info: ${api.errorMessage(error)}`);
       return;
     }
+    try {
+      await api.onWorkspaceChanged((path) => void this.workspaceChanged(path));
+    } catch (error) {
+      this.chat.addNotice("warning", `Folders opened from another launch will not show here: ${api.errorMessage(error)}`);
+    }
     await this.startSession();
   }
 
@@ -240,10 +245,18 @@ export class AppController {
       this.chat.addNotice("error", `Could not open the folder: ${api.errorMessage(error)}`);
       return;
     }
-    if (!path || path === this.workspace) return;
+    if (path) await this.workspaceChanged(path);
+  }
+
+  /**
+   * The backend's workspace is now `path` (our own `open_workspace`, or a second launch of the
+   * app naming a folder): the backend already stopped the old folder's sessions, so show the
+   * new folder with an empty chat and a new session.
+   */
+  async workspaceChanged(path: string): Promise<void> {
+    if (path === this.workspace) return;
     this.workspace = path;
     this.chat.workspace = path;
-    // open_workspace already stopped the sessions of the old folder.
     this.generation++;
     this.session = null;
     this.chat.clear();
