@@ -114,6 +114,11 @@ mockIPC(async (cmd, args) => {
       return null;
     case "get_approval_mode":
       return "default";
+    case "plugin:event|listen":
+      // The UI listens for `workspace-changed`; the mock never emits app events.
+      return 1;
+    case "plugin:event|unlisten":
+      return null;
     default:
       throw { kind: "input", message: `unknown command ${cmd}` };
   }
