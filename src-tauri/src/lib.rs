@@ -6,7 +6,8 @@
 //! - [`sessions`]: the agent sessions and the forwarding of their events to the UI;
 //! - [`state`]: the state managed by Tauri and the launch options it is built from;
 //! - [`single_instance`]: what a second launch does to the running app;
-//! - [`logging`]: `tracing` to stderr and to a rolling file in the app's log directory.
+//! - [`logging`]: `tracing` to stderr and to a rolling file in the app's log directory;
+//! - [`renderer`]: WebKitGTK's compositing choice (off unless `GEMINI_DESKTOP_GPU=1`).
 //!
 //! Plugins (all Tauri 2.x):
 //! - `single-instance`: one app per user session, see [`single_instance`];
@@ -18,6 +19,7 @@
 
 pub mod commands;
 pub mod logging;
+pub mod renderer;
 pub mod sessions;
 pub mod single_instance;
 pub mod state;
@@ -31,6 +33,7 @@ const EXIT_USAGE: i32 = 2;
 
 /// Starts the app and blocks until it exits.
 pub fn run() {
+    renderer::configure();
     logging::init();
 
     let launch = match LaunchOptions::from_env() {
