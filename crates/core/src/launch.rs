@@ -15,12 +15,14 @@ use thiserror::Error;
 use tracing::{debug, warn};
 
 use crate::config::{ApprovalMode, FileFiltering, SessionConfig, default_generation_config};
-use crate::policy::PolicyApproval;
+use crate::policy::{PolicyApproval, mcp_settings_rules};
 use crate::prompts::resolve_system_prompt;
-use crate::tools::ToolRegistry;
 use crate::tools::discovered::discover;
+use crate::tools::mcp::McpTools;
 #[cfg(unix)]
 use crate::tools::shell;
+use crate::tools::{SessionTools, ToolRegistry};
+use gd_mcp::{McpManager, McpOptions};
 use gd_policy::{AUTO_SAVED_POLICY_FILE, PolicyEngine, PolicySources};
 
 /// The model used when nothing else names one.
@@ -93,7 +95,9 @@ pub struct LaunchOptions {
 pub struct Launch {
     pub config: SessionConfig,
     pub client: GeminiClient,
-    pub tools: ToolRegistry,
+    /// The built-in and discovered tools, and the MCP servers (already
+    /// starting when a Tokio runtime was running during [`prepare`]).
+    pub tools: SessionTools,
     pub policy: Arc<PolicyApproval>,
     pub settings: Settings,
     /// Problems that did not stop the launch (e.g. a broken policy file).
@@ -195,8 +199,9 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     let home = home_dir();
     let sources =
         PolicySources::standard(home.as_deref(), Some(&config.workspace_dirs[0]), &getter);
-    let (engine, errors) = PolicyEngine::load(&sources);
+    let (mut engine, errors) = PolicyEngine::load(&sources);
     warnings.extend(errors.iter().map(|e| format!("Policy file skipped: {e}")));
+    engine.add_rules(mcp_settings_rules(&settings));
     let policy = Arc::new(PolicyApproval::new(
         engine,
         approval_mode,
@@ -232,13 +237,51 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
             shell::ReadBackgroundOutput::NAME.to_owned(),
         ]);
     }
+    let mcp = mcp_tools(&settings, &config, home.as_deref(), &policy, &mut warnings);
+    if let Some(mcp) = &mcp
+        && tokio::runtime::Handle::try_current().is_ok()
+    {
+        // Start the servers now: they are usually the slowest part of a
+        // session's start, and nothing below can fail any more.
+        mcp.manager.start();
+    }
     Ok(Launch {
         config,
         client,
-        tools,
+        tools: SessionTools {
+            registry: tools,
+            mcp,
+        },
         policy,
         settings,
         warnings,
+    })
+}
+
+/// The session's MCP servers from `mcpServers` (none when there are none).
+fn mcp_tools(
+    settings: &Settings,
+    config: &SessionConfig,
+    home: Option<&Path>,
+    policy: &Arc<PolicyApproval>,
+    warnings: &mut Vec<String>,
+) -> Option<McpTools> {
+    if settings.mcp_servers.is_empty() {
+        return None;
+    }
+    let options = McpOptions::from_settings(settings, config.workspace_dirs.clone(), home);
+    for entry in &options.servers {
+        if let Err(reason) = &entry.config {
+            let message = format!("MCP server '{}' not started: {reason}", entry.name);
+            warn!("{message}");
+            warnings.push(message);
+        }
+    }
+    let policy = policy.clone();
+    Some(McpTools {
+        manager: McpManager::new(options),
+        exclude: settings.tools.exclude.clone(),
+        declare: Arc::new(move |tool| policy.would_declare(tool)),
     })
 }
 
