@@ -140,12 +140,13 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
             return broken_pipe(e);
         }
     };
+    // Stop the MCP servers: their process groups get SIGTERM now, and the
+    // process exits without waiting for them (as Gemini CLI does).
+    if let Some(mcp) = handle.mcp() {
+        mcp.terminate();
+    }
     let _ = handle.submit(Op::Shutdown);
-    let code = finish(output, &session_id, status, last_error, &stats, started);
-    // Stop the MCP servers (their process groups get SIGTERM at once) before
-    // exiting; a server that ignores it is killed after a short grace.
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), handle.closed()).await;
-    code
+    finish(output, &session_id, status, last_error, &stats, started)
 }
 
 /// An MCP server that could not start, as a warning on stderr (Gemini CLI

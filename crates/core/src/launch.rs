@@ -123,18 +123,6 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     .map_err(|e| LaunchError::Config(e.to_string()))?
     .settings;
 
-    let model = resolve_model(options.model.as_deref(), &env, &settings);
-    let backend = select_backend(&settings, &env)?;
-    let client = GeminiClient::new(
-        backend,
-        ClientOptions {
-            retry: RetryPolicy::from_env(|name| env.get(name)),
-            surface: options.surface.clone(),
-            ..ClientOptions::default()
-        },
-    )
-    .map_err(|e| LaunchError::Config(e.to_string()))?;
-
     let mut workspace_dirs = vec![workspace.clone()];
     for dir in options
         .include_directories
@@ -155,6 +143,22 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
             ),
         }
     }
+
+    // MCP servers are usually the slowest part of a start: start them before
+    // anything else (they are stopped again if the launch fails below).
+    let mcp = StartedMcp(mcp_manager(&settings, &workspace_dirs, home_dir().as_deref()));
+
+    let model = resolve_model(options.model.as_deref(), &env, &settings);
+    let backend = select_backend(&settings, &env)?;
+    let client = GeminiClient::new(
+        backend,
+        ClientOptions {
+            retry: RetryPolicy::from_env(|name| env.get(name)),
+            surface: options.surface.clone(),
+            ..ClientOptions::default()
+        },
+    )
+    .map_err(|e| LaunchError::Config(e.to_string()))?;
 
     let system_prompt = resolve_system_prompt(&workspace, env.get("GEMINI_SYSTEM_MD").as_deref())
         .map_err(|e| LaunchError::Config(e.to_string()))?;
@@ -237,14 +241,19 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
             shell::ReadBackgroundOutput::NAME.to_owned(),
         ]);
     }
-    let mcp = mcp_tools(&settings, &config, home.as_deref(), &policy, &mut warnings);
-    if let Some(mcp) = &mcp
-        && tokio::runtime::Handle::try_current().is_ok()
-    {
-        // Start the servers now: they are usually the slowest part of a
-        // session's start, and nothing below can fail any more.
-        mcp.manager.start();
-    }
+    let mcp = mcp.disarm().map(|manager| {
+        for entry in manager.invalid_entries() {
+            let message = format!("MCP server '{}' not started: {}", entry.0, entry.1);
+            warn!("{message}");
+            warnings.push(message);
+        }
+        let policy = policy.clone();
+        McpTools {
+            manager,
+            exclude: settings.tools.exclude.clone(),
+            declare: Arc::new(move |tool| policy.would_declare(tool)),
+        }
+    });
     Ok(Launch {
         config,
         client,
@@ -258,31 +267,40 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     })
 }
 
-/// The session's MCP servers from `mcpServers` (none when there are none).
-fn mcp_tools(
+/// The session's MCP servers from `mcpServers` (none when there are none),
+/// started at once when a Tokio runtime is running.
+fn mcp_manager(
     settings: &Settings,
-    config: &SessionConfig,
+    workspace_dirs: &[PathBuf],
     home: Option<&Path>,
-    policy: &Arc<PolicyApproval>,
-    warnings: &mut Vec<String>,
-) -> Option<McpTools> {
+) -> Option<McpManager> {
     if settings.mcp_servers.is_empty() {
         return None;
     }
-    let options = McpOptions::from_settings(settings, config.workspace_dirs.clone(), home);
-    for entry in &options.servers {
-        if let Err(reason) = &entry.config {
-            let message = format!("MCP server '{}' not started: {reason}", entry.name);
-            warn!("{message}");
-            warnings.push(message);
+    let options = McpOptions::from_settings(settings, workspace_dirs.to_vec(), home);
+    let manager = McpManager::new(options);
+    if tokio::runtime::Handle::try_current().is_ok() {
+        manager.start();
+    }
+    Some(manager)
+}
+
+/// MCP servers started during a launch that may still fail: stopped again
+/// unless the launch succeeds.
+struct StartedMcp(Option<McpManager>);
+
+impl StartedMcp {
+    fn disarm(mut self) -> Option<McpManager> {
+        self.0.take()
+    }
+}
+
+impl Drop for StartedMcp {
+    fn drop(&mut self) {
+        if let Some(manager) = self.0.take() {
+            manager.terminate();
         }
     }
-    let policy = policy.clone();
-    Some(McpTools {
-        manager: McpManager::new(options),
-        exclude: settings.tools.exclude.clone(),
-        declare: Arc::new(move |tool| policy.would_declare(tool)),
-    })
 }
 
 /// `explicit`, else `GEMINI_MODEL`, else `model.name`, else the default.

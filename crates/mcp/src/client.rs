@@ -321,61 +321,99 @@ pub(crate) async fn list_resources(
     }
 }
 
-/// Lists what the server's capabilities say it has, all at once. A failed
-/// tools/list fails discovery; prompts and resources that fail are logged
-/// and left empty (`None` = not offered).
-pub(crate) async fn discover(
-    peer: &Peer<RoleClient>,
-    timeout: Duration,
-    log: &LogTail,
-) -> Result<Discovered, String> {
-    let caps = peer
-        .peer_info()
+fn capabilities(peer: &Peer<RoleClient>) -> rmcp::model::ServerCapabilities {
+    peer.peer_info()
         .map(|info| info.capabilities.clone())
-        .unwrap_or_default();
-    let tools = async {
-        match caps.tools {
-            Some(_) => list_tools(peer, timeout).await.map(Some),
-            None => Ok(None),
+        .unwrap_or_default()
+}
+
+/// A tools/list request on its way (see [`send_tools_list`]).
+pub(crate) struct ToolsRequest(Option<rmcp::service::RequestHandle<RoleClient>>);
+
+/// Sends tools/list (its first page) if the server has tools, and returns
+/// once the request is queued, so that requests sent after it are answered
+/// after it by servers that work one request at a time.
+pub(crate) async fn send_tools_list(peer: &Peer<RoleClient>) -> Result<ToolsRequest, String> {
+    if capabilities(peer).tools.is_none() {
+        return Ok(ToolsRequest(None));
+    }
+    let request = rmcp::model::ClientRequest::ListToolsRequest(
+        rmcp::model::ListToolsRequest::with_param(PaginatedRequestParams::default()),
+    );
+    peer.send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
+        .await
+        .map(|handle| ToolsRequest(Some(handle)))
+        .map_err(|e| format!("tools/list failed: {}", error_text(&e)))
+}
+
+/// The answer to [`send_tools_list`], with any further pages (`None` when
+/// the server has no tools). A failure fails discovery.
+pub(crate) async fn discover_tools(
+    peer: &Peer<RoleClient>,
+    request: ToolsRequest,
+    timeout: Duration,
+) -> Result<Option<Vec<rmcp::model::Tool>>, String> {
+    let Some(handle) = request.0 else {
+        return Ok(None);
+    };
+    let first = match tokio::time::timeout(timeout, handle.await_response()).await {
+        Err(_) => {
+            return Err(format!(
+                "tools/list timed out after {} ms",
+                timeout.as_millis()
+            ));
+        }
+        Ok(Err(e)) => {
+            let e = format!("tools/list failed: {}", error_text(&e));
+            return if method_not_found(&e) { Ok(None) } else { Err(e) };
+        }
+        Ok(Ok(rmcp::model::ServerResult::ListToolsResult(page))) => page,
+        Ok(Ok(_)) => return Err("tools/list: unexpected answer".into()),
+    };
+    let mut tools = first.tools;
+    let mut cursor = first.next_cursor;
+    while cursor.is_some() {
+        let page = with_timeout(
+            timeout,
+            "tools/list",
+            peer.list_tools(Some(PaginatedRequestParams::default().with_cursor(cursor))),
+        )
+        .await?;
+        tools.extend(page.tools);
+        cursor = page.next_cursor;
+    }
+    Ok(Some(tools))
+}
+
+type PromptsAndResources = (
+    Option<Vec<rmcp::model::Prompt>>,
+    Option<Vec<rmcp::model::Resource>>,
+);
+
+/// prompts/list and resources/list, as the capabilities say. Failures are
+/// logged and leave the list out (`None` = not offered).
+pub(crate) async fn list_prompts_and_resources(
+    peer: Peer<RoleClient>,
+    timeout: Duration,
+    log: std::sync::Arc<LogTail>,
+) -> PromptsAndResources {
+    let caps = capabilities(&peer);
+    let logged = |e: String| {
+        if !method_not_found(&e) {
+            log.push(&format!("[gemini-desktop] {e}"));
         }
     };
     let prompts = async {
         match caps.prompts {
-            Some(_) => match list_prompts(peer, timeout).await {
-                Ok(p) => Some(p),
-                Err(e) => {
-                    if !method_not_found(&e) {
-                        log.push(&format!("[gemini-desktop] {e}"));
-                    }
-                    None
-                }
-            },
+            Some(_) => list_prompts(&peer, timeout).await.map_err(logged).ok(),
             None => None,
         }
     };
     let resources = async {
         match caps.resources {
-            Some(_) => match list_resources(peer, timeout).await {
-                Ok(r) => Some(r),
-                Err(e) => {
-                    if !method_not_found(&e) {
-                        log.push(&format!("[gemini-desktop] {e}"));
-                    }
-                    None
-                }
-            },
+            Some(_) => list_resources(&peer, timeout).await.map_err(logged).ok(),
             None => None,
         }
     };
-    let (tools, prompts, resources) = tokio::join!(tools, prompts, resources);
-    let tools = match tools {
-        Ok(tools) => tools,
-        Err(e) if method_not_found(&e) => None,
-        Err(e) => return Err(e),
-    };
-    Ok(Discovered {
-        tools,
-        prompts,
-        resources,
-    })
+    tokio::join!(prompts, resources)
 }

@@ -292,6 +292,16 @@ impl McpManager {
         }
     }
 
+    /// Settings entries that cannot be used: `(name, reason)`.
+    pub fn invalid_entries(&self) -> Vec<(String, String)> {
+        self.inner
+            .options
+            .servers
+            .iter()
+            .filter_map(|e| e.config.as_ref().err().map(|r| (e.name.clone(), r.clone())))
+            .collect()
+    }
+
     /// Whether any server is configured at all.
     pub fn is_empty(&self) -> bool {
         self.inner.lock().is_empty()
@@ -564,6 +574,26 @@ impl McpManager {
                 .stop_slot(slot, McpServerState::Disabled, Some(reason));
         }
         Ok(())
+    }
+
+    /// Stops every server at once without waiting: SIGTERM to the stdio
+    /// servers' process groups, HTTP connections dropped. For a process
+    /// about to exit (what Gemini CLI does at exit, too).
+    pub fn terminate(&self) {
+        self.inner.stopped.cancel();
+        let conns: Vec<Arc<Connection>> = {
+            let mut slots = self.inner.lock();
+            slots
+                .iter_mut()
+                .filter_map(|slot| {
+                    slot.run = None;
+                    slot.conn.take()
+                })
+                .collect()
+        };
+        for conn in &conns {
+            conn.close_now();
+        }
     }
 
     /// Stops every server: SIGTERM to stdio servers' process groups at once,
@@ -1083,6 +1113,15 @@ async fn refresh(
     }
 }
 
+/// Aborts a task when dropped.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 fn drain(rx: &mut mpsc::UnboundedReceiver<Notice>, into: &mut HashSet<Notice>) {
     while let Ok(notice) = rx.try_recv() {
         into.insert(notice);
@@ -1135,43 +1174,48 @@ async fn supervise(
             }
             Err(ConnectError::Failed(message)) => message,
             Ok((conn, latency)) => 'connected: {
-                let discovered = tokio::select! {
-                    _ = run.cancelled() => {
-                        conn.close_now();
-                        return;
-                    }
-                    found = client::discover(&conn.peer, config.timeout, &log) => found,
-                };
-                let mut found = match discovered {
-                    Ok(found) => found,
+                // All lists are requested at once, tools first; the server is
+                // declared as soon as its tools are known. Prompts and
+                // resources follow (the first model request does not wait
+                // for them).
+                let tools_request = match client::send_tools_list(&conn.peer).await {
+                    Ok(request) => request,
                     Err(message) => {
                         conn.close(STOP_GRACE).await;
                         break 'connected message;
                     }
                 };
-                // Lists that changed while we were listing (servers often
+                let rest = tokio::spawn(client::list_prompts_and_resources(
+                    conn.peer.clone(),
+                    config.timeout,
+                    log.clone(),
+                ));
+                let mut rest = AbortOnDrop(rest);
+                let listed = tokio::select! {
+                    _ = run.cancelled() => {
+                        conn.close_now();
+                        return;
+                    }
+                    tools = client::discover_tools(&conn.peer, tools_request, config.timeout) => tools,
+                };
+                let mut found = match listed {
+                    Ok(tools) => Discovered {
+                        tools,
+                        prompts: None,
+                        resources: None,
+                    },
+                    Err(message) => {
+                        conn.close(STOP_GRACE).await;
+                        break 'connected message;
+                    }
+                };
+                // Tools that changed while we were listing (servers often
                 // register tools right after `initialized`).
                 let mut changed = HashSet::new();
                 drain(&mut notices, &mut changed);
-                if !changed.is_empty() {
-                    let again = refresh(&conn, &changed, config.timeout, &log).await;
+                if changed.remove(&Notice::Tools) {
+                    let again = refresh(&conn, &HashSet::from([Notice::Tools]), config.timeout, &log).await;
                     found.tools = again.tools.or(found.tools);
-                    found.prompts = again.prompts.or(found.prompts);
-                    found.resources = again.resources.or(found.resources);
-                }
-                let empty = found.tools.as_ref().is_none_or(Vec::is_empty)
-                    && found.prompts.as_ref().is_none_or(Vec::is_empty)
-                    && found.resources.as_ref().is_none_or(Vec::is_empty);
-                if empty {
-                    conn.close(STOP_GRACE).await;
-                    inner.set_state(
-                        name,
-                        generation,
-                        McpServerState::Error,
-                        Some("No prompts, tools, or resources found on the server.".into()),
-                    );
-                    inner.finish_pending(name);
-                    return;
                 }
                 let conn = Arc::new(conn);
                 let installed = inner.update(name, generation, |slot| {
@@ -1193,12 +1237,48 @@ async fn supervise(
                     latency_ms = latency.as_millis() as u64,
                     "MCP server connected"
                 );
+                let has_tools = found.tools.as_ref().is_some_and(|t| !t.is_empty());
+                let mut rest_done = false;
+                // Prompt/resource changes announced before their lists came.
+                let mut deferred = changed;
                 ever_connected = true;
                 let connected_at = Instant::now();
                 loop {
                     tokio::select! {
                         _ = run.cancelled() => return,
                         _ = conn.closed() => break,
+                        lists = &mut rest.0, if !rest_done => {
+                            rest_done = true;
+                            let (prompts, resources) = lists.unwrap_or((None, None));
+                            let empty = prompts.as_ref().is_none_or(Vec::is_empty)
+                                && resources.as_ref().is_none_or(Vec::is_empty);
+                            if empty && !has_tools {
+                                conn.close(STOP_GRACE).await;
+                                inner.update(name, generation, |slot| slot.conn = None);
+                                inner.set_state(
+                                    name,
+                                    generation,
+                                    McpServerState::Error,
+                                    Some("No prompts, tools, or resources found on the server.".into()),
+                                );
+                                return;
+                            }
+                            let mut lists = Discovered { tools: None, prompts, resources };
+                            if !deferred.is_empty() {
+                                let again = refresh(&conn, &deferred, config.timeout, &log).await;
+                                lists.prompts = again.prompts.or(lists.prompts);
+                                lists.resources = again.resources.or(lists.resources);
+                                deferred.clear();
+                            }
+                            let resources_changed = lists.resources.as_ref().is_some_and(|r| !r.is_empty());
+                            inner.update(name, generation, |slot| {
+                                inner.apply_discovery(slot, &lists);
+                                inner.emit_status(slot);
+                            });
+                            if resources_changed {
+                                inner.emit(McpEvent::ToolsChanged);
+                            }
+                        }
                         Some(notice) = notices.recv() => {
                             let mut changed = HashSet::from([notice]);
                             drain(&mut notices, &mut changed);

@@ -35,9 +35,15 @@ async fn stdio_discovery_names_and_schemas() {
     let ws = tempfile::tempdir().unwrap();
     let manager = started(options(json!({"fx": fixture_stdio(json!({}))}), ws.path())).await;
     assert_eq!(manager.discovery_state(), McpDiscoveryState::Completed);
-    let status = assert_connected(&manager, "fx");
+    assert_connected(&manager, "fx");
+    // Prompts and resources arrive after the tools (the first request does
+    // not wait for them).
+    let status = wait_status(&manager, "fx", "fully listed", |s| {
+        (s.prompts, s.resources) == (1, 2)
+    })
+    .await;
+    assert_eq!(status.state, McpServerState::Connected);
     assert_eq!(status.transport, Some(McpTransportKind::Stdio));
-    assert_eq!((status.prompts, status.resources), (1, 2));
     assert!(status.latency_ms.is_some());
     let names = declared(&manager);
     assert_eq!(
@@ -759,8 +765,10 @@ async fn server_everything_over_stdio() {
             || display.contains(&ws.path().display().to_string()),
         "{display}"
     );
-    assert!(!manager.resources().is_empty());
-    assert!(!manager.prompts().is_empty());
+    wait_status(&manager, "everything", "with prompts and resources", |s| {
+        s.prompts > 0 && s.resources > 0
+    })
+    .await;
     assert_eq!(
         declared_tool_name("everything", "echo"),
         "mcp_everything_echo"

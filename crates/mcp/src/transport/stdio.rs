@@ -83,9 +83,12 @@ impl ChildServer {
 
 impl Drop for ChildServer {
     fn drop(&mut self) {
-        // Whatever is left of the group goes with the connection.
+        // A connection dropped without `terminate` (or a process exiting):
+        // ask whatever is left of the group to go.
         #[cfg(unix)]
-        self.signal_group(libc::SIGKILL);
+        if self.exit_status().is_none() {
+            self.signal_group(libc::SIGTERM);
+        }
     }
 }
 
@@ -105,7 +108,7 @@ pub fn spawn(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .kill_on_drop(true);
+        .kill_on_drop(false);
     #[cfg(unix)]
     cmd.process_group(0);
     let mut child = cmd.spawn()?;
