@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing Gemini Desktop needs on Debian 12 / Ubuntu 22.04+:
 # the WebKitGTK/GTK development packages Tauri builds against, and with --test the tools the
-# end-to-end tests use (Xvfb, WebKitWebDriver, tauri-driver). Idempotent: packages already
+# end-to-end tests use (Xvfb, WebKitWebDriver, tauri-driver) and the keyring tests use (a
+# gnome-keyring Secret Service in a private D-Bus session, libsecret's secret-tool). Idempotent: packages already
 # present are not reinstalled, and apt-get runs only when something is missing.
 #
 #   scripts/install-deps.sh          # build + run the app
@@ -22,7 +23,7 @@ build_packages=(
   pkg-config build-essential file libxdo-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev
   libdbus-1-dev
 )
-test_packages=(xvfb xauth webkit2gtk-driver xdotool imagemagick git python3-venv)
+test_packages=(xvfb xauth webkit2gtk-driver dbus xdotool imagemagick git gnome-keyring dbus-x11 libsecret-tools chromium python3-venv)
 
 packages=("${build_packages[@]}")
 $want_test && packages+=("${test_packages[@]}")

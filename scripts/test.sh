@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: installs what it needs, builds the UI and the app, then runs
+# Runs the whole test suite: installs what it needs, builds and tests the UI, builds the app, then runs
 # every Rust test (unit, integration against the fake Gemini server, the headless CLI as a
-# process, and the real app in WebKit under Xvfb), and checks that the TypeScript protocol
-# types generated from the Rust ones are committed.
+# process, and the real app in WebKit under Xvfb), the keyring tests against a throwaway
+# gnome-keyring in a private D-Bus session, and checks that the TypeScript protocol types
+# generated from the Rust ones are committed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -13,10 +14,15 @@ export GD_TEST_MCP_PYTHON="${GD_TEST_MCP_PYTHON:-$root/target/test-deps/venv-mcp
 export GD_TEST_MCP_EVERYTHING="${GD_TEST_MCP_EVERYTHING:-$root/target/test-deps/mcp-node/node_modules/@modelcontextprotocol/server-everything/dist/index.js}"
 npm --prefix ui ci --no-audit --no-fund
 npm --prefix ui run build              # type-checks the UI, then bundles it into ui/dist
+npm --prefix ui test                   # the UI's components in Debian's Chromium (Playwright)
 
 # The end-to-end tests drive the built app binary, so build it (and the CLI) first.
 cargo build --workspace --all-targets
 cargo test --workspace --no-fail-fast
+
+# The real keyring (Secret Service). Not part of `cargo test --workspace`: the test binary needs
+# the `keyring-tests` feature, which only this script enables, inside its own D-Bus session.
+scripts/test-keyring.sh
 
 # ts-rs regenerates ui/src/protocol during `cargo test`: it must match what is committed.
 if ! git diff --quiet -- ui/src/protocol || [ -n "$(git ls-files --others --exclude-standard ui/src/protocol)" ]; then

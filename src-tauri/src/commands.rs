@@ -15,8 +15,11 @@ use gd_protocol::{
     SessionInfo,
 };
 use serde::Serialize;
+use std::path::PathBuf;
+
 use tauri::ipc::Channel;
-use tauri::{AppHandle, Runtime, State};
+use tauri::{AppHandle, Runtime, State, WebviewWindow};
+use tauri_plugin_dialog::DialogExt;
 
 use crate::state::AppState;
 
@@ -41,23 +44,67 @@ pub fn app_info<R: Runtime>(app: AppHandle<R>, state: State<'_, AppState>) -> Ap
     }
 }
 
-/// Switches the window to another folder: `path` when given, else the one
-/// the user picks in the folder dialog (`None` when they cancel). Running
+/// Switches the window to another folder: `path` when given, else the one the user picks in
+/// the native folder dialog (`None` when they cancel it). Returns the canonical path. Running
 /// sessions are stopped; the UI starts a new one.
 #[tauri::command]
-pub async fn open_workspace(
+pub async fn open_workspace<R: Runtime>(
+    window: WebviewWindow<R>,
     state: State<'_, AppState>,
     path: Option<String>,
 ) -> Result<Option<String>, CommandError> {
-    let Some(path) = path else {
-        // The folder picker is wired in by the dialog plugin (see lib.rs).
-        return Ok(None);
+    let path = match path {
+        Some(path) => PathBuf::from(path),
+        None => match pick_folder(&window, state.workspace()).await? {
+            Some(path) => path,
+            None => return Ok(None),
+        },
     };
     let workspace = state
-        .set_workspace(std::path::Path::new(&path))
+        .set_workspace(&path)
         .map_err(|e| CommandError::new(CommandErrorKind::Input, e.to_string()))?;
     state.sessions.stop_all();
+    tracing::info!(workspace = %workspace.display(), "opened workspace");
     Ok(Some(workspace.to_string_lossy().into_owned()))
+}
+
+/// Shows the native folder picker over `window`, starting in `start`; `None` when cancelled.
+///
+/// The dialog plugin's callback API is used (not `blocking_pick_folder`): it runs the dialog
+/// from the main thread as GTK requires and hands the answer to a channel, so no runtime
+/// thread is blocked while the user browses.
+async fn pick_folder<R: Runtime>(
+    window: &WebviewWindow<R>,
+    start: Option<PathBuf>,
+) -> Result<Option<PathBuf>, CommandError> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let mut dialog = window
+        .dialog()
+        .file()
+        .set_title("Open a folder")
+        .set_parent(window);
+    if let Some(start) = start {
+        dialog = dialog.set_directory(start);
+    }
+    dialog.pick_folder(move |picked| {
+        let _ = tx.send(picked);
+    });
+    let picked = rx.await.map_err(|_| {
+        CommandError::new(
+            CommandErrorKind::Input,
+            "The folder dialog closed without an answer.",
+        )
+    })?;
+    picked
+        .map(|file| {
+            file.into_path().map_err(|e| {
+                CommandError::new(
+                    CommandErrorKind::Input,
+                    format!("The chosen folder is not a local path: {e}"),
+                )
+            })
+        })
+        .transpose()
 }
 
 /// Starts an agent session on the workspace. Its events arrive on `on_event`

@@ -1,30 +1,37 @@
-//! Gemini Desktop's Tauri shell: window, IPC commands and app state.
+//! Gemini Desktop's Tauri shell: window, IPC commands, plugins and app state.
 //!
 //! The agent itself lives in the Tauri-free crates under `crates/`; this crate only wires them
 //! to the webview. Module layout:
 //! - [`commands`]: the `#[tauri::command]` functions the UI invokes;
 //! - [`sessions`]: the agent sessions and the forwarding of their events to the UI;
-//! - [`state`]: the state managed by Tauri and the launch options it is built from.
+//! - [`state`]: the state managed by Tauri and the launch options it is built from;
+//! - [`single_instance`]: what a second launch does to the running app;
+//! - [`logging`]: `tracing` to stderr and to a rolling file in the app's log directory.
+//!
+//! Plugins (all Tauri 2.x):
+//! - `single-instance`: one app per user session, see [`single_instance`];
+//! - `window-state`: the window's size, position and maximised state are saved on exit and
+//!   restored at start (`.window-state.json` in the app's config directory);
+//! - `dialog`: the native folder picker behind `open_workspace` (used from Rust only);
+//! - `opener`: links in the UI open in the system browser (`plugin:opener|open_url`; the
+//!   capability only allows `http(s)://` URLs with the default browser).
 
 pub mod commands;
+pub mod logging;
 pub mod sessions;
+pub mod single_instance;
 pub mod state;
 
-use std::io::IsTerminal;
-
-use tracing_subscriber::EnvFilter;
+use tauri::Manager;
 
 use crate::state::{AppState, LaunchOptions};
-
-/// Log filter used when `RUST_LOG` is not set.
-const DEFAULT_LOG_FILTER: &str = "info";
 
 /// Exit code for an unusable command line (for instance a workspace that is not a directory).
 const EXIT_USAGE: i32 = 2;
 
 /// Starts the app and blocks until it exits.
 pub fn run() {
-    init_tracing();
+    logging::init();
 
     let launch = match LaunchOptions::from_env() {
         Ok(launch) => launch,
@@ -33,14 +40,32 @@ pub fn run() {
             std::process::exit(EXIT_USAGE);
         }
     };
-    tracing::info!(
-        version = env!("CARGO_PKG_VERSION"),
-        workspace = ?launch.workspace,
-        "starting Gemini Desktop"
-    );
 
     let result = tauri::Builder::default()
-        .manage(AppState::new(launch))
+        // First, so that a second launch hands over its command line and exits before any
+        // other plugin or window is set up.
+        .plugin(tauri_plugin_single_instance::init(
+            single_instance::on_second_launch,
+        ))
+        .plugin(tauri_plugin_window_state::Builder::default().build())
+        .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_opener::init())
+        .manage(AppState::new(launch.clone()))
+        .setup(move |app| {
+            match app.path().app_log_dir() {
+                Ok(dir) => match logging::attach_log_file(&dir) {
+                    Ok(dir) => tracing::debug!(dir = %dir.display(), "logging to a file"),
+                    Err(error) => tracing::warn!("no log file: {error}"),
+                },
+                Err(error) => tracing::warn!(%error, "no log directory"),
+            }
+            tracing::info!(
+                version = env!("CARGO_PKG_VERSION"),
+                workspace = ?launch.workspace,
+                "starting Gemini Desktop"
+            );
+            Ok(())
+        })
         .invoke_handler(tauri::generate_handler![
             commands::app_info,
             commands::open_workspace,
@@ -58,17 +83,4 @@ pub fn run() {
         tracing::error!("Gemini Desktop failed: {error}");
         std::process::exit(1);
     }
-}
-
-/// Logs to stderr, filtered by `RUST_LOG` (e.g. `RUST_LOG=debug` or
-/// `RUST_LOG=info,gemini_desktop_lib=trace`). Records from the `log` crate (Tauri, wry) are
-/// forwarded too.
-fn init_tracing() {
-    let filter =
-        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_LOG_FILTER));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .try_init();
 }

@@ -43,6 +43,21 @@ impl LaunchOptions {
     where
         I: IntoIterator<Item = OsString>,
     {
+        let workspace = match Self::first_positional(args) {
+            Some(path) => Some(Self::resolve_workspace(&path, current_dir.as_deref())?),
+            // The current directory is only a default: if it cannot be resolved, run without a
+            // workspace rather than refusing to start.
+            None => current_dir.and_then(|cwd| canonical_dir(&cwd).ok()),
+        };
+        Ok(Self { workspace })
+    }
+
+    /// The first positional argument of `args` (without the program name), if any; see
+    /// [`LaunchOptions::parse`] for what counts as an option.
+    pub fn first_positional<I>(args: I) -> Option<PathBuf>
+    where
+        I: IntoIterator<Item = OsString>,
+    {
         let mut positional = None;
         let mut only_positional = false;
         for arg in args {
@@ -57,20 +72,19 @@ impl LaunchOptions {
                 tracing::warn!(?arg, "ignoring extra command-line argument");
             }
         }
+        positional
+    }
 
-        let workspace = match positional {
-            Some(path) => {
-                let path = match &current_dir {
-                    Some(cwd) if path.is_relative() => cwd.join(path),
-                    _ => path,
-                };
-                Some(canonical_dir(&path)?)
-            }
-            // The current directory is only a default: if it cannot be resolved, run without a
-            // workspace rather than refusing to start.
-            None => current_dir.and_then(|cwd| canonical_dir(&cwd).ok()),
-        };
-        Ok(Self { workspace })
+    /// A workspace named on a command line: resolved against `current_dir` when relative, then
+    /// canonicalised; it must be a directory.
+    pub fn resolve_workspace(
+        path: &Path,
+        current_dir: Option<&Path>,
+    ) -> Result<PathBuf, LaunchError> {
+        match current_dir {
+            Some(cwd) if path.is_relative() => canonical_dir(&cwd.join(path)),
+            _ => canonical_dir(path),
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! The app under test and the WebDriver session driving it.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -8,12 +8,18 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
+use fantoccini::elements::Element;
+use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
-use crate::paths::{TAURI_DRIVER, WEBKIT_DRIVER, XVFB, app_binary, find_tools, target_dir};
+use crate::dbus::SessionBus;
+use crate::paths::{
+    DBUS_DAEMON, TAURI_DRIVER, WEBKIT_DRIVER, XVFB, app_binary, find_optional, find_tools,
+    target_dir,
+};
 use crate::process::GroupChild;
 use crate::xvfb::Xvfb;
 use crate::{STARTUP_TIMEOUT, UI_TIMEOUT};
@@ -64,10 +70,15 @@ pub struct App {
     client: Option<Client>,
     artifacts: PathBuf,
     driver_log: PathBuf,
-    // Field order is drop order: the driver (and with it the app) goes before the display.
+    binary: PathBuf,
+    /// The environment changes the app was launched with (`None`: removed).
+    env: Vec<(OsString, Option<OsString>)>,
+    // Field order is drop order: the driver (and with it the app) goes before the bus and the
+    // display.
     _driver: GroupChild,
-    _display: Display,
-    _home: TempDir,
+    bus: Option<SessionBus>,
+    display: Display,
+    home: TempDir,
 }
 
 impl App {
@@ -117,6 +128,26 @@ impl App {
             .prefix("gd-e2e-home-")
             .tempdir()
             .context("create a temporary HOME")?;
+        // XDG_RUNTIME_DIR must be private (mode 0700, which tempdirs have) and holds the bus.
+        let runtime_dir = home.path().join("run");
+        std::fs::create_dir(&runtime_dir).context("create XDG_RUNTIME_DIR")?;
+        set_private(&runtime_dir)?;
+        // A private session bus: the app allows one instance per bus (see `dbus.rs`).
+        let bus = match find_optional(DBUS_DAEMON) {
+            Some(daemon) => Some(SessionBus::start(
+                &daemon,
+                &runtime_dir.join("bus"),
+                &artifacts.join("dbus.log"),
+            )?),
+            None => {
+                eprintln!(
+                    "gd-e2e: dbus-daemon not found ({}): the app runs without a session bus",
+                    DBUS_DAEMON.install
+                );
+                None
+            }
+        };
+
         let driver_log = artifacts.join("driver-and-app.log");
         let log_file = File::create(&driver_log)
             .with_context(|| format!("create {}", driver_log.display()))?;
@@ -128,6 +159,49 @@ impl App {
             }
         };
 
+        let mut app_env: Vec<(OsString, Option<OsString>)> = vec![
+            ("DISPLAY".into(), Some(display.name().into())),
+            ("GDK_BACKEND".into(), Some("x11".into())),
+            ("WAYLAND_DISPLAY".into(), None),
+            ("HOME".into(), Some(home.path().into())),
+            (
+                "XDG_CONFIG_HOME".into(),
+                Some(home.path().join(".config").into()),
+            ),
+            (
+                "XDG_DATA_HOME".into(),
+                Some(home.path().join(".local/share").into()),
+            ),
+            (
+                "XDG_CACHE_HOME".into(),
+                Some(home.path().join(".cache").into()),
+            ),
+            (
+                "XDG_STATE_HOME".into(),
+                Some(home.path().join(".local/state").into()),
+            ),
+            ("XDG_RUNTIME_DIR".into(), Some(runtime_dir.clone().into())),
+            (
+                "DBUS_SESSION_BUS_ADDRESS".into(),
+                bus.as_ref().map(|bus| bus.address().into()),
+            ),
+            // No accessibility bus lookups (and their warnings) on the private bus.
+            ("NO_AT_BRIDGE".into(), Some("1".into())),
+            (
+                "RUST_LOG".into(),
+                Some(
+                    std::env::var("RUST_LOG")
+                        .unwrap_or_else(|_| "info,gemini_desktop_lib=debug".into())
+                        .into(),
+                ),
+            ),
+        ];
+        app_env.extend(ISOLATED_ENV.iter().map(|var| ((*var).into(), None)));
+        app_env.extend(
+            env.iter()
+                .map(|(key, value)| ((*key).into(), Some((*value).into()))),
+        );
+
         let mut command = Command::new(&tauri_driver);
         command
             .arg("--port")
@@ -136,24 +210,8 @@ impl App {
             .arg(native_port.to_string())
             .arg("--native-driver")
             .arg(&webkit_driver)
-            .env("DISPLAY", display.name())
-            .env("GDK_BACKEND", "x11")
-            .env_remove("WAYLAND_DISPLAY")
-            .env("HOME", home.path())
-            .env("XDG_CONFIG_HOME", home.path().join(".config"))
-            .env("XDG_DATA_HOME", home.path().join(".local/share"))
-            .env("XDG_CACHE_HOME", home.path().join(".cache"))
-            .env("XDG_STATE_HOME", home.path().join(".local/state"))
-            .env(
-                "RUST_LOG",
-                std::env::var("RUST_LOG")
-                    .unwrap_or_else(|_| "info,gemini_desktop_lib=debug".into()),
-            )
             .stdin(Stdio::null());
-        for var in ISOLATED_ENV {
-            command.env_remove(var);
-        }
-        command.envs(env.iter().copied());
+        apply_env(&mut command, &app_env);
         command
             .stdout(
                 log_file
@@ -174,9 +232,12 @@ impl App {
             client: None,
             artifacts,
             driver_log,
+            binary: binary.clone(),
+            env: app_env,
             _driver: driver,
-            _display: display,
-            _home: home,
+            bus,
+            display,
+            home,
         };
         app.client = Some(
             app.open_session(port, &app_path_string(&binary)?, args)
@@ -270,52 +331,341 @@ impl App {
         &self.artifacts
     }
 
-    /// Waits until the element with `data-testid=<id>` exists and its text satisfies `check`;
-    /// returns that text.
+    /// The X display the app is shown on (e.g. `:12`).
+    pub fn display(&self) -> &str {
+        self.display.name()
+    }
+
+    /// The app's private `HOME` (and parent of its `XDG_*` directories).
+    pub fn home(&self) -> &Path {
+        self.home.path()
+    }
+
+    /// Whether the app has its own D-Bus session bus (needed for the single-instance check).
+    pub fn has_session_bus(&self) -> bool {
+        self.bus.is_some()
+    }
+
+    /// A command that starts the app binary again, in the same environment as this app (display,
+    /// `HOME`, session bus, extra variables): a second launch, which hands its command line to
+    /// this app and exits.
+    pub fn second_launch<S: AsRef<OsStr>>(&self, args: &[S]) -> Command {
+        let mut command = Command::new(&self.binary);
+        command.args(args).stdin(Stdio::null());
+        apply_env(&mut command, &self.env);
+        command
+    }
+
+    // ----- Waiting for the page ---------------------------------------------------------------
+
+    /// Polls `probe` until it returns `Some`, for up to [`UI_TIMEOUT`]. On timeout, fails with
+    /// `what`, the last value `probe` saw (`last`) and a screenshot.
+    async fn poll<T, F, Fut>(&self, what: &str, mut probe: F) -> Result<T>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Result<(Option<T>, String)>>,
+    {
+        let deadline = Instant::now() + UI_TIMEOUT;
+        loop {
+            let last = match probe().await {
+                Ok((Some(value), _)) => return Ok(value),
+                Ok((None, seen)) => seen,
+                Err(error) => format!("error: {error:#}"),
+            };
+            if Instant::now() >= deadline {
+                let shot = self.failure_screenshot().await;
+                bail!("{what}: not within {UI_TIMEOUT:?}; last seen: {last}{shot}");
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// What each element with `data-testid=<id>` shows, in document order: the value of form
+    /// fields (`textarea`, `input`, `select`), else the rendered text (`innerText`).
+    pub async fn texts(&self, id: &str) -> Result<Vec<String>> {
+        let value = self
+            .client()
+            .execute(
+                "return Array.from(document.querySelectorAll(arguments[0])).map((e) =>                    ['TEXTAREA', 'INPUT', 'SELECT'].includes(e.tagName) ? e.value : e.innerText);",
+                vec![json!(testid(id))],
+            )
+            .await
+            .context("read element texts")?;
+        Ok(serde_json::from_value(value)?)
+    }
+
+    /// An attribute of each element with `data-testid=<id>`, in document order.
+    pub async fn attrs(&self, id: &str, attribute: &str) -> Result<Vec<Option<String>>> {
+        let value = self
+            .client()
+            .execute(
+                "return Array.from(document.querySelectorAll(arguments[0]))                   .map((e) => e.getAttribute(arguments[1]));",
+                vec![json!(testid(id)), json!(attribute)],
+            )
+            .await
+            .context("read element attributes")?;
+        Ok(serde_json::from_value(value)?)
+    }
+
+    /// How many elements carry `data-testid=<id>`.
+    pub async fn count(&self, id: &str) -> Result<usize> {
+        let value = self
+            .client()
+            .execute(
+                "return document.querySelectorAll(arguments[0]).length;",
+                vec![json!(testid(id))],
+            )
+            .await
+            .context("count elements")?;
+        Ok(serde_json::from_value(value)?)
+    }
+
+    /// Waits until the (first) element with `data-testid=<id>` exists and its text satisfies
+    /// `check`; returns that text.
     pub async fn wait_for_text(
         &self,
         id: &str,
         description: &str,
         check: impl Fn(&str) -> bool,
     ) -> Result<String> {
-        let deadline = Instant::now() + UI_TIMEOUT;
-        let mut last = None;
-        loop {
-            if let Ok(element) = self.client().find(Locator::Css(&testid(id))).await {
-                let text = element.text().await.context("read element text")?;
-                if check(&text) {
-                    return Ok(text);
-                }
-                last = Some(text);
-            }
-            if Instant::now() >= deadline {
-                let shot = self.failure_screenshot().await;
-                bail!(
-                    "[data-testid={id}] never {description} within {UI_TIMEOUT:?}; last text: \
-                     {last:?}{shot}"
-                );
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        self.poll(&format!("[data-testid={id}] {description}"), || async {
+            let texts = self.texts(id).await?;
+            let found = texts.first().filter(|text| check(text)).cloned();
+            Ok((found, format!("{texts:?}")))
+        })
+        .await
+    }
+
+    /// Waits until the **last** element with `data-testid=<id>` (the newest message, card or
+    /// confirmation) exists and its text satisfies `check`; returns that text.
+    pub async fn wait_for_last_text(
+        &self,
+        id: &str,
+        description: &str,
+        check: impl Fn(&str) -> bool,
+    ) -> Result<String> {
+        self.poll(
+            &format!("last [data-testid={id}] {description}"),
+            || async {
+                let texts = self.texts(id).await?;
+                let found = texts.last().filter(|text| check(text)).cloned();
+                Ok((found, format!("{texts:?}")))
+            },
+        )
+        .await
+    }
+
+    /// Waits until some element with `data-testid=<id>` shows a text satisfying `check`;
+    /// returns that text.
+    pub async fn wait_for_any_text(
+        &self,
+        id: &str,
+        description: &str,
+        check: impl Fn(&str) -> bool,
+    ) -> Result<String> {
+        self.poll(
+            &format!("some [data-testid={id}] {description}"),
+            || async {
+                let texts = self.texts(id).await?;
+                let found = texts.iter().find(|text| check(text)).cloned();
+                Ok((found, format!("{texts:?}")))
+            },
+        )
+        .await
+    }
+
+    /// Waits until `attribute` of the last element with `data-testid=<id>` satisfies `check`;
+    /// returns its value.
+    pub async fn wait_for_attr(
+        &self,
+        id: &str,
+        attribute: &str,
+        description: &str,
+        check: impl Fn(&str) -> bool,
+    ) -> Result<String> {
+        self.poll(
+            &format!("last [data-testid={id}] {attribute} {description}"),
+            || async {
+                let values = self.attrs(id, attribute).await?;
+                let found = values
+                    .last()
+                    .cloned()
+                    .flatten()
+                    .filter(|value| check(value));
+                Ok((found, format!("{values:?}")))
+            },
+        )
+        .await
+    }
+
+    /// Waits until the number of elements with `data-testid=<id>` satisfies `check`.
+    pub async fn wait_for_count(
+        &self,
+        id: &str,
+        description: &str,
+        check: impl Fn(usize) -> bool,
+    ) -> Result<usize> {
+        self.poll(&format!("[data-testid={id}] {description}"), || async {
+            let n = self.count(id).await?;
+            Ok((check(n).then_some(n), format!("{n} element(s)")))
+        })
+        .await
+    }
+
+    /// Waits until no element with `data-testid=<id>` is displayed (absent or hidden).
+    pub async fn wait_until_gone(&self, id: &str, description: &str) -> Result<()> {
+        self.wait_for_script(
+            &format!(
+                "return Array.from(document.querySelectorAll({sel})).every((e) =>                    e.hidden || e.getClientRects().length === 0);",
+                sel = json!(testid(id))
+            ),
+            &format!("[data-testid={id}] {description}"),
+        )
+        .await
     }
 
     /// Waits until `script` (a function body returning a value) returns `true`.
     pub async fn wait_for_script(&self, script: &str, description: &str) -> Result<()> {
-        let deadline = Instant::now() + UI_TIMEOUT;
-        loop {
+        self.poll(description, || async {
             let value = self
                 .client()
                 .execute(script, vec![])
                 .await
                 .context("run script")?;
-            if value == Value::Bool(true) {
-                return Ok(());
+            Ok((
+                (value == Value::Bool(true)).then_some(()),
+                value.to_string(),
+            ))
+        })
+        .await
+    }
+
+    /// Waits until the page has marked itself ready (`<body data-ready="true">`, set once
+    /// `app_info` has answered).
+    pub async fn wait_ready(&self) -> Result<()> {
+        self.wait_for_script(
+            "return document.body.dataset.ready === 'true';",
+            "the page marks itself ready (body data-ready)",
+        )
+        .await
+    }
+
+    // ----- Acting on the page -----------------------------------------------------------------
+
+    /// The last element with `data-testid=<id>` once it is displayed and enabled.
+    pub async fn interactable(&self, id: &str) -> Result<Element> {
+        self.poll(
+            &format!("[data-testid={id}] is displayed and enabled"),
+            || async {
+                let mut elements = self
+                    .client()
+                    .find_all(Locator::Css(&testid(id)))
+                    .await
+                    .context("find elements")?;
+                let Some(element) = elements.pop() else {
+                    return Ok((None, "absent".into()));
+                };
+                let displayed = element.is_displayed().await?;
+                let enabled = element.is_enabled().await?;
+                let ready = displayed && enabled;
+                Ok((
+                    ready.then_some(element),
+                    format!("displayed={displayed} enabled={enabled}"),
+                ))
+            },
+        )
+        .await
+    }
+
+    /// Clicks the last element with `data-testid=<id>` (the newest one: the confirmation of
+    /// the pending call, the latest message...), waiting until it can be clicked. Transient
+    /// failures (the element re-rendered, or was covered while the layout settled) are retried.
+    pub async fn click(&self, id: &str) -> Result<()> {
+        self.poll(&format!("click [data-testid={id}]"), || async {
+            let element = self.interactable(id).await?;
+            match element.click().await {
+                Ok(()) => Ok((Some(()), String::new())),
+                Err(error) => Ok((None, format!("click failed: {error}"))),
             }
-            if Instant::now() >= deadline {
-                let shot = self.failure_screenshot().await;
-                bail!("{description}: not true within {UI_TIMEOUT:?} (last value {value}){shot}");
+        })
+        .await
+    }
+
+    /// Types `text` into the last element with `data-testid=<id>` (after what it holds).
+    /// WebDriver key codes work too, e.g. `Key::Enter`.
+    pub async fn type_into(&self, id: &str, text: &str) -> Result<()> {
+        let element = self.interactable(id).await?;
+        element
+            .send_keys(text)
+            .await
+            .with_context(|| format!("type into [data-testid={id}]"))
+    }
+
+    /// Replaces the content of the text field with `data-testid=<id>` by `text`, typing it like
+    /// a user: clear, then the lines of `text` with Enter between them. Fails unless the field
+    /// then holds exactly `text`.
+    pub async fn replace_text(&self, id: &str, text: &str) -> Result<()> {
+        let element = self.interactable(id).await?;
+        element
+            .clear()
+            .await
+            .with_context(|| format!("clear [data-testid={id}]"))?;
+        let enter = String::from(char::from(Key::Enter));
+        for (i, line) in text.split('\n').enumerate() {
+            if i > 0 {
+                element.send_keys(&enter).await?;
             }
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            if !line.is_empty() {
+                element.send_keys(line).await?;
+            }
+        }
+        let value = element.prop("value").await?.unwrap_or_default();
+        if value != text {
+            bail!("[data-testid={id}] holds {value:?} after typing {text:?}");
+        }
+        Ok(())
+    }
+
+    /// Types `text` into the text field with `data-testid=<id>` and presses Enter.
+    pub async fn type_and_enter(&self, id: &str, text: &str) -> Result<()> {
+        self.type_into(id, text).await?;
+        self.type_into(id, &String::from(char::from(Key::Enter)))
+            .await
+    }
+
+    /// Chooses the option with `value` in the `<select>` with `data-testid=<id>` as a user
+    /// would (WebDriver's option click, which fires `input` and `change`), and checks it took.
+    pub async fn select_option(&self, id: &str, value: &str) -> Result<()> {
+        let element = self.interactable(id).await?;
+        element
+            .select_by_value(value)
+            .await
+            .with_context(|| format!("select {value:?} in [data-testid={id}]"))?;
+        let selected = element.prop("value").await?.unwrap_or_default();
+        if selected != value {
+            bail!("[data-testid={id}] shows {selected:?} after selecting {value:?}");
+        }
+        Ok(())
+    }
+
+    /// Calls a Tauri command from the page, as the UI would, and returns its result: `Ok` with
+    /// the resolved value or `Err` with the rejection (e.g. a permission error) as JSON.
+    pub async fn invoke(&self, command: &str, args: Value) -> Result<Result<Value, Value>> {
+        let outcome = self
+            .client()
+            .execute_async(
+                "const done = arguments[arguments.length - 1];\
+                 window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1])\
+                   .then((value) => done({ ok: value === undefined ? null : value }),\
+                         (error) => done({ err: error === undefined ? null : String(error) }));",
+                vec![json!(command), args],
+            )
+            .await
+            .with_context(|| format!("invoke {command}"))?;
+        match (outcome.get("ok"), outcome.get("err")) {
+            (Some(ok), _) => Ok(Ok(ok.clone())),
+            (_, Some(err)) => Ok(Err(err.clone())),
+            _ => bail!("unexpected invoke outcome {outcome}"),
         }
     }
 
@@ -419,4 +769,20 @@ fn log_hint(log: &Path) -> String {
         "tauri-driver/WebKitWebDriver/app log: {} (last lines below)\n{tail}",
         log.display()
     )
+}
+
+/// Applies environment changes (`None` removes the variable).
+fn apply_env(command: &mut Command, env: &[(OsString, Option<OsString>)]) {
+    for (key, value) in env {
+        match value {
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
+}
+
+fn set_private(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+        .with_context(|| format!("chmod 700 {}", dir.display()))
 }

@@ -28,6 +28,7 @@
 //! Artifacts (screenshots, the driver and app log) go to `<target>/e2e/<test name>/`.
 
 mod app;
+mod dbus;
 mod paths;
 mod process;
 mod xvfb;

@@ -6,14 +6,17 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-/// The directory of the running test executable's profile: `<target>/<profile>` (tests run from
-/// `<target>/<profile>/deps`).
+/// The directory of the running executable's profile: `<target>/<profile>` (tests run from
+/// `<target>/<profile>/deps`, examples from `<target>/<profile>/examples`).
 fn profile_dir() -> Result<PathBuf> {
     let exe = env::current_exe().context("locate the running test executable")?;
     let deps = exe
         .parent()
         .context("test executable has no parent directory")?;
-    let profile = if deps.file_name().is_some_and(|name| name == "deps") {
+    let profile = if deps
+        .file_name()
+        .is_some_and(|name| name == "deps" || name == "examples")
+    {
         deps.parent().context("deps directory has no parent")?
     } else {
         deps
@@ -130,6 +133,17 @@ pub(crate) const XVFB: Tool = Tool {
     env: "GD_E2E_XVFB",
     install: "apt-get install xvfb (or set GD_E2E_DISPLAY to an existing X display)",
 };
+
+pub(crate) const DBUS_DAEMON: Tool = Tool {
+    name: "dbus-daemon",
+    env: "GD_E2E_DBUS_DAEMON",
+    install: "apt-get install dbus-daemon (Debian 12: package `dbus-daemon`)",
+};
+
+/// Finds a tool that the harness can do without.
+pub(crate) fn find_optional(tool: Tool) -> Option<PathBuf> {
+    find_tool(tool)
+}
 
 /// Finds each tool, or fails with one message naming every missing tool and how to install it.
 pub(crate) fn find_tools<const N: usize>(tools: [Tool; N]) -> Result<[PathBuf; N]> {

@@ -1,21 +1,33 @@
-//! The app shell end to end: the real binary in a real WebKit webview.
+//! The app shell end to end: the real binary in a real WebKit webview. The header, the
+//! webview's lock-down (capabilities and CSP), links, and the single-instance hand-over.
 //!
 //! Build first: `npm --prefix ui ci && npm --prefix ui run build && cargo build -p gemini-desktop`,
 //! then `cargo test -p gd-e2e`. See the `gd_e2e` crate docs for the tools it needs.
 
-use std::process::Command;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
-use fantoccini::Locator;
-use gd_e2e::{App, app_binary, testid};
+use anyhow::{Context, Result, bail, ensure};
+use gd_e2e::{App, app_binary};
+use serde_json::{Value, json};
+
+fn folder(temp: &tempfile::TempDir, name: &str) -> Result<PathBuf> {
+    let path = temp.path().join(name);
+    std::fs::create_dir(&path)?;
+    Ok(path.canonicalize()?)
+}
+
+fn utf8(path: &Path) -> Result<&str> {
+    path.to_str().context("UTF-8 path")
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn header_shows_version_and_workspace_from_ipc() -> Result<()> {
     // A workspace path with a space, to check it survives the command line and the IPC round trip.
     let temp = tempfile::tempdir()?;
-    let workspace = temp.path().join("sample project");
-    std::fs::create_dir(&workspace)?;
-    let workspace = workspace.canonicalize()?;
+    let workspace = folder(&temp, "sample project")?;
 
     let app = App::launch("app_shell", &[&workspace]).await?;
 
@@ -23,78 +35,126 @@ async fn header_shows_version_and_workspace_from_ipc() -> Result<()> {
         text == "Gemini Desktop"
     })
     .await?;
-
     // The version and workspace only appear once the `app_info` command has answered.
     let expected_version = format!("v{}", env!("CARGO_PKG_VERSION"));
     app.wait_for_text("app-version", "showed the app version", |text| {
         text == expected_version
     })
     .await?;
-    let expected_workspace = workspace.to_str().context("temp path is UTF-8")?;
     app.wait_for_text("workspace-path", "showed the workspace path", |text| {
-        text == expected_workspace
+        text == utf8(&workspace).unwrap_or_default()
     })
     .await?;
-    app.wait_for_script(
-        "return document.body.dataset.ready === 'true';",
-        "the page marks itself ready",
-    )
-    .await?;
+    app.wait_ready().await?;
 
-    // The composer is there, but sending stays disabled until the agent is wired up.
-    let send = app
+    // The composer and the controls are there.
+    for id in ["prompt-input", "send", "open-workspace", "approval-mode"] {
+        app.wait_for_count(id, "is present once", |n| n == 1)
+            .await?;
+    }
+    let prompt = app.interactable("prompt-input").await?;
+    ensure!(prompt.tag_name().await?.eq_ignore_ascii_case("textarea"));
+    let modes = app
         .client()
-        .find(Locator::Css(&testid("send-button")))
+        .execute(
+            "return Array.from(document.querySelector('[data-testid=\"approval-mode\"]')\
+               .options).map((o) => o.value);",
+            vec![],
+        )
         .await?;
-    assert!(!send.is_enabled().await?, "Send must be disabled");
-    let tooltip = send.attr("title").await?.unwrap_or_default();
-    assert!(
-        tooltip.contains("not connected"),
-        "Send tooltip should say the agent is not connected, got {tooltip:?}"
+    ensure!(
+        modes == json!(["default", "auto_edit", "yolo"]),
+        "approval modes: {modes}"
     );
-    let prompt = app
-        .client()
-        .find(Locator::Css(&testid("prompt-input")))
+    app.wait_for_count("message-list", "is present", |n| n == 1)
         .await?;
-    assert!(
-        prompt.is_displayed().await?,
-        "the prompt textarea is visible"
-    );
-    app.client()
-        .find(Locator::Css(&testid("message-list")))
-        .await
-        .context("the message list is present")?;
 
     let screenshot = app.screenshot("main-window").await?;
     eprintln!("screenshot: {}", screenshot.display());
-
     app.close().await
+}
+
+/// The outcome of `invoke` as text, for assertions: `allowed: <value>` or `denied: <error>`.
+async fn try_invoke(app: &App, command: &str, args: Value) -> Result<String> {
+    Ok(match app.invoke(command, args).await? {
+        Ok(value) => format!("allowed: {value}"),
+        Err(error) => format!("denied: {error}"),
+    })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn webview_is_locked_down_by_capabilities_and_csp() -> Result<()> {
     let temp = tempfile::tempdir()?;
     let app = App::launch("lockdown", &[temp.path()]).await?;
-    app.wait_for_script(
-        "return document.body.dataset.ready === 'true';",
-        "the page marks itself ready (app_info is allowed)",
-    )
-    .await?;
+    app.wait_ready().await?;
 
-    // Core plugin commands the UI does not use are not granted by the capability.
-    let outcome = app
+    // What the capability does not grant is refused: core and plugin APIs the UI does not use,
+    // including the plugins the backend uses itself (dialog, window-state) and the file system.
+    let target = temp.path().join("secret.txt");
+    std::fs::write(&target, "secret")?;
+    let refused = [
+        ("plugin:window|title", json!({ "label": "main" })),
+        ("plugin:webview|print", json!({ "label": "main" })),
+        ("plugin:app|app_hide", json!({})),
+        (
+            "plugin:event|emit",
+            json!({ "event": "workspace-changed", "payload": {} }),
+        ),
+        (
+            "plugin:dialog|open",
+            json!({ "options": { "directory": true } }),
+        ),
+        ("plugin:dialog|message", json!({ "message": "hi" })),
+        (
+            "plugin:window-state|save_window_state",
+            json!({ "flags": 63 }),
+        ),
+        (
+            "plugin:fs|read_text_file",
+            json!({ "path": utf8(&target)? }),
+        ),
+        ("plugin:opener|open_path", json!({ "path": utf8(&target)? })),
+        (
+            "plugin:opener|reveal_item_in_dir",
+            json!({ "paths": [utf8(&target)?] }),
+        ),
+        // The opener only opens http(s) URLs, and only with the default browser.
+        (
+            "plugin:opener|open_url",
+            json!({ "url": format!("file://{}", utf8(&target)?) }),
+        ),
+        (
+            "plugin:opener|open_url",
+            json!({ "url": "javascript:alert(1)" }),
+        ),
+        (
+            "plugin:opener|open_url",
+            json!({ "url": "https://example.com", "with": "sh" }),
+        ),
+        (
+            "plugin:shell|open",
+            json!({ "path": "https://example.com" }),
+        ),
+    ];
+    for (command, args) in refused {
+        let outcome = try_invoke(&app, command, args.clone()).await?;
+        ensure!(outcome.starts_with("denied"), "{command} {args}: {outcome}");
+    }
+    // What the UI needs is allowed: listening to the backend's event.
+    let listen = app
         .client()
         .execute_async(
             "const done = arguments[arguments.length - 1];\
-             window.__TAURI_INTERNALS__.invoke('plugin:window|title', { label: 'main' })\
-               .then(() => done('allowed'), (error) => done('denied: ' + error));",
+             const handler = window.__TAURI_INTERNALS__.transformCallback(() => {});\
+             window.__TAURI_INTERNALS__.invoke('plugin:event|listen',\
+               { event: 'workspace-changed', target: { kind: 'Any' }, handler })\
+               .then((id) => done('allowed: ' + id), (e) => done('denied: ' + e));",
             vec![],
         )
         .await?;
-    let outcome = outcome.as_str().unwrap_or_default().to_owned();
-    assert!(
-        outcome.starts_with("denied"),
-        "plugin:window|title: {outcome}"
+    ensure!(
+        listen.as_str().unwrap_or_default().starts_with("allowed"),
+        "listen: {listen}"
     );
 
     // The CSP has no 'unsafe-eval': string evaluation is refused.
@@ -107,8 +167,185 @@ async fn webview_is_locked_down_by_capabilities_and_csp() -> Result<()> {
         )
         .await?;
     let eval = eval.as_str().unwrap_or_default().to_owned();
-    assert!(eval.starts_with("blocked"), "eval: {eval}");
+    ensure!(eval.starts_with("blocked"), "eval: {eval}");
 
+    // The CSP lets the page reach only the IPC: a request to any other origin never leaves.
+    let listener = TcpListener::bind("127.0.0.1:0")?;
+    listener.set_nonblocking(true)?;
+    let url = format!(
+        "http://127.0.0.1:{}/exfiltrate",
+        listener.local_addr()?.port()
+    );
+    let fetched = app
+        .client()
+        .execute_async(
+            "const done = arguments[arguments.length - 1];\
+             fetch(arguments[0]).then(() => done('fetched'), (e) => done('blocked: ' + e));",
+            vec![json!(url)],
+        )
+        .await?;
+    ensure!(
+        fetched.as_str().unwrap_or_default().starts_with("blocked"),
+        "fetch: {fetched}"
+    );
+    ensure!(
+        listener.accept().is_err(),
+        "the page connected to {url} despite the CSP"
+    );
+
+    app.close().await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn links_open_in_the_system_browser() -> Result<()> {
+    // A stand-in `xdg-open` (what the opener runs on Linux) that records what it was asked to open.
+    let temp = tempfile::tempdir()?;
+    let bin = folder(&temp, "bin")?;
+    let record = temp.path().join("opened.txt");
+    let script = bin.join("xdg-open");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\nprintf '%s\\n' \"$@\" >> '{}'\n", utf8(&record)?),
+    )?;
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
+    let path = format!(
+        "{}:{}",
+        utf8(&bin)?,
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let workspace = folder(&temp, "project")?;
+    let app = App::launch_with_env("links", &[&workspace], &[("PATH", &path)]).await?;
+    app.wait_ready().await?;
+
+    let url = "https://ai.google.dev/gemini-api/docs?hl=en#models";
+    let outcome = try_invoke(&app, "plugin:opener|open_url", json!({ "url": url })).await?;
+    ensure!(outcome.starts_with("allowed"), "open_url: {outcome}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let opened = std::fs::read_to_string(&record).unwrap_or_default();
+        if opened.lines().any(|line| line == url) {
+            break;
+        }
+        if Instant::now() >= deadline {
+            bail!("xdg-open was not run with {url}; it got {opened:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    app.close().await
+}
+
+/// Runs a second launch to completion (it hands over its command line and exits).
+async fn run_second_launch(app: &App, args: &[&Path]) -> Result<Output> {
+    let mut command = app.second_launch(args);
+    command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    tokio::task::spawn_blocking(move || {
+        let mut child = command.spawn().context("start a second instance")?;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while child.try_wait()?.is_none() {
+            if Instant::now() >= deadline {
+                let _ = child.kill();
+                bail!("the second launch did not exit within 30 s (it should hand over and exit)");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(child.wait_with_output()?)
+    })
+    .await?
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_launch_switches_the_running_window_to_its_folder() -> Result<()> {
+    let temp = tempfile::tempdir()?;
+    let first = folder(&temp, "first project")?;
+    let second = folder(&temp, "second project")?;
+    let app = App::launch("single_instance", &[&first]).await?;
+    ensure!(
+        app.has_session_bus(),
+        "this test needs dbus-daemon (Debian package `dbus-daemon`) for the app's session bus"
+    );
+    app.wait_ready().await?;
+    app.wait_for_text("workspace-path", "shows the first folder", |t| {
+        t == utf8(&first).unwrap_or_default()
+    })
+    .await?;
+    // Record the backend's `workspace-changed` events as the UI receives them.
+    app.client()
+        .execute_async(
+            "const done = arguments[arguments.length - 1];\
+             window.__gdEvents = [];\
+             const handler = window.__TAURI_INTERNALS__.transformCallback(\
+               (event) => window.__gdEvents.push(event.payload));\
+             window.__TAURI_INTERNALS__.invoke('plugin:event|listen',\
+               { event: 'workspace-changed', target: { kind: 'Any' }, handler })\
+               .then(() => done(true), (e) => done(String(e)));",
+            vec![],
+        )
+        .await?;
+
+    // A launch without a folder only focuses the window.
+    let output = run_second_launch(&app, &[]).await?;
+    ensure!(
+        output.status.success(),
+        "second launch without a folder: {output:?}"
+    );
+    // A launch naming something that is not a folder is refused by that launch itself.
+    let file = temp.path().join("file.txt");
+    std::fs::write(&file, "x")?;
+    let output = run_second_launch(&app, &[&file]).await?;
+    ensure!(output.status.code() == Some(2), "{output:?}");
+
+    // Take the keyboard focus away from the window (to the root window: there is no window
+    // manager), so that the hand-over has to give it back.
+    let root = xdotool(&app, &["search", "--maxdepth", "0", "--name", ""]).await?;
+    let root = root.lines().next().context("the root window")?.to_owned();
+    xdotool(&app, &["windowfocus", "--sync", &root]).await?;
+    ensure!(xdotool(&app, &["getwindowfocus"]).await? == root);
+
+    // A launch with another folder hands it over and exits at once, without a window.
+    let started = Instant::now();
+    let output = run_second_launch(&app, &[&second]).await?;
+    ensure!(
+        output.status.success(),
+        "second launch: {}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    eprintln!("the second launch exited after {:?}", started.elapsed());
+
+    // The backend switched, the window got the event, and the UI shows the new folder.
+    let info = app
+        .invoke("app_info", json!({}))
+        .await?
+        .map_err(|e| anyhow::anyhow!("app_info: {e}"))?;
+    ensure!(
+        info["workspace"] == json!(utf8(&second)?),
+        "app_info after the hand-over: {info}"
+    );
+    let events = app
+        .client()
+        .execute("return window.__gdEvents;", vec![])
+        .await?;
+    ensure!(
+        events == json!([{ "workspace": utf8(&second)? }]),
+        "workspace-changed events: {events}"
+    );
+    // The window has the keyboard focus again.
+    let main = xdotool(
+        &app,
+        &["search", "--onlyvisible", "--name", "^Gemini Desktop$"],
+    )
+    .await?;
+    let focus = xdotool(&app, &["getwindowfocus"]).await?;
+    ensure!(
+        main.lines().any(|id| id == focus),
+        "focus is on {focus}, the window is {main}"
+    );
+    app.wait_for_text("workspace-path", "shows the second folder", |t| {
+        t == utf8(&second).unwrap_or_default()
+    })
+    .await?;
     app.close().await
 }
 
@@ -123,6 +360,7 @@ fn a_workspace_that_is_not_a_directory_is_rejected() -> Result<()> {
         .arg(&file)
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
         .output()
         .context("run the app")?;
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -133,4 +371,112 @@ fn a_workspace_that_is_not_a_directory_is_rejected() -> Result<()> {
     );
     assert!(stderr.contains("is not a directory"), "stderr:\n{stderr}");
     Ok(())
+}
+
+/// Runs `xdotool` on the app's display.
+async fn xdotool(app: &App, args: &[&str]) -> Result<String> {
+    let output = tokio::process::Command::new("xdotool")
+        .args(args)
+        .env("DISPLAY", app.display())
+        .output()
+        .await
+        .context("run xdotool (Debian package `xdotool`)")?;
+    ensure!(
+        output.status.success(),
+        "xdotool {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_workspace_without_a_path_uses_the_native_folder_picker() -> Result<()> {
+    let temp = tempfile::tempdir()?;
+    let first = folder(&temp, "first")?;
+    let chosen = folder(&temp, "chosen folder")?;
+    let app = App::launch("folder_picker", &[&first]).await?;
+    app.wait_ready().await?;
+
+    start_picker(&app).await?;
+    // The GTK folder chooser: type the path into its location field and accept.
+    focus_dialog(&app).await?;
+    xdotool(&app, &["key", "--clearmodifiers", "ctrl+l"]).await?;
+    xdotool(&app, &["type", "--delay", "5", utf8(&chosen)?]).await?;
+    xdotool(&app, &["key", "Return"]).await?;
+
+    let picked = picker_answer(&app).await?;
+    ensure!(
+        picked == json!({ "path": utf8(&chosen)? }),
+        "open_workspace: {picked}"
+    );
+    let info = app
+        .invoke("app_info", json!({}))
+        .await?
+        .map_err(|e| anyhow::anyhow!("app_info: {e}"))?;
+    ensure!(info["workspace"] == json!(utf8(&chosen)?), "{info}");
+
+    // Cancelling the dialog answers null and keeps the workspace.
+    start_picker(&app).await?;
+    focus_dialog(&app).await?;
+    xdotool(&app, &["key", "Escape"]).await?;
+    let picked = picker_answer(&app).await?;
+    ensure!(picked == json!({ "path": null }), "cancelled: {picked}");
+    let info = app
+        .invoke("app_info", json!({}))
+        .await?
+        .map_err(|e| anyhow::anyhow!("app_info: {e}"))?;
+    ensure!(info["workspace"] == json!(utf8(&chosen)?), "{info}");
+    app.close().await
+}
+
+/// Waits for the (visible) folder dialog and gives it the keyboard focus (there is no window
+/// manager to do it).
+async fn focus_dialog(app: &App) -> Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let focused = async {
+            let found = xdotool(
+                app,
+                &["search", "--onlyvisible", "--name", "^Open a folder$"],
+            )
+            .await?;
+            let dialog = found.lines().last().context("no dialog yet")?.to_owned();
+            xdotool(app, &["windowfocus", "--sync", &dialog]).await
+        }
+        .await;
+        match focused {
+            Ok(_) => return Ok(()),
+            Err(error) if Instant::now() >= deadline => {
+                return Err(error.context("the folder dialog did not show up"));
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+}
+
+/// Calls `open_workspace` without a path the way the UI's `open-workspace` button does, without
+/// waiting: the command answers only once the dialog is closed ([`picker_answer`]).
+async fn start_picker(app: &App) -> Result<()> {
+    app.client()
+        .execute(
+            "window.__gdPicked = undefined;\
+             window.__TAURI_INTERNALS__.invoke('open_workspace', { path: null })\
+               .then((path) => { window.__gdPicked = { path }; },\
+                     (error) => { window.__gdPicked = { error: String(error) }; });",
+            vec![],
+        )
+        .await?;
+    Ok(())
+}
+
+async fn picker_answer(app: &App) -> Result<Value> {
+    app.wait_for_script(
+        "return window.__gdPicked !== undefined;",
+        "open_workspace answered",
+    )
+    .await?;
+    Ok(app
+        .client()
+        .execute("return window.__gdPicked;", vec![])
+        .await?)
 }

@@ -2,14 +2,18 @@
 //! IPC, the core talks to the fake Gemini server over real HTTP, and the
 //! events stream back into the webview through the session's Channel.
 //!
+//! Written against the UI's test-id contract (see this crate's README): `prompt-input`, `send`,
+//! `cancel`, `message-user`, `message-model`, `tool-card` (`data-tool`, `data-state`),
+//! `tool-result`, `turn-footer`, `notice`, `composer-hint`, `connection-text`.
+//!
 //! Build first: `npm --prefix ui run build && cargo build -p gemini-desktop`.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
-use fantoccini::Locator;
-use fantoccini::key::Key;
-use gd_e2e::{App, testid};
+use std::time::Duration;
+
+use anyhow::{Context, Result, ensure};
+use gd_e2e::App;
 use gd_fake_gemini::FakeGemini;
 use gd_fake_gemini::fixtures::{copy_peer_workspace, scenario};
 use serde_json::json;
@@ -31,27 +35,16 @@ async fn launch_connected(name: &str, ws: &Path, fake: &FakeGemini) -> Result<Ap
         ],
     )
     .await?;
+    app.wait_ready().await?;
     app.wait_for_text("connection-text", "showed the model", |t| {
-        t == "gemini-2.5-flash"
+        t.contains("gemini-2.5-flash")
     })
     .await?;
     Ok(app)
 }
 
-async fn type_prompt(app: &App, text: &str) -> Result<()> {
-    let input = app
-        .client()
-        .find(Locator::Css(&testid("prompt-input")))
-        .await?;
-    input.send_keys(text).await?;
-    input
-        .send_keys(&String::from(char::from(Key::Enter)))
-        .await?;
-    Ok(())
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_prompt_streams_the_answer_and_shows_the_tool_call() -> Result<()> {
+async fn enter_sends_the_prompt_and_the_answer_streams_with_the_tool_call() -> Result<()> {
     let temp = tempfile::tempdir()?;
     let ws = workspace(&temp)?;
     let fake = FakeGemini::start_with_vars(
@@ -60,26 +53,28 @@ async fn a_prompt_streams_the_answer_and_shows_the_tool_call() -> Result<()> {
     );
     let app = launch_connected("chat_round_trip", &ws, &fake).await?;
 
-    type_prompt(&app, "List the files here").await?;
-    app.wait_for_text("user-message", "showed the prompt", |t| {
-        t == "List the files here"
-    })
-    .await?;
-    app.wait_for_text("assistant-text", "showed the answer", |t| {
-        t == "The directory contains hello.txt, README.md and src/."
-    })
-    .await?;
-    let card = app
-        .client()
-        .find(Locator::Css(&testid("tool-card")))
+    // Enter in the prompt field sends (no click on Send).
+    app.type_and_enter("prompt-input", "List the files here")
         .await?;
-    assert_eq!(
-        card.attr("data-tool").await?.as_deref(),
-        Some("list_directory")
+    app.wait_for_last_text("message-user", "showed the prompt", |t| {
+        t.trim() == "List the files here"
+    })
+    .await?;
+    let texts = app.texts("prompt-input").await?;
+    ensure!(texts == [""], "the prompt field is emptied: {texts:?}");
+    app.wait_for_last_text("message-model", "showed the answer", |t| {
+        t.contains("The directory contains hello.txt, README.md and src/.")
+    })
+    .await?;
+    let tools = app.attrs("tool-card", "data-tool").await?;
+    ensure!(
+        tools == [Some("list_directory".to_owned())],
+        "one list_directory card: {tools:?}"
     );
-    assert_eq!(card.attr("data-status").await?.as_deref(), Some("success"));
+    app.wait_for_attr("tool-card", "data-state", "succeeded", |s| s == "success")
+        .await?;
     app.wait_for_text("tool-result", "showed the tool result", |t| {
-        t == "Listed 3 item(s)."
+        t.contains("Listed 3 item(s).")
     })
     .await?;
     app.wait_for_text("turn-footer", "showed the usage footer", |t| {
@@ -111,19 +106,22 @@ async fn a_prompt_streams_the_answer_and_shows_the_tool_call() -> Result<()> {
         json!("list_directory")
     );
 
-    // The composer is ready for the next prompt.
-    let send = app
-        .client()
-        .find(Locator::Css(&testid("send-button")))
-        .await?;
-    assert!(send.is_enabled().await?);
+    // The composer is ready for the next prompt, and the Send button sends too.
+    fake.reset(json!({"steps": [{"text": "Second answer."}]}), &[]);
+    app.type_into("prompt-input", "And now?").await?;
+    app.click("send").await?;
+    app.wait_for_last_text("message-model", "showed the second answer", |t| {
+        t.contains("Second answer.")
+    })
+    .await?;
+    ensure!(app.count("message-user").await? == 2);
     let shot = app.screenshot("chat").await?;
     eprintln!("screenshot: {}", shot.display());
     app.close().await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn stop_cancels_a_running_turn() -> Result<()> {
+async fn cancel_stops_a_hanging_turn_and_the_next_prompt_works() -> Result<()> {
     let temp = tempfile::tempdir()?;
     let ws = workspace(&temp)?;
     let fake = FakeGemini::start(json!({
@@ -131,25 +129,31 @@ async fn stop_cancels_a_running_turn() -> Result<()> {
         "steps": [{"text": "too late"}]
     }));
     let app = launch_connected("chat_cancel", &ws, &fake).await?;
-    type_prompt(&app, "take your time").await?;
-    app.wait_for_script(
-        "const b = document.querySelector('[data-testid=\"cancel-button\"]'); return !!b && !b.hidden;",
-        "the Stop button appears while the turn runs",
-    )
+    app.type_and_enter("prompt-input", "take your time").await?;
+    ensure!(fake.wait_for_requests(1, Duration::from_secs(20)));
+    // The Stop button is there while the turn runs.
+    app.click("cancel").await?;
+    app.wait_until_gone("cancel", "is hidden once the turn is cancelled")
+        .await?;
+    app.wait_for_text("notice", "reported the cancellation", |t| {
+        t.to_lowercase().contains("cancel")
+    })
     .await?;
-    app.client()
-        .find(Locator::Css(&testid("cancel-button")))
-        .await?
-        .click()
+    app.interactable("send").await?;
+    ensure!(fake.main_requests().len() == 1);
+    let answers = app.texts("message-model").await?;
+    ensure!(
+        !answers.iter().any(|t| t.contains("too late")),
+        "{answers:?}"
+    );
+
+    // The session goes on: the next prompt is answered (the fault only hit request 1).
+    app.type_and_enter("prompt-input", "and now quickly")
         .await?;
-    app.wait_for_text("notice", "reported the cancellation", |t| t == "Cancelled.")
-        .await?;
-    let send = app
-        .client()
-        .find(Locator::Css(&testid("send-button")))
-        .await?;
-    assert!(send.is_enabled().await?, "Send is available again");
-    assert_eq!(fake.main_requests().len(), 1);
+    app.wait_for_last_text("message-model", "answered the next prompt", |t| {
+        t.contains("too late")
+    })
+    .await?;
     app.close().await
 }
 
@@ -158,26 +162,24 @@ async fn without_credentials_the_reason_is_shown() -> Result<()> {
     let temp = tempfile::tempdir()?;
     let ws = workspace(&temp)?;
     let app = App::launch("chat_no_key", &[&ws]).await?;
+    app.wait_ready().await?;
     let notice = app
         .wait_for_text("notice", "explained the missing key", |t| {
             t.contains("GEMINI_API_KEY")
         })
         .await?;
-    assert!(notice.contains("not configured"), "{notice}");
+    ensure!(notice.contains("not configured"), "{notice}");
     app.wait_for_text("composer-hint", "repeated the reason", |t| {
         t.contains("not configured")
     })
     .await?;
     let send = app
         .client()
-        .find(Locator::Css(&testid("send-button")))
+        .find(fantoccini::Locator::Css(&gd_e2e::testid("send")))
         .await?;
-    assert!(!send.is_enabled().await?);
-    assert!(
-        send.attr("title")
-            .await?
-            .unwrap_or_default()
-            .contains("not connected")
+    ensure!(
+        !send.is_enabled().await?,
+        "Send is disabled without a session"
     );
     app.close().await
 }

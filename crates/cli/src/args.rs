@@ -1,6 +1,6 @@
 //! Command-line arguments, named as in Gemini CLI's headless mode.
 
-use clap::{Parser, ValueEnum};
+use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
@@ -18,9 +18,13 @@ pub enum OutputFormat {
     name = "gemini-desktop-cli",
     version,
     about = "Gemini Desktop's agent, headless: answers one prompt and exits.",
-    long_about = "Gemini Desktop's agent, headless. Reads the prompt from -p/--prompt, the positional argument and/or standard input, runs the agent in the current directory and exits. Settings come from ~/.gemini/settings.json and .gemini/settings.json; credentials from GEMINI_API_KEY (or Vertex AI variables)."
+    long_about = "Gemini Desktop's agent, headless. Reads the prompt from -p/--prompt, the positional argument and/or standard input, runs the agent in the current directory and exits. Settings come from ~/.gemini/settings.json and .gemini/settings.json; credentials from GEMINI_API_KEY (or Vertex AI variables), else from what `gemini-desktop-cli auth` or Gemini Desktop's Sign in stored."
 )]
 pub struct Args {
+    /// `auth ...`; without a subcommand the prompt is run.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// The prompt. Appended to standard input when both are given.
     #[arg(short = 'p', long = "prompt", value_name = "PROMPT")]
     pub prompt: Option<String>,
@@ -59,6 +63,43 @@ pub struct Args {
     pub include_directories: Vec<String>,
 
     /// Verbose logs on standard error.
-    #[arg(short = 'd', long = "debug")]
+    #[arg(short = 'd', long = "debug", global = true)]
     pub debug: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Sign-in: show the status, store an API key, sign in with Google, sign out.
+    #[command(subcommand)]
+    Auth(AuthCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AuthCommand {
+    /// Which credentials a run would use, where the secret lives, the Google
+    /// account, tier, project and token expiry. Exit code 0 when a run can
+    /// start, 41 when not.
+    Status {
+        /// Print the status as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Reads a Gemini API key from standard input, checks it (lists models)
+    /// and stores it in the keyring (or the 0600 fallback file).
+    SetApiKey,
+    /// Sign in with Google (Gemini Code Assist Standard / Enterprise /
+    /// Workspace with a Google Cloud project). Prints the address to open on
+    /// standard error, opens the browser, and also accepts the address the
+    /// browser ended on (or the code) pasted on standard input.
+    Login {
+        /// Do not open a browser; just print the address and wait.
+        #[arg(long)]
+        no_browser: bool,
+        /// Listen for Google's answer on this local port (else a free one).
+        #[arg(long, value_name = "PORT")]
+        port: Option<u16>,
+    },
+    /// Signs out everywhere: revokes the Google sign-in and deletes stored
+    /// keys and tokens.
+    Logout,
 }

@@ -3,6 +3,7 @@
 //! exit codes.
 
 pub mod args;
+pub mod auth;
 pub mod exit;
 pub mod output;
 pub mod setup;
@@ -16,7 +17,7 @@ use gd_core::Session;
 use gd_protocol::{ErrorKind, Event, McpServerState, Op, TurnStatus};
 use tracing_subscriber::EnvFilter;
 
-use crate::args::Args;
+use crate::args::{Args, Command};
 use crate::exit::Fatal;
 use crate::output::Output;
 use crate::stats::Stats;
@@ -46,6 +47,15 @@ pub fn main_entry() -> i32 {
             return exit::GENERAL_ERROR;
         }
     };
+    if let Some(Command::Auth(command)) = &args.command {
+        if args.prompt.is_some() || args.query.is_some() {
+            eprintln!(
+                "Error: `auth` takes no prompt. Run the prompt separately, or quote it: gemini-desktop-cli -p \"auth ...\"."
+            );
+            return exit::INPUT_ERROR;
+        }
+        return runtime.block_on(auth::run(command));
+    }
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
     let mut output = output::for_format(args.output_format, Box::new(stdout), Box::new(stderr));

@@ -8,7 +8,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use gd_gemini::{Backend, ClientOptions, GeminiClient, GeminiError, RetryPolicy};
+use gd_auth::{AuthConfig, AuthManager};
+use gd_gemini::{Backend, ClientOptions, GeminiClient, RetryPolicy};
 use gd_settings::layers::LoadOptions;
 use gd_settings::{Settings, dotenv, load_layers};
 use thiserror::Error;
@@ -323,38 +324,54 @@ pub fn resolve_model(explicit: Option<&str>, env: &Env, settings: &Settings) -> 
     chosen
 }
 
-/// Picks the backend: `security.auth.selectedType` when set, else the
-/// environment (Vertex AI when `GOOGLE_GENAI_USE_VERTEXAI`, else API key).
-pub fn select_backend(settings: &Settings, env: &Env) -> Result<Backend, LaunchError> {
-    let selected = settings.security.auth.selected_type.as_deref();
-    let result = match selected {
-        Some(kind @ ("oauth-personal" | "cloud-shell" | "compute-default-credentials")) => {
-            return Err(LaunchError::Auth(format!(
-                "Auth method '{kind}' (Google sign-in) is not available yet. Set GEMINI_API_KEY, or configure Vertex AI (GOOGLE_GENAI_USE_VERTEXAI with GOOGLE_API_KEY)."
-            )));
-        }
-        Some("vertex-ai") => Backend::from_env(
-            |name| match name {
-                "GOOGLE_GENAI_USE_VERTEXAI" => Some("true".into()),
-                other => env.get(other),
-            },
-            None,
-        ),
-        Some("gemini-api-key") => Backend::from_env(
-            |name| match name {
-                "GOOGLE_GENAI_USE_VERTEXAI" => None,
-                other => env.get(other),
-            },
-            None,
-        ),
-        _ => Backend::from_env(|name| env.get(name), None),
-    };
-    result.map_err(|e| match e {
-        GeminiError::Credentials(message) | GeminiError::Config(message) => LaunchError::Auth(format!(
-            "Authentication is not configured: {message}. Put the key in the environment or in a .env file (e.g. .gemini/.env)."
-        )),
-        other => LaunchError::Auth(other.to_string()),
+/// The sign-in manager for these settings and this environment: the same
+/// object the desktop shell's sign-in screen and the CLI's `auth` commands
+/// use, so a session finds what they stored.
+pub fn auth_manager(settings: &Settings, env: &Env) -> Result<AuthManager, LaunchError> {
+    let home = home_dir();
+    let lookup = env.clone();
+    let config = AuthConfig::from_settings(settings, &|name| lookup.get(name), home.as_deref())
+        .map_err(|e| LaunchError::Auth(e.to_string()))?;
+    let env = env.clone();
+    AuthManager::new(config, Arc::new(move |name: &str| env.get(name)), home)
+        .map_err(|e| LaunchError::Auth(e.to_string()))
+}
+
+/// [`auth_manager`] for a workspace folder: its `.env` and settings layers,
+/// read the way [`prepare`] reads them (for `gemini-desktop-cli auth` and the
+/// desktop shell's sign-in screen).
+pub fn auth_manager_for_workspace(workspace: &Path) -> Result<AuthManager, LaunchError> {
+    let home = home_dir();
+    let env = Env::load(workspace, home.as_deref());
+    let getter = |name: &str| env.get(name);
+    let settings = load_layers(&LoadOptions {
+        home,
+        workspace: workspace.to_path_buf(),
+        env: &getter,
     })
+    .map_err(|e| LaunchError::Config(e.to_string()))?
+    .settings;
+    auth_manager(&settings, &env)
+}
+
+/// Picks the backend (see [`gd_auth::manager`] for the order):
+/// `security.auth.selectedType` when set, else credentials in the
+/// environment (Vertex AI when `GOOGLE_GENAI_USE_VERTEXAI`, else
+/// `GEMINI_API_KEY`), else what was stored with Sign in / `gemini-desktop-cli
+/// auth` (API key, Vertex AI settings, or the Google sign-in → Code Assist).
+/// No network is used; a Google token is refreshed on first use.
+pub fn select_backend(settings: &Settings, env: &Env) -> Result<Backend, LaunchError> {
+    let manager = auth_manager(settings, env)?;
+    let resolved = manager
+        .resolve_backend()
+        .map_err(|e| LaunchError::Auth(e.to_string()))?;
+    debug!(
+        method = ?resolved.method,
+        chosen_by = ?resolved.chosen_by,
+        secret = %resolved.secret_location,
+        "credentials selected"
+    );
+    Ok(resolved.backend)
 }
 
 fn resolve_dir(base: &Path, dir: &str) -> Option<PathBuf> {
@@ -367,5 +384,155 @@ fn resolve_dir(base: &Path, dir: &str) -> Option<PathBuf> {
 fn push_unique(dirs: &mut Vec<PathBuf>, dir: PathBuf) {
     if !dirs.contains(&dir) {
         dirs.push(dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gd_auth::oauth::StoredTokens;
+    use gd_auth::secret_store::{FileStore, SecretStore};
+    use gd_auth::state::{AuthMethod, GoogleState, StateFile};
+    use gd_auth::{ProjectSource, SecretKey};
+    use gd_gemini::SecretString;
+
+    /// An environment whose auth directory is `dir` (secrets in a file).
+    fn env(dir: &Path, extra: &[(&str, &str)]) -> Env {
+        let mut dotenv: HashMap<String, String> = [
+            ("GEMINI_DESKTOP_AUTH_DIR", dir.to_str().unwrap()),
+            ("GEMINI_DESKTOP_SECRET_STORE", "file"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        for (k, v) in extra {
+            dotenv.insert(k.to_string(), v.to_string());
+        }
+        Env { dotenv }
+    }
+
+    fn settings(selected: Option<&str>) -> Settings {
+        let mut settings = Settings::default();
+        settings.security.auth.selected_type = selected.map(str::to_owned);
+        settings
+    }
+
+    fn real_env_has_credentials() -> bool {
+        [
+            "GEMINI_API_KEY",
+            "GOOGLE_GENAI_USE_VERTEXAI",
+            "GOOGLE_CLOUD_PROJECT",
+        ]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some())
+    }
+
+    #[test]
+    fn without_credentials_the_error_says_what_to_do() {
+        if real_env_has_credentials() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let err = select_backend(&settings(None), &env(dir.path(), &[])).unwrap_err();
+        let LaunchError::Auth(message) = err else {
+            panic!("{err:?}")
+        };
+        assert!(message.contains("not configured"), "{message}");
+        assert!(message.contains("GEMINI_API_KEY"), "{message}");
+        assert!(
+            message.contains("gemini-desktop-cli auth login"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_stored_api_key_is_used_when_the_environment_has_none() {
+        if real_env_has_credentials() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        FileStore::new(dir.path().join("secrets.json"))
+            .set(SecretKey::GeminiApiKey, &SecretString::new("AIza-stored"))
+            .unwrap();
+        StateFile::new(dir.path().join("auth.json"))
+            .update(|s| s.method = Some(AuthMethod::GeminiApiKey))
+            .unwrap();
+        let backend = select_backend(&settings(None), &env(dir.path(), &[])).unwrap();
+        match backend {
+            Backend::GeminiApi { api_key, .. } => assert_eq!(api_key.expose(), "AIza-stored"),
+            other => panic!("{other:?}"),
+        }
+        // The environment's key wins.
+        let backend = select_backend(
+            &settings(Some("gemini-api-key")),
+            &env(dir.path(), &[("GEMINI_API_KEY", "AIza-env")]),
+        )
+        .unwrap();
+        match backend {
+            Backend::GeminiApi { api_key, .. } => assert_eq!(api_key.expose(), "AIza-env"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn oauth_personal_uses_the_stored_google_sign_in_over_code_assist() {
+        if real_env_has_credentials() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let client = [
+            ("GEMINI_DESKTOP_OAUTH_CLIENT_ID", "cid"),
+            ("CODE_ASSIST_ENDPOINT", "http://127.0.0.1:9"),
+        ];
+        // Not signed in yet.
+        let err = select_backend(&settings(Some("oauth-personal")), &env(dir.path(), &client))
+            .unwrap_err();
+        assert!(err.to_string().contains("oauth-personal"), "{err}");
+        assert!(err.to_string().contains("auth login"), "{err}");
+
+        let tokens = StoredTokens {
+            access_token: "ya29.x".into(),
+            refresh_token: Some("1//y".into()),
+            expires_at: Some(chrono::Utc::now().timestamp() + 3600),
+            scopes: vec![],
+            client_id: "cid".into(),
+        };
+        FileStore::new(dir.path().join("secrets.json"))
+            .set(SecretKey::GoogleOauth, &tokens.to_secret())
+            .unwrap();
+        StateFile::new(dir.path().join("auth.json"))
+            .update(|s| {
+                s.method = Some(AuthMethod::GoogleLogin);
+                s.google = Some(GoogleState {
+                    email: Some("dev@example.com".into()),
+                    project: Some("onboarded-project".into()),
+                    project_source: Some(ProjectSource::CodeAssist),
+                    ..GoogleState::default()
+                });
+            })
+            .unwrap();
+        let backend =
+            select_backend(&settings(Some("oauth-personal")), &env(dir.path(), &client)).unwrap();
+        match &backend {
+            Backend::CodeAssist {
+                endpoint, project, ..
+            } => {
+                assert_eq!(endpoint, "http://127.0.0.1:9");
+                assert_eq!(project.as_deref(), Some("onboarded-project"));
+            }
+            other => panic!("{other:?}"),
+        }
+        // Chosen in the app, without settings: the same.
+        assert_eq!(
+            select_backend(&settings(None), &env(dir.path(), &client))
+                .unwrap()
+                .kind(),
+            "code-assist"
+        );
+        // A numeric GOOGLE_CLOUD_PROJECT is refused with the fix.
+        let mut numeric = client.to_vec();
+        numeric.push(("GOOGLE_CLOUD_PROJECT", "123456789012"));
+        let err = select_backend(&settings(None), &env(dir.path(), &numeric)).unwrap_err();
+        assert!(err.to_string().contains("project number"), "{err}");
     }
 }

@@ -28,16 +28,20 @@
 //! Extensions over the reference (all plain scenario JSON):
 //! - steps: `finish_reason`, `block_reason`, `empty_candidates`, `usage`,
 //!   `chunk_chars`, `delay_ms`, `chunk_delay_ms`;
-//! - scenario: `chunk_delay_ms`, `utility_text`, `api_keys`;
+//! - scenario: `chunk_delay_ms`, `utility_text`, `api_keys`, `code_assist`
+//!   (Code Assist setup: `loadCodeAssist`, `onboardUser`, operations, bearer
+//!   tokens; see [`code_assist`]);
 //! - `fail_first` / `fail_always`: `retry_after` (Retry-After header),
 //!   `message`, `status_text`, `body`, `delay_ms`;
 //! - `faults: [{"request": N | [N, ...], "kind": ...}]` on the N-th main
 //!   request since the reset: `http_error`, `cut_stream`, `malformed_chunk`,
 //!   `raw_sse`, `hang` (see [`faults::Fault`]).
 
+pub mod code_assist;
 pub mod faults;
 pub mod fixtures;
 mod handle;
+pub mod oauth;
 mod pyjson;
 pub mod record;
 mod responses;
@@ -50,6 +54,7 @@ mod steps;
 mod utility;
 
 pub use handle::FakeGemini;
+pub use oauth::FakeOAuth;
 pub use record::{RecordedRequest, credential_fingerprint};
 
 use serde_json::Value;

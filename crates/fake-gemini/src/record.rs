@@ -29,7 +29,8 @@ pub struct RecordedRequest {
     pub headers: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body: Option<Value>,
-    /// `main`, `utility`, `countTokens`, `embed`, `list_models` or `unhandled`.
+    /// `main`, `utility`, `countTokens`, `embed`, `list_models`,
+    /// `code_assist_setup` or `unhandled`.
     pub kind: String,
     /// `gemini`, `vertex` or `code_assist`.
     #[serde(default)]
@@ -65,6 +66,11 @@ pub struct RecordedRequest {
     /// Number of SSE events sent for a streamed answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sse_chunks: Option<usize>,
+    /// Seconds since the Unix epoch when the last event of a streamed answer was handed to the
+    /// connection (set when the stream ends; only in [`crate::FakeGemini::requests`] and
+    /// `/__admin/requests`, not in the JSONL log, which is written when the request arrives).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_end_ts: Option<f64>,
     /// The body as text when it was not JSON (first 20,000 characters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<String>,

@@ -68,6 +68,10 @@ pub enum ApiRoute {
     CodeAssist {
         method: String,
     },
+    /// `GET /v1internal/operations/{name}`: a Code Assist onboarding operation.
+    CodeAssistOperation {
+        name: String,
+    },
     Unknown {
         style: ApiStyle,
     },
@@ -117,6 +121,11 @@ pub fn route(method: &Method, path: &str) -> Route {
             if is_post && VERSIONS.contains(ver) =>
         {
             model_route(ApiStyle::Vertex, seg)
+        }
+        ["v1internal", "operations", rest @ ..] if is_get && !rest.is_empty() => {
+            Some(ApiRoute::CodeAssistOperation {
+                name: format!("operations/{}", rest.join("/")),
+            })
         }
         [seg] if is_post => seg
             .strip_prefix("v1internal:")
@@ -169,6 +178,12 @@ mod tests {
             route(&p, "/v1internal:generateContent"),
             Route::Api(ApiRoute::CodeAssist {
                 method: "generateContent".into()
+            })
+        );
+        assert_eq!(
+            route(&Method::GET, "/v1internal/operations/onboard-1"),
+            Route::Api(ApiRoute::CodeAssistOperation {
+                name: "operations/onboard-1".into()
             })
         );
         assert_eq!(

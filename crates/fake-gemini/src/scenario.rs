@@ -37,6 +37,8 @@ pub struct Scenario {
     pub utility_text: String,
     /// When set, API-key style requests must carry one of these keys.
     pub api_keys: Option<Vec<String>>,
+    /// Code Assist setup answers (see [`crate::code_assist`]).
+    pub code_assist: crate::code_assist::CodeAssistFake,
 }
 
 /// One scripted model turn.
@@ -240,6 +242,10 @@ impl Scenario {
             api_keys: match field("api_keys") {
                 Some(v) => Some(parse("api_keys", v)?),
                 None => None,
+            },
+            code_assist: match field("code_assist") {
+                Some(v) => parse("code_assist", v)?,
+                None => Default::default(),
             },
             raw: raw.clone(),
         };

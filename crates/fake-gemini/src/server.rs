@@ -14,7 +14,7 @@ use crate::routes::{AdminRoute, ApiRoute, ApiStyle, Route, route};
 use crate::scenario::{self, Scenario};
 use crate::sse::{self, Action};
 use crate::state::{LogChange, ServerState};
-use crate::{steps, utility};
+use crate::{code_assist, steps, utility};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -57,14 +57,16 @@ async fn handle(State(state): State<Arc<ServerState>>, req: Request) -> Response
         Ok(bytes) => bytes,
         Err(e) => {
             let err = json!({"error": {"code": 400, "message": format!("cannot read body: {e}"), "status": "INVALID_ARGUMENT"}});
-            return Reply::json(400, err).into_response().await;
+            return Reply::json(400, err).into_response(None).await;
         }
     };
+    let generation = state.generation();
     let planned = plan(&state, &parts.method, &parts.uri, &parts.headers, &bytes);
     if let Some(delay) = planned.delay {
         tokio::time::sleep(delay).await;
     }
-    planned.reply.into_response().await
+    let mark: sse::MarkSent = Arc::new(move |seq| state.mark_stream_end(generation, seq));
+    planned.reply.into_response(Some(mark)).await
 }
 
 /// How to answer one request.
@@ -113,7 +115,7 @@ impl Reply {
         }
     }
 
-    async fn into_response(self) -> Response {
+    async fn into_response(self, mark: Option<sse::MarkSent>) -> Response {
         let (status, content_type, body, headers, length) = match self {
             Reply::Json {
                 status,
@@ -144,7 +146,7 @@ impl Reply {
                 (
                     200,
                     content_type,
-                    sse::body(actions),
+                    sse::body(actions, mark),
                     headers,
                     content_length,
                 )
@@ -241,9 +243,59 @@ pub(crate) fn plan(
                 None => unhandled(rec),
             }
         }
+        ApiRoute::CodeAssistOperation { name } => {
+            rec.api_style = ApiStyle::CodeAssist.as_str().into();
+            rec.api_method = Some("getOperation".into());
+            rec.kind = "code_assist_setup".into();
+            if let Some(reply) = call.reject_bearer(&mut rec) {
+                return reply;
+            }
+            let reply = match state.poll_operation(&name) {
+                Some(polls) => Reply::json(
+                    200,
+                    code_assist::operation(&name, &scenario.code_assist, polls),
+                ),
+                None => not_found("no such operation"),
+            };
+            state.record(rec);
+            Planned::now(reply)
+        }
+        ApiRoute::CodeAssist { method }
+            if method == "loadCodeAssist" || method == "onboardUser" =>
+        {
+            rec.api_style = ApiStyle::CodeAssist.as_str().into();
+            rec.api_method = Some(method.clone());
+            rec.kind = "code_assist_setup".into();
+            if let Some(reply) = call.reject_bearer(&mut rec) {
+                return reply;
+            }
+            let spec = &scenario.code_assist;
+            let reply = if method == "loadCodeAssist" {
+                match &spec.load_error {
+                    Some(error) => Reply::json(error.status, error.body()),
+                    None => Reply::json(
+                        200,
+                        spec.load.clone().unwrap_or_else(code_assist::default_load),
+                    ),
+                }
+            } else {
+                match &spec.onboard_error {
+                    Some(error) => Reply::json(error.status, error.body()),
+                    None => {
+                        let name = state.new_operation();
+                        Reply::json(200, code_assist::operation(&name, spec, 0))
+                    }
+                }
+            };
+            state.record(rec);
+            Planned::now(reply)
+        }
         ApiRoute::CodeAssist { method } => {
             rec.api_style = ApiStyle::CodeAssist.as_str().into();
             rec.api_method = Some(method.clone());
+            if let Some(reply) = call.reject_bearer(&mut rec) {
+                return reply;
+            }
             // The wrapped body: {"model", "project", "user_prompt_id", "request": {...}}.
             let request = body
                 .as_ref()
@@ -370,6 +422,27 @@ impl Call<'_> {
         Some(Planned::now(Reply::json(
             400,
             faults::invalid_api_key_json(),
+        )))
+    }
+
+    /// With `code_assist.tokens` in the scenario, a Code Assist call needs
+    /// one of those bearer tokens (else 401 like the real API).
+    fn reject_bearer(&self, rec: &mut RecordedRequest) -> Option<Planned> {
+        let tokens = self.scenario.code_assist.tokens.as_ref()?;
+        let presented = self
+            .headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        if presented.is_some_and(|t| tokens.iter().any(|k| k == t)) {
+            return None;
+        }
+        rec.fault = Some("unauthenticated".into());
+        rec.fault_status = Some(401);
+        self.state.record(std::mem::take(rec));
+        Some(Planned::now(Reply::json(
+            401,
+            code_assist::unauthenticated(),
         )))
     }
 
@@ -624,7 +697,11 @@ impl Output {
                 actions.push(Action::Stall);
                 actions
             }
-            _ => sent(events.len()),
+            _ => {
+                let mut actions = sent(events.len());
+                actions.push(Action::MarkSent(seq));
+                actions
+            }
         };
         Reply::Stream {
             content_type: SSE_TYPE,

@@ -6,11 +6,26 @@
 //! first and before an abort, so hyper flushes what it has buffered: each
 //! event leaves as its own write, and the bytes sent before a cut really
 //! reach the client before the connection drops.
+//!
+//! Pauses follow a schedule: each one ends `d` after the previous one was due to end, not
+//! after it actually ended. The timer only wakes on millisecond ticks, so a pause shorter than
+//! that oversleeps; the next pauses then return at once until the stream is back on schedule.
+//! That keeps the average rate of sub-millisecond `chunk_delay_ms` (2,000 events/s with 0.5).
+//! A stream more than [`MAX_CATCH_UP`] behind (a slow reader) starts a new schedule instead of
+//! bursting.
 
 use axum::body::Body;
 use bytes::Bytes;
 use serde_json::Value;
+use std::sync::Arc;
 use std::time::Duration;
+use tokio::time::Instant;
+
+/// How far behind its schedule a stream may fall and still catch up by skipping pauses.
+const MAX_CATCH_UP: Duration = Duration::from_millis(20);
+
+/// Called by [`Action::MarkSent`] with its argument.
+pub type MarkSent = Arc<dyn Fn(u64) + Send + Sync>;
 
 /// One step of writing a response body.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,6 +39,9 @@ pub enum Action {
     Abort,
     /// Send nothing more, ever (until the client or the server goes away).
     Stall,
+    /// Report (through the body's [`MarkSent`] callback, with this request sequence number)
+    /// that everything before has been handed to the connection. Sends nothing.
+    MarkSent(u64),
 }
 
 /// One SSE event in the reference framing: `data: <json>\r\n\r\n`, the JSON
@@ -62,25 +80,56 @@ async fn flush_point() {
     tokio::task::yield_now().await;
 }
 
-/// The streaming body that performs `actions` in order.
-pub fn body(actions: Vec<Action>) -> Body {
-    let state = (actions.into_iter(), false);
-    let stream = futures::stream::unfold(state, |(mut actions, mut sent_any)| async move {
+/// The streaming body that performs `actions` in order; `mark` receives the
+/// [`Action::MarkSent`] reports.
+pub fn body(actions: Vec<Action>, mark: Option<MarkSent>) -> Body {
+    struct Writer {
+        actions: std::vec::IntoIter<Action>,
+        sent_any: bool,
+        /// When the previous pause was due to end.
+        schedule: Option<Instant>,
+        mark: Option<MarkSent>,
+    }
+    let state = Writer {
+        actions: actions.into_iter(),
+        sent_any: false,
+        schedule: None,
+        mark,
+    };
+    let stream = futures::stream::unfold(state, |mut w| async move {
         loop {
-            match actions.next()? {
+            match w.actions.next()? {
                 Action::Data(bytes) => {
-                    if sent_any {
+                    if w.sent_any {
                         flush_point().await;
                     }
-                    sent_any = true;
-                    return Some((Ok(bytes), (actions, sent_any)));
+                    w.sent_any = true;
+                    return Some((Ok(bytes), w));
                 }
-                Action::Sleep(d) => tokio::time::sleep(d).await,
+                Action::Sleep(d) => {
+                    let now = Instant::now();
+                    let due = match w.schedule {
+                        Some(previous) if previous + MAX_CATCH_UP >= now => previous + d,
+                        _ => now + d,
+                    };
+                    w.schedule = Some(due);
+                    if due > now {
+                        tokio::time::sleep_until(due).await;
+                    }
+                }
+                Action::MarkSent(seq) => {
+                    // Let hyper write the last data before reporting it sent.
+                    flush_point().await;
+                    if let Some(mark) = &w.mark {
+                        mark(seq);
+                    }
+                }
                 Action::Abort => {
                     flush_point().await;
                     let err = std::io::Error::other("fake-gemini: connection cut by fault");
                     // Nothing after an abort is ever sent.
-                    return Some((Err(err), (Vec::new().into_iter(), sent_any)));
+                    w.actions = Vec::new().into_iter();
+                    return Some((Err(err), w));
                 }
                 Action::Stall => std::future::pending::<()>().await,
             }

@@ -21,8 +21,12 @@ struct Inner {
     scenario: Arc<Scenario>,
     log_path: Option<PathBuf>,
     seq: u64,
+    /// Counts resets, so a stream of an earlier run cannot mark a newer request.
+    generation: u64,
     main_seen: u64,
     requests: Vec<RecordedRequest>,
+    /// Code Assist onboarding operations: name → polls so far.
+    operations: std::collections::HashMap<String, u32>,
 }
 
 /// How a reset treats the JSONL log path.
@@ -38,8 +42,10 @@ impl ServerState {
                 scenario: Arc::new(scenario),
                 log_path,
                 seq: 0,
+                generation: 0,
                 main_seen: 0,
                 requests: Vec::new(),
+                operations: Default::default(),
             }),
             recorded: Condvar::new(),
         }
@@ -59,6 +65,22 @@ impl ServerState {
         let mut inner = self.lock();
         inner.main_seen += 1;
         inner.main_seen
+    }
+
+    /// Starts a Code Assist onboarding operation; returns its name.
+    pub fn new_operation(&self) -> String {
+        let mut inner = self.lock();
+        let name = format!("operations/onboard-{}", inner.operations.len() + 1);
+        inner.operations.insert(name.clone(), 0);
+        name
+    }
+
+    /// Counts one poll of `name`; `None` for an unknown operation.
+    pub fn poll_operation(&self, name: &str) -> Option<u32> {
+        let mut inner = self.lock();
+        let polls = inner.operations.get_mut(name)?;
+        *polls += 1;
+        Some(*polls)
     }
 
     /// Assigns `seq`/`ts`, stores the record, appends it to the log and wakes waiters.
@@ -89,8 +111,31 @@ impl ServerState {
             inner.log_path = path;
         }
         inner.seq = 0;
+        inner.generation += 1;
         inner.main_seen = 0;
         inner.requests.clear();
+        inner.operations.clear();
+        drop(inner);
+        self.recorded.notify_all();
+    }
+
+    /// The current reset generation (see [`ServerState::mark_stream_end`]).
+    pub fn generation(&self) -> u64 {
+        self.lock().generation
+    }
+
+    /// Records that the streamed answer to request `seq` (of reset `generation`) was sent.
+    pub fn mark_stream_end(&self, generation: u64, seq: u64) {
+        let mut inner = self.lock();
+        if inner.generation != generation {
+            return;
+        }
+        let ts = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        if let Some(rec) = inner.requests.iter_mut().find(|r| r.seq == seq) {
+            rec.stream_end_ts = Some(ts);
+        }
         drop(inner);
         self.recorded.notify_all();
     }

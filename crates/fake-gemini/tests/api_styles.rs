@@ -207,7 +207,7 @@ fn unknown_paths_get_404_json_and_are_recorded() {
         ("POST", "/v1beta/models/gemini-2.5-flash:doSomething"),
         ("POST", "/v2/models/m:generateContent"),
         ("GET", "/favicon.ico"),
-        ("POST", "/v1internal:loadCodeAssist"),
+        ("POST", "/v1internal:retrieveUserQuota"),
     ];
     for (method, path) in cases {
         let resp = raw_request(
@@ -229,4 +229,40 @@ fn unknown_paths_get_404_json_and_are_recorded() {
     assert_eq!(recs[0].api_method.as_deref(), Some("doSomething"));
     assert_eq!(recs[3].api_style, "code_assist");
     assert_eq!(recs[4].raw.as_deref(), Some("not json"));
+}
+
+#[test]
+fn code_assist_setup_routes_answer_from_the_scenario() {
+    let fake = FakeGemini::start(serde_json::json!({"code_assist": {
+        "load": {"allowedTiers": [{"id": "standard-tier", "isDefault": true}]},
+        "onboard": {"polls": 2, "project": "p-1"}
+    }}));
+    let load = raw_request(
+        fake.port(),
+        "POST",
+        "/v1internal:loadCodeAssist",
+        &[],
+        b"{}",
+    );
+    assert_eq!(load.status, 200);
+    assert_eq!(load.json()["allowedTiers"][0]["id"], "standard-tier");
+    let op = raw_request(fake.port(), "POST", "/v1internal:onboardUser", &[], b"{}");
+    assert_eq!(op.json()["done"], false);
+    let name = op.json()["name"].as_str().unwrap().to_owned();
+    let path = format!("/v1internal/{name}");
+    let first = raw_request(fake.port(), "GET", &path, &[], b"");
+    assert_eq!(first.json()["done"], false);
+    let second = raw_request(fake.port(), "GET", &path, &[], b"");
+    assert_eq!(second.json()["done"], true);
+    assert_eq!(
+        second.json()["response"]["cloudaicompanionProject"]["id"],
+        "p-1"
+    );
+    let unknown = raw_request(fake.port(), "GET", "/v1internal/operations/nope", &[], b"");
+    assert_eq!(unknown.status, 404);
+    assert!(
+        fake.requests()
+            .iter()
+            .all(|r| r.kind == "code_assist_setup" && r.api_style == "code_assist")
+    );
 }

@@ -376,3 +376,39 @@ fn api_keys_reject_wrong_keys_like_the_real_api() {
     // A rejected request is not a main turn for fault numbering.
     assert_eq!(recs[1].step, Some(0));
 }
+
+#[test]
+fn sub_millisecond_chunk_delays_keep_their_average_rate_and_the_end_is_recorded() {
+    // 2,000 events 0.25 ms apart: 0.5 s on schedule. Without catching up on the timer's
+    // millisecond ticks every pause would take at least 1 ms (2 s in all).
+    let text = "x".repeat(2_000);
+    let fake = FakeGemini::start(json!({
+        "steps": [{"text": text}], "chunk_chars": 1, "chunk_delay_ms": 0.25
+    }));
+    let started = Instant::now();
+    let resp = raw_post(fake.port(), STREAM_PATH, &main_body("hi"));
+    let elapsed = started.elapsed();
+    assert_eq!(resp.status, 200);
+    let events = resp.sse();
+    assert_eq!(events.len(), 2_000);
+    assert!(
+        elapsed < Duration::from_millis(1_500) && elapsed >= Duration::from_millis(450),
+        "streamed in {elapsed:?}"
+    );
+    let rec = &fake.main_requests()[0];
+    let end = rec
+        .stream_end_ts
+        .expect("the end of the stream is recorded");
+    let span = end - rec.ts;
+    assert!((0.45..1.5).contains(&span), "ts {} .. end {end}", rec.ts);
+}
+
+#[test]
+fn streams_cut_by_a_fault_have_no_end_mark() {
+    let fake = FakeGemini::start(long_text_scenario(
+        json!({"faults": [{"request": 1, "kind": "cut_stream", "after_chunks": 1}]}),
+    ));
+    let _ = raw_post(fake.port(), STREAM_PATH, &main_body("hi"));
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(fake.main_requests()[0].stream_end_ts, None);
+}

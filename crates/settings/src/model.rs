@@ -88,6 +88,21 @@ pub struct AuthSettings {
     /// `gemini-api-key`, `vertex-ai`, `oauth-personal`, ...
     pub selected_type: Option<String>,
     pub enforced_type: Option<String>,
+    /// `security.auth.oauthClient`: the Google OAuth client used for
+    /// "Sign in with Google" (a Desktop app client of a Google Cloud project).
+    pub oauth_client: OAuthClientSettings,
+    /// `security.auth.googleCloudProject`: the project for Gemini Code Assist
+    /// (after `GOOGLE_CLOUD_PROJECT` / `GOOGLE_CLOUD_PROJECT_ID`).
+    pub google_cloud_project: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct OAuthClientSettings {
+    pub client_id: Option<String>,
+    pub client_secret: Option<String>,
+    /// A fixed port for the loopback redirect (else a free one).
+    pub callback_port: Option<u16>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

@@ -1,0 +1,145 @@
+//! Errors that tell the user what to do. Every message here is meant to be
+//! shown as is (sign-in screen, status view, CLI) and never contains a
+//! secret: text from servers goes through [`crate::redact`] first.
+
+use serde::Serialize;
+use thiserror::Error;
+
+use crate::code_assist::CodeAssistError;
+use crate::secret_store::StoreError;
+
+/// What the CLI prints and the desktop sign-in screen shows for "sign in
+/// again".
+pub const SIGN_IN_HINT: &str =
+    "Sign in again: open Sign in in Gemini Desktop, or run `gemini-desktop-cli auth login`.";
+
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+pub enum AuthError {
+    /// Not signed in, or the Google sign-in ended (revoked, expired). The
+    /// message explains why and ends with [`SIGN_IN_HINT`].
+    #[error("{0}")]
+    SignInRequired(String),
+    /// No OAuth client is configured; the message says how to add one.
+    #[error("{0}")]
+    OAuthClientMissing(String),
+    #[error("Sign-in was cancelled.")]
+    Cancelled,
+    #[error(
+        "No answer from the browser within {0} minutes, so sign-in was stopped. Try again; if the browser runs on another machine, use the paste-code option."
+    )]
+    TimedOut(u64),
+    /// The callback carried another sign-in's `state` (possible forgery).
+    #[error(
+        "The browser's answer did not belong to this sign-in (state mismatch), so it was ignored and nothing was stored. Start the sign-in again."
+    )]
+    StateMismatch,
+    /// The user (or an admin policy) declined on Google's consent page.
+    #[error(
+        "Google did not grant access: {0}. Start the sign-in again and allow access, or use an API key."
+    )]
+    Denied(String),
+    /// Google refused the code, the client or the token request.
+    #[error("{0}")]
+    Rejected(String),
+    /// An API key the server refused.
+    #[error("{0}")]
+    InvalidApiKey(String),
+    #[error("{0}")]
+    CodeAssist(#[from] CodeAssistError),
+    #[error("Cannot use the secret store: {0}")]
+    Storage(String),
+    #[error("{0}")]
+    Network(String),
+    /// A server answered something we cannot read.
+    #[error("{0}")]
+    Protocol(String),
+    /// Settings or environment are wrong.
+    #[error("{0}")]
+    Config(String),
+    /// What the user typed is wrong (e.g. an empty key or pasted code).
+    #[error("{0}")]
+    Input(String),
+}
+
+/// The error categories, for the UI to choose a screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuthErrorKind {
+    SignInRequired,
+    OAuthClientMissing,
+    Cancelled,
+    TimedOut,
+    StateMismatch,
+    Denied,
+    Rejected,
+    InvalidApiKey,
+    CodeAssist,
+    Storage,
+    Network,
+    Protocol,
+    Config,
+    Input,
+}
+
+/// An error as the desktop shell hands it to the webview.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AuthErrorReport {
+    pub kind: AuthErrorKind,
+    pub message: String,
+    /// A link the user has to open (e.g. Google's account validation page).
+    pub url: Option<String>,
+}
+
+impl AuthError {
+    pub fn kind(&self) -> AuthErrorKind {
+        match self {
+            Self::SignInRequired(_) => AuthErrorKind::SignInRequired,
+            Self::OAuthClientMissing(_) => AuthErrorKind::OAuthClientMissing,
+            Self::Cancelled => AuthErrorKind::Cancelled,
+            Self::TimedOut(_) => AuthErrorKind::TimedOut,
+            Self::StateMismatch => AuthErrorKind::StateMismatch,
+            Self::Denied(_) => AuthErrorKind::Denied,
+            Self::Rejected(_) => AuthErrorKind::Rejected,
+            Self::InvalidApiKey(_) => AuthErrorKind::InvalidApiKey,
+            Self::CodeAssist(_) => AuthErrorKind::CodeAssist,
+            Self::Storage(_) => AuthErrorKind::Storage,
+            Self::Network(_) => AuthErrorKind::Network,
+            Self::Protocol(_) => AuthErrorKind::Protocol,
+            Self::Config(_) => AuthErrorKind::Config,
+            Self::Input(_) => AuthErrorKind::Input,
+        }
+    }
+
+    pub fn report(&self) -> AuthErrorReport {
+        AuthErrorReport {
+            kind: self.kind(),
+            message: self.to_string(),
+            url: match self {
+                Self::CodeAssist(e) => e.url().map(str::to_owned),
+                _ => None,
+            },
+        }
+    }
+
+    /// Whether the user has to go through sign-in again.
+    pub fn needs_sign_in(&self) -> bool {
+        match self {
+            Self::SignInRequired(_) => true,
+            Self::CodeAssist(e) => e.needs_sign_in(),
+            _ => false,
+        }
+    }
+
+    pub(crate) fn network(error: &reqwest::Error) -> Self {
+        Self::Network(format!(
+            "Cannot reach the server: {}",
+            crate::redact::error_chain(error)
+        ))
+    }
+}
+
+impl From<StoreError> for AuthError {
+    fn from(error: StoreError) -> Self {
+        Self::Storage(error.to_string())
+    }
+}

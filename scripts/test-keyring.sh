@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs the keyring tests (crates/auth/tests/keyring.rs) against a real Secret Service: a private
+# D-Bus session with a throwaway gnome-keyring, unlocked with a dummy password. Its data and
+# control socket live in a temporary directory, so the developer's own keyring is never touched.
+# Needs gnome-keyring, dbus-x11 (dbus-run-session) and libsecret-tools (secret-tool); see
+# scripts/install-deps.sh --test. The tests run single-threaded: the Secret Service dislikes
+# concurrent access from one client.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+for tool in dbus-run-session gnome-keyring-daemon secret-tool; do
+  command -v "$tool" >/dev/null || { echo "error: $tool is missing; run scripts/install-deps.sh --test" >&2; exit 1; }
+done
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/data" "$tmp/run"
+chmod 700 "$tmp/run"
+
+# Build first (outside the session) so the session only runs tests.
+cargo test -p gd-auth --features keyring-tests --test keyring --no-run
+
+XDG_DATA_HOME="$tmp/data" XDG_RUNTIME_DIR="$tmp/run" dbus-run-session -- bash -c '
+  set -euo pipefail
+  echo -n throwaway-test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+  cargo test -p gd-auth --features keyring-tests --test keyring -- --test-threads=1 "$@"
+' bash "$@"

@@ -1,0 +1,272 @@
+// The app's state and the actions the UI takes: start/stop sessions, send prompts, answer
+// confirmations, switch workspace, model and approval mode. Components read its `$state`
+// fields and call its methods; all IPC goes through api.ts.
+import * as api from "../api";
+import type { ApprovalMode } from "../protocol/ApprovalMode";
+import type { ConfirmationOutcome } from "../protocol/ConfirmationOutcome";
+import type { Event } from "../protocol/Event";
+import type { ModelChoice } from "../protocol/ModelChoice";
+import type { SessionInfo } from "../protocol/SessionInfo";
+import { ChatStore } from "./chat.svelte";
+import { type Confirmation, ConfirmationQueue } from "./confirmations.svelte";
+
+export type ConnectionState = "connecting" | "connected" | "busy" | "disconnected";
+
+export class AppController {
+  /** "loading" until app_info answered; then "true", or "error" (mirrored on <body data-ready>). */
+  ready = $state<"loading" | "true" | "error">("loading");
+  loadError = $state<string | null>(null);
+  version = $state("");
+  workspace = $state<string | null>(null);
+
+  connecting = $state(true);
+  /** Why there is no session (start_session failed), shown in the composer and on Send. */
+  disconnectedReason = $state<string | null>(null);
+  session = $state.raw<SessionInfo | null>(null);
+  model = $state("");
+  models = $state.raw<ModelChoice[]>([]);
+  approvalMode = $state<ApprovalMode>("default");
+  /** A turn is running (from Send until turn_complete). */
+  busy = $state(false);
+
+  readonly chat = new ChatStore();
+  readonly confirmations = new ConfirmationQueue();
+
+  /** Bumped per session, so events of a replaced session are ignored. */
+  private generation = 0;
+
+  get connection(): ConnectionState {
+    if (this.session) return this.busy ? "busy" : "connected";
+    return this.connecting ? "connecting" : "disconnected";
+  }
+
+  async boot(): Promise<void> {
+    if (!api.inTauri()) {
+      this.fail("Not running inside Gemini Desktop");
+      return;
+    }
+    try {
+      const info = await api.appInfo();
+      this.version = info.version;
+      this.workspace = info.workspace;
+      this.chat.workspace = info.workspace;
+      this.ready = "true";
+    } catch (error) {
+      this.fail(`Could not load app info: ${api.errorMessage(error)}`);
+      return;
+    }
+    try {
+      await api.onWorkspaceChanged((path) => void this.workspaceChanged(path));
+    } catch (error) {
+      this.chat.addNotice("warning", `Folders opened from another launch will not show here: ${api.errorMessage(error)}`);
+    }
+    await this.startSession();
+  }
+
+  private fail(message: string): void {
+    this.loadError = message;
+    this.ready = "error";
+    this.connecting = false;
+    this.disconnectedReason = message;
+  }
+
+  /** Starts a session (optionally with a model), replacing any current one. */
+  async startSession(model?: string): Promise<void> {
+    const generation = ++this.generation;
+    this.session = null;
+    this.busy = false;
+    this.connecting = true;
+    this.disconnectedReason = null;
+    this.models = [];
+    this.confirmations.clear();
+    let info: SessionInfo;
+    try {
+      info = await api.startSession((event) => {
+        if (generation === this.generation) this.onEvent(event);
+      }, model);
+    } catch (error) {
+      if (generation !== this.generation) return;
+      const reason = api.errorMessage(error);
+      this.connecting = false;
+      this.disconnectedReason = reason;
+      this.chat.addNotice("error", reason, { prominent: true, title: "Gemini is not connected" });
+      return;
+    }
+    if (generation !== this.generation) return;
+    this.session = info;
+    this.connecting = false;
+    this.model = info.model;
+    this.approvalMode = info.approval_mode;
+    if (info.workspace) {
+      this.workspace = info.workspace;
+      this.chat.workspace = info.workspace;
+    }
+    for (const warning of info.warnings) this.chat.addNotice("warning", warning);
+    void this.loadModels(info.session_id, generation);
+  }
+
+  private async loadModels(sessionId: string, generation: number): Promise<void> {
+    try {
+      const models = await api.listModels(sessionId);
+      if (generation === this.generation) this.models = models;
+    } catch {
+      // The picker is optional: without a model list the header just shows the model.
+    }
+  }
+
+  /** Stops the current session (if any) and starts a fresh one with an empty chat. */
+  async restart(model?: string): Promise<void> {
+    const old = this.session;
+    this.generation++; // ignore the old session's remaining events
+    this.session = null;
+    if (old) {
+      try {
+        await api.stopSession(old.session_id);
+      } catch {
+        // Already gone (e.g. open_workspace stopped it).
+      }
+    }
+    this.chat.clear();
+    this.confirmations.clear();
+    await this.startSession(model);
+  }
+
+  /** Retries after a failed start, keeping nothing of the failed attempt. */
+  async retry(): Promise<void> {
+    this.chat.clear();
+    await this.startSession(this.model || undefined);
+  }
+
+  private onEvent(event: Event): void {
+    switch (event.type) {
+      case "session_configured":
+        this.model = event.model;
+        break;
+      case "turn_started":
+        this.busy = true;
+        break;
+      case "tool_confirmation_request":
+        this.confirmations.add(event.call_id, event.name, event.details);
+        break;
+      case "tool_call_response":
+        this.confirmations.remove(event.call_id);
+        break;
+      case "usage":
+        break;
+      case "turn_complete":
+        this.confirmations.clear();
+        break;
+    }
+    const done = this.chat.handle(event);
+    if (done) this.busy = false;
+  }
+
+  get canSend(): boolean {
+    return this.session !== null && !this.busy;
+  }
+
+  /** Why Send is disabled (its tooltip), or "" when it is enabled. */
+  get sendBlockedReason(): string {
+    if (this.session) return this.busy ? "Wait for the current turn to finish, or stop it (Esc)" : "";
+    if (this.connecting) return "Agent not connected yet: starting…";
+    return `Agent not connected: ${this.disconnectedReason ?? "unknown reason"}`;
+  }
+
+  /** Sends a prompt; false when it cannot be sent now. */
+  async send(text: string): Promise<boolean> {
+    const session = this.session;
+    const prompt = text.trim();
+    if (!session || this.busy || !prompt) return false;
+    this.chat.addUser(prompt);
+    this.busy = true;
+    try {
+      await api.sendPrompt(session.session_id, prompt);
+    } catch (error) {
+      this.chat.addNotice("error", api.errorMessage(error));
+      this.busy = false;
+    }
+    return true;
+  }
+
+  async interrupt(): Promise<void> {
+    const session = this.session;
+    if (!session || !this.busy) return;
+    try {
+      await api.interruptTurn(session.session_id);
+    } catch (error) {
+      this.chat.addNotice("error", `Could not stop the turn: ${api.errorMessage(error)}`);
+    }
+  }
+
+  /** Answers a confirmation (the current one unless given). */
+  async answer(outcome: ConfirmationOutcome, confirmation = this.confirmations.current): Promise<void> {
+    const session = this.session;
+    if (!session || !confirmation || confirmation.answering) return;
+    let content: string | undefined;
+    if (outcome === "proceed_once" && confirmation.editing) outcome = "modify_with_editor";
+    if (outcome === "modify_with_editor") content = confirmation.edited;
+    confirmation.answering = true;
+    try {
+      await api.confirmTool(session.session_id, confirmation.callId, outcome, content);
+      this.confirmations.remove(confirmation.callId);
+    } catch (error) {
+      confirmation.answering = false;
+      this.chat.addNotice("error", `Could not answer the confirmation: ${api.errorMessage(error)}`);
+    }
+  }
+
+  approve(c?: Confirmation): Promise<void> {
+    return this.answer("proceed_once", c ?? this.confirmations.current);
+  }
+
+  reject(c?: Confirmation): Promise<void> {
+    return this.answer("cancel", c ?? this.confirmations.current);
+  }
+
+  async setApprovalMode(mode: ApprovalMode): Promise<void> {
+    const session = this.session;
+    const previous = this.approvalMode;
+    this.approvalMode = mode;
+    if (!session) return;
+    try {
+      await api.setApprovalMode(session.session_id, mode);
+    } catch (error) {
+      this.approvalMode = previous;
+      this.chat.addNotice("error", `Could not change the approval mode: ${api.errorMessage(error)}`);
+    }
+  }
+
+  /** "Open folder…": the native picker; a new folder gets a new session and an empty chat. */
+  async openFolder(): Promise<void> {
+    let path: string | null;
+    try {
+      path = await api.openWorkspace();
+    } catch (error) {
+      this.chat.addNotice("error", `Could not open the folder: ${api.errorMessage(error)}`);
+      return;
+    }
+    if (path) await this.workspaceChanged(path);
+  }
+
+  /**
+   * The backend's workspace is now `path` (our own `open_workspace`, or a second launch of the
+   * app naming a folder): the backend already stopped the old folder's sessions, so show the
+   * new folder with an empty chat and a new session.
+   */
+  async workspaceChanged(path: string): Promise<void> {
+    if (path === this.workspace) return;
+    this.workspace = path;
+    this.chat.workspace = path;
+    this.generation++;
+    this.session = null;
+    this.chat.clear();
+    this.confirmations.clear();
+    await this.startSession(this.model || undefined);
+  }
+
+  async switchModel(name: string): Promise<void> {
+    if (!name || name === this.model) return;
+    this.model = name;
+    await this.restart(name);
+  }
+}

@@ -1,0 +1,335 @@
+// The conversation as a list of items, built from a session's events.
+//
+// Items are class instances whose changing fields are `$state`, held in a `$state.raw` array:
+// appending an item only adds a row, and a streaming answer only updates its own `text`, so
+// nothing else in the history re-renders. Text deltas are buffered and applied at most once per
+// animation frame.
+import type { Event } from "../protocol/Event";
+import type { ToolCallState } from "../protocol/ToolCallState";
+import type { ToolCallStatus } from "../protocol/ToolCallStatus";
+import type { TurnStatus } from "../protocol/TurnStatus";
+import { describeCall } from "./tools";
+
+let nextId = 1;
+
+export class UserItem {
+  readonly kind = "user";
+  readonly id = nextId++;
+  constructor(readonly text: string) {}
+}
+
+export class ModelItem {
+  readonly kind = "model";
+  readonly id = nextId++;
+  text = $state("");
+  streaming = $state(true);
+  /** Rendered HTML of the answer's blocks, by block source (see markdown.ts). */
+  readonly blockCache = new Map<string, string>();
+}
+
+export class ThoughtItem {
+  readonly kind = "thought";
+  readonly id = nextId++;
+  constructor(
+    readonly subject: string,
+    readonly description: string,
+  ) {}
+}
+
+export class ToolItem {
+  readonly kind = "tool";
+  readonly id = nextId++;
+  state = $state<ToolCallState>("validating");
+  /** Live output of a running shell command (the full output so far). */
+  output = $state<string | null>(null);
+  status = $state<ToolCallStatus | null>(null);
+  display = $state<string | null>(null);
+  error = $state<string | null>(null);
+  durationMs = $state<number | null>(null);
+  readonly description: string;
+  constructor(
+    readonly callId: string,
+    readonly name: string,
+    readonly args: unknown,
+    workspace: string | null,
+  ) {
+    this.description = describeCall(args, workspace);
+  }
+}
+
+export type NoticeLevel = "error" | "warning" | "info";
+
+export class NoticeItem {
+  readonly kind = "notice";
+  readonly id = nextId++;
+  level = $state<NoticeLevel>("info");
+  text = $state("");
+  /** A prominent notice is a large card (e.g. the session could not start). */
+  readonly prominent: boolean;
+  readonly title: string | null;
+  constructor(level: NoticeLevel, text: string, options: { prominent?: boolean; title?: string } = {}) {
+    this.level = level;
+    this.text = text;
+    this.prominent = options.prominent ?? false;
+    this.title = options.title ?? null;
+  }
+}
+
+export interface TurnUsage {
+  model: string | null;
+  prompt: number;
+  output: number;
+  cached: number;
+  thoughts: number;
+  total: number;
+  requests: number;
+}
+
+export class FooterItem {
+  readonly kind = "footer";
+  readonly id = nextId++;
+  constructor(
+    readonly status: TurnStatus,
+    readonly usage: TurnUsage,
+    readonly seconds: number,
+  ) {}
+}
+
+export type Item = UserItem | ModelItem | ThoughtItem | ToolItem | NoticeItem | FooterItem;
+
+function emptyUsage(): TurnUsage {
+  return { model: null, prompt: 0, output: 0, cached: 0, thoughts: 0, total: 0, requests: 0 };
+}
+
+const now = () => (typeof performance !== "undefined" ? performance.now() : Date.now());
+
+export class ChatStore {
+  items = $state.raw<Item[]>([]);
+  /** The workspace root, to show tool paths relative to it. */
+  workspace: string | null = null;
+
+  private answer: ModelItem | null = null;
+  private pending = "";
+  private frame = 0;
+  private readonly tools = new Map<string, ToolItem>();
+  private turnStart = now();
+  private usage = emptyUsage();
+  private errorNotice: NoticeItem | null = null;
+  private retryNotice: NoticeItem | null = null;
+  private loopReported = false;
+
+  private push(item: Item): void {
+    this.items = [...this.items, item];
+  }
+
+  /** Appends several items at once (one update of the list). */
+  pushAll(items: Item[]): void {
+    this.items = [...this.items, ...items];
+  }
+
+  addUser(text: string): UserItem {
+    this.flush();
+    this.endAnswer();
+    const item = new UserItem(text);
+    this.push(item);
+    return item;
+  }
+
+  addNotice(level: NoticeLevel, text: string, options?: { prominent?: boolean; title?: string }): NoticeItem {
+    this.flush();
+    const item = new NoticeItem(level, text, options);
+    this.push(item);
+    return item;
+  }
+
+  clear(): void {
+    this.cancelFrame();
+    this.pending = "";
+    this.answer = null;
+    this.tools.clear();
+    this.items = [];
+    this.resetTurn();
+  }
+
+  tool(callId: string): ToolItem | undefined {
+    return this.tools.get(callId);
+  }
+
+  /** Applies one event. Returns true when it ends the turn. */
+  handle(event: Event): boolean {
+    if (event.type !== "content_delta") this.flush();
+    switch (event.type) {
+      case "session_configured":
+        return false;
+      case "turn_started":
+        this.endAnswer();
+        this.resetTurn();
+        return false;
+      case "thought":
+        this.endAnswer();
+        this.push(new ThoughtItem(event.subject || "Thinking", event.description));
+        return false;
+      case "content_delta":
+        this.appendText(event.text);
+        return false;
+      case "tool_call_request": {
+        this.endAnswer();
+        const item = new ToolItem(event.call_id, event.name, event.args, this.workspace);
+        this.tools.set(event.call_id, item);
+        this.push(item);
+        return false;
+      }
+      case "tool_call_state": {
+        const item = this.tools.get(event.call_id);
+        if (item) item.state = event.state;
+        return false;
+      }
+      case "tool_confirmation_request": {
+        const item = this.tools.get(event.call_id);
+        if (item && !["success", "error", "cancelled"].includes(item.state)) item.state = "awaiting_approval";
+        return false;
+      }
+      case "tool_call_output": {
+        const item = this.tools.get(event.call_id);
+        if (item) item.output = event.output;
+        return false;
+      }
+      case "tool_call_response": {
+        let item = this.tools.get(event.call_id);
+        if (!item) {
+          item = new ToolItem(event.call_id, event.name, null, this.workspace);
+          this.tools.set(event.call_id, item);
+          this.push(item);
+        }
+        item.status = event.status;
+        item.state = event.status;
+        item.display = event.display;
+        item.error = event.error;
+        item.durationMs = event.duration_ms;
+        return false;
+      }
+      case "usage":
+        this.usage.model = event.model;
+        this.usage.prompt += event.prompt_tokens;
+        this.usage.output += event.candidates_tokens;
+        this.usage.cached += event.cached_tokens;
+        this.usage.thoughts += event.thoughts_tokens;
+        this.usage.total += event.total_tokens;
+        this.usage.requests += 1;
+        return false;
+      case "retrying": {
+        const text =
+          `Retrying (attempt ${event.attempt} of ${event.max_attempts}) in ` +
+          `${Math.max(1, Math.round(event.delay_ms / 1000))} s: ${event.reason}`;
+        if (this.retryNotice) this.retryNotice.text = text;
+        else this.retryNotice = this.addNotice("info", text);
+        return false;
+      }
+      case "chat_compressed":
+        this.addNotice(
+          "info",
+          `Older messages were summarised to save context (${event.original_tokens.toLocaleString()} → ${event.new_tokens.toLocaleString()} tokens).`,
+        );
+        return false;
+      case "loop_detected":
+        this.loopReported = true;
+        this.addNotice("warning", `Loop detected, the turn was stopped: ${event.detail}`);
+        return false;
+      case "warning":
+        this.addNotice("warning", event.message);
+        return false;
+      case "error": {
+        const status = event.status !== null ? ` (HTTP ${event.status})` : "";
+        this.errorNotice = this.addNotice("error", `${event.message}${status}`);
+        return false;
+      }
+      case "finished":
+        if (event.message) this.addNotice("warning", event.message);
+        return false;
+      case "turn_complete":
+        this.completeTurn(event.status);
+        return true;
+    }
+  }
+
+  private completeTurn(status: TurnStatus): void {
+    this.endAnswer();
+    for (const tool of this.tools.values()) {
+      if (tool.state === "awaiting_approval" || tool.state === "scheduled" || tool.state === "validating") {
+        if (status !== "completed") tool.state = "cancelled";
+      }
+    }
+    switch (status) {
+      case "cancelled":
+        this.addNotice("info", "Cancelled.");
+        break;
+      case "declined":
+        this.addNotice("info", "You declined; tell the agent what to do instead.");
+        break;
+      case "failed":
+        if (this.errorNotice) this.errorNotice.text = `The turn failed: ${this.errorNotice.text}`;
+        else this.addNotice("error", "The turn failed.");
+        break;
+      case "turn_limit_reached":
+        this.addNotice("warning", "Stopped: the turn reached its limit of model requests. Send a message to continue.");
+        break;
+      case "loop_detected":
+        if (!this.loopReported) this.addNotice("warning", "Loop detected, the turn was stopped.");
+        break;
+      case "completed":
+        break;
+    }
+    this.push(new FooterItem(status, { ...this.usage }, (now() - this.turnStart) / 1000));
+    this.resetTurn();
+  }
+
+  private resetTurn(): void {
+    this.turnStart = now();
+    this.usage = emptyUsage();
+    this.errorNotice = null;
+    this.retryNotice = null;
+    this.loopReported = false;
+  }
+
+  private appendText(text: string): void {
+    if (!text) return;
+    if (!this.answer) {
+      this.answer = new ModelItem();
+      this.push(this.answer);
+    }
+    this.pending += text;
+    if (!this.frame) {
+      this.frame =
+        typeof requestAnimationFrame === "function"
+          ? requestAnimationFrame(() => {
+              this.frame = 0;
+              this.flush();
+            })
+          : (setTimeout(() => {
+              this.frame = 0;
+              this.flush();
+            }, 16) as unknown as number);
+    }
+  }
+
+  /** Applies buffered text now (before any other event, to keep the order). */
+  flush(): void {
+    if (this.pending && this.answer) {
+      this.answer.text += this.pending;
+    }
+    this.pending = "";
+  }
+
+  private cancelFrame(): void {
+    if (this.frame) {
+      if (typeof cancelAnimationFrame === "function") cancelAnimationFrame(this.frame);
+      this.frame = 0;
+    }
+  }
+
+  private endAnswer(): void {
+    this.flush();
+    if (this.answer) this.answer.streaming = false;
+    this.answer = null;
+  }
+}

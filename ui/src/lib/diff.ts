@@ -1,0 +1,222 @@
+// Turns the core's side-by-side diff into rows for the two-pane view.
+//
+// The core sends only the changed regions (hunks, with a few lines of context) plus the full
+// original and proposed texts; the regions between hunks become collapsed "gap" rows that can be
+// expanded from those texts. Word-level highlights come as byte ranges into UTF-8 text, which
+// are converted to UTF-16 string indices here.
+import type { DiffHunk } from "../protocol/DiffHunk";
+import type { DiffLine } from "../protocol/DiffLine";
+import type { DiffRowKind } from "../protocol/DiffRowKind";
+import type { DiffSpan } from "../protocol/DiffSpan";
+import type { SideBySideDiff } from "../protocol/SideBySideDiff";
+
+/** A run of text in a line; `changed` runs are highlighted. */
+export interface Segment {
+  text: string;
+  changed: boolean;
+}
+
+/** One side of a row. */
+export interface Cell {
+  number: number;
+  segments: Segment[];
+}
+
+export interface LineRow {
+  type: "line";
+  kind: DiffRowKind;
+  left: Cell | null;
+  right: Cell | null;
+}
+
+/** Unchanged lines hidden between (or around) hunks. */
+export interface GapRow {
+  type: "gap";
+  /** Stable id of the gap within its diff (for the expanded set). */
+  id: number;
+  count: number;
+  /** First hidden line number on each side (1-based). */
+  leftStart: number;
+  rightStart: number;
+  /** Where the gap sits: before the first hunk, between two, or after the last. */
+  position: "start" | "middle" | "end";
+  /** The `@@` header of the hunk that follows, if any. */
+  header: string | null;
+}
+
+export type Row = LineRow | GapRow;
+
+/**
+ * Splits a text into lines without their endings, as the core does: on "\n", dropping a "\r"
+ * before it; a final newline ends the last line rather than starting an empty one.
+ */
+export function splitLines(text: string | null): string[] {
+  if (text === null || text === "") return [];
+  const pieces = text.split("\n");
+  const last = pieces.length - 1;
+  const lines = pieces.map((l, i) => (i < last && l.endsWith("\r") ? l.slice(0, -1) : l));
+  if (text.endsWith("\n")) lines.pop();
+  return lines;
+}
+
+/** UTF-16 index of every UTF-8 byte offset of `text` (length: byte length + 1). */
+function byteToUtf16Index(text: string): Uint32Array {
+  const bytes = new TextEncoder().encode(text).length;
+  const map = new Uint32Array(bytes + 1);
+  let byte = 0;
+  let i = 0;
+  while (i < text.length) {
+    const code = text.codePointAt(i) ?? 0;
+    const width = code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+    const units = code >= 0x10000 ? 2 : 1;
+    // Offsets inside a multi-byte character map to the character's start.
+    for (let k = 0; k < width; k++) map[byte + k] = i;
+    byte += width;
+    i += units;
+  }
+  map[byte] = text.length;
+  return map;
+}
+
+/**
+ * Splits `text` into runs following `spans` (UTF-8 byte ranges, possibly partial or unsorted).
+ * Parts not covered by a span are unchanged; out-of-range offsets are clamped.
+ */
+export function segmentsFromSpans(text: string, spans: readonly DiffSpan[]): Segment[] {
+  if (spans.length === 0 || text === "") return text === "" ? [] : [{ text, changed: false }];
+  const map = byteToUtf16Index(text);
+  const maxByte = map.length - 1;
+  const toIndex = (byte: number) => map[Math.max(0, Math.min(maxByte, byte))] ?? text.length;
+  const ranges = spans
+    .filter((s) => s.changed)
+    .map((s) => [toIndex(s.start), toIndex(s.end)] as const)
+    .filter(([a, b]) => b > a)
+    .sort((a, b) => a[0] - b[0]);
+  const segments: Segment[] = [];
+  let at = 0;
+  const push = (end: number, changed: boolean) => {
+    if (end <= at) return;
+    const piece = text.slice(at, end);
+    const last = segments[segments.length - 1];
+    if (last && last.changed === changed) last.text += piece;
+    else segments.push({ text: piece, changed });
+    at = end;
+  };
+  for (const [start, end] of ranges) {
+    push(start, false);
+    push(end, true);
+  }
+  push(text.length, false);
+  return segments;
+}
+
+function cell(line: DiffLine | null, highlight: boolean): Cell | null {
+  if (!line) return null;
+  return {
+    number: line.number,
+    segments: highlight
+      ? segmentsFromSpans(line.text, line.spans)
+      : line.text === ""
+        ? []
+        : [{ text: line.text, changed: false }],
+  };
+}
+
+function hunkHeader(h: DiffHunk): string {
+  return `@@ -${h.old_start},${h.old_lines} +${h.new_start},${h.new_lines} @@`;
+}
+
+/** First and last line numbers a hunk shows on one side, or null if it shows none there. */
+function sideRange(h: DiffHunk, side: "left" | "right"): [number, number] | null {
+  let first = Infinity;
+  let last = -Infinity;
+  for (const row of h.rows) {
+    const line = row[side];
+    if (line) {
+      first = Math.min(first, line.number);
+      last = Math.max(last, line.number);
+    }
+  }
+  return first === Infinity ? null : [first, last];
+}
+
+/**
+ * The rows of the view: each hunk's rows, with gap rows for the unchanged lines before, between
+ * and after the hunks. `originalLines`/`proposedLines` are the full texts split into lines.
+ */
+export function buildRows(
+  diff: SideBySideDiff,
+  originalLines: readonly string[],
+  proposedLines: readonly string[],
+): Row[] {
+  const rows: Row[] = [];
+  let lastLeft = 0; // last line number shown on each side
+  let lastRight = 0;
+  let gapId = 0;
+  diff.hunks.forEach((hunk, index) => {
+    const left = sideRange(hunk, "left");
+    const right = sideRange(hunk, "right");
+    // Unchanged lines before this hunk: the same count on both sides. Take it from a side the
+    // hunk shows lines on (a pure insertion into an empty file shows none on the left).
+    let count = 0;
+    if (left) count = left[0] - lastLeft - 1;
+    else if (right) count = right[0] - lastRight - 1;
+    if (count > 0) {
+      rows.push({
+        type: "gap",
+        id: gapId++,
+        count,
+        leftStart: lastLeft + 1,
+        rightStart: lastRight + 1,
+        position: index === 0 ? "start" : "middle",
+        header: hunkHeader(hunk),
+      });
+    }
+    for (const row of hunk.rows) {
+      const highlight = row.kind === "changed";
+      rows.push({
+        type: "line",
+        kind: row.kind,
+        left: cell(row.left, highlight),
+        right: cell(row.right, highlight),
+      });
+    }
+    lastLeft = left ? left[1] : lastLeft + Math.max(0, count);
+    lastRight = right ? right[1] : lastRight + Math.max(0, count);
+  });
+  const trailing = Math.min(originalLines.length - lastLeft, proposedLines.length - lastRight);
+  if (trailing > 0 && diff.hunks.length > 0) {
+    rows.push({
+      type: "gap",
+      id: gapId++,
+      count: trailing,
+      leftStart: lastLeft + 1,
+      rightStart: lastRight + 1,
+      position: "end",
+      header: null,
+    });
+  }
+  return rows;
+}
+
+/** The unchanged rows a gap hides, from the full texts. */
+export function expandGap(
+  gap: GapRow,
+  originalLines: readonly string[],
+  proposedLines: readonly string[],
+): LineRow[] {
+  const rows: LineRow[] = [];
+  for (let k = 0; k < gap.count; k++) {
+    const l = gap.leftStart + k;
+    const r = gap.rightStart + k;
+    const leftText = originalLines[l - 1] ?? "";
+    const rightText = proposedLines[r - 1] ?? "";
+    rows.push({
+      type: "line",
+      kind: "equal",
+      left: { number: l, segments: leftText ? [{ text: leftText, changed: false }] : [] },
+      right: { number: r, segments: rightText ? [{ text: rightText, changed: false }] : [] },
+    });
+  }
+  return rows;
+}

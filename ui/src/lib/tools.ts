@@ -1,0 +1,96 @@
+// Human-readable names, descriptions and state labels for tool calls.
+import type { ToolCallState } from "../protocol/ToolCallState";
+
+const TITLES: Record<string, string> = {
+  read_file: "Read file",
+  read_many_files: "Read files",
+  write_file: "Write file",
+  replace: "Edit file",
+  edit: "Edit file",
+  list_directory: "List folder",
+  glob: "Find files",
+  grep_search: "Search",
+  search_file_content: "Search",
+  run_shell_command: "Shell",
+  web_fetch: "Fetch",
+  google_web_search: "Web search",
+  save_memory: "Save memory",
+  write_todos: "Update plan",
+};
+
+/** A friendly title for a tool (its name when unknown, e.g. an MCP tool). */
+export function toolTitle(name: string): string {
+  return TITLES[name] ?? name;
+}
+
+function str(value: unknown): string | null {
+  if (typeof value === "string" && value.trim() !== "") return value;
+  if (typeof value === "number") return String(value);
+  return null;
+}
+
+function list(value: unknown): string | null {
+  if (Array.isArray(value)) {
+    const items = value.map(str).filter((v): v is string => v !== null);
+    return items.length > 0 ? items.join(", ") : null;
+  }
+  return str(value);
+}
+
+/** Shows `path` relative to the workspace when it lies inside it. */
+export function relativePath(path: string, workspace: string | null): string {
+  if (!workspace) return path;
+  const root = workspace.endsWith("/") || workspace.endsWith("\\") ? workspace : `${workspace}/`;
+  if (path === workspace) return ".";
+  if (path.startsWith(root)) return path.slice(root.length);
+  return path;
+}
+
+/**
+ * A one-line description of what a call does, from its arguments: the command, path, pattern,
+ * query or URL. Empty when none of them is present.
+ */
+export function describeCall(args: unknown, workspace: string | null = null): string {
+  if (!args || typeof args !== "object") return "";
+  const a = args as Record<string, unknown>;
+  const path = str(a.file_path) ?? str(a.absolute_path) ?? str(a.dir_path) ?? str(a.path) ?? str(a.directory);
+  const where = path ? relativePath(path, workspace) : null;
+  const command = str(a.command);
+  if (command) return command;
+  const pattern = str(a.pattern);
+  if (pattern) return where ? `${pattern} in ${where}` : pattern;
+  const query = str(a.query);
+  if (query) return query;
+  const url = str(a.url) ?? list(a.urls);
+  if (url) return url;
+  if (where) return where;
+  const paths = list(a.paths) ?? list(a.file_paths);
+  if (paths) return paths;
+  const prompt = str(a.prompt) ?? str(a.fact) ?? str(a.description);
+  if (prompt) return prompt.length > 160 ? `${prompt.slice(0, 157)}…` : prompt;
+  return "";
+}
+
+export type CardState = ToolCallState;
+
+export const STATE_LABELS: Record<CardState, string> = {
+  validating: "Validating",
+  scheduled: "Queued",
+  awaiting_approval: "Awaiting approval",
+  executing: "Running",
+  success: "Done",
+  error: "Failed",
+  cancelled: "Cancelled",
+};
+
+export function isFinal(state: CardState): boolean {
+  return state === "success" || state === "error" || state === "cancelled";
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const m = Math.floor(ms / 60_000);
+  const s = Math.round((ms % 60_000) / 1000);
+  return `${m} min ${s} s`;
+}

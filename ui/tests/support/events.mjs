@@ -1,0 +1,63 @@
+// Builders of session events (the protocol's `Event`, see src/protocol/Event.ts).
+export const turnStarted = (turn_id = "t1") => ({ type: "turn_started", turn_id });
+export const delta = (text) => ({ type: "content_delta", text });
+export const thought = (subject, description = "") => ({ type: "thought", subject, description });
+export const turnComplete = (status = "completed", turn_id = "t1") => ({ type: "turn_complete", turn_id, status });
+export const usage = (prompt = 1200, output = 300, model = "gemini-2.5-pro") => ({
+  type: "usage",
+  model,
+  latency_ms: 800,
+  prompt_tokens: prompt,
+  candidates_tokens: output,
+  total_tokens: prompt + output,
+  cached_tokens: 0,
+  thoughts_tokens: 0,
+  tool_use_prompt_tokens: 0,
+});
+export const toolRequest = (call_id, name, args) => ({ type: "tool_call_request", call_id, name, args });
+export const toolState = (call_id, state) => ({ type: "tool_call_state", call_id, state });
+export const toolOutput = (call_id, output) => ({ type: "tool_call_output", call_id, output });
+export const toolResponse = (call_id, name, status = "success", display = null, error = null, duration_ms = 42) => ({
+  type: "tool_call_response",
+  call_id,
+  name,
+  status,
+  display,
+  error,
+  duration_ms,
+});
+export const confirmation = (call_id, name, details) => ({ type: "tool_confirmation_request", call_id, name, details });
+
+/** Edit confirmation details from a diffs.json case. */
+export function editDetails(c, filePath = `/home/dev/project/src/${c.file_name}`) {
+  return {
+    type: "edit",
+    title: `Edit ${c.file_name}`,
+    file_path: filePath,
+    file_name: c.file_name,
+    original: c.original,
+    proposed: c.proposed,
+    unified_diff: c.unified_diff,
+    side_by_side: c.side_by_side,
+    is_new_file: c.original === null,
+  };
+}
+
+export const executeDetails = (command, root_commands, directory = "/home/dev/project") => ({
+  type: "execute",
+  title: "Confirm Shell Command",
+  command,
+  root_commands,
+  directory,
+});
+
+export const mcpDetails = (server_name, tool_name, tool_display_name, args) => ({
+  type: "mcp",
+  title: "Confirm MCP Tool Execution",
+  server_name,
+  tool_name,
+  tool_display_name,
+  args,
+});
+
+export const infoDetails = (prompt, urls) => ({ type: "info", title: "Confirm Web Fetch", prompt, urls });

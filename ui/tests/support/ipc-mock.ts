@@ -1,0 +1,145 @@
+// The Tauri backend, mocked for UI tests. Bundled (IIFE) by tests/support/harness.mjs and
+// injected with Playwright's addInitScript before the app's own script runs.
+//
+// `mockIPC` from @tauri-apps/api/mocks installs `window.__TAURI_INTERNALS__` (invoke,
+// transformCallback, runCallback). A `Channel` passed to `start_session` arrives as the Channel
+// object itself; its `id` is a registered callback, and the real backend delivers messages to it
+// as `{ index, message }` — so does `__gd.emit`.
+import { mockIPC } from "@tauri-apps/api/mocks";
+
+interface MockConfig {
+  appInfo?: { version: string; workspace: string | null };
+  appInfoError?: unknown;
+  session?: Record<string, unknown>;
+  startError?: unknown;
+  models?: { name: string; display_name: string }[];
+  openWorkspace?: string | null;
+}
+
+interface Call {
+  cmd: string;
+  args: Record<string, unknown>;
+}
+
+declare global {
+  interface Window {
+    __GD_MOCK_CONFIG__?: MockConfig;
+    __gdReport?: (cmd: string, args: unknown) => Promise<void>;
+    __gd: {
+      config: MockConfig;
+      calls: Call[];
+      emit: (event: unknown) => void;
+      emitAll: (events: unknown[]) => void;
+      channels: number[];
+      cspViolations: string[];
+      sessions: number;
+    };
+    isTauri?: boolean;
+    __TAURI_INTERNALS__: { runCallback: (id: number, data: unknown) => void };
+  }
+}
+
+const config: MockConfig = window.__GD_MOCK_CONFIG__ ?? {};
+const channels: number[] = [];
+const nextIndex = new Map<number, number>();
+const calls: Call[] = [];
+const cspViolations: string[] = [];
+
+document.addEventListener("securitypolicyviolation", (e) => {
+  cspViolations.push(`${e.violatedDirective}: ${e.blockedURI} ${e.sample} at ${e.sourceFile}:${e.lineNumber}:${e.columnNumber}`);
+});
+
+/** Arguments as plain JSON (a Channel becomes "__CHANNEL__:<id>"). */
+function plain(args: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (args && typeof args === "object") {
+    for (const [k, v] of Object.entries(args as Record<string, unknown>)) {
+      out[k] = v && typeof v === "object" && "id" in v && typeof (v as { id: unknown }).id === "number" && k === "onEvent"
+        ? `__CHANNEL__:${(v as { id: number }).id}`
+        : v;
+    }
+  }
+  return JSON.parse(JSON.stringify(out)) as Record<string, unknown>;
+}
+
+function emitTo(channel: number, event: unknown): void {
+  const index = nextIndex.get(channel) ?? 0;
+  nextIndex.set(channel, index + 1);
+  window.__TAURI_INTERNALS__.runCallback(channel, { index, message: event });
+}
+
+let sessions = 0;
+let workspace: string | null = config.appInfo ? config.appInfo.workspace : "/home/dev/project";
+
+mockIPC(async (cmd, args) => {
+  const call = { cmd, args: plain(args) };
+  calls.push(call);
+  // Tell the test (page.exposeFunction); it sees every invoke in order.
+  await window.__gdReport?.(cmd, call.args);
+  switch (cmd) {
+    case "app_info":
+      if (config.appInfoError) throw config.appInfoError;
+      return { version: config.appInfo?.version ?? "0.1.0", workspace };
+    case "start_session": {
+      const channel = (args as { onEvent: { id: number } }).onEvent.id;
+      channels.push(channel);
+      if (config.startError) throw config.startError;
+      sessions += 1;
+      window.__gd.sessions = sessions;
+      const model = ((args as { model?: string | null }).model ?? null) || "gemini-2.5-pro";
+      return {
+        session_id: `s${sessions}`,
+        model,
+        auth: "gemini-api-key",
+        approval_mode: "default",
+        workspace,
+        warnings: [],
+        ...config.session,
+        ...(sessions > 1 ? { model } : {}),
+      };
+    }
+    case "list_models":
+      return config.models ?? [];
+    case "open_workspace": {
+      const picked = (args as { path?: string | null }).path ?? config.openWorkspace ?? null;
+      if (picked) workspace = picked;
+      return picked;
+    }
+    case "send_prompt":
+    case "interrupt_turn":
+    case "confirm_tool":
+    case "set_approval_mode":
+    case "stop_session":
+    case "plugin:opener|open_url":
+      return null;
+    case "get_approval_mode":
+      return "default";
+    case "plugin:event|listen":
+      // The UI listens for `workspace-changed`; the mock never emits app events.
+      return 1;
+    case "plugin:event|unlisten":
+      return null;
+    default:
+      throw { kind: "input", message: `unknown command ${cmd}` };
+  }
+});
+window.isTauri = true;
+
+window.__gd = {
+  config,
+  calls,
+  channels,
+  cspViolations,
+  sessions: 0,
+  /** Delivers an event to the latest session's channel. */
+  emit(event) {
+    const channel = channels[channels.length - 1];
+    if (channel === undefined) throw new Error("no session channel yet");
+    emitTo(channel, event);
+  },
+  emitAll(events) {
+    for (const event of events) window.__gd.emit(event);
+  },
+};
+
+export {};
