@@ -4,9 +4,8 @@
 //! with `mcpName` and `server__*` wildcards decide untrusted servers' calls.
 //!
 //! The server needs the python `mcp` package: `GD_TEST_MCP_PYTHON` names the
-//! interpreter (scripts/test.sh sets it to the venv that
-//! scripts/install-mcp-test-deps.sh installs). Without it the tests skip with
-//! a message, like gd-mcp's own server tests.
+//! interpreter, by default the venv scripts/install-mcp-test-deps.sh
+//! installs into target/test-deps.
 
 mod common;
 
@@ -16,30 +15,23 @@ use common::*;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-/// The fixture server's interpreter and script, or `None` (test skipped)
-/// when the MCP test dependencies are not installed.
-fn fixture_server() -> Option<(String, String)> {
-    let python = match std::env::var("GD_TEST_MCP_PYTHON") {
-        Ok(p) if !p.is_empty() => p,
-        _ => {
-            eprintln!(
-                "GD_TEST_MCP_PYTHON not set: skipping (run scripts/install-mcp-test-deps.sh)"
-            );
-            return None;
-        }
-    };
-    let script: PathBuf = [
-        env!("CARGO_MANIFEST_DIR"),
-        "..",
-        "..",
-        "tests",
-        "fixtures",
-        "mcp",
-        "fixture_server.py",
-    ]
-    .iter()
-    .collect();
-    Some((python, script.to_str().unwrap().to_owned()))
+/// The fixture server's interpreter and script. Like gd-mcp's server
+/// tests, a missing interpreter fails the test rather than skipping it.
+fn fixture_server() -> (String, String) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let python = std::env::var_os("GD_TEST_MCP_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target/test-deps/venv-mcp/bin/python"));
+    assert!(
+        python.exists(),
+        "{} not found: run scripts/install-mcp-test-deps.sh (or scripts/install-deps.sh --test), or set GD_TEST_MCP_PYTHON",
+        python.display()
+    );
+    let script = root.join("tests/fixtures/mcp/fixture_server.py");
+    (
+        python.to_str().unwrap().to_owned(),
+        script.to_str().unwrap().to_owned(),
+    )
 }
 
 /// A workspace settings file with the fixture server as `fixture`.
@@ -80,9 +72,7 @@ fn function_responses(run: &Run, request: usize) -> Vec<Value> {
 
 #[test]
 fn the_model_calls_a_trusted_stdio_mcp_tool_and_gets_its_result() {
-    let Some((python, script)) = fixture_server() else {
-        return;
-    };
+    let (python, script) = fixture_server();
     let run = Run::new(json!({"steps": [
         {"functionCalls": [
             {"name": "@mcp:fixture:add", "args": {"a": 2, "b": 40}},
@@ -136,9 +126,7 @@ fn the_model_calls_a_trusted_stdio_mcp_tool_and_gets_its_result() {
 
 #[test]
 fn an_mcp_tool_error_goes_back_to_the_model_as_an_error() {
-    let Some((python, script)) = fixture_server() else {
-        return;
-    };
+    let (python, script) = fixture_server();
     let run = Run::new(json!({"steps": [
         {"functionCalls": [{"name": "@mcp:fixture:fail", "args": {"message": "out of cheese"}}]},
         {"text": "It failed."}
@@ -158,7 +146,7 @@ fn an_mcp_tool_error_goes_back_to_the_model_as_an_error() {
 /// in `--yolo` when `yolo`; returns the run (for its requests) and the
 /// functionResponse's `response`.
 fn untrusted_add_with_policy(policy: &str, yolo: bool) -> (Run, Value) {
-    let (python, script) = fixture_server().unwrap();
+    let (python, script) = fixture_server();
     let run = Run::new(json!({"steps": [
         {"functionCalls": [{"name": "@mcp:fixture:add", "args": {"a": 1, "b": 2}}]},
         {"text": "done"}
@@ -178,9 +166,6 @@ fn untrusted_add_with_policy(policy: &str, yolo: bool) -> (Run, Value) {
 
 #[test]
 fn an_mcp_name_allow_rule_lets_an_untrusted_server_run_headless() {
-    if fixture_server().is_none() {
-        return;
-    }
     let (_run, response) = untrusted_add_with_policy(
         "[[rule]]\nmcpName = \"fixture\"\ndecision = \"allow\"\npriority = 500\n",
         false,
@@ -193,9 +178,6 @@ fn an_mcp_name_allow_rule_lets_an_untrusted_server_run_headless() {
 
 #[test]
 fn an_untrusted_server_without_rules_cannot_run_headless() {
-    if fixture_server().is_none() {
-        return;
-    }
     // An empty policy file: the default rules ask for untrusted MCP tools,
     // and a headless run cannot ask.
     let (_run, response) = untrusted_add_with_policy("", false);
@@ -207,9 +189,6 @@ fn an_untrusted_server_without_rules_cannot_run_headless() {
 
 #[test]
 fn a_server_wildcard_deny_rule_hides_its_tools_even_in_yolo_mode() {
-    if fixture_server().is_none() {
-        return;
-    }
     let (run, response) = untrusted_add_with_policy(
         "[[rule]]\ntoolName = \"fixture__*\"\ndecision = \"deny\"\npriority = 500\ndenyMessage = \"No fixture tools.\"\n",
         true,

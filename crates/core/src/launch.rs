@@ -147,7 +147,11 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
 
     // MCP servers are usually the slowest part of a start: start them before
     // anything else (they are stopped again if the launch fails below).
-    let mcp = StartedMcp(mcp_manager(&settings, &workspace_dirs, home_dir().as_deref()));
+    let mcp = StartedMcp(mcp_manager(
+        &settings,
+        &workspace_dirs,
+        home_dir().as_deref(),
+    ));
 
     let model = resolve_model(options.model.as_deref(), &env, &settings);
     let backend = select_backend(&settings, &env)?;
