@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use gd_protocol::{
     McpDiscoveryState, McpPromptArgument, McpPromptInfo, McpServerState, McpServerStatus,
+    McpToolInfo,
 };
 use rmcp::model::{CallToolRequestParams, GetPromptRequestParams, ReadResourceRequestParams};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -258,6 +259,7 @@ impl McpManager {
                         trust: config.as_ref().is_some_and(|c| c.trust),
                         description: config.as_ref().and_then(|c| c.description.clone()),
                         tools: 0,
+                        tool_list: Vec::new(),
                         prompts: 0,
                         resources: 0,
                         error,
@@ -698,6 +700,7 @@ impl Inner {
         slot.prompts.clear();
         slot.resources.clear();
         slot.status.tools = 0;
+        slot.status.tool_list.clear();
         slot.status.prompts = 0;
         slot.status.resources = 0;
         slot.status.state = state;
@@ -1066,6 +1069,15 @@ impl Inner {
                 .collect();
         }
         slot.status.tools = slot.tools.len() as u32;
+        slot.status.tool_list = slot
+            .tools
+            .iter()
+            .map(|t| McpToolInfo {
+                name: t.name.clone(),
+                declared_name: t.declared_name.clone(),
+                description: t.description.clone(),
+            })
+            .collect();
         slot.status.prompts = slot.prompts.len() as u32;
         slot.status.resources = slot.resources.len() as u32;
     }
@@ -1321,6 +1333,7 @@ async fn supervise(
                     slot.prompts.clear();
                     slot.resources.clear();
                     slot.status.tools = 0;
+                    slot.status.tool_list.clear();
                     slot.status.prompts = 0;
                     slot.status.resources = 0;
                     had

@@ -65,6 +65,8 @@ pub struct McpServerStatus {
     pub description: Option<String>,
     /// Tools offered to the model (after includeTools/excludeTools and schema checks).
     pub tools: u32,
+    /// Those tools, for the MCP panel's expandable list (empty unless connected).
+    pub tool_list: Vec<McpToolInfo>,
     pub prompts: u32,
     pub resources: u32,
     /// Why the server is in `error`, `needs_auth`, `blocked` or `disabled`.
@@ -74,6 +76,17 @@ pub struct McpServerStatus {
     pub latency_ms: Option<u64>,
     /// Automatic restarts after crashes so far.
     pub restarts: u32,
+}
+
+/// One tool of a connected MCP server, as the MCP panel lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct McpToolInfo {
+    /// The server's own name of the tool.
+    pub name: String,
+    /// The name the model sees (`mcp_<server>_<tool>`).
+    pub declared_name: String,
+    pub description: String,
 }
 
 /// A prompt an MCP server offers (Gemini CLI shows these as slash commands).

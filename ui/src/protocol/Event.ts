@@ -5,6 +5,7 @@ import type { LoopKind } from "./LoopKind";
 import type { McpDiscoveryState } from "./McpDiscoveryState";
 import type { McpPromptInfo } from "./McpPromptInfo";
 import type { McpServerState } from "./McpServerState";
+import type { McpToolInfo } from "./McpToolInfo";
 import type { McpTransportKind } from "./McpTransportKind";
 import type { ToolCallState } from "./ToolCallState";
 import type { ToolCallStatus } from "./ToolCallStatus";
@@ -50,7 +51,11 @@ description: string | null,
 /**
  * Tools offered to the model (after includeTools/excludeTools and schema checks).
  */
-tools: number, prompts: number, resources: number, 
+tools: number, 
+/**
+ * Those tools, for the MCP panel's expandable list (empty unless connected).
+ */
+tool_list: Array<McpToolInfo>, prompts: number, resources: number, 
 /**
  * Why the server is in `error`, `needs_auth`, `blocked` or `disabled`.
  */
