@@ -9,15 +9,27 @@ their `initialize` answer arrives; the streamable-HTTP server (`tinyhttp`) is st
 bench starts it before the runs, too) and each run times one `initialize` POST. Runs alternate
 between the servers alone and all three at once (as in e_mcp_parallel), since on a 2-core
 machine starting python and node together is slower than either alone.
+
+With `--cli PATH` every round also runs that CLI on the peer-bench scenarios d_mcp_tiny and
+e_mcp_parallel exactly as bench.py does (fresh HOME from the kit's template, fresh workspace,
+the kit's fake Gemini server, `-p PROMPT -o json -m gemini-2.5-flash`), right after the floor
+measurements of the same round, and reports each CLI run's wall time minus the floor of its own
+round (`tiny` alone for d_mcp_tiny, `slowest of all 3` for e_mcp_parallel). On a shared, noisy
+machine that per-round difference is the figure to quote: the floor and the CLI see the same load.
+
+    PEER_BENCH_DIR=/work/shared/peer-bench python3 bench/mcp_floor.py --runs 10 \
+        --cli target/release/gemini-desktop-cli
 """
 import argparse
 import concurrent.futures
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 
@@ -75,12 +87,77 @@ def free_port():
         return s.getsockname()[1]
 
 
+class CliRunner:
+    """Runs a CLI on a peer-bench scenario the way bench.py does (see the module docstring)."""
+
+    def __init__(self, cli, kit, python, everything, http_port):
+        self.cli = os.path.abspath(cli)
+        self.kit = kit
+        self.vars = {"KIT": kit, "PYTHON_MCP": python, "EVERYTHING_JS": everything,
+                     "MCP_HTTP_PORT": str(http_port)}
+        self.dir = tempfile.mkdtemp(prefix="mcp-floor-")
+        port_file = os.path.join(self.dir, "port")
+        self.fake = subprocess.Popen(
+            [sys.executable, os.path.join(kit, "fake_gemini.py"), "--port", "0", "--port-file", port_file,
+             "--log", os.path.join(self.dir, "requests.jsonl")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(200):
+            if os.path.exists(port_file) and open(port_file).read().strip():
+                break
+            time.sleep(0.05)
+        self.base = f"http://127.0.0.1:{open(port_file).read().strip()}"
+
+    def close(self):
+        self.fake.kill()
+        self.fake.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def run(self, name):
+        scenario_path = os.path.join(self.kit, "scenarios", f"{name}.json")
+        scenario = json.load(open(scenario_path))
+        run_dir = tempfile.mkdtemp(dir=self.dir)
+        home = os.path.join(run_dir, "home")
+        ws = os.path.join(run_dir, "ws")
+        shutil.copytree(os.path.join(self.kit, "homes", scenario["home"]), home)
+        settings = os.path.join(home, ".gemini", "settings.json")
+        text = open(settings).read()
+        for k, v in self.vars.items():
+            text = text.replace("{{%s}}" % k, v)
+        open(settings, "w").write(text)
+        shutil.copytree(os.path.join(self.kit, "workspace"), ws)
+        os.makedirs(os.path.join(run_dir, "tmp"))
+        body = json.dumps({"scenario": scenario_path, "log": os.path.join(run_dir, "requests.jsonl"),
+                           "vars": {"WORKSPACE": ws}}).encode()
+        urllib.request.urlopen(urllib.request.Request(self.base + "/__admin/reset", data=body,
+                                                      method="POST"), timeout=10).read()
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "TERM": "dumb",
+               "LANG": "C.UTF-8", "GEMINI_API_KEY": "fake-key", "GOOGLE_GEMINI_BASE_URL": self.base,
+               "TMPDIR": os.path.join(run_dir, "tmp")}
+        argv = [self.cli, "-p", scenario["prompt"], "-o", "json", "-m", "gemini-2.5-flash",
+                *scenario.get("cli_args", [])]
+        started = time.perf_counter()
+        p = subprocess.Popen(argv, cwd=ws, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, start_new_session=True)
+        out, _ = p.communicate(timeout=120)
+        elapsed = time.perf_counter() - started
+        try:
+            os.killpg(p.pid, 9)  # stray MCP servers, as bench.py does
+        except ProcessLookupError:
+            pass
+        shutil.rmtree(run_dir, ignore_errors=True)
+        ok = p.returncode == 0 and json.loads(out or b"{}").get("response") == scenario["expect_response"]
+        if not ok:
+            raise RuntimeError(f"{name}: the CLI failed (exit {p.returncode}): {out[:400]!r}")
+        return elapsed
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=10)
     default_kit = os.environ.get("PEER_BENCH_DIR") or os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "peer-bench")
     ap.add_argument("--kit", default=default_kit, help="the peer-bench kit (PEER_BENCH_DIR)")
+    ap.add_argument("--cli", help="also run this CLI on d_mcp_tiny and e_mcp_parallel, interleaved")
     args = ap.parse_args()
     kit = os.path.abspath(args.kit)
     python = os.path.join(cache_dir(), "venv-mcp", "bin", "python")
@@ -100,6 +177,13 @@ def main():
             time.sleep(0.05)
     results = {k: [] for k in ["tiny", "everything", "tinyhttp", "tiny (all 3)", "everything (all 3)",
                                "tinyhttp (all 3)", "slowest of all 3"]}
+    cli = CliRunner(args.cli, kit, python, everything, port) if args.cli else None
+    if cli:
+        for name in ["d_mcp_tiny", "e_mcp_parallel"]:
+            cli.run(name)  # warm-up (page cache), not measured
+        for k in ["d_mcp_tiny (CLI)", "d_mcp_tiny - floor (tiny)", "e_mcp_parallel (CLI)",
+                  "e_mcp_parallel - floor (slowest of all 3)"]:
+            results[k] = []
     try:
         for _ in range(args.runs):
             results["tiny"].append(wait_stdio(*spawn_stdio(tiny)))
@@ -116,7 +200,16 @@ def main():
             results["everything (all 3)"].append(tb)
             results["tinyhttp (all 3)"].append(h)
             results["slowest of all 3"].append(max(ta, tb, h))
+            if cli:
+                d = cli.run("d_mcp_tiny")
+                results["d_mcp_tiny (CLI)"].append(d)
+                results["d_mcp_tiny - floor (tiny)"].append(d - results["tiny"][-1])
+                e = cli.run("e_mcp_parallel")
+                results["e_mcp_parallel (CLI)"].append(e)
+                results["e_mcp_parallel - floor (slowest of all 3)"].append(e - max(ta, tb, h))
     finally:
+        if cli:
+            cli.close()
         http.kill()
         http.wait()
     print(f"| server | runs | median (ms) | min (ms) | max (ms) |")
