@@ -344,6 +344,15 @@ async fn list_changed_rediscovers_tools() {
     assert_eq!(status.state, McpServerState::Connected);
     assert!(manager.tools_generation() > generation);
     assert!(declared(&manager).contains(&"mcp_fx_extra".to_owned()));
+    // The status carries the new list too (the MCP panel shows it).
+    assert_eq!(status.tool_list.len(), 14);
+    let extra_info = status
+        .tool_list
+        .iter()
+        .find(|t| t.name == "extra")
+        .expect("extra in the status's tool list");
+    assert_eq!(extra_info.declared_name, "mcp_fx_extra");
+    assert_eq!(extra_info.description, "A tool added at run time.");
     let extra = manager
         .call_tool("fx", "extra", json!({}), &CancellationToken::new())
         .await
