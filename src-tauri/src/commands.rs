@@ -244,7 +244,9 @@ pub fn mcp_server_log(
     session_id: String,
     name: String,
 ) -> Result<(), CommandError> {
-    state.sessions.submit(&session_id, Op::McpServerLog { name })
+    state
+        .sessions
+        .submit(&session_id, Op::McpServerLog { name })
 }
 
 /// Signs in to an MCP server that answered 401. OAuth for MCP servers is not

@@ -365,7 +365,11 @@ pub(crate) async fn discover_tools(
         }
         Ok(Err(e)) => {
             let e = format!("tools/list failed: {}", error_text(&e));
-            return if method_not_found(&e) { Ok(None) } else { Err(e) };
+            return if method_not_found(&e) {
+                Ok(None)
+            } else {
+                Err(e)
+            };
         }
         Ok(Ok(rmcp::model::ServerResult::ListToolsResult(page))) => page,
         Ok(Ok(_)) => return Err("tools/list: unexpected answer".into()),

@@ -1226,7 +1226,8 @@ async fn supervise(
                 let mut changed = HashSet::new();
                 drain(&mut notices, &mut changed);
                 if changed.remove(&Notice::Tools) {
-                    let again = refresh(&conn, &HashSet::from([Notice::Tools]), config.timeout, &log).await;
+                    let again =
+                        refresh(&conn, &HashSet::from([Notice::Tools]), config.timeout, &log).await;
                     found.tools = again.tools.or(found.tools);
                 }
                 let conn = Arc::new(conn);
