@@ -165,10 +165,8 @@ fn mcp_problem(event: &Event) -> Option<Event> {
     let Event::McpServerStatus { status } = event else {
         return None;
     };
-    if status.transport.is_none() {
-        // An invalid settings entry: the launch warnings said so already.
-        return None;
-    }
+    // An invalid settings entry (no transport): the launch warnings said so already.
+    status.transport?;
     let what = match status.state {
         McpServerState::Error if status.restarts == 0 => "failed",
         McpServerState::NeedsAuth => "needs authentication",

@@ -149,6 +149,9 @@ fn call_error(tool: &str, error: CallError) -> ToolResult {
 }
 
 impl Tool for McpToolAdapter {
+    // The tool's name in the registry and to the model is the declared
+    // `mcp_<server>_<tool>`, not the server's own name of it.
+    #[allow(clippy::misnamed_getters)]
     fn name(&self) -> &str {
         &self.info.declared_name
     }
