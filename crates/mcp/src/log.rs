@@ -7,6 +7,9 @@ use std::sync::Mutex;
 pub const MAX_LINES: usize = 200;
 /// Longer lines are cut (with a marker).
 pub const MAX_LINE_CHARS: usize = 2000;
+/// The start of the client's own notes in a server's log (discovery
+/// failures, skipped tools, ...), so the panel shows them in context.
+pub const NOTE_PREFIX: &str = "[gemini-desktop] ";
 
 #[derive(Debug, Default)]
 pub struct LogTail {
@@ -35,12 +38,15 @@ impl LogTail {
         self.lock().iter().cloned().collect()
     }
 
-    /// The last non-empty line, for error messages.
+    /// The last non-empty line the server itself wrote, for error messages:
+    /// when a server crashes, its last words say why, while our own note of
+    /// a request the crash broke ("prompts/list failed: Transport closed")
+    /// would hide them.
     pub fn last_line(&self) -> Option<String> {
         self.lock()
             .iter()
             .rev()
-            .find(|l| !l.trim().is_empty())
+            .find(|l| !l.trim().is_empty() && !l.starts_with(NOTE_PREFIX))
             .cloned()
     }
 
@@ -66,5 +72,11 @@ mod tests {
         assert!(log.last_line().unwrap().ends_with("[line cut]"));
         log.push("  ");
         assert!(log.last_line().unwrap().ends_with("[line cut]"));
+        log.push("the server's own words");
+        log.push(&format!(
+            "{NOTE_PREFIX}prompts/list failed: Transport closed"
+        ));
+        assert_eq!(log.last_line().unwrap(), "the server's own words");
+        assert_eq!(log.lines().len(), MAX_LINES);
     }
 }
