@@ -1,7 +1,8 @@
 //! The MCP panel in the real app: a python MCP server (the fixture server
 //! over stdio, `mcp` 2.x from target/test-deps) configured in the workspace's
 //! `.gemini/settings.json` starts with the session; the panel shows it
-//! connected with its tools, and the model's call of one of them runs.
+//! connected with its tools, the model's call of one of them runs, and
+//! Disable / Enable stop and start it (persisted like `gemini mcp disable`).
 //!
 //! Build first: `npm --prefix ui run build && cargo build -p gemini-desktop`;
 //! the python venv comes from `scripts/install-mcp-test-deps.sh`
@@ -137,5 +138,34 @@ async fn the_panel_shows_a_real_stdio_server_connected_with_its_tools() -> Resul
             && response["response"]["output"] == "<untrusted_context>\n42\n</untrusted_context>",
         "the MCP result reached the model: {response}"
     );
+
+    // Disable: the server stops, the choice is written where Gemini CLI
+    // keeps it; Enable starts it again with its tools.
+    app.click("mcp-open").await?;
+    app.wait_for_count("mcp-panel", "opened again", |n| n == 1)
+        .await?;
+    app.wait_for_text("mcp-toggle", "offers Disable", |t| t.trim() == "Disable")
+        .await?;
+    app.click("mcp-toggle").await?;
+    app.wait_for_attr("mcp-server", "data-state", "disabled", |s| s == "disabled")
+        .await?;
+    app.wait_for_text("mcp-toggle", "offers Enable", |t| t.trim() == "Enable")
+        .await?;
+    let file = app.home().join(".gemini/mcp-server-enablement.json");
+    let saved: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(&file).with_context(|| format!("read {}", file.display()))?,
+    )?;
+    ensure!(
+        saved == json!({"fixture": {"enabled": false}}),
+        "the choice is persisted: {saved}"
+    );
+    app.click("mcp-toggle").await?;
+    app.wait_for_attr("mcp-server", "data-state", "connected again", |s| {
+        s == "connected"
+    })
+    .await?;
+    app.click("mcp-expand").await?;
+    app.wait_for_count("mcp-tool", "listed again", |n| n >= 10)
+        .await?;
     app.close().await
 }

@@ -200,6 +200,11 @@ struct Inner {
     /// Bumped whenever the tools or resources on offer change.
     tools_generation: AtomicU64,
     started: AtomicBool,
+    /// The runtime `start` ran on. Restarts, enabling and stops come from
+    /// callers that may not be on a Tokio thread (a desktop app's
+    /// synchronous IPC commands run on the UI thread), so the servers'
+    /// tasks are spawned here rather than on "the current runtime".
+    runtime: OnceLock<tokio::runtime::Handle>,
 }
 
 /// The MCP servers of a session. Cheap to clone.
@@ -290,6 +295,7 @@ impl McpManager {
                 stopped: CancellationToken::new(),
                 tools_generation: AtomicU64::new(0),
                 started: AtomicBool::new(false),
+                runtime: OnceLock::new(),
             }),
         }
     }
@@ -314,6 +320,9 @@ impl McpManager {
     pub fn start(&self) {
         if self.inner.started.swap(true, Ordering::SeqCst) {
             return;
+        }
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            let _ = self.inner.runtime.set(handle);
         }
         let mut slots = self.inner.lock();
         let startable: Vec<usize> = slots
@@ -681,9 +690,26 @@ impl Inner {
         let name = slot.name.clone();
         let log = slot.log.clone();
         let generation = slot.generation;
-        tokio::spawn(async move {
+        self.spawn(async move {
             supervise(&inner, &name, generation, &config, log, run).await;
         });
+    }
+
+    /// Spawns a server task on the manager's runtime (see `runtime`), or on
+    /// the current one before `start`. Without either there is nowhere to
+    /// run it: logged, not a panic.
+    fn spawn(&self, task: impl std::future::Future<Output = ()> + Send + 'static) {
+        let handle = self
+            .runtime
+            .get()
+            .cloned()
+            .or_else(|| tokio::runtime::Handle::try_current().ok());
+        match handle {
+            Some(handle) => {
+                handle.spawn(task);
+            }
+            None => tracing::error!("no Tokio runtime to run an MCP server task on; skipped"),
+        }
     }
 
     /// Stops whatever runs for `slot` and puts it in `state`.
@@ -693,7 +719,7 @@ impl Inner {
             run.cancel();
         }
         if let Some(conn) = slot.conn.take() {
-            tokio::spawn(async move { conn.close(STOP_GRACE).await });
+            self.spawn(async move { conn.close(STOP_GRACE).await });
         }
         let had_tools = !slot.tools.is_empty() || !slot.resources.is_empty();
         slot.tools.clear();

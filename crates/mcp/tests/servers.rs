@@ -425,6 +425,50 @@ async fn include_exclude_allowed_excluded_and_invalid_entries() {
     manager.shutdown(Duration::from_secs(1)).await;
 }
 
+/// The desktop app calls restart and enable/disable from its UI thread,
+/// which is no Tokio thread: the manager must still run the servers (on the
+/// runtime it started on) instead of panicking.
+#[tokio::test(flavor = "multi_thread")]
+async fn restart_and_enabling_work_from_threads_without_a_runtime() {
+    let ws = tempfile::tempdir().unwrap();
+    let manager = started(options(json!({"fx": fixture_stdio(json!({}))}), ws.path())).await;
+    assert_connected(&manager, "fx");
+    let first = manager.server_pid("fx").unwrap();
+    let on_plain_thread = |f: Box<dyn FnOnce(&McpManager) -> Result<(), String> + Send>| {
+        let manager = manager.clone();
+        std::thread::spawn(move || f(&manager))
+            .join()
+            .expect("no panic")
+    };
+
+    on_plain_thread(Box::new(|m| m.set_enabled("fx", false))).unwrap();
+    wait_status(&manager, "fx", "disabled", |s| {
+        s.state == McpServerState::Disabled
+    })
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while alive(first) {
+        assert!(Instant::now() < deadline, "the disabled server still runs");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    on_plain_thread(Box::new(|m| m.set_enabled("fx", true))).unwrap();
+    wait_status(&manager, "fx", "connected again", |s| {
+        s.state == McpServerState::Connected
+    })
+    .await;
+    let second = manager.server_pid("fx").unwrap();
+    assert_ne!(second, first);
+
+    on_plain_thread(Box::new(|m| m.restart("fx"))).unwrap();
+    wait_status(&manager, "fx", "connected after restart", |s| {
+        s.state == McpServerState::Connected && manager.server_pid("fx") != Some(second)
+    })
+    .await;
+    assert_eq!(manager.status("fx").unwrap().tools, 13);
+    manager.shutdown(Duration::from_secs(1)).await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn disabling_persists_and_enabling_starts_again() {
     let ws = tempfile::tempdir().unwrap();
