@@ -425,6 +425,9 @@ async fn include_exclude_allowed_excluded_and_invalid_entries() {
     manager.shutdown(Duration::from_secs(1)).await;
 }
 
+/// A manager call made on another thread.
+type ManagerAction = Box<dyn FnOnce(&McpManager) -> Result<(), String> + Send>;
+
 /// The desktop app calls restart and enable/disable from its UI thread,
 /// which is no Tokio thread: the manager must still run the servers (on the
 /// runtime it started on) instead of panicking.
@@ -434,7 +437,7 @@ async fn restart_and_enabling_work_from_threads_without_a_runtime() {
     let manager = started(options(json!({"fx": fixture_stdio(json!({}))}), ws.path())).await;
     assert_connected(&manager, "fx");
     let first = manager.server_pid("fx").unwrap();
-    let on_plain_thread = |f: Box<dyn FnOnce(&McpManager) -> Result<(), String> + Send>| {
+    let on_plain_thread = |f: ManagerAction| {
         let manager = manager.clone();
         std::thread::spawn(move || f(&manager))
             .join()
