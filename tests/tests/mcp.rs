@@ -109,6 +109,11 @@ async fn the_panel_shows_a_real_stdio_server_connected_with_its_tools() -> Resul
         texts.iter().any(|t| t.contains("Add two integers.")),
         "descriptions shown: {texts:?}"
     );
+    // The server's log tail (our own notes go there too, in context).
+    app.wait_for_text("mcp-log", "shows the log tail", |t| {
+        t.contains("skipping tool 'untyped'")
+    })
+    .await?;
     app.screenshot("mcp-panel").await?;
     app.click("mcp-close").await?;
     app.wait_until_gone("mcp-panel", "closed").await?;
