@@ -20,7 +20,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
-use crate::log::LogTail;
+use crate::log::{LogTail, NOTE_PREFIX};
 use crate::transport::stdio::ChildServer;
 
 /// What a server told us changed.
@@ -404,7 +404,7 @@ pub(crate) async fn list_prompts_and_resources(
     let caps = capabilities(&peer);
     let logged = |e: String| {
         if !method_not_found(&e) {
-            log.push(&format!("[gemini-desktop] {e}"));
+            log.push(&format!("{NOTE_PREFIX}{e}"));
         }
     };
     let prompts = async {

@@ -25,7 +25,7 @@ use crate::client::{self, ConnectError, Connection, Discovered, Handler, Notice,
 use crate::config::{ServerConfig, ServerEntry, ServerFilter, TransportConfig};
 use crate::enablement::{Enablement, enablement_file};
 use crate::env::server_environment;
-use crate::log::LogTail;
+use crate::log::{LogTail, NOTE_PREFIX};
 use crate::names::{declared_schema, declared_tool_name, has_valid_types};
 use crate::transport::sse::{SseClientTransport, SseTransportError};
 use crate::transport::stdio;
@@ -849,7 +849,7 @@ impl Inner {
                 let (env, blocked) = server_environment(process_env, env);
                 for key in blocked {
                     let line = format!(
-                        "[gemini-desktop] not setting {key}: it could inject code into the server process"
+                        "{NOTE_PREFIX}not setting {key}: it could inject code into the server process"
                     );
                     warn!(server = name, "{line}");
                     log.push(&line);
@@ -917,7 +917,7 @@ impl Inner {
                         || k.eq_ignore_ascii_case("last-event-id")
                     {
                         log.push(&format!(
-                            "[gemini-desktop] header {k} is set by the transport; ignored"
+                            "{NOTE_PREFIX}header {k} is set by the transport; ignored"
                         ));
                         continue;
                     }
@@ -941,7 +941,7 @@ impl Inner {
                     Err(ConnectError::Failed(http_error)) if *sse_fallback => {
                         debug!(server = name, %http_error, "streamable HTTP failed; trying SSE");
                         log.push(&format!(
-                            "[gemini-desktop] streamable HTTP failed ({http_error}); trying the SSE transport"
+                            "{NOTE_PREFIX}streamable HTTP failed ({http_error}); trying the SSE transport"
                         ));
                         match self
                             .connect_sse(url, headers, token, config.timeout, handler())
@@ -1036,7 +1036,7 @@ impl Inner {
                         return true;
                     }
                     let line = format!(
-                        "[gemini-desktop] skipping tool '{}': its input schema lacks type information",
+                        "{NOTE_PREFIX}skipping tool '{}': its input schema lacks type information",
                         tool.name
                     );
                     warn!(server = %slot.name, "{line}");
@@ -1121,7 +1121,7 @@ async fn refresh(
             match client::list_tools(&conn.peer, timeout).await {
                 Ok(t) => Some(t),
                 Err(e) => {
-                    log.push(&format!("[gemini-desktop] {e}"));
+                    log.push(&format!("{NOTE_PREFIX}{e}"));
                     None
                 }
             }
