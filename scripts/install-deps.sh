@@ -7,7 +7,13 @@
 #
 #   scripts/install-deps.sh          # build + run the app
 #   scripts/install-deps.sh --test   # also everything the test suite needs
+#
+# With --test it also installs the MCP servers the MCP tests run (into target/test-deps, found
+# there by the tests, or via GD_TEST_MCP_PYTHON / GD_TEST_MCP_EVERYTHING):
+#   target/test-deps/venv-mcp   python venv with mcp==2.3.0 (the fixture servers in tests/fixtures/mcp)
+#   target/test-deps/mcp-node   @modelcontextprotocol/server-everything@2026.8.31
 set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
 
 want_test=false
 [ "${1:-}" = "--test" ] && want_test=true
@@ -17,7 +23,7 @@ build_packages=(
   pkg-config build-essential file libxdo-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev
   libdbus-1-dev
 )
-test_packages=(xvfb xauth webkit2gtk-driver dbus xdotool imagemagick git gnome-keyring dbus-x11 libsecret-tools chromium)
+test_packages=(xvfb xauth webkit2gtk-driver dbus xdotool imagemagick git gnome-keyring dbus-x11 libsecret-tools chromium python3-venv)
 
 packages=("${build_packages[@]}")
 $want_test && packages+=("${test_packages[@]}")
@@ -41,3 +47,5 @@ if $want_test && ! command -v tauri-driver >/dev/null; then
   echo "Installing tauri-driver (cargo install, ~1 min)"
   cargo install tauri-driver --locked --version '^2' --quiet
 fi
+
+$want_test && "$root/scripts/install-mcp-test-deps.sh"

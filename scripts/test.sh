@@ -9,6 +9,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 scripts/install-deps.sh --test
+# The MCP tests' servers (installed by install-deps.sh --test).
+export GD_TEST_MCP_PYTHON="${GD_TEST_MCP_PYTHON:-$root/target/test-deps/venv-mcp/bin/python}"
+export GD_TEST_MCP_EVERYTHING="${GD_TEST_MCP_EVERYTHING:-$root/target/test-deps/mcp-node/node_modules/@modelcontextprotocol/server-everything/dist/index.js}"
 npm --prefix ui ci --no-audit --no-fund
 npm --prefix ui run build              # type-checks the UI, then bundles it into ui/dist
 npm --prefix ui test                   # the UI's components in Debian's Chromium (Playwright)

@@ -21,6 +21,11 @@ const COMMANDS: &[&str] = &[
     "set_approval_mode",
     "list_models",
     "stop_session",
+    "mcp_status",
+    "mcp_restart_server",
+    "mcp_set_server_enabled",
+    "mcp_server_log",
+    "mcp_authenticate",
 ];
 
 /// Shown by the app when the frontend has not been built, so `cargo check`/`clippy` of the

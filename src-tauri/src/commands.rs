@@ -199,3 +199,72 @@ pub async fn list_models(
 pub fn stop_session(state: State<'_, AppState>, session_id: String) -> Result<(), CommandError> {
     state.sessions.stop(&session_id)
 }
+
+/// Asks the session for every MCP server's status: the answers arrive on the
+/// session's event channel (`mcp_server_status` each, then `mcp_discovery`),
+/// like the live updates that follow, so the panel has one code path.
+#[tauri::command]
+pub fn mcp_status(state: State<'_, AppState>, session_id: String) -> Result<(), CommandError> {
+    state.sessions.submit(&session_id, Op::McpStatus)
+}
+
+/// Stops an MCP server and starts it again; its status events follow on
+/// the session's channel.
+#[tauri::command]
+pub fn mcp_restart_server(
+    state: State<'_, AppState>,
+    session_id: String,
+    name: String,
+) -> Result<(), CommandError> {
+    state
+        .sessions
+        .submit(&session_id, Op::McpRestartServer { name })
+}
+
+/// Turns an MCP server off or on without touching its settings entry: the
+/// choice is persisted in `~/.gemini/mcp-server-enablement.json` (Gemini
+/// CLI's file), so it holds for the next sessions and for Gemini CLI too.
+#[tauri::command]
+pub fn mcp_set_server_enabled(
+    state: State<'_, AppState>,
+    session_id: String,
+    name: String,
+    enabled: bool,
+) -> Result<(), CommandError> {
+    state
+        .sessions
+        .submit(&session_id, Op::McpSetServerEnabled { name, enabled })
+}
+
+/// Asks for the latest stderr lines of an MCP server (answered by an
+/// `mcp_server_log` event on the session's channel).
+#[tauri::command]
+pub fn mcp_server_log(
+    state: State<'_, AppState>,
+    session_id: String,
+    name: String,
+) -> Result<(), CommandError> {
+    state
+        .sessions
+        .submit(&session_id, Op::McpServerLog { name })
+}
+
+/// Signs in to an MCP server that answered 401. OAuth for MCP servers is not
+/// implemented yet: this says so plainly instead of pretending, so the panel
+/// can show the reason next to the server.
+#[tauri::command]
+pub fn mcp_authenticate(
+    state: State<'_, AppState>,
+    session_id: String,
+    name: String,
+) -> Result<(), CommandError> {
+    // Validate the session first, so a stale panel gets the usual error.
+    state.sessions.approval_mode(&session_id)?;
+    Err(CommandError::new(
+        CommandErrorKind::Input,
+        format!(
+            "Signing in to MCP server '{name}' (OAuth) is not supported yet. Give the server a \
+             token in its settings entry (`headers: {{\"Authorization\": \"Bearer $TOKEN\"}}`) instead."
+        ),
+    ))
+}

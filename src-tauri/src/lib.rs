@@ -80,6 +80,11 @@ pub fn run() {
             commands::set_approval_mode,
             commands::list_models,
             commands::stop_session,
+            commands::mcp_status,
+            commands::mcp_restart_server,
+            commands::mcp_set_server_enabled,
+            commands::mcp_server_log,
+            commands::mcp_authenticate,
         ])
         .run(tauri::generate_context!("../tauri.conf.json"));
     if let Err(error) = result {

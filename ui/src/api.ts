@@ -94,6 +94,34 @@ export function listModels(sessionId: string): Promise<ModelChoice[]> {
 }
 
 /**
+ * Asks for every MCP server's status. The answers (`mcp_server_status` per server, then
+ * `mcp_discovery`) arrive on the session's event channel, like the live updates that follow.
+ */
+export function mcpStatus(sessionId: string): Promise<void> {
+  return invoke("mcp_status", { sessionId });
+}
+
+/** Stops an MCP server and starts it again; its status events follow on the channel. */
+export function mcpRestartServer(sessionId: string, name: string): Promise<void> {
+  return invoke("mcp_restart_server", { sessionId, name });
+}
+
+/** Turns an MCP server off or on (persisted; the settings entry stays as it is). */
+export function mcpSetServerEnabled(sessionId: string, name: string, enabled: boolean): Promise<void> {
+  return invoke("mcp_set_server_enabled", { sessionId, name, enabled });
+}
+
+/** Asks for a server's stderr tail (answered by an `mcp_server_log` event). */
+export function mcpServerLog(sessionId: string, name: string): Promise<void> {
+  return invoke("mcp_server_log", { sessionId, name });
+}
+
+/** Signs in to an MCP server that needs OAuth (rejects with the reason when it cannot). */
+export function mcpAuthenticate(sessionId: string, name: string): Promise<void> {
+  return invoke("mcp_authenticate", { sessionId, name });
+}
+
+/**
  * Opens `url` in the system browser (the opener plugin's `open_url` command). The UI never
  * navigates its own webview to a link.
  */

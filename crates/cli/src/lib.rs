@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use gd_core::Session;
-use gd_protocol::{ErrorKind, Event, Op, TurnStatus};
+use gd_protocol::{ErrorKind, Event, McpServerState, Op, TurnStatus};
 use tracing_subscriber::EnvFilter;
 
 use crate::args::{Args, Command};
@@ -144,9 +144,51 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
         if let Err(e) = output.event(&event) {
             return broken_pipe(e);
         }
+        if let Some(warning) = mcp_problem(&event)
+            && let Err(e) = output.event(&warning)
+        {
+            return broken_pipe(e);
+        }
     };
+    // Stop the MCP servers: their process groups get SIGTERM now, and the
+    // process exits without waiting for them (as Gemini CLI does).
+    if let Some(mcp) = handle.mcp() {
+        mcp.terminate();
+    }
     let _ = handle.submit(Op::Shutdown);
+    finish(output, &session_id, status, last_error, &stats, started)
+}
 
+/// An MCP server that could not start, as a warning on stderr (Gemini CLI
+/// reports these too; the run goes on without the server's tools).
+fn mcp_problem(event: &Event) -> Option<Event> {
+    let Event::McpServerStatus { status } = event else {
+        return None;
+    };
+    // An invalid settings entry (no transport): the launch warnings said so already.
+    status.transport?;
+    let what = match status.state {
+        McpServerState::Error if status.restarts == 0 => "failed",
+        McpServerState::NeedsAuth => "needs authentication",
+        _ => return None,
+    };
+    Some(Event::Warning {
+        message: format!(
+            "MCP server '{}' {what}: {}",
+            status.name,
+            status.error.as_deref().unwrap_or("unknown error")
+        ),
+    })
+}
+
+fn finish(
+    output: &mut dyn Output,
+    session_id: &str,
+    status: TurnStatus,
+    last_error: Option<(ErrorKind, String)>,
+    stats: &Stats,
+    started: Instant,
+) -> i32 {
     let fatal = match status {
         TurnStatus::Completed => None,
         // Headless sessions cannot decline (nobody is asked), but treat it as a cancel.
@@ -169,12 +211,12 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
     match fatal {
         None => {
             let duration = started.elapsed().as_millis() as u64;
-            match output.success(&session_id, &stats, duration) {
+            match output.success(session_id, stats, duration) {
                 Ok(()) => exit::SUCCESS,
                 Err(e) => broken_pipe(e),
             }
         }
-        Some(fatal) => report_failure(output, Some(&session_id), &fatal, &stats, started),
+        Some(fatal) => report_failure(output, Some(session_id), &fatal, stats, started),
     }
 }
 

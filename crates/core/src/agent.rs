@@ -29,6 +29,10 @@ pub struct Agent {
     requests_made: u32,
     /// After a compression that did not help, do not try again every turn.
     compression_disabled: bool,
+    /// The MCP servers' first discovery is over (or there are none).
+    tools_ready: bool,
+    /// The tool generation the chat's declarations were taken from.
+    tools_generation: Option<u64>,
 }
 
 impl Agent {
@@ -46,7 +50,30 @@ impl Agent {
             loops: LoopDetector::new(),
             requests_made: 0,
             compression_disabled: false,
+            tools_ready: false,
+            tools_generation: None,
         }
+    }
+
+    /// Brings the chat's declared tools up to date before a model request.
+    /// Before the first request it waits until the MCP servers' discovery
+    /// is over, as Gemini CLI does. `false` when cancelled while waiting.
+    async fn sync_tools(&mut self, cancel: &CancellationToken) -> bool {
+        let tools = self.scheduler.tools().clone();
+        if !self.tools_ready {
+            tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return false,
+                _ = tools.ready() => {}
+            }
+            self.tools_ready = true;
+        }
+        let generation = tools.generation();
+        if self.tools_generation != Some(generation) {
+            self.chat.set_tools(tools.current().declarations());
+            self.tools_generation = Some(generation);
+        }
+        true
     }
 
     /// Runs a user turn to its end and reports how it ended. Every event of
@@ -103,6 +130,12 @@ impl Agent {
                         fatal: true,
                     });
                 return TurnStatus::TurnLimitReached;
+            }
+            if !self.sync_tools(cancel).await {
+                if message.has_function_response() {
+                    self.chat.append(message);
+                }
+                return TurnStatus::Cancelled;
             }
             self.requests_made += 1;
             self.compress_if_needed(&message, cancel, sink).await;

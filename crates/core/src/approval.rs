@@ -30,14 +30,16 @@ pub enum Verdict {
 pub trait ApprovalPolicy: Send + Sync {
     fn decide(&self, tool: &dyn Tool, args: &Value) -> Verdict;
 
-    /// The user chose "always allow" for a call like this one (for the rest
-    /// of the session; with `save`, also in the user's policy files).
+    /// The user chose an "always allow" outcome for a call like this one:
+    /// `ProceedAlways` (similar calls, for the rest of the session),
+    /// `ProceedAlwaysAndSave` (also in the user's policy files) or
+    /// `ProceedAlwaysServer` (every tool of the call's MCP server).
     fn remember(
         &self,
         tool: &dyn Tool,
         args: &Value,
         details: Option<&ConfirmationDetails>,
-        save: bool,
+        outcome: ConfirmationOutcome,
     ) -> Result<(), String>;
 }
 
@@ -55,7 +57,7 @@ impl ApprovalPolicy for AllowAll {
         _: &dyn Tool,
         _: &Value,
         _: Option<&ConfirmationDetails>,
-        _: bool,
+        _: ConfirmationOutcome,
     ) -> Result<(), String> {
         Ok(())
     }

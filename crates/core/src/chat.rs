@@ -103,6 +103,15 @@ impl Chat {
         }
     }
 
+    /// The tools declared from the next request on.
+    pub fn set_tools(&mut self, tools: Vec<FunctionDeclaration>) {
+        self.tools = tools;
+    }
+
+    pub fn tools(&self) -> &[FunctionDeclaration] {
+        &self.tools
+    }
+
     pub fn history(&self) -> &[Content] {
         &self.history
     }

@@ -20,4 +20,27 @@ impl EventSink {
     pub fn emit(&self, event: Event) {
         let _ = self.tx.send(event);
     }
+
+    /// A sink that does not keep the stream open: once the session's own
+    /// sinks are gone, the frontend sees the end of the stream.
+    pub fn downgrade(&self) -> WeakEventSink {
+        WeakEventSink {
+            tx: self.tx.downgrade(),
+        }
+    }
+}
+
+/// An [`EventSink`] that does not keep the stream open.
+#[derive(Debug, Clone)]
+pub struct WeakEventSink {
+    tx: mpsc::WeakUnboundedSender<Event>,
+}
+
+impl WeakEventSink {
+    /// Sends an event if the stream is still open.
+    pub fn emit(&self, event: Event) {
+        if let Some(tx) = self.tx.upgrade() {
+            let _ = tx.send(event);
+        }
+    }
 }

@@ -16,12 +16,14 @@ use thiserror::Error;
 use tracing::{debug, warn};
 
 use crate::config::{ApprovalMode, FileFiltering, SessionConfig, default_generation_config};
-use crate::policy::PolicyApproval;
+use crate::policy::{PolicyApproval, mcp_settings_rules};
 use crate::prompts::resolve_system_prompt;
-use crate::tools::ToolRegistry;
 use crate::tools::discovered::discover;
+use crate::tools::mcp::McpTools;
 #[cfg(unix)]
 use crate::tools::shell;
+use crate::tools::{SessionTools, ToolRegistry};
+use gd_mcp::{McpManager, McpOptions};
 use gd_policy::{AUTO_SAVED_POLICY_FILE, PolicyEngine, PolicySources};
 
 /// The model used when nothing else names one.
@@ -94,7 +96,9 @@ pub struct LaunchOptions {
 pub struct Launch {
     pub config: SessionConfig,
     pub client: GeminiClient,
-    pub tools: ToolRegistry,
+    /// The built-in and discovered tools, and the MCP servers (already
+    /// starting when a Tokio runtime was running during [`prepare`]).
+    pub tools: SessionTools,
     pub policy: Arc<PolicyApproval>,
     pub settings: Settings,
     /// Problems that did not stop the launch (e.g. a broken policy file).
@@ -120,18 +124,6 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     .map_err(|e| LaunchError::Config(e.to_string()))?
     .settings;
 
-    let model = resolve_model(options.model.as_deref(), &env, &settings);
-    let backend = select_backend(&settings, &env)?;
-    let client = GeminiClient::new(
-        backend,
-        ClientOptions {
-            retry: RetryPolicy::from_env(|name| env.get(name)),
-            surface: options.surface.clone(),
-            ..ClientOptions::default()
-        },
-    )
-    .map_err(|e| LaunchError::Config(e.to_string()))?;
-
     let mut workspace_dirs = vec![workspace.clone()];
     for dir in options
         .include_directories
@@ -152,6 +144,26 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
             ),
         }
     }
+
+    // MCP servers are usually the slowest part of a start: start them before
+    // anything else (they are stopped again if the launch fails below).
+    let mcp = StartedMcp(mcp_manager(
+        &settings,
+        &workspace_dirs,
+        home_dir().as_deref(),
+    ));
+
+    let model = resolve_model(options.model.as_deref(), &env, &settings);
+    let backend = select_backend(&settings, &env)?;
+    let client = GeminiClient::new(
+        backend,
+        ClientOptions {
+            retry: RetryPolicy::from_env(|name| env.get(name)),
+            surface: options.surface.clone(),
+            ..ClientOptions::default()
+        },
+    )
+    .map_err(|e| LaunchError::Config(e.to_string()))?;
 
     let system_prompt = resolve_system_prompt(&workspace, env.get("GEMINI_SYSTEM_MD").as_deref())
         .map_err(|e| LaunchError::Config(e.to_string()))?;
@@ -196,8 +208,9 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     let home = home_dir();
     let sources =
         PolicySources::standard(home.as_deref(), Some(&config.workspace_dirs[0]), &getter);
-    let (engine, errors) = PolicyEngine::load(&sources);
+    let (mut engine, errors) = PolicyEngine::load(&sources);
     warnings.extend(errors.iter().map(|e| format!("Policy file skipped: {e}")));
+    engine.add_rules(mcp_settings_rules(&settings));
     let policy = Arc::new(PolicyApproval::new(
         engine,
         approval_mode,
@@ -233,14 +246,66 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
             shell::ReadBackgroundOutput::NAME.to_owned(),
         ]);
     }
+    let mcp = mcp.disarm().map(|manager| {
+        for entry in manager.invalid_entries() {
+            let message = format!("MCP server '{}' not started: {}", entry.0, entry.1);
+            warn!("{message}");
+            warnings.push(message);
+        }
+        let policy = policy.clone();
+        McpTools {
+            manager,
+            exclude: settings.tools.exclude.clone(),
+            declare: Arc::new(move |tool| policy.would_declare(tool)),
+        }
+    });
     Ok(Launch {
         config,
         client,
-        tools,
+        tools: SessionTools {
+            registry: tools,
+            mcp,
+        },
         policy,
         settings,
         warnings,
     })
+}
+
+/// The session's MCP servers from `mcpServers` (none when there are none),
+/// started at once when a Tokio runtime is running.
+fn mcp_manager(
+    settings: &Settings,
+    workspace_dirs: &[PathBuf],
+    home: Option<&Path>,
+) -> Option<McpManager> {
+    if settings.mcp_servers.is_empty() {
+        return None;
+    }
+    let options = McpOptions::from_settings(settings, workspace_dirs.to_vec(), home);
+    let manager = McpManager::new(options);
+    if tokio::runtime::Handle::try_current().is_ok() {
+        manager.start();
+    }
+    Some(manager)
+}
+
+/// MCP servers started during a launch that may still fail: stopped again
+/// unless the launch succeeds.
+struct StartedMcp(Option<McpManager>);
+
+impl StartedMcp {
+    fn disarm(mut self) -> Option<McpManager> {
+        self.0.take()
+    }
+}
+
+impl Drop for StartedMcp {
+    fn drop(&mut self) {
+        if let Some(manager) = self.0.take() {
+            manager.terminate();
+        }
+    }
 }
 
 /// `explicit`, else `GEMINI_MODEL`, else `model.name`, else the default.

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::sync::RwLock;
 
-use gd_policy::{Decision, Mode, PolicyEngine, Rule, RuleDecision, Tier, ToolCall};
-use gd_protocol::ConfirmationDetails;
+use gd_policy::{Decision, Mode, PolicyEngine, Rule, RuleDecision, RuleSource, Tier, ToolCall};
+use gd_protocol::{ConfirmationDetails, ConfirmationOutcome};
 use serde_json::Value;
 use tracing::info;
 
@@ -66,9 +66,30 @@ impl PolicyApproval {
         )
     }
 
-    /// The rules "always allow" adds for a call like this one: the root
-    /// commands of a shell command, the server of an MCP tool, else the tool.
-    fn rules_for(tool: &dyn Tool, details: Option<&ConfirmationDetails>) -> Vec<Rule> {
+    /// The rules an "always allow" adds for a call like this one: the root
+    /// commands of a shell command; for an MCP tool the tool on its server,
+    /// or the whole server with `ProceedAlwaysServer`; else the tool.
+    fn rules_for(
+        tool: &dyn Tool,
+        details: Option<&ConfirmationDetails>,
+        outcome: ConfirmationOutcome,
+    ) -> Vec<Rule> {
+        if let Some(server) = tool.mcp_server() {
+            let mut rule = Rule::any_tool(RuleDecision::Allow);
+            rule.mcp_name = Some(server.to_owned());
+            if outcome != ConfirmationOutcome::ProceedAlwaysServer {
+                // The tool's own name on the server, the way the engine
+                // reads `mcp_<server>_<tool>` names.
+                let bare = tool
+                    .name()
+                    .strip_prefix("mcp_")
+                    .and_then(|r| r.strip_prefix(server))
+                    .and_then(|r| r.strip_prefix('_'))
+                    .unwrap_or(tool.name());
+                rule.tool_names = vec![bare.to_owned()];
+            }
+            return vec![rule];
+        }
         match details {
             Some(ConfirmationDetails::Execute { root_commands, .. })
                 if !root_commands.is_empty() =>
@@ -78,15 +99,69 @@ impl PolicyApproval {
                     .map(|root| Rule::for_command_prefix(root.clone(), RuleDecision::Allow))
                     .collect()
             }
-            _ => {
-                let mut rule = Rule::for_tool(tool.name(), RuleDecision::Allow);
-                if let Some(server) = tool.mcp_server() {
-                    rule.mcp_name = Some(server.to_owned());
-                }
-                vec![rule]
-            }
+            _ => vec![Rule::for_tool(tool.name(), RuleDecision::Allow)],
         }
     }
+}
+
+/// Priority (User tier) of the allow rule for a server with `trust: true`
+/// (Gemini CLI: 4.2).
+pub const TRUSTED_MCP_SERVER_PRIORITY: u16 = 200;
+/// Priority (User tier) of the allow rule for a server in `mcp.allowed` (4.1).
+pub const ALLOWED_MCP_SERVER_PRIORITY: u16 = 100;
+/// Priority (User tier) of the deny rule for a server in `mcp.excluded` (4.9).
+pub const EXCLUDED_MCP_SERVER_PRIORITY: u16 = 900;
+
+/// The rules Gemini CLI derives from MCP settings: servers with `trust:
+/// true` and servers in `mcp.allowed` run without asking (except in plan
+/// mode); servers in `mcp.excluded` are denied. A user's or admin's own
+/// policy files still decide above them where their priorities are higher.
+pub fn mcp_settings_rules(settings: &gd_settings::Settings) -> Vec<Rule> {
+    let modes = vec![Mode::Default, Mode::AutoEdit, Mode::Yolo];
+    let source = |key: String| RuleSource {
+        path: PathBuf::from(format!("<settings>/{key}")),
+        line: 0,
+    };
+    let server_rule = |server: &str, decision, priority, key: String, modes: Vec<Mode>| {
+        let mut rule = Rule::any_tool(decision);
+        rule.mcp_name = Some(server.to_owned());
+        rule.tier = Tier::User;
+        rule.priority = priority;
+        rule.modes = modes;
+        rule.source = Some(source(key));
+        rule
+    };
+    let mut rules = Vec::new();
+    for (name, entry) in &settings.mcp_servers {
+        if entry.get("trust").and_then(serde_json::Value::as_bool) == Some(true) {
+            rules.push(server_rule(
+                name,
+                RuleDecision::Allow,
+                TRUSTED_MCP_SERVER_PRIORITY,
+                format!("mcpServers.{name}.trust"),
+                modes.clone(),
+            ));
+        }
+    }
+    for name in settings.mcp.allowed.iter().flatten() {
+        rules.push(server_rule(
+            name,
+            RuleDecision::Allow,
+            ALLOWED_MCP_SERVER_PRIORITY,
+            "mcp.allowed".into(),
+            modes.clone(),
+        ));
+    }
+    for name in &settings.mcp.excluded {
+        rules.push(server_rule(
+            name,
+            RuleDecision::Deny,
+            EXCLUDED_MCP_SERVER_PRIORITY,
+            "mcp.excluded".into(),
+            Vec::new(),
+        ));
+    }
+    rules
 }
 
 /// Our approval modes as the policy engine names them.
@@ -120,9 +195,10 @@ impl ApprovalPolicy for PolicyApproval {
         tool: &dyn Tool,
         _args: &Value,
         details: Option<&ConfirmationDetails>,
-        save: bool,
+        outcome: ConfirmationOutcome,
     ) -> Result<(), String> {
-        for mut rule in Self::rules_for(tool, details) {
+        let save = outcome == ConfirmationOutcome::ProceedAlwaysAndSave;
+        for mut rule in Self::rules_for(tool, details, outcome) {
             if save {
                 let Some(file) = &self.saved_rules else {
                     return Err("no home directory to save policies in".into());

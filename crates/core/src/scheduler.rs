@@ -25,7 +25,9 @@ use tracing::{Instrument, info_span, warn};
 use crate::approval::{Answer, ApprovalPolicy, Confirmations, Verdict};
 use crate::chat::ToolCallRequest;
 use crate::events::EventSink;
-use crate::tools::{LlmContent, OutputSink, Tool, ToolContext, ToolRegistry, ToolResult, schema};
+use crate::tools::{
+    LiveTools, LlmContent, OutputSink, Tool, ToolContext, ToolRegistry, ToolResult, schema,
+};
 
 /// The message sent to the model for a call that was cancelled.
 pub const CANCELLED_MESSAGE: &str = "[Operation Cancelled] Reason: User cancelled the operation.";
@@ -68,7 +70,7 @@ impl BatchOutcome {
 
 #[derive(Clone)]
 pub struct Scheduler {
-    registry: Arc<ToolRegistry>,
+    tools: Arc<LiveTools>,
     policy: Arc<dyn ApprovalPolicy>,
     confirmations: Arc<Confirmations>,
 }
@@ -96,20 +98,36 @@ struct Call {
 }
 
 impl Scheduler {
+    /// A scheduler for a fixed set of tools.
     pub fn new(
         registry: Arc<ToolRegistry>,
         policy: Arc<dyn ApprovalPolicy>,
         confirmations: Arc<Confirmations>,
     ) -> Self {
+        let registry = Arc::try_unwrap(registry).unwrap_or_else(|shared| (*shared).clone());
+        Self::with_tools(Arc::new(LiveTools::fixed(registry)), policy, confirmations)
+    }
+
+    /// A scheduler for tools that may change between batches (MCP).
+    pub fn with_tools(
+        tools: Arc<LiveTools>,
+        policy: Arc<dyn ApprovalPolicy>,
+        confirmations: Arc<Confirmations>,
+    ) -> Self {
         Self {
-            registry,
+            tools,
             policy,
             confirmations,
         }
     }
 
-    pub fn registry(&self) -> &ToolRegistry {
-        &self.registry
+    /// The tools as of now.
+    pub fn registry(&self) -> Arc<ToolRegistry> {
+        self.tools.current()
+    }
+
+    pub fn tools(&self) -> &Arc<LiveTools> {
+        &self.tools
     }
 
     /// Executes `calls` and returns their results in call order.
@@ -127,9 +145,10 @@ impl Scheduler {
             });
             emit_state(sink, &call.call_id, ToolCallState::Validating);
         }
+        let registry = self.tools.current();
         let mut batch = Vec::with_capacity(calls.len());
         for request in calls {
-            batch.push(self.validate(request, ctx, sink).await);
+            batch.push(self.validate(&registry, request, ctx, sink).await);
         }
         let declined = self.ask_approvals(&mut batch, ctx, sink).await;
         let completed = self.execute_all(batch, ctx, sink).await;
@@ -142,11 +161,12 @@ impl Scheduler {
     /// Phase 1: look up, check the arguments, prepare, ask the policy.
     async fn validate(
         &self,
+        registry: &ToolRegistry,
         request: &ToolCallRequest,
         ctx: &ToolContext,
         sink: &EventSink,
     ) -> Call {
-        let tool = self.registry.get(&request.name).cloned();
+        let tool = registry.get(&request.name).cloned();
         let mut call = Call {
             request: request.clone(),
             tool: tool.clone(),
@@ -161,7 +181,7 @@ impl Scheduler {
                 break 'stage Stage::Cancelled(CANCELLED_MESSAGE);
             }
             let Some(tool) = tool else {
-                break 'stage Stage::Failed(self.registry.not_found_message(&request.name));
+                break 'stage Stage::Failed(registry.not_found_message(&request.name));
             };
             if let Err(problem) = schema::validate(&call.args, tool.parameter_schema()) {
                 break 'stage Stage::Failed(format!(
@@ -240,9 +260,13 @@ impl Scheduler {
         match answer.outcome {
             ConfirmationOutcome::Cancel => Stage::Cancelled(DECLINED_MESSAGE),
             ConfirmationOutcome::ProceedOnce => self.scheduled(call, sink),
-            ConfirmationOutcome::ProceedAlways | ConfirmationOutcome::ProceedAlwaysAndSave => {
-                let save = answer.outcome == ConfirmationOutcome::ProceedAlwaysAndSave;
-                if let Err(error) = self.policy.remember(tool, &call.args, Some(&details), save) {
+            ConfirmationOutcome::ProceedAlways
+            | ConfirmationOutcome::ProceedAlwaysAndSave
+            | ConfirmationOutcome::ProceedAlwaysServer => {
+                if let Err(error) =
+                    self.policy
+                        .remember(tool, &call.args, Some(&details), answer.outcome)
+                {
                     warn!(%error, "could not remember the approval");
                     sink.emit(Event::Warning {
                         message: format!("Could not save the approval: {error}"),
@@ -318,7 +342,7 @@ impl Scheduler {
         let mut group: Vec<Call> = Vec::new();
         for call in batch {
             let concurrent = matches!(call.stage, Stage::Approved { .. })
-                && call.tool.as_ref().is_some_and(|t| t.kind().is_read_only())
+                && call.tool.as_ref().is_some_and(|t| t.runs_concurrently())
                 && call.args.get("wait_for_previous") != Some(&Value::Bool(true));
             if !concurrent && !group.is_empty() {
                 completed.extend(

@@ -2,21 +2,27 @@
 //! operations one at a time, and a cheap handle to talk to it.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use gd_gemini::GeminiClient;
-use gd_protocol::{Event, Op};
-use tokio::sync::mpsc;
+use gd_mcp::{McpEvent, McpManager};
+use gd_protocol::{ErrorKind, Event, InputItem, McpDiscoveryState, Op};
+use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
-use tracing::{Instrument, info_span};
+use tracing::{Instrument, info_span, warn};
 
 use crate::agent::Agent;
 use crate::approval::{Answer, ApprovalPolicy, Confirmations};
 use crate::chat::Chat;
 use crate::config::SessionConfig;
-use crate::events::EventSink;
+use crate::events::{EventSink, WeakEventSink};
 use crate::scheduler::Scheduler;
 use crate::tools::services::ModelAccess;
-use crate::tools::{ToolRegistry, ToolServices};
+use crate::tools::{LiveTools, SessionTools, ToolServices};
+
+/// How long MCP servers get to exit when the session ends before they are
+/// killed.
+pub const MCP_SHUTDOWN_GRACE: Duration = Duration::from_millis(500);
 
 /// Sends operations to a session. Cloneable; the session ends when every
 /// handle is dropped or [`Op::Shutdown`] is processed.
@@ -26,6 +32,9 @@ pub struct SessionHandle {
     ops: mpsc::UnboundedSender<Op>,
     current_turn: Arc<Mutex<Option<CancellationToken>>>,
     confirmations: Arc<Confirmations>,
+    mcp: Option<McpManager>,
+    events: WeakEventSink,
+    finished: CancellationToken,
 }
 
 impl std::fmt::Debug for SessionHandle {
@@ -53,8 +62,10 @@ impl SessionHandle {
         &self.session_id
     }
 
-    /// Queues an operation. [`Op::Interrupt`] and [`Op::ConfirmTool`] take
-    /// effect immediately, even while a turn is running.
+    /// Queues an operation. [`Op::Interrupt`], [`Op::ConfirmTool`] and the
+    /// MCP operations other than [`Op::McpRunPrompt`] take effect
+    /// immediately, even while a turn is running; their answers and
+    /// failures arrive as events.
     pub fn submit(&self, op: Op) -> Result<(), SessionError> {
         match op {
             Op::Interrupt => {
@@ -75,8 +86,78 @@ impl SessionHandle {
                     Err(SessionError::NoSuchConfirmation(call_id))
                 }
             }
+            Op::McpStatus => {
+                self.ensure_open()?;
+                match &self.mcp {
+                    Some(mcp) => emit_snapshot(mcp, &|e| self.events.emit(e)),
+                    None => self.events.emit(Event::McpDiscovery {
+                        state: McpDiscoveryState::Completed,
+                    }),
+                }
+                Ok(())
+            }
+            Op::McpRestartServer { name } => {
+                self.ensure_open()?;
+                let result = self.with_mcp(&name, |mcp| mcp.restart(&name));
+                self.report(result);
+                Ok(())
+            }
+            Op::McpSetServerEnabled { name, enabled } => {
+                self.ensure_open()?;
+                let result = self.with_mcp(&name, |mcp| mcp.set_enabled(&name, enabled));
+                self.report(result);
+                Ok(())
+            }
+            Op::McpServerLog { name } => {
+                self.ensure_open()?;
+                let result = self.with_mcp(&name, |mcp| {
+                    mcp.log(&name)
+                        .ok_or_else(|| format!("MCP server '{name}' is not configured"))
+                });
+                match result {
+                    Ok(lines) => self.events.emit(Event::McpServerLog { name, lines }),
+                    Err(message) => self.report::<()>(Err(message)),
+                }
+                Ok(())
+            }
+            Op::McpListPrompts => {
+                self.ensure_open()?;
+                let prompts = self.mcp.as_ref().map(|m| m.prompts()).unwrap_or_default();
+                self.events.emit(Event::McpPrompts { prompts });
+                Ok(())
+            }
             op => self.ops.send(op).map_err(|_| SessionError::Closed),
         }
+    }
+
+    fn ensure_open(&self) -> Result<(), SessionError> {
+        if self.ops.is_closed() {
+            Err(SessionError::Closed)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn with_mcp<T>(
+        &self,
+        name: &str,
+        f: impl FnOnce(&McpManager) -> Result<T, String>,
+    ) -> Result<T, String> {
+        match &self.mcp {
+            Some(mcp) => f(mcp),
+            None => Err(format!("MCP server '{name}' is not configured")),
+        }
+    }
+
+    fn report<T>(&self, result: Result<T, String>) {
+        if let Err(message) = result {
+            self.events.emit(Event::Warning { message });
+        }
+    }
+
+    /// The session's MCP servers, if it has any configured.
+    pub fn mcp(&self) -> Option<&McpManager> {
+        self.mcp.as_ref()
     }
 
     /// Cancels the running turn, if any.
@@ -90,35 +171,64 @@ impl SessionHandle {
             token.cancel();
         }
     }
+
+    /// Resolves when the session has ended (after [`Op::Shutdown`], its MCP
+    /// servers stopped).
+    pub async fn closed(&self) {
+        self.finished.cancelled().await;
+    }
+}
+
+/// Every server's status, then the discovery state.
+fn emit_snapshot(mcp: &McpManager, emit: &dyn Fn(Event)) {
+    for status in mcp.statuses() {
+        emit(Event::McpServerStatus { status });
+    }
+    emit(Event::McpDiscovery {
+        state: mcp.discovery_state(),
+    });
 }
 
 pub struct Session;
 
 impl Session {
     /// Starts a session on the current Tokio runtime. The first event is
-    /// [`Event::SessionConfigured`].
+    /// [`Event::SessionConfigured`]. MCP servers among `tools` are started
+    /// (if `launch` has not already) and stopped when the session ends.
     pub fn spawn(
         config: SessionConfig,
         client: GeminiClient,
-        tools: ToolRegistry,
+        tools: impl Into<SessionTools>,
         policy: Arc<dyn ApprovalPolicy>,
     ) -> (SessionHandle, mpsc::UnboundedReceiver<Event>) {
+        let tools: SessionTools = tools.into();
+        let mcp = tools.mcp.as_ref().map(|m| m.manager.clone());
+        let mcp_events = mcp.as_ref().map(|m| {
+            let events = m.subscribe();
+            m.start();
+            events
+        });
         let (sink, events) = EventSink::new();
         let (ops_tx, mut ops_rx) = mpsc::unbounded_channel();
         let current_turn = Arc::new(Mutex::new(None::<CancellationToken>));
         let confirmations = Arc::new(Confirmations::default());
+        let finished = CancellationToken::new();
         let handle = SessionHandle {
             session_id: config.session_id.clone(),
             ops: ops_tx,
             current_turn: current_turn.clone(),
             confirmations: confirmations.clone(),
+            mcp: mcp.clone(),
+            events: sink.downgrade(),
+            finished: finished.clone(),
         };
-        let tools = Arc::new(tools);
+        let tools = Arc::new(LiveTools::new(tools));
+        let current = tools.current();
         let chat = Chat::new(
             client.clone(),
             config.model.clone(),
             &config.system_prompt,
-            tools.declarations(),
+            current.declarations(),
             config.effective_generation_config(),
             config.session_id.clone(),
         );
@@ -131,9 +241,16 @@ impl Session {
                 .iter()
                 .map(|d| d.display().to_string())
                 .collect(),
-            tools: tools.names(),
+            tools: current.names(),
         });
         let span = info_span!("session", session_id = %config.session_id);
+        if let (Some(manager), Some(events)) = (&mcp, mcp_events) {
+            emit_snapshot(manager, &|e| sink.emit(e));
+            tokio::spawn(
+                forward_mcp_events(events, tools.clone(), sink.downgrade(), finished.clone())
+                    .instrument(span.clone()),
+            );
+        }
         let services = Arc::new(ToolServices {
             temp_dir: config.temp_dir.clone(),
             home: crate::launch::home_dir(),
@@ -147,31 +264,105 @@ impl Session {
         let mut agent = Agent::new(
             config,
             chat,
-            Scheduler::new(tools, policy, confirmations),
+            Scheduler::with_tools(tools, policy, confirmations),
             services,
         );
         tokio::spawn(
             async move {
                 let mut turns = 0u64;
                 while let Some(op) = ops_rx.recv().await {
-                    match op {
-                        Op::UserTurn { items } => {
-                            turns += 1;
-                            let cancel = CancellationToken::new();
-                            *current_turn.lock().unwrap_or_else(|e| e.into_inner()) =
-                                Some(cancel.clone());
-                            agent
-                                .run_turn(&format!("turn-{turns}"), items, cancel, &sink)
-                                .await;
-                            *current_turn.lock().unwrap_or_else(|e| e.into_inner()) = None;
+                    let items = match op {
+                        Op::UserTurn { items } => items,
+                        Op::McpRunPrompt {
+                            server,
+                            name,
+                            arguments,
+                        } => {
+                            let Some(manager) = &mcp else {
+                                sink.emit(Event::Warning {
+                                    message: format!("MCP server '{server}' is not configured"),
+                                });
+                                continue;
+                            };
+                            match manager.get_prompt(&server, &name, &arguments).await {
+                                Ok(text) if !text.trim().is_empty() => {
+                                    vec![InputItem::Text { text }]
+                                }
+                                Ok(_) => {
+                                    sink.emit(Event::Warning {
+                                        message: format!(
+                                            "MCP prompt '{name}' of server '{server}' has no text."
+                                        ),
+                                    });
+                                    continue;
+                                }
+                                Err(e) => {
+                                    sink.emit(Event::Error {
+                                        kind: ErrorKind::Internal,
+                                        message: format!(
+                                            "Cannot get MCP prompt '{name}' of server '{server}': {e}"
+                                        ),
+                                        status: None,
+                                        fatal: false,
+                                    });
+                                    continue;
+                                }
+                            }
                         }
-                        Op::Interrupt | Op::ConfirmTool { .. } => {}
                         Op::Shutdown => break,
-                    }
+                        _ => continue,
+                    };
+                    turns += 1;
+                    let cancel = CancellationToken::new();
+                    *current_turn.lock().unwrap_or_else(|e| e.into_inner()) = Some(cancel.clone());
+                    agent
+                        .run_turn(&format!("turn-{turns}"), items, cancel, &sink)
+                        .await;
+                    *current_turn.lock().unwrap_or_else(|e| e.into_inner()) = None;
                 }
+                ops_rx.close();
+                if let Some(manager) = &mcp {
+                    manager.shutdown(MCP_SHUTDOWN_GRACE).await;
+                }
+                finished.cancel();
             }
             .instrument(span),
         );
         (handle, events)
+    }
+}
+
+/// Passes the MCP servers' status changes on as session events, and tells
+/// the frontend when the declared tools changed.
+async fn forward_mcp_events(
+    mut events: broadcast::Receiver<McpEvent>,
+    tools: Arc<LiveTools>,
+    sink: WeakEventSink,
+    finished: CancellationToken,
+) {
+    let mut declared = tools.current().names();
+    loop {
+        let event = tokio::select! {
+            _ = finished.cancelled() => return,
+            event = events.recv() => event,
+        };
+        match event {
+            Ok(McpEvent::Status(status)) => sink.emit(Event::McpServerStatus { status }),
+            Ok(McpEvent::Discovery(state)) => sink.emit(Event::McpDiscovery { state }),
+            Ok(McpEvent::ToolsChanged) => {
+                let names = tools.current().names();
+                if names != declared {
+                    declared = names.clone();
+                    sink.emit(Event::ToolsChanged { tools: names });
+                }
+            }
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                warn!(missed, "MCP events were dropped; sending a fresh snapshot");
+                if let Some(mcp) = tools.mcp() {
+                    emit_snapshot(&mcp.manager, &|e| sink.emit(e));
+                }
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        }
     }
 }

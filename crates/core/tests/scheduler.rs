@@ -175,12 +175,12 @@ impl ApprovalPolicy for ScriptedPolicy {
         tool: &dyn Tool,
         _args: &Value,
         _details: Option<&ConfirmationDetails>,
-        save: bool,
+        outcome: ConfirmationOutcome,
     ) -> Result<(), String> {
-        self.remembered
-            .lock()
-            .unwrap()
-            .push((tool.name().into(), save));
+        self.remembered.lock().unwrap().push((
+            tool.name().into(),
+            outcome == ConfirmationOutcome::ProceedAlwaysAndSave,
+        ));
         self.verdicts
             .lock()
             .unwrap()

@@ -197,6 +197,13 @@ impl PolicyEngine {
         (PolicyEngine::new(rules), errors)
     }
 
+    /// Adds rules that hold for the engine's whole life, e.g. those derived
+    /// from settings (trusted MCP servers). They weigh like any rule of
+    /// their tier and priority.
+    pub fn add_rules(&mut self, rules: impl IntoIterator<Item = Rule>) {
+        self.rules.extend(rules);
+    }
+
     /// The loaded rules (built-in and from files), not the session's.
     pub fn rules(&self) -> &[Rule] {
         &self.rules

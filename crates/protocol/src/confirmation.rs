@@ -58,10 +58,14 @@ pub enum ConfirmationOutcome {
     /// Run this call.
     ProceedOnce,
     /// Run it, and similar calls for the rest of the session without asking
-    /// (same tool; same root commands for shell; same server for MCP).
+    /// (same tool; same root commands for shell; the same tool of the same
+    /// server for MCP).
     ProceedAlways,
     /// Like `ProceedAlways`, and write an allow rule to the user's policy file.
     ProceedAlwaysAndSave,
+    /// MCP tools: run it, and every tool of the same MCP server for the rest
+    /// of the session without asking.
+    ProceedAlwaysServer,
     /// Run it with the content the user edited (edits only).
     ModifyWithEditor,
     /// Do not run it; the turn stops so the user can say what to do instead.

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
-use crate::ConfirmationDetails;
+use crate::{ConfirmationDetails, McpDiscoveryState, McpPromptInfo, McpServerStatus};
 
 /// Everything a session reports. Events of one turn arrive in order between
 /// [`Event::TurnStarted`] and [`Event::TurnComplete`].
@@ -118,6 +118,30 @@ pub enum Event {
     TurnComplete {
         turn_id: String,
         status: TurnStatus,
+    },
+    /// The tools declared to the model changed (MCP servers connected,
+    /// crashed or changed their tool lists); the next request uses these.
+    ToolsChanged {
+        tools: Vec<String>,
+    },
+    /// An MCP server changed state (also sent for every server on
+    /// `Op::McpStatus`).
+    McpServerStatus {
+        #[serde(flatten)]
+        status: McpServerStatus,
+    },
+    /// The MCP servers' discovery started or completed.
+    McpDiscovery {
+        state: McpDiscoveryState,
+    },
+    /// The latest lines an MCP server wrote to stderr (answers `Op::McpServerLog`).
+    McpServerLog {
+        name: String,
+        lines: Vec<String>,
+    },
+    /// The prompts of the connected MCP servers (answers `Op::McpListPrompts`).
+    McpPrompts {
+        prompts: Vec<McpPromptInfo>,
     },
 }
 

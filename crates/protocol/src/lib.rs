@@ -9,9 +9,11 @@
 mod command;
 mod confirmation;
 mod event;
+mod mcp;
 mod op;
 
 pub use command::*;
 pub use confirmation::*;
 pub use event::*;
+pub use mcp::*;
 pub use op::*;

@@ -1,5 +1,7 @@
 //! Operations: what a frontend asks a session to do.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -24,6 +26,26 @@ pub enum Op {
         outcome: ConfirmationOutcome,
         /// The user's edited content, with `ModifyWithEditor`.
         content: Option<String>,
+    },
+    /// Report every MCP server's status (`Event::McpServerStatus` each, then
+    /// `Event::McpDiscovery`). Takes effect immediately.
+    McpStatus,
+    /// Stop an MCP server and start it again. Takes effect immediately.
+    McpRestartServer { name: String },
+    /// Turn an MCP server off or on. Persisted in
+    /// `~/.gemini/mcp-server-enablement.json`, the file Gemini CLI's
+    /// `gemini mcp enable/disable` uses. Takes effect immediately.
+    McpSetServerEnabled { name: String, enabled: bool },
+    /// Send the latest stderr lines of an MCP server (`Event::McpServerLog`).
+    McpServerLog { name: String },
+    /// List the prompts of the connected MCP servers (`Event::McpPrompts`).
+    McpListPrompts,
+    /// Fetch an MCP prompt with these arguments and run its text as the
+    /// user's next turn (Gemini CLI's MCP slash commands).
+    McpRunPrompt {
+        server: String,
+        name: String,
+        arguments: BTreeMap<String, String>,
     },
 }
 

@@ -15,6 +15,20 @@ pub struct Settings {
     pub context: ContextSettings,
     pub general: GeneralSettings,
     pub tools: ToolsSettings,
+    /// `mcpServers`: MCP servers by name. Kept as JSON here: each entry is
+    /// checked on its own when the servers start (gd-mcp), so one broken
+    /// entry does not make the whole file unusable.
+    pub mcp_servers: serde_json::Map<String, serde_json::Value>,
+    pub mcp: McpSettings,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct McpSettings {
+    /// `mcp.allowed`: when set, only these servers start.
+    pub allowed: Option<Vec<String>>,
+    /// `mcp.excluded`: these servers never start.
+    pub excluded: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

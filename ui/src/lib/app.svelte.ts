@@ -9,6 +9,7 @@ import type { ModelChoice } from "../protocol/ModelChoice";
 import type { SessionInfo } from "../protocol/SessionInfo";
 import { ChatStore } from "./chat.svelte";
 import { type Confirmation, ConfirmationQueue } from "./confirmations.svelte";
+import { McpStore } from "./mcp.svelte";
 
 export type ConnectionState = "connecting" | "connected" | "busy" | "disconnected";
 
@@ -31,6 +32,11 @@ export class AppController {
 
   readonly chat = new ChatStore();
   readonly confirmations = new ConfirmationQueue();
+  readonly mcp = new McpStore();
+  /** The MCP panel is open. */
+  mcpPanelOpen = $state(false);
+  /** Servers whose details (tools, stderr) are expanded in the panel. */
+  private expandedServers = new Set<string>();
 
   /** Bumped per session, so events of a replaced session are ignored. */
   private generation = 0;
@@ -79,6 +85,7 @@ export class AppController {
     this.disconnectedReason = null;
     this.models = [];
     this.confirmations.clear();
+    this.mcp.clear();
     let info: SessionInfo;
     try {
       info = await api.startSession((event) => {
@@ -103,6 +110,19 @@ export class AppController {
     }
     for (const warning of info.warnings) this.chat.addNotice("warning", warning);
     void this.loadModels(info.session_id, generation);
+    void this.loadMcpStatus(info.session_id);
+  }
+
+  /**
+   * Asks for the MCP servers' status once per session: the answers come as events, and so do all
+   * later changes (the servers started with the session and may still be connecting).
+   */
+  private async loadMcpStatus(sessionId: string): Promise<void> {
+    try {
+      await api.mcpStatus(sessionId);
+    } catch {
+      // The session ended meanwhile; the next one asks again.
+    }
   }
 
   private async loadModels(sessionId: string, generation: number): Promise<void> {
@@ -156,6 +176,15 @@ export class AppController {
       case "turn_complete":
         this.confirmations.clear();
         break;
+      case "mcp_server_status":
+      case "mcp_discovery":
+      case "mcp_server_log": {
+        const changed = this.mcp.handle(event);
+        // A server that changed state may have written to stderr (why it failed): refresh the
+        // tail of an expanded one.
+        if (changed && this.expandedServers.has(changed)) void this.mcpFetchLog(changed);
+        return;
+      }
     }
     const done = this.chat.handle(event);
     if (done) this.busy = false;
@@ -262,6 +291,50 @@ export class AppController {
     this.chat.clear();
     this.confirmations.clear();
     await this.startSession(this.model || undefined);
+  }
+
+  /** Remembers whether a server's details are shown; fetches its stderr tail when expanded. */
+  mcpExpand(name: string, expanded: boolean): void {
+    if (expanded) {
+      this.expandedServers.add(name);
+      void this.mcpFetchLog(name);
+    } else {
+      this.expandedServers.delete(name);
+    }
+  }
+
+  private async mcpFetchLog(name: string): Promise<void> {
+    const session = this.session;
+    if (!session) return;
+    try {
+      await api.mcpServerLog(session.session_id, name);
+    } catch {
+      // No log to show; the server's status still is.
+    }
+  }
+
+  /** Runs an MCP panel action, showing its failure under the server. */
+  private async mcpAction(name: string, action: (sessionId: string) => Promise<void>): Promise<void> {
+    const session = this.session;
+    if (!session) return;
+    this.mcp.setActionError(name, null);
+    try {
+      await action(session.session_id);
+    } catch (error) {
+      this.mcp.setActionError(name, api.errorMessage(error));
+    }
+  }
+
+  mcpRestart(name: string): Promise<void> {
+    return this.mcpAction(name, (id) => api.mcpRestartServer(id, name));
+  }
+
+  mcpSetEnabled(name: string, enabled: boolean): Promise<void> {
+    return this.mcpAction(name, (id) => api.mcpSetServerEnabled(id, name, enabled));
+  }
+
+  mcpAuthenticate(name: string): Promise<void> {
+    return this.mcpAction(name, (id) => api.mcpAuthenticate(id, name));
   }
 
   async switchModel(name: string): Promise<void> {

@@ -249,6 +249,13 @@ export class ChatStore {
       case "turn_complete":
         this.completeTurn(event.status);
         return true;
+      // Not part of the conversation: the MCP panel (lib/mcp.svelte.ts) shows these.
+      case "tools_changed":
+      case "mcp_server_status":
+      case "mcp_discovery":
+      case "mcp_server_log":
+      case "mcp_prompts":
+        return false;
     }
   }
 

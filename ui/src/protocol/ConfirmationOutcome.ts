@@ -3,4 +3,4 @@
 /**
  * How the user answered a confirmation. Sent in [`crate::Op::ConfirmTool`].
  */
-export type ConfirmationOutcome = "proceed_once" | "proceed_always" | "proceed_always_and_save" | "modify_with_editor" | "cancel";
+export type ConfirmationOutcome = "proceed_once" | "proceed_always" | "proceed_always_and_save" | "proceed_always_server" | "modify_with_editor" | "cancel";

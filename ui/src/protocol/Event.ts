@@ -2,6 +2,11 @@
 import type { ConfirmationDetails } from "./ConfirmationDetails";
 import type { ErrorKind } from "./ErrorKind";
 import type { LoopKind } from "./LoopKind";
+import type { McpDiscoveryState } from "./McpDiscoveryState";
+import type { McpPromptInfo } from "./McpPromptInfo";
+import type { McpServerState } from "./McpServerState";
+import type { McpToolInfo } from "./McpToolInfo";
+import type { McpTransportKind } from "./McpTransportKind";
 import type { ToolCallState } from "./ToolCallState";
 import type { ToolCallStatus } from "./ToolCallStatus";
 import type { TurnStatus } from "./TurnStatus";
@@ -26,4 +31,40 @@ display: string | null, error: string | null, duration_ms: number, } | { "type":
 /**
  * An explanation when the reason is not a normal stop.
  */
-message: string | null, } | { "type": "turn_complete", turn_id: string, status: TurnStatus, };
+message: string | null, } | { "type": "turn_complete", turn_id: string, status: TurnStatus, } | { "type": "tools_changed", tools: Array<string>, } | { "type": "mcp_server_status", 
+/**
+ * The key under `mcpServers` in settings.json.
+ */
+name: string, state: McpServerState, 
+/**
+ * `None` when the settings entry is invalid.
+ */
+transport: McpTransportKind | null, 
+/**
+ * `trust: true`: its tools run without asking.
+ */
+trust: boolean, 
+/**
+ * The entry's `description`.
+ */
+description: string | null, 
+/**
+ * Tools offered to the model (after includeTools/excludeTools and schema checks).
+ */
+tools: number, 
+/**
+ * Those tools, for the MCP panel's expandable list (empty unless connected).
+ */
+tool_list: Array<McpToolInfo>, prompts: number, resources: number, 
+/**
+ * Why the server is in `error`, `needs_auth`, `blocked` or `disabled`.
+ */
+error: string | null, 
+/**
+ * Duration of the latest request to the server (initialize, list or call).
+ */
+latency_ms: number | null, 
+/**
+ * Automatic restarts after crashes so far.
+ */
+restarts: number, } | { "type": "mcp_discovery", state: McpDiscoveryState, } | { "type": "mcp_server_log", name: string, lines: Array<string>, } | { "type": "mcp_prompts", prompts: Array<McpPromptInfo>, };

@@ -61,3 +61,25 @@ export const mcpDetails = (server_name, tool_name, tool_display_name, args) => (
 });
 
 export const infoDetails = (prompt, urls) => ({ type: "info", title: "Confirm Web Fetch", prompt, urls });
+
+/** An MCP server's status (protocol `McpServerStatus`), connected with `tools` by default. */
+export const mcpStatus = (name, overrides = {}) => ({
+  name,
+  state: "connected",
+  transport: "stdio",
+  trust: false,
+  description: null,
+  tools: 2,
+  tool_list: [
+    { name: "add", declared_name: `mcp_${name}_add`, description: "Add two integers." },
+    { name: "echo", declared_name: `mcp_${name}_echo`, description: "Return the text unchanged." },
+  ],
+  prompts: 0,
+  resources: 0,
+  error: null,
+  latency_ms: 12,
+  restarts: 0,
+  ...overrides,
+});
+export const mcpServerStatus = (status) => ({ type: "mcp_server_status", ...status });
+export const mcpLog = (name, lines) => ({ type: "mcp_server_log", name, lines });

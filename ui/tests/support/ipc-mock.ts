@@ -14,6 +14,10 @@ interface MockConfig {
   startError?: unknown;
   models?: { name: string; display_name: string }[];
   openWorkspace?: string | null;
+  /** MCP server statuses `mcp_status` answers with (as events on the session channel). */
+  mcpServers?: Record<string, unknown>[];
+  /** The rejection of `mcp_authenticate` (resolves when unset). */
+  mcpAuthError?: unknown;
 }
 
 interface Call {
@@ -105,6 +109,22 @@ mockIPC(async (cmd, args) => {
       if (picked) workspace = picked;
       return picked;
     }
+    case "mcp_status": {
+      // Like the backend: one `mcp_server_status` per server, then `mcp_discovery`, on the
+      // session's channel (after the invoke answered).
+      const servers = config.mcpServers ?? [];
+      setTimeout(() => {
+        for (const status of servers) window.__gd.emit({ type: "mcp_server_status", ...status });
+        window.__gd.emit({ type: "mcp_discovery", state: "completed" });
+      }, 0);
+      return null;
+    }
+    case "mcp_authenticate":
+      if (config.mcpAuthError) throw config.mcpAuthError;
+      return null;
+    case "mcp_restart_server":
+    case "mcp_set_server_enabled":
+    case "mcp_server_log":
     case "send_prompt":
     case "interrupt_turn":
     case "confirm_tool":

@@ -13,6 +13,8 @@ pub mod fs_write;
 pub mod glob;
 pub mod grep;
 pub mod list_directory;
+pub mod live;
+pub mod mcp;
 pub mod memory;
 pub mod read_file;
 pub mod read_many_files;
@@ -41,6 +43,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::FileFiltering;
 use crate::events::EventSink;
 
+pub use live::{LiveTools, SessionTools};
 pub use registry::ToolRegistry;
 pub use services::ToolServices;
 
@@ -255,6 +258,13 @@ pub trait Tool: Send + Sync {
     /// The MCP server a tool belongs to (for policies), if any.
     fn mcp_server(&self) -> Option<&str> {
         None
+    }
+
+    /// Whether calls of this tool may run alongside the calls next to them
+    /// in the same model response (unless a call sets `wait_for_previous`).
+    /// Read-only tools by default; MCP tools too, as in Gemini CLI.
+    fn runs_concurrently(&self) -> bool {
+        self.kind().is_read_only()
     }
 
     /// Checks a call beyond its schema and describes what the user would

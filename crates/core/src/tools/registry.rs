@@ -69,6 +69,22 @@ impl ToolRegistry {
         self.tools.push(tool);
     }
 
+    /// Adds a tool at `index` (clamped), replacing one with the same name.
+    pub fn insert(&mut self, index: usize, tool: Arc<dyn Tool>) {
+        self.tools.retain(|t| t.name() != tool.name());
+        let index = index.min(self.tools.len());
+        self.tools.insert(index, tool);
+    }
+
+    /// Where the tool called `name` is in declaration order.
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.tools.iter().position(|t| t.name() == name)
+    }
+
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
     /// Removes tools by name (settings `tools.exclude`); former names
     /// count too.
     pub fn exclude(&mut self, names: &[String]) {

@@ -76,14 +76,26 @@ impl Harness {
         configure: impl FnOnce(&mut SessionConfig),
         policy: std::sync::Arc<dyn gd_core::approval::ApprovalPolicy>,
     ) -> Self {
+        Self::start_with_tools(scenario, configure, policy, |_| {
+            ToolRegistry::with_builtins().into()
+        })
+    }
+
+    /// Like `start_with_policy`, with the session's tools made by `tools`
+    /// from the workspace path (MCP servers, for instance).
+    pub fn start_with_tools(
+        scenario: Value,
+        configure: impl FnOnce(&mut SessionConfig),
+        policy: std::sync::Arc<dyn gd_core::approval::ApprovalPolicy>,
+        tools: impl FnOnce(&std::path::Path) -> gd_core::tools::live::SessionTools,
+    ) -> Self {
         let (dir, ws) = workspace();
         let fake = FakeGemini::start_with_vars(scenario, &[("WORKSPACE", ws.to_str().unwrap())]);
         let mut config = SessionConfig::new(MODEL, ws.clone(), SYSTEM_PROMPT.into());
         config.temp_dir = dir.path().join("tmp");
         configure(&mut config);
         let client = client_for(&fake, fast_retry(3));
-        let (handle, events) =
-            Session::spawn(config, client, ToolRegistry::with_builtins(), policy);
+        let (handle, events) = Session::spawn(config, client, tools(&ws), policy);
         Self {
             fake,
             workspace: ws,

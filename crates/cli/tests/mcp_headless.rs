@@ -1,0 +1,214 @@
+//! Headless runs with a real MCP server (the python fixture server over
+//! stdio) configured in the workspace's `.gemini/settings.json`: the model
+//! calls an MCP tool and its result reaches the next request; policy rules
+//! with `mcpName` and `server__*` wildcards decide untrusted servers' calls.
+//!
+//! The server needs the python `mcp` package: `GD_TEST_MCP_PYTHON` names the
+//! interpreter, by default the venv scripts/install-mcp-test-deps.sh
+//! installs into target/test-deps.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::*;
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+/// The fixture server's interpreter and script. Like gd-mcp's server
+/// tests, a missing interpreter fails the test rather than skipping it.
+fn fixture_server() -> (String, String) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let python = std::env::var_os("GD_TEST_MCP_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target/test-deps/venv-mcp/bin/python"));
+    assert!(
+        python.exists(),
+        "{} not found: run scripts/install-mcp-test-deps.sh (or scripts/install-deps.sh --test), or set GD_TEST_MCP_PYTHON",
+        python.display()
+    );
+    let script = root.join("tests/fixtures/mcp/fixture_server.py");
+    (
+        python.to_str().unwrap().to_owned(),
+        script.to_str().unwrap().to_owned(),
+    )
+}
+
+/// A workspace settings file with the fixture server as `fixture`.
+fn workspace_settings(run: &Run, python: &str, script: &str, trust: bool) {
+    let settings = json!({
+        "mcpServers": {
+            "fixture": {
+                "command": python,
+                "args": [script, "stdio"],
+                "trust": trust,
+                "timeout": 30000
+            }
+        }
+    });
+    run.write_settings(
+        &run.ws.join(".gemini/settings.json"),
+        &serde_json::to_string_pretty(&settings).unwrap(),
+    );
+}
+
+fn declared(run: &Run, request: usize) -> Vec<Value> {
+    run.bodies()[request]["tools"][0]["functionDeclarations"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// The `functionResponse`s in the last content of a request.
+fn function_responses(run: &Run, request: usize) -> Vec<Value> {
+    let body = &run.bodies()[request];
+    body["contents"].as_array().unwrap().last().unwrap()["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["functionResponse"].clone())
+        .collect()
+}
+
+#[test]
+fn the_model_calls_a_trusted_stdio_mcp_tool_and_gets_its_result() {
+    let (python, script) = fixture_server();
+    let run = Run::new(json!({"steps": [
+        {"functionCalls": [
+            {"name": "@mcp:fixture:add", "args": {"a": 2, "b": 40}},
+            {"name": "@mcp:fixture:echo", "args": {"text": "héllo"}}
+        ]},
+        {"text": "42 and héllo."}
+    ]}));
+    workspace_settings(&run, &python, &script, true);
+    // Default approval mode: a trusted server's tools run without asking.
+    let out = run.run(&["-p", "add and echo", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout_json(&out)["response"], "42 and héllo.");
+
+    // The first request already declares the server's tools (discovery
+    // completes before it), under Gemini CLI's names, with the server's
+    // input schema as parametersJsonSchema.
+    let tools = declared(&run, 0);
+    let add = tools
+        .iter()
+        .find(|d| d["name"] == "mcp_fixture_add")
+        .unwrap_or_else(|| panic!("mcp_fixture_add not declared: {tools:#?}"));
+    assert_eq!(add["description"], "Add two integers.");
+    assert_eq!(
+        add["parametersJsonSchema"]["properties"]["a"]["type"],
+        "integer"
+    );
+    assert!(
+        !tools.iter().any(|d| d["name"] == "mcp_fixture_untyped"),
+        "a tool whose schema lacks types must be skipped"
+    );
+
+    // Both results reach the second request, in call order, as Gemini CLI
+    // sends them (../shared/fixtures/gemini-cli-0.61/d_mcp_tiny_req02).
+    let responses = function_responses(&run, 1);
+    assert_eq!(responses.len(), 2, "{responses:#?}");
+    assert_eq!(responses[0]["name"], "mcp_fixture_add");
+    assert_eq!(
+        responses[0]["response"],
+        json!({"output": "<untrusted_context>\n42\n</untrusted_context>"})
+    );
+    assert_eq!(responses[1]["name"], "mcp_fixture_echo");
+    assert_eq!(
+        responses[1]["response"],
+        json!({"output": "<untrusted_context>\nhéllo\n</untrusted_context>"})
+    );
+
+    let stats = &stdout_json(&out)["stats"]["tools"];
+    assert_eq!(stats["totalCalls"], 2);
+    assert_eq!(stats["totalSuccess"], 2);
+}
+
+#[test]
+fn an_mcp_tool_error_goes_back_to_the_model_as_an_error() {
+    let (python, script) = fixture_server();
+    let run = Run::new(json!({"steps": [
+        {"functionCalls": [{"name": "@mcp:fixture:fail", "args": {"message": "out of cheese"}}]},
+        {"text": "It failed."}
+    ]}));
+    workspace_settings(&run, &python, &script, true);
+    let out = run.run(&["-p", "fail", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let response = &function_responses(&run, 1)[0]["response"];
+    let error = response["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("an isError result must be sent as an error: {response:#}"));
+    assert!(error.contains("out of cheese"), "{error}");
+    assert_eq!(stdout_json(&out)["stats"]["tools"]["totalFail"], 1);
+}
+
+/// Runs a call of the untrusted fixture server's `add` with a policy file,
+/// in `--yolo` when `yolo`; returns the run (for its requests) and the
+/// functionResponse's `response`.
+fn untrusted_add_with_policy(policy: &str, yolo: bool) -> (Run, Value) {
+    let (python, script) = fixture_server();
+    let run = Run::new(json!({"steps": [
+        {"functionCalls": [{"name": "@mcp:fixture:add", "args": {"a": 1, "b": 2}}]},
+        {"text": "done"}
+    ]}));
+    workspace_settings(&run, &python, &script, false);
+    run.write_settings(&run.home.join(".gemini/policies/mcp.toml"), policy);
+    let mut args = vec!["-p", "add", "-o", "json"];
+    if yolo {
+        args.push("--yolo");
+    }
+    let out = run.run(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout_json(&out)["response"], "done");
+    let response = function_responses(&run, 1)[0]["response"].clone();
+    (run, response)
+}
+
+#[test]
+fn an_mcp_name_allow_rule_lets_an_untrusted_server_run_headless() {
+    let (_run, response) = untrusted_add_with_policy(
+        "[[rule]]\nmcpName = \"fixture\"\ndecision = \"allow\"\npriority = 500\n",
+        false,
+    );
+    assert_eq!(
+        response,
+        json!({"output": "<untrusted_context>\n3\n</untrusted_context>"})
+    );
+}
+
+#[test]
+fn an_untrusted_server_without_rules_cannot_run_headless() {
+    // An empty policy file: the default rules ask for untrusted MCP tools,
+    // and a headless run cannot ask.
+    let (_run, response) = untrusted_add_with_policy("", false);
+    assert!(
+        response.get("output").is_none() && response["error"].is_string(),
+        "an untrusted call must not run without approval: {response:#}"
+    );
+}
+
+#[test]
+fn a_server_wildcard_deny_rule_hides_its_tools_even_in_yolo_mode() {
+    let (run, response) = untrusted_add_with_policy(
+        "[[rule]]\ntoolName = \"fixture__*\"\ndecision = \"deny\"\npriority = 500\ndenyMessage = \"No fixture tools.\"\n",
+        true,
+    );
+    // A tool denied whatever its arguments is not declared (as in Gemini
+    // CLI), so the model's call of it is refused as unknown.
+    let names: Vec<Value> = declared(&run, 0)
+        .iter()
+        .map(|d| d["name"].clone())
+        .collect();
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.as_str().unwrap().starts_with("mcp_fixture_")),
+        "{names:?}"
+    );
+    assert!(names.contains(&json!("read_file")), "{names:?}");
+    let error = response["error"].as_str().unwrap_or_default();
+    assert!(
+        error.starts_with("Tool \"mcp_fixture_add\" not found."),
+        "{response:#}"
+    );
+}

@@ -1,0 +1,192 @@
+//! Confirmations of an untrusted MCP server's tools through the session API,
+//! against the real python fixture server over stdio: the MCP confirmation
+//! names server, tool and arguments; "always allow this tool" covers that
+//! tool only, "always allow this server" every tool of the server.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use common::*;
+use gd_core::ApprovalMode;
+use gd_core::policy::PolicyApproval;
+use gd_core::tools::ToolRegistry;
+use gd_core::tools::live::SessionTools;
+use gd_core::tools::mcp::McpTools;
+use gd_mcp::{McpManager, McpOptions};
+use gd_policy::{PolicyEngine, default_rules};
+use gd_protocol::{ConfirmationDetails, ConfirmationOutcome, Event, Op, TurnStatus};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+/// The python with `mcp` (scripts/install-mcp-test-deps.sh); missing, the
+/// test fails rather than skips.
+fn python() -> PathBuf {
+    let python = std::env::var_os("GD_TEST_MCP_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-deps/venv-mcp/bin/python")
+        });
+    assert!(
+        python.exists(),
+        "{} not found: run scripts/install-mcp-test-deps.sh or set GD_TEST_MCP_PYTHON",
+        python.display()
+    );
+    python
+}
+
+/// The built-in tools plus the untrusted fixture server as `fixture`,
+/// started at once (the session holds its first request until discovery
+/// completes).
+fn with_fixture_server(workspace: &Path) -> SessionTools {
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/mcp/fixture_server.py");
+    let servers = json!({"fixture": {
+        "command": python(),
+        "args": [script, "stdio"],
+        "timeout": 60000
+    }});
+    let manager = McpManager::new(McpOptions::new(
+        servers.as_object().unwrap(),
+        vec![workspace.to_path_buf()],
+    ));
+    manager.start();
+    SessionTools {
+        registry: ToolRegistry::with_builtins(),
+        mcp: Some(McpTools::new(manager)),
+    }
+}
+
+fn start(scenario: Value, state: &Path) -> Harness {
+    let policy = Arc::new(PolicyApproval::new(
+        PolicyEngine::new(default_rules()),
+        ApprovalMode::Default,
+        true,
+        Some(state.join("auto-saved.toml")),
+    ));
+    Harness::start_with_tools(scenario, |_| {}, policy, with_fixture_server)
+}
+
+/// Runs a turn, answering each confirmation with the next outcome; returns
+/// the events and the MCP confirmations' (server, tool, args).
+async fn turn_answering(
+    h: &mut Harness,
+    answers: Vec<ConfirmationOutcome>,
+) -> (Vec<Event>, Vec<(String, String, Value)>) {
+    h.handle.submit(Op::user_text("use the tools")).unwrap();
+    let mut answers = answers.into_iter();
+    let mut events = Vec::new();
+    let mut asked = Vec::new();
+    loop {
+        let event = tokio::time::timeout(std::time::Duration::from_secs(60), h.events.recv())
+            .await
+            .expect("the turn goes on")
+            .expect("the session is alive");
+        if let Event::ToolConfirmationRequest {
+            call_id, details, ..
+        } = &event
+        {
+            match details {
+                ConfirmationDetails::Mcp {
+                    server_name,
+                    tool_name,
+                    args,
+                    ..
+                } => asked.push((server_name.clone(), tool_name.clone(), args.clone())),
+                other => panic!("expected an MCP confirmation, got {other:?}"),
+            }
+            let outcome = answers.next().expect("an answer for every confirmation");
+            h.handle
+                .submit(Op::ConfirmTool {
+                    call_id: call_id.clone(),
+                    outcome,
+                    content: None,
+                })
+                .unwrap();
+        }
+        let done = matches!(event, Event::TurnComplete { .. });
+        events.push(event);
+        if done {
+            return (events, asked);
+        }
+    }
+}
+
+/// The `functionResponse.response` of each request's last content.
+fn outputs(h: &Harness) -> Vec<Value> {
+    h.bodies()
+        .iter()
+        .skip(1)
+        .map(|b| {
+            b["contents"].as_array().unwrap().last().unwrap()["parts"][0]["functionResponse"]
+                ["response"]
+                .clone()
+        })
+        .collect()
+}
+
+fn three_calls() -> Value {
+    json!({"steps": [
+        {"functionCalls": [{"name": "mcp_fixture_add", "args": {"a": 1, "b": 2}}]},
+        {"functionCalls": [{"name": "mcp_fixture_add", "args": {"a": 3, "b": 4}}]},
+        {"functionCalls": [{"name": "mcp_fixture_echo", "args": {"text": "hi"}}]},
+        {"text": "done"}
+    ]})
+}
+
+fn wrapped(text: &str) -> Value {
+    json!({"output": format!("<untrusted_context>\n{text}\n</untrusted_context>")})
+}
+
+#[tokio::test]
+async fn always_allow_the_tool_asks_again_for_another_tool_of_the_server() {
+    let state = tempfile::tempdir().unwrap();
+    let mut h = start(three_calls(), state.path());
+    let (events, asked) = turn_answering(
+        &mut h,
+        vec![
+            ConfirmationOutcome::ProceedAlways,
+            ConfirmationOutcome::ProceedOnce,
+        ],
+    )
+    .await;
+    assert_eq!(status(&events), TurnStatus::Completed);
+    assert_eq!(
+        asked,
+        vec![
+            ("fixture".into(), "add".into(), json!({"a": 1, "b": 2})),
+            ("fixture".into(), "echo".into(), json!({"text": "hi"})),
+        ],
+        "the second add is covered, echo is not"
+    );
+    assert_eq!(outputs(&h), vec![wrapped("3"), wrapped("7"), wrapped("hi")]);
+}
+
+#[tokio::test]
+async fn always_allow_the_server_covers_its_other_tools() {
+    let state = tempfile::tempdir().unwrap();
+    let mut h = start(three_calls(), state.path());
+    let (events, asked) =
+        turn_answering(&mut h, vec![ConfirmationOutcome::ProceedAlwaysServer]).await;
+    assert_eq!(status(&events), TurnStatus::Completed);
+    assert_eq!(
+        asked,
+        vec![("fixture".into(), "add".into(), json!({"a": 1, "b": 2}))]
+    );
+    assert_eq!(outputs(&h), vec![wrapped("3"), wrapped("7"), wrapped("hi")]);
+}
+
+#[tokio::test]
+async fn declining_an_mcp_call_does_not_run_it() {
+    let state = tempfile::tempdir().unwrap();
+    let mut h = start(three_calls(), state.path());
+    let (events, asked) = turn_answering(&mut h, vec![ConfirmationOutcome::Cancel]).await;
+    assert_eq!(asked.len(), 1);
+    assert_ne!(status(&events), TurnStatus::Completed);
+    assert_eq!(
+        h.bodies().len(),
+        1,
+        "the model is not asked again after a decline"
+    );
+}

@@ -1,0 +1,176 @@
+//! The MCP panel in the real app: a python MCP server (the fixture server
+//! over stdio, `mcp` 2.x from target/test-deps) configured in the workspace's
+//! `.gemini/settings.json` starts with the session; the panel shows it
+//! connected with its tools, the model's call of one of them runs, and
+//! Disable / Enable stop and start it (persisted like `gemini mcp disable`).
+//!
+//! Build first: `npm --prefix ui run build && cargo build -p gemini-desktop`;
+//! the python venv comes from `scripts/install-mcp-test-deps.sh`
+//! (`GD_TEST_MCP_PYTHON` overrides it).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, ensure};
+use gd_e2e::App;
+use gd_fake_gemini::FakeGemini;
+use gd_fake_gemini::fixtures::copy_peer_workspace;
+use serde_json::json;
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The python with `mcp`; a missing one fails the test (no silent skip).
+fn python() -> Result<PathBuf> {
+    let python = std::env::var_os("GD_TEST_MCP_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target/test-deps/venv-mcp/bin/python"));
+    ensure!(
+        python.exists(),
+        "{} not found: run scripts/install-mcp-test-deps.sh or set GD_TEST_MCP_PYTHON",
+        python.display()
+    );
+    Ok(python)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_panel_shows_a_real_stdio_server_connected_with_its_tools() -> Result<()> {
+    let temp = tempfile::tempdir()?;
+    let ws = copy_peer_workspace(temp.path());
+    let script = repo_root().join("tests/fixtures/mcp/fixture_server.py");
+    let settings = json!({"mcpServers": {"fixture": {
+        "command": python()?,
+        "args": [script, "stdio"],
+        "trust": true,
+        "description": "The test fixture server"
+    }}});
+    std::fs::create_dir_all(ws.join(".gemini"))?;
+    std::fs::write(
+        ws.join(".gemini/settings.json"),
+        serde_json::to_string_pretty(&settings)?,
+    )?;
+    let fake = FakeGemini::start_with_vars(
+        json!({"steps": [
+            {"functionCalls": [{"name": "@mcp:fixture:add", "args": {"a": 20, "b": 22}}]},
+            {"text": "The sum is 42."}
+        ]}),
+        &[("WORKSPACE", ws.to_str().context("UTF-8 path")?)],
+    );
+    let base = fake.base_url();
+    let app = App::launch_with_env(
+        "mcp_panel",
+        &[&ws],
+        &[
+            ("GEMINI_API_KEY", "e2e-key"),
+            ("GOOGLE_GEMINI_BASE_URL", &base),
+            ("GEMINI_MODEL", "gemini-2.5-flash"),
+        ],
+    )
+    .await?;
+    app.wait_ready().await?;
+
+    app.click("mcp-open").await?;
+    app.wait_for_count("mcp-panel", "opened", |n| n == 1)
+        .await?;
+    let servers = app.attrs("mcp-server", "data-server").await?;
+    ensure!(
+        servers == [Some("fixture".to_owned())],
+        "one server listed: {servers:?}"
+    );
+    // Live: the row turns connected when the real server answered discovery.
+    app.wait_for_attr("mcp-server", "data-state", "connected", |s| {
+        s == "connected"
+    })
+    .await?;
+    app.wait_for_text("mcp-state", "says connected", |t| t.contains("Connected"))
+        .await?;
+    let meta = app.texts("mcp-meta").await?;
+    ensure!(
+        meta.len() == 1 && meta[0].starts_with("stdio · ") && meta[0].contains("trusted"),
+        "transport and trust shown: {meta:?}"
+    );
+
+    app.click("mcp-expand").await?;
+    app.wait_for_count("mcp-tool", "listed", |n| n >= 10)
+        .await?;
+    let tools = app.attrs("mcp-tool", "data-tool").await?;
+    for expected in ["add", "echo", "image", "resource_link"] {
+        ensure!(
+            tools.contains(&Some(expected.to_owned())),
+            "{expected} missing from {tools:?}"
+        );
+    }
+    ensure!(
+        !tools.contains(&Some("untyped".to_owned())),
+        "a tool without schema types is not offered: {tools:?}"
+    );
+    let texts = app.texts("mcp-tool").await?;
+    ensure!(
+        texts.iter().any(|t| t.contains("Add two integers.")),
+        "descriptions shown: {texts:?}"
+    );
+    // The server's log tail (our own notes go there too, in context).
+    app.wait_for_text("mcp-log", "shows the log tail", |t| {
+        t.contains("skipping tool 'untyped'")
+    })
+    .await?;
+    app.screenshot("mcp-panel").await?;
+    app.click("mcp-close").await?;
+    app.wait_until_gone("mcp-panel", "closed").await?;
+
+    // The model calls the server's tool: it runs and its result reaches the model.
+    app.type_and_enter("prompt-input", "Add 20 and 22").await?;
+    app.wait_for_last_text("message-model", "showed the answer", |t| {
+        t.contains("The sum is 42.")
+    })
+    .await?;
+    app.wait_for_attr("tool-card", "data-state", "succeeded", |s| s == "success")
+        .await?;
+    let requests = fake.main_requests();
+    ensure!(
+        requests.len() == 2,
+        "two model requests: {}",
+        requests.len()
+    );
+    let body = requests[1].body.clone().context("a JSON body")?;
+    let response = &body["contents"]
+        .as_array()
+        .context("contents")?
+        .last()
+        .context("last")?["parts"][0]["functionResponse"];
+    ensure!(
+        response["name"] == "mcp_fixture_add"
+            && response["response"]["output"] == "<untrusted_context>\n42\n</untrusted_context>",
+        "the MCP result reached the model: {response}"
+    );
+
+    // Disable: the server stops, the choice is written where Gemini CLI
+    // keeps it; Enable starts it again with its tools.
+    app.click("mcp-open").await?;
+    app.wait_for_count("mcp-panel", "opened again", |n| n == 1)
+        .await?;
+    app.wait_for_text("mcp-toggle", "offers Disable", |t| t.trim() == "Disable")
+        .await?;
+    app.click("mcp-toggle").await?;
+    app.wait_for_attr("mcp-server", "data-state", "disabled", |s| s == "disabled")
+        .await?;
+    app.wait_for_text("mcp-toggle", "offers Enable", |t| t.trim() == "Enable")
+        .await?;
+    let file = app.home().join(".gemini/mcp-server-enablement.json");
+    let saved: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(&file).with_context(|| format!("read {}", file.display()))?,
+    )?;
+    ensure!(
+        saved == json!({"fixture": {"enabled": false}}),
+        "the choice is persisted: {saved}"
+    );
+    app.click("mcp-toggle").await?;
+    app.wait_for_attr("mcp-server", "data-state", "connected again", |s| {
+        s == "connected"
+    })
+    .await?;
+    app.click("mcp-expand").await?;
+    app.wait_for_count("mcp-tool", "listed again", |n| n >= 10)
+        .await?;
+    app.close().await
+}

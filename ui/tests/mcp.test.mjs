@@ -1,0 +1,157 @@
+// The MCP panel: opened from the header, one row per server with its state (colour + text),
+// transport, tools (expandable), last error and stderr tail; Restart / Disable-Enable /
+// Authenticate send their commands; status events update it live.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import * as E from "./support/events.mjs";
+import { screenshotPath, sel, setup } from "./support/harness.mjs";
+
+let env;
+before(async () => {
+  env = await setup();
+});
+after(async () => {
+  await env?.close();
+});
+
+const servers = [
+  E.mcpStatus("fixture", { trust: true, description: "Test tools" }),
+  E.mcpStatus("remote", {
+    state: "error",
+    transport: "http",
+    tools: 0,
+    tool_list: [],
+    latency_ms: null,
+    error: "connection refused (http://127.0.0.1:9/mcp)",
+  }),
+  E.mcpStatus("oauth", { state: "needs_auth", transport: "http", tools: 0, tool_list: [], error: "HTTP 401: sign in" }),
+];
+
+const server = (app, name) => app.page.locator(`${sel("mcp-server")}[data-server="${name}"]`);
+
+/** Opens the app with `mcpServers` and the panel. */
+async function openPanel(mcpServers = servers, config = {}) {
+  const app = await env.open({ config: { mcpServers, ...config } });
+  await app.waitForCall("mcp_status", (a) => a.sessionId === "s1");
+  await app.tid("mcp-open").click();
+  await app.tid("mcp-panel").waitFor();
+  // The statuses arrived (the backend sends `mcp_discovery` after them).
+  await app.page.waitForSelector(`${sel("mcp-discovery")}[data-state="completed"]`);
+  return app;
+}
+
+describe("MCP panel", () => {
+  test("lists every server with state, transport and error; header sums it up", async () => {
+    const app = await openPanel();
+    assert.equal(await app.tid("mcp-server").count(), 3);
+    assert.deepEqual(
+      await app.tid("mcp-server").evaluateAll((els) => els.map((e) => [e.dataset.server, e.dataset.state])),
+      [
+        ["fixture", "connected"],
+        ["remote", "error"],
+        ["oauth", "needs_auth"],
+      ],
+    );
+    assert.equal(await server(app, "fixture").getByTestId("mcp-state").innerText(), "Connected");
+    assert.equal(await server(app, "remote").getByTestId("mcp-state").innerText(), "Error");
+    assert.equal(await server(app, "fixture").getByTestId("mcp-meta").innerText(), "stdio · 2 tools · 12 ms · trusted");
+    assert.match(await server(app, "remote").getByTestId("mcp-meta").innerText(), /^Streamable HTTP/);
+    assert.equal(
+      await server(app, "remote").getByTestId("mcp-error").innerText(),
+      "connection refused (http://127.0.0.1:9/mcp)",
+    );
+    // The state is coloured: green for connected, red for error.
+    const dot = (name) =>
+      server(app, name)
+        .locator(".dot")
+        .evaluate((el) => getComputedStyle(el).backgroundColor);
+    assert.notEqual(await dot("fixture"), await dot("remote"));
+    assert.equal(await app.tid("mcp-open").getAttribute("data-summary"), "error");
+    assert.match(await app.tid("mcp-open").innerText(), /1\/3/);
+    // Authenticate only where the server asks for a sign-in.
+    assert.equal(await server(app, "oauth").getByTestId("mcp-authenticate").count(), 1);
+    assert.equal(await server(app, "fixture").getByTestId("mcp-authenticate").count(), 0);
+    await app.tid("mcp-panel").screenshot({ path: screenshotPath("mcp-panel-light.png") });
+    await app.close();
+  });
+
+  test("expanding a server shows its tools with descriptions and asks for its stderr", async () => {
+    const app = await openPanel();
+    const fixture = server(app, "fixture");
+    assert.equal(await fixture.getByTestId("mcp-tool").count(), 0, "collapsed at first");
+    await fixture.getByTestId("mcp-expand").click();
+    await app.waitForCall("mcp_server_log", (a) => a.sessionId === "s1" && a.name === "fixture");
+    const tools = fixture.getByTestId("mcp-tool");
+    assert.equal(await tools.count(), 2);
+    assert.deepEqual(await tools.evaluateAll((els) => els.map((e) => e.innerText.replace(/\s+/g, " ").trim())), [
+      "add Add two integers.",
+      "echo Return the text unchanged.",
+    ]);
+    assert.equal(await fixture.getByTestId("mcp-log-empty").count(), 1);
+    await app.emit(E.mcpLog("fixture", ["starting", "listening on stdio"]));
+    await fixture.getByTestId("mcp-log").waitFor();
+    assert.equal(await fixture.getByTestId("mcp-log").innerText(), "starting\nlistening on stdio");
+    await fixture.getByTestId("mcp-expand").click();
+    assert.equal(await fixture.getByTestId("mcp-tool").count(), 0);
+    await app.close();
+  });
+
+  test("Restart, Disable and Enable send their commands; state events update the row live", async () => {
+    const app = await openPanel();
+    const fixture = server(app, "fixture");
+    await fixture.getByTestId("mcp-restart").click();
+    const restart = await app.waitForCall("mcp_restart_server");
+    assert.deepEqual(restart.args, { sessionId: "s1", name: "fixture" });
+
+    // The backend reports the restart as it happens.
+    await app.emit(E.mcpServerStatus(E.mcpStatus("fixture", { state: "connecting", tools: 0, tool_list: [], latency_ms: null })));
+    await app.page.waitForSelector(`${sel("mcp-server")}[data-server="fixture"][data-state="connecting"]`);
+    assert.equal(await fixture.getByTestId("mcp-state").innerText(), "Connecting…");
+    await app.emit(E.mcpServerStatus(E.mcpStatus("fixture", { restarts: 1 })));
+    await app.page.waitForSelector(`${sel("mcp-server")}[data-server="fixture"][data-state="connected"]`);
+    assert.match(await fixture.getByTestId("mcp-meta").innerText(), /restarted 1×/);
+
+    assert.equal(await fixture.getByTestId("mcp-toggle").innerText(), "Disable");
+    await fixture.getByTestId("mcp-toggle").click();
+    const disable = await app.waitForCall("mcp_set_server_enabled");
+    assert.deepEqual(disable.args, { sessionId: "s1", name: "fixture", enabled: false });
+    await app.emit(
+      E.mcpServerStatus(E.mcpStatus("fixture", { state: "disabled", tools: 0, tool_list: [], error: "Disabled by the user" })),
+    );
+    await app.page.waitForSelector(`${sel("mcp-server")}[data-server="fixture"][data-state="disabled"]`);
+    assert.equal(await fixture.getByTestId("mcp-toggle").innerText(), "Enable");
+    assert.ok(await fixture.getByTestId("mcp-restart").isDisabled(), "a disabled server cannot be restarted");
+    const from = app.calls.length;
+    await fixture.getByTestId("mcp-toggle").click();
+    const enable = await app.waitForCall("mcp_set_server_enabled", () => true, { from });
+    assert.deepEqual(enable.args, { sessionId: "s1", name: "fixture", enabled: true });
+    await app.close();
+  });
+
+  test("Authenticate sends its command and shows why it failed", async () => {
+    const app = await openPanel(servers, {
+      mcpAuthError: { kind: "input", message: "Signing in to MCP server 'oauth' (OAuth) is not supported yet." },
+    });
+    const oauth = server(app, "oauth");
+    await oauth.getByTestId("mcp-authenticate").click();
+    const call = await app.waitForCall("mcp_authenticate");
+    assert.deepEqual(call.args, { sessionId: "s1", name: "oauth" });
+    await oauth.getByTestId("mcp-action-error").waitFor();
+    assert.match(await oauth.getByTestId("mcp-action-error").innerText(), /not supported yet/);
+    await app.close();
+  });
+
+  test("a server that appears later is added; Esc and the close button close the panel", async () => {
+    const app = await openPanel([]);
+    assert.equal(await app.tid("mcp-empty").count(), 1);
+    await app.emit(E.mcpServerStatus(E.mcpStatus("late", { state: "connecting", tools: 0, tool_list: [] })));
+    await app.page.waitForSelector(`${sel("mcp-server")}[data-server="late"][data-state="connecting"]`);
+    assert.equal(await app.tid("mcp-empty").count(), 0);
+    await app.tid("mcp-panel").press("Escape");
+    await app.page.waitForSelector(sel("mcp-panel"), { state: "detached" });
+    await app.tid("mcp-open").click();
+    await app.tid("mcp-close").click();
+    await app.page.waitForSelector(sel("mcp-panel"), { state: "detached" });
+    await app.close();
+  });
+});
