@@ -6,7 +6,8 @@
 //! desktops, Xvfb), renders through a software GL that makes a fast-streaming answer fall
 //! seconds behind (bench/RESULTS.md, "Desktop app"). So the app turns compositing off unless the
 //! user asks for it with `GEMINI_DESKTOP_GPU=1`, or set `WEBKIT_DISABLE_COMPOSITING_MODE`
-//! themselves (which then wins).
+//! themselves (which then wins). The end-to-end tests keep compositing on: WebKitWebDriver's
+//! screenshots never answer without it.
 
 /// Environment variable that keeps WebKit's GPU compositing on.
 pub const GPU_ENV: &str = "GEMINI_DESKTOP_GPU";

@@ -197,6 +197,10 @@ impl App {
             ),
         ];
         app_env.extend(ISOLATED_ENV.iter().map(|var| ((*var).into(), None)));
+        // WebKitWebDriver's screenshot (webkit_web_view_get_snapshot) never answers when the
+        // app has turned WebKit's compositing off (its Linux default, see
+        // src-tauri/src/renderer.rs), so the tests keep compositing on.
+        app_env.push(("GEMINI_DESKTOP_GPU".into(), Some("1".into())));
         app_env.extend(
             env.iter()
                 .map(|(key, value)| ((*key).into(), Some((*value).into()))),
