@@ -1,3 +1,5 @@
+// First import, so that its mark is set before the other modules are evaluated.
+import "./lib/script-mark";
 import { mount } from "svelte";
 import App from "./App.svelte";
 import "./styles/base.css";

@@ -174,6 +174,59 @@ describe("streaming", () => {
     await app.close();
   });
 
+  test("an answer streamed in pieces renders exactly as the same answer sent at once", async () => {
+    // Lists that continue across blank lines, a list closed by a paragraph, an ordered list
+    // started at 3, nested items, a blockquote, a table, a setext heading, a long code block
+    // (highlighted only once it is complete) and a reference-style link defined at the end.
+    const long = Array.from({ length: 160 }, (_, i) => `    let value_${i} = compute(${i}); // step ${i}`).join("\n");
+    const markdown = [
+      "# Report\n\nIntro paragraph with *emphasis* and `code`.\n\n",
+      "- one\n- two\n\n- three (same list, now loose)\n\n",
+      "A paragraph closes the list.\n\n",
+      "3. third\n4. fourth\n   - nested\n\n   continued item text\n\n10. tenth, same list\n\n",
+      "> quoted\n> lines\n\n",
+      "| a | b |\n|---|---|\n| 1 | 2 |\n\n",
+      "Setext heading\n--------------\n\n",
+      "```rust\nfn main() {\n" + long + "\n}\n```\n\n",
+      "See [the guide][guide] for more.\n\n",
+      "[guide]: https://example.com/guide\n",
+    ].join("");
+    const app = await env.open();
+    const { page } = app;
+    await app.sendPrompt("stream it");
+    await app.emit(E.turnStarted("t1"));
+    // A frame every two characters (every 400 in the long code block), so that every prefix
+    // of the tricky parts is rendered at some point.
+    const code = markdown.indexOf("```rust");
+    const pieces = [
+      ...(markdown.slice(0, code).match(/[\s\S]{1,2}/g) ?? []),
+      ...(markdown.slice(code).match(/[\s\S]{1,400}/g) ?? []),
+    ];
+    for (const piece of pieces) {
+      await app.emit(E.delta(piece));
+      await frame(page);
+    }
+    await app.emit(E.turnComplete("completed", "t1"));
+    // The long answer pushes older rows out of the (virtualised) list: compare one at a time.
+    const lastModelHtml = () =>
+      page.evaluate(() => [...document.querySelectorAll('[data-testid="message-model"]')].at(-1)?.innerHTML ?? "");
+    await waitForText(page, sel("message-model"), /See the guide for more\.$/);
+    const streamed = await lastModelHtml();
+    await app.sendPrompt("all at once");
+    await app.emitAll([E.turnStarted("t2"), E.delta(markdown), E.turnComplete("completed", "t2")]);
+    // user, answer, footer twice (the list is virtualised: the earlier rows may not be in the DOM).
+    await page.waitForFunction(
+      () =>
+        document.querySelector('[data-testid="message-list"]')?.getAttribute("data-count") === "6" &&
+        [...document.querySelectorAll('[data-testid="message-model"]')].at(-1)?.getAttribute("data-streaming") === "false",
+    );
+    const whole = await lastModelHtml();
+    assert.ok(whole.includes('href="https://example.com/guide"'), "the reference link resolved");
+    assert.ok(whole.includes("hljs-keyword"), "the long code block is highlighted in the end");
+    assert.equal(streamed, whole);
+    await app.close();
+  });
+
   test("model HTML is sanitised and links open in the system browser", async () => {
     const app = await env.open();
     const { page } = app;

@@ -119,8 +119,12 @@ impl LoopDetector {
     }
 
     /// Keeps the tracked text bounded, shifting recorded positions.
+    ///
+    /// Trimming walks every recorded window, so it waits until the text is twice the bound and
+    /// then halves it: a fast stream of tiny chunks would otherwise pay that walk per chunk
+    /// (thousands of windows, thousands of chunks a second).
     fn trim(&mut self) {
-        if self.text.len() <= MAX_TRACKED {
+        if self.text.len() <= 2 * MAX_TRACKED {
             return;
         }
         let mut cut = self.text.len() - MAX_TRACKED;
@@ -206,5 +210,24 @@ mod tests {
                     .is_none()
             );
         }
+    }
+
+    #[test]
+    fn long_streams_stay_bounded_and_loops_late_in_them_are_found() {
+        let mut d = LoopDetector::new();
+        // 100 KB of varied text in 5-byte chunks, as a fast model streams it.
+        let varied: String = (0..4000).map(|i| format!("w{i:05} ")).collect();
+        for chunk in varied.as_bytes().chunks(5) {
+            assert!(
+                d.check_content(std::str::from_utf8(chunk).unwrap())
+                    .is_none()
+            );
+            assert!(d.text.len() <= 2 * MAX_TRACKED + 5);
+        }
+        let windows: usize = d.windows.values().map(Vec::len).sum();
+        assert!(windows <= 2 * MAX_TRACKED, "{windows} windows tracked");
+        let sentence = "I will now check the configuration file again. ";
+        let hit = (0..40).find_map(|_| d.check_content(sentence));
+        assert_eq!(hit.unwrap().kind, LoopKind::RepeatedContent);
     }
 }

@@ -8,6 +8,7 @@ import type { Event } from "../protocol/Event";
 import type { ToolCallState } from "../protocol/ToolCallState";
 import type { ToolCallStatus } from "../protocol/ToolCallStatus";
 import type { TurnStatus } from "../protocol/TurnStatus";
+import { MarkdownStream } from "./markdown";
 import { describeCall } from "./tools";
 
 let nextId = 1;
@@ -23,8 +24,8 @@ export class ModelItem {
   readonly id = nextId++;
   text = $state("");
   streaming = $state(true);
-  /** Rendered HTML of the answer's blocks, by block source (see markdown.ts). */
-  readonly blockCache = new Map<string, string>();
+  /** Renders the answer as it streams, see markdown.ts. */
+  readonly markdown = new MarkdownStream();
 }
 
 export class ThoughtItem {

@@ -28,23 +28,30 @@ export function productionCsp() {
 
 /** Bundles the IPC mock into one classic script (skipped when up to date). */
 export async function buildMock() {
-  const source = path.join(UI_DIR, "tests", "support", "ipc-mock.ts");
-  if (existsSync(MOCK_BUNDLE) && statSync(MOCK_BUNDLE).mtimeMs >= statSync(source).mtimeMs) return MOCK_BUNDLE;
-  mkdirSync(path.dirname(MOCK_BUNDLE), { recursive: true });
+  return bundle(path.join(UI_DIR, "tests", "support", "ipc-mock.ts"), "GdMock", MOCK_BUNDLE);
+}
+
+/**
+ * Bundles `source` (and what it imports) into one classic script at `out` that sets the global
+ * `name` to its exports; skipped when `out` is newer than `source`.
+ */
+export async function bundle(source, name, out = path.join(RESULTS, ".cache", `${name}.js`)) {
+  if (existsSync(out) && statSync(out).mtimeMs >= statSync(source).mtimeMs) return out;
+  mkdirSync(path.dirname(out), { recursive: true });
   const { build } = await import("vite");
   await build({
     configFile: false,
     logLevel: "warn",
     root: UI_DIR,
     build: {
-      lib: { entry: source, formats: ["iife"], name: "GdMock", fileName: () => "ipc-mock.js" },
-      outDir: path.dirname(MOCK_BUNDLE),
+      lib: { entry: source, formats: ["iife"], name, fileName: () => path.basename(out) },
+      outDir: path.dirname(out),
       emptyOutDir: false,
       minify: false,
       copyPublicDir: false,
     },
   });
-  return MOCK_BUNDLE;
+  return out;
 }
 
 const TYPES = {
