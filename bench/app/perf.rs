@@ -227,27 +227,31 @@ fn stream_text(chars: usize) -> String {
 
 async fn launch(name: &str, ws: &Path, fake: &FakeGemini) -> Result<App> {
     let base = fake.base_url();
-    App::launch_with_env(
-        name,
-        &[ws],
-        &[
-            ("GEMINI_API_KEY", "bench-key"),
-            ("GOOGLE_GEMINI_BASE_URL", &base),
-            ("GEMINI_MODEL", "gemini-2.5-flash"),
-            ("RUST_LOG", "warn"),
-            // The harness keeps compositing on for WebDriver screenshots; measure the app's
-            // own default unless asked (`GD_BENCH_GPU=1`).
-            (
-                "GEMINI_DESKTOP_GPU",
-                if std::env::var("GD_BENCH_GPU").as_deref() == Ok("1") {
-                    "1"
-                } else {
-                    "0"
-                },
-            ),
-        ],
-    )
-    .await
+    let gpu = if std::env::var("GD_BENCH_GPU").as_deref() == Ok("1") {
+        "1"
+    } else {
+        "0"
+    };
+    let mut env = vec![
+        ("GEMINI_API_KEY".to_owned(), "bench-key".to_owned()),
+        ("GOOGLE_GEMINI_BASE_URL".to_owned(), base),
+        ("GEMINI_MODEL".to_owned(), "gemini-2.5-flash".to_owned()),
+        ("RUST_LOG".to_owned(), "warn".to_owned()),
+        // The harness keeps compositing on for WebDriver screenshots; measure the app's own
+        // default unless asked (`GD_BENCH_GPU=1`).
+        ("GEMINI_DESKTOP_GPU".to_owned(), gpu.to_owned()),
+    ];
+    // Experiments: more variables for the app, `GD_BENCH_APP_ENV="A=1 B=2"`.
+    if let Ok(extra) = std::env::var("GD_BENCH_APP_ENV") {
+        for pair in extra.split_whitespace() {
+            let (key, value) = pair
+                .split_once('=')
+                .context("GD_BENCH_APP_ENV: KEY=VALUE")?;
+            env.push((key.to_owned(), value.to_owned()));
+        }
+    }
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    App::launch_with_env(name, &[ws], &env).await
 }
 
 async fn connected(app: &App) -> Result<()> {
@@ -278,6 +282,9 @@ struct Startup {
     navigation_start: Option<f64>,
     response_end: Option<f64>,
     script_start: Option<f64>,
+    /// The UI mounted (`mounted` mark) and the first IPC answer (`app-info` mark).
+    mounted: Option<f64>,
+    app_info: Option<f64>,
 }
 
 const PAGE_TIMES: &str = "\
@@ -286,9 +293,11 @@ const PAGE_TIMES: &str = "\
       .find((e) => e.name === 'first-contentful-paint');\
     const nav = performance.getEntriesByType('navigation')[0];\
     const script = performance.getEntriesByName('script')[0];\
+    const at = (name) => { const m = performance.getEntriesByName(name)[0]; return m ? m.startTime : null; };\
     return { now: performance.now(), mark: mark ? mark.startTime : null,\
       fcp: fcp ? fcp.startTime : null, nav: 0,\
       response: nav ? nav.responseEnd : null, script: script ? script.startTime : null,\
+      mounted: at('mounted'), appInfo: at('app-info'),\
       dcl: nav ? nav.domContentLoadedEventEnd : null,\
       ready: document.body !== null && document.body.dataset.ready === 'true' };";
 
@@ -325,6 +334,8 @@ async fn measure_startup(app: &App, pid: u32) -> Result<Startup> {
                 navigation_start: since_start(&page["nav"]),
                 response_end: since_start(&page["response"]),
                 script_start: since_start(&page["script"]),
+                mounted: since_start(&page["mounted"]),
+                app_info: since_start(&page["appInfo"]),
             });
         }
         first = false;

@@ -3,6 +3,7 @@
 //! The agent itself lives in the Tauri-free crates under `crates/`; this crate only wires them
 //! to the webview. Module layout:
 //! - [`commands`]: the `#[tauri::command]` functions the UI invokes;
+//! - [`boot`]: the app's version and workspace, handed to the page before its first IPC call;
 //! - [`sessions`]: the agent sessions and the forwarding of their events to the UI;
 //! - [`state`]: the state managed by Tauri and the launch options it is built from;
 //! - [`single_instance`]: what a second launch does to the running app;
@@ -17,6 +18,7 @@
 //! - `opener`: links in the UI open in the system browser (`plugin:opener|open_url`; the
 //!   capability only allows `http(s)://` URLs with the default browser).
 
+pub mod boot;
 pub mod commands;
 pub mod logging;
 pub mod renderer;
@@ -53,6 +55,13 @@ pub fn run() {
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
+        .plugin(boot::plugin(&commands::AppInfo {
+            version: env!("CARGO_PKG_VERSION").into(),
+            workspace: launch
+                .workspace
+                .as_ref()
+                .map(|path| path.to_string_lossy().into_owned()),
+        }))
         .manage(AppState::new(launch.clone()))
         .setup(move |app| {
             match app.path().app_log_dir() {

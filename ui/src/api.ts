@@ -32,6 +32,18 @@ export function appInfo(): Promise<AppInfo> {
 }
 
 /**
+ * The `AppInfo` the app hands the page before its scripts run (`window.__GD_BOOT__`, see
+ * src-tauri/src/boot.rs), so that the first screen needs no IPC round trip; null without it.
+ */
+export function bootInfo(): AppInfo | null {
+  const info = (window as { __GD_BOOT__?: unknown }).__GD_BOOT__;
+  if (typeof info !== "object" || info === null) return null;
+  const { version, workspace } = info as Partial<AppInfo>;
+  if (typeof version !== "string" || !(typeof workspace === "string" || workspace === null)) return null;
+  return { version, workspace };
+}
+
+/**
  * Switches to another folder: `path` when given, else the folder the user picks in the system
  * dialog. Resolves to the new workspace path, or null when the user cancelled the dialog.
  * Running sessions are stopped; start a new one afterwards.

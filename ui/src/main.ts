@@ -8,4 +8,6 @@ import "./styles/markdown.css";
 const target = document.getElementById("app");
 if (!target) throw new Error("missing #app");
 
-export default mount(App, { target });
+const app = mount(App, { target });
+performance.mark("mounted");
+export default app;

@@ -39,6 +39,24 @@ test("the approval-mode switch calls set_approval_mode; YOLO is marked", async (
   await app.close();
 });
 
+test("the first screen uses the app info handed to the page, without an app_info call", async () => {
+  // (The mock's session reports the same workspace; its app_info would answer version 0.1.0.)
+  const app = await env.open({
+    boot: { version: "9.8.7", workspace: "/srv/injected" },
+    config: { appInfo: { version: "0.1.0", workspace: "/srv/injected" } },
+  });
+  assert.equal(await app.tid("app-version").innerText(), "v9.8.7");
+  assert.equal(await app.tid("workspace-path").innerText(), "/srv/injected");
+  assert.equal(app.callsOf("app_info").length, 0, "no round trip before the first screen");
+  await app.waitForCall("start_session");
+  assert.ok(
+    app.calls.findIndex((c) => c.cmd === "start_session") >= 0 &&
+      (await app.page.evaluate(() => performance.getEntriesByName("content").length)) === 1,
+    "content is marked",
+  );
+  await app.close();
+});
+
 test("a failed start_session is shown prominently and keeps Send disabled", async () => {
   const reason = "GEMINI_API_KEY is not configured. Set it in the environment or sign in.";
   const app = await env.open({ config: { startError: { kind: "auth", message: reason } }, session: false });

@@ -52,7 +52,8 @@ export class AppController {
       return;
     }
     try {
-      const info = await api.appInfo();
+      const info = api.bootInfo() ?? (await api.appInfo());
+      performance.mark("app-info");
       this.version = info.version;
       this.workspace = info.workspace;
       this.chat.workspace = info.workspace;

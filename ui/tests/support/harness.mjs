@@ -125,7 +125,7 @@ export async function setup() {
  * <body data-ready="true"> and, unless `session: false`, for the session to be connected.
  */
 export async function openApp(env, options = {}) {
-  const { config = {}, colorScheme = "light", viewport = { width: 1200, height: 820 }, session = true } = options;
+  const { config = {}, colorScheme = "light", viewport = { width: 1200, height: 820 }, session = true, boot = null } = options;
   const context = await env.browser.newContext({ colorScheme, viewport, deviceScaleFactor: 1 });
   const page = await context.newPage();
   page.setDefaultTimeout(TIMEOUT);
@@ -145,6 +145,8 @@ export async function openApp(env, options = {}) {
     window.__GD_MOCK_CONFIG__ = cfg;
   }, config);
   await page.addInitScript({ content: env.mock });
+  // What the app's initialization script hands the page (src-tauri/src/boot.rs), if asked.
+  if (boot) await page.addInitScript((info) => Object.defineProperty(window, "__GD_BOOT__", { value: Object.freeze(info) }), boot);
   // tauri.conf.json sets `freezePrototype: true`: Tauri freezes Object.prototype before the
   // app's scripts run. Do the same, so a library that assigns to a frozen built-in fails here.
   await page.addInitScript(() => {
