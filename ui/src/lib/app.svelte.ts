@@ -109,7 +109,7 @@ export class AppController {
       if (isAuthError(error)) {
         // No usable credentials (first launch, signed out, sign-in revoked): the sign-in screen
         // says why. It never retries by itself, so a broken sign-in cannot loop.
-        void this.auth.showSignIn(reason);
+        void this.auth.showSignIn(reason, { firstRun: true });
       } else {
         this.chat.addNotice("error", reason, { prominent: true, title: "Gemini is not connected" });
       }

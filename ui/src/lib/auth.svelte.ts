@@ -98,13 +98,16 @@ export class AuthStore {
     return this.status;
   }
 
-  /** Shows the sign-in screen, with `reason` (why it is needed) when given. */
-  async showSignIn(reason: string | null = null): Promise<void> {
-    this.reason = reason;
+  /**
+   * Shows the sign-in screen, with `reason` (why it is needed) when given. With `firstRun`, the
+   * reason is left out when nothing was ever configured: the screen itself is the explanation.
+   */
+  async showSignIn(reason: string | null = null, { firstRun = false } = {}): Promise<void> {
     this.error = null;
     this.info = null;
     this.view = "signin";
-    await this.refresh();
+    const status = await this.refresh();
+    this.reason = firstRun && status && !status.active && !status.last_error ? null : reason;
   }
 
   async showStatus(): Promise<void> {

@@ -118,7 +118,7 @@ export async function setup() {
  * <body data-ready="true"> and, unless `session: false`, for the session to be connected.
  */
 export async function openApp(env, options = {}) {
-  const { config = {}, colorScheme = "light", viewport = { width: 1200, height: 820 }, session = true } = options;
+  const { config = {}, colorScheme = "light", viewport = { width: 1200, height: 820 }, session = true, init = null } = options;
   const context = await env.browser.newContext({ colorScheme, viewport, deviceScaleFactor: 1 });
   const page = await context.newPage();
   page.setDefaultTimeout(TIMEOUT);
@@ -137,6 +137,9 @@ export async function openApp(env, options = {}) {
   await page.addInitScript((cfg) => {
     window.__GD_MOCK_CONFIG__ = cfg;
   }, config);
+  // `init: [fn, arg]`: a test's own page script before the mock (e.g. one that sets
+  // `window.__gdExtraIPC`, see ipc-mock.ts).
+  if (init) await page.addInitScript(init[0], init[1]);
   await page.addInitScript({ content: env.mock });
   // tauri.conf.json sets `freezePrototype: true`: Tauri freezes Object.prototype before the
   // app's scripts run. Do the same, so a library that assigns to a frozen built-in fails here.
