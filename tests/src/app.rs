@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use tempfile::TempDir;
 
 use crate::dbus::SessionBus;
+use crate::keyring::Keyring;
 use crate::paths::{
     DBUS_DAEMON, TAURI_DRIVER, WEBKIT_DRIVER, XVFB, app_binary, find_optional, find_tools,
     target_dir,
@@ -73,9 +74,14 @@ pub struct App {
     binary: PathBuf,
     /// The environment changes the app was launched with (`None`: removed).
     env: Vec<(OsString, Option<OsString>)>,
-    // Field order is drop order: the driver (and with it the app) goes before the bus and the
-    // display.
+    /// tauri-driver's port, for [`App::restart`].
+    port: u16,
+    /// The launch arguments, for [`App::restart`].
+    args: Vec<String>,
+    // Field order is drop order: the driver (and with it the app) goes before the keyring, the
+    // bus and the display.
     _driver: GroupChild,
+    _keyring: Option<Keyring>,
     bus: Option<SessionBus>,
     display: Display,
     home: TempDir,
@@ -95,6 +101,25 @@ impl App {
         name: &str,
         args: &[S],
         env: &[(&str, &str)],
+    ) -> Result<Self> {
+        Self::launch_inner(name, args, env, false).await
+    }
+
+    /// Like [`App::launch_with_env`], with an unlocked throwaway gnome-keyring on the app's
+    /// session bus (see `keyring.rs`): secrets go to a real Secret Service.
+    pub async fn launch_with_keyring<S: AsRef<OsStr>>(
+        name: &str,
+        args: &[S],
+        env: &[(&str, &str)],
+    ) -> Result<Self> {
+        Self::launch_inner(name, args, env, true).await
+    }
+
+    async fn launch_inner<S: AsRef<OsStr>>(
+        name: &str,
+        args: &[S],
+        env: &[(&str, &str)],
+        keyring: bool,
     ) -> Result<Self> {
         let external_display = std::env::var("GD_E2E_DISPLAY")
             .ok()
@@ -146,6 +171,21 @@ impl App {
                 );
                 None
             }
+        };
+
+        let keyring = match (keyring, &bus) {
+            (false, _) => None,
+            (true, Some(bus)) => Some(Keyring::start(
+                bus.address(),
+                &runtime_dir,
+                home.path(),
+                &home.path().join(".local/share"),
+                &artifacts.join("gnome-keyring.log"),
+            )?),
+            (true, None) => bail!(
+                "a keyring needs a session bus, and dbus-daemon was not found ({})",
+                DBUS_DAEMON.install
+            ),
         };
 
         let driver_log = artifacts.join("driver-and-app.log");
@@ -232,31 +272,6 @@ impl App {
                 .with_context(|| log_hint(&driver_log))?;
         }
 
-        let mut app = Self {
-            client: None,
-            artifacts,
-            driver_log,
-            binary: binary.clone(),
-            env: app_env,
-            _driver: driver,
-            bus,
-            display,
-            home,
-        };
-        app.client = Some(
-            app.open_session(port, &app_path_string(&binary)?, args)
-                .await?,
-        );
-        app.check_not_placeholder().await?;
-        Ok(app)
-    }
-
-    async fn open_session<S: AsRef<OsStr>>(
-        &self,
-        port: u16,
-        application: &str,
-        args: &[S],
-    ) -> Result<Client> {
         let args: Vec<String> = args
             .iter()
             .map(|arg| {
@@ -266,6 +281,43 @@ impl App {
                     .context("app arguments must be UTF-8 (they travel as JSON)")
             })
             .collect::<Result<_>>()?;
+        let mut app = Self {
+            client: None,
+            artifacts,
+            driver_log,
+            binary: binary.clone(),
+            env: app_env,
+            port,
+            args,
+            _driver: driver,
+            _keyring: keyring,
+            bus,
+            display,
+            home,
+        };
+        app.client = Some(app.open_session(&app_path_string(&binary)?).await?);
+        app.check_not_placeholder().await?;
+        Ok(app)
+    }
+
+    /// Quits the app (ends the WebDriver session) and starts it again in the same
+    /// environment: same `HOME`, session bus and keyring, same arguments. What the app stored
+    /// on disk or in the keyring survives; everything in memory does not.
+    pub async fn restart(&mut self) -> Result<()> {
+        if let Some(client) = self.client.take() {
+            client
+                .close()
+                .await
+                .context("close the WebDriver session")?;
+        }
+        let application = app_path_string(&self.binary)?;
+        self.client = Some(self.open_session(&application).await?);
+        self.check_not_placeholder().await
+    }
+
+    async fn open_session(&self, application: &str) -> Result<Client> {
+        let port = self.port;
+        let args = &self.args;
         let mut capabilities = serde_json::Map::new();
         capabilities.insert(
             "tauri:options".into(),

@@ -270,7 +270,7 @@ describe("sign-in screen", () => {
     assert.equal(await app.tid("account-label").innerText(), "dev@example.com");
     assert.match(
       await app.tid("notice").last().innerText(),
-      /Signed in as dev@example.com: Gemini Code Assist Gemini Code Assist Standard, project proj-123/,
+      /^Signed in as dev@example.com \(Gemini Code Assist Standard, project proj-123\)\.$/,
     );
     await app.close();
   });

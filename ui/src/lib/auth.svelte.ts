@@ -237,7 +237,7 @@ export class AuthStore {
     const setup = outcome.code_assist;
     const who = outcome.email ?? outcome.name ?? "your Google account";
     await this.signedIn(
-      `Signed in as ${who}: Gemini Code Assist ${setup.tier_name ?? setup.tier_id}, project ${setup.project}.`,
+      `Signed in as ${who} (${setup.tier_name ?? setup.tier_id}, project ${setup.project}).`,
     );
   }
 
