@@ -3,8 +3,9 @@
 //! - "Sign in with Google" against the fake Google OAuth server and the fake Code Assist
 //!   server, the test acting as the browser (the app runs `GEMINI_DESKTOP_BROWSER` with the
 //!   authorization URL; the test follows it, the fake redirects to the app's loopback callback);
-//!   then a prompt goes through the Code Assist transport with the bearer token, and a restart
-//!   keeps the user signed in;
+//!   then a prompt goes through the Code Assist transport with the bearer token, a restart
+//!   keeps the user signed in, and a sign-in Google revoked leads back to the sign-in screen
+//!   with the reason;
 //! - an API key entered on the sign-in screen, validated against the fake Gemini API.
 //!
 //! Test ids (see this crate's README): `signin-screen`, `signin-google`, `signin-stage`,
@@ -123,8 +124,8 @@ async fn wait_connected(app: &App) -> Result<()> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn google_sign_in_then_chat_over_code_assist_and_still_signed_in_after_a_restart()
--> Result<()> {
+async fn google_sign_in_then_chat_over_code_assist_survives_a_restart_until_revoked() -> Result<()>
+{
     let temp = tempfile::tempdir()?;
     let ws = copy_peer_workspace(temp.path());
     let fake = FakeGemini::start(json!({"steps": [{"text": "Hello over Code Assist."}]}));
@@ -229,6 +230,39 @@ async fn google_sign_in_then_chat_over_code_assist_and_still_signed_in_after_a_r
         app.count("signin-screen").await? == 0,
         "no sign-in screen after a restart"
     );
+
+    // Google revokes the sign-in: the next request is refused (401), the refresh fails with
+    // invalid_grant, and the app goes back to the sign-in screen saying so, without retrying.
+    oauth.revoke_all();
+    fake.reset(
+        json!({"code_assist": {"tokens": ["ya29.not-issued"]}, "steps": [{"text": "never"}]}),
+        &[],
+    );
+    app.type_and_enter("prompt-input", "Still there?").await?;
+    app.wait_for_count("signin-screen", "is shown again", |n| n == 1)
+        .await?;
+    let reason = app
+        .wait_for_text("signin-reason", "explains the revocation", |t| {
+            t.contains("revoked")
+        })
+        .await?;
+    ensure!(
+        reason.starts_with("Your Google sign-in has expired or was revoked")
+            && reason.contains("Sign in again"),
+        "{reason}"
+    );
+    app.wait_for_text("account-label", "invites to sign in again", |t| {
+        t == "Sign in"
+    })
+    .await?;
+    app.interactable("signin-google").await?;
+    let refused = fake.requests().len();
+    ensure!(
+        refused <= 2,
+        "one refused request (and at most one retry), not a loop: {refused}"
+    );
+    let shot = app.screenshot("revoked").await?;
+    eprintln!("screenshot: {}", shot.display());
     app.close().await
 }
 

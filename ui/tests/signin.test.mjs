@@ -36,6 +36,7 @@ function authBackend(cfg) {
     apiKeyStored: cfg.apiKeyStored ?? false,
     apiKeyInEnv: cfg.apiKeyInEnv ?? false,
     problem: null,
+    lastError: cfg.lastError ?? null,
     channel: null,
     wait: null,
     projects: cfg.projects ?? [],
@@ -63,7 +64,7 @@ function authBackend(cfg) {
       client_source: "environment",
     },
     vertex: { in_environment: false, project: null, location: null, auth: null, stored_key: false, adc_file: null },
-    last_error: cfg.lastError ?? null,
+    last_error: s.lastError,
     notes: cfg.notes ?? [],
     actions: s.google.signed_in
       ? ["switch_method", "re_authenticate", "pick_project", ...(s.ready ? [] : ["retry_code_assist_setup"]), "sign_out"]
@@ -468,15 +469,18 @@ describe("account view", () => {
 
   test("a sign-in revoked mid-session leads to the sign-in screen with the reason, once", async () => {
     const app = await open(signedIn);
-    const revoked = "Your Google sign-in was revoked or has expired (invalid_grant). Sign in again: open Sign in in Gemini Desktop.";
-    await app.page.evaluate(() => {
+    const revoked = "Your Google sign-in has expired or was revoked (Google said: invalid_grant). Sign in again.";
+    await app.page.evaluate((message) => {
       const s = window.__gdAuth.state;
       s.ready = false;
       s.google = { ...s.google, signed_in: false };
-    });
-    await app.emit({ type: "error", kind: "auth", message: revoked, status: 401, fatal: false });
+      s.lastError = { method: "google-login", message, at: new Date().toISOString(), sign_in_required: true };
+    }, revoked);
+    await app.emit({ type: "error", kind: "auth", message: `giving up after 2 attempts: credentials unavailable: ${revoked}`, status: null, fatal: false });
     await app.tid("signin-screen").waitFor();
+    // gd-auth's message, without the transport's wrapping.
     assert.equal(await app.tid("signin-reason").innerText(), revoked);
+    assert.equal(await app.tid("account-label").innerText(), "Sign in");
     // The screen waits for the user: no new session attempt (no loop).
     const starts = app.callsOf("start_session").length;
     await app.page.waitForTimeout(300);

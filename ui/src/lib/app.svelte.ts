@@ -290,7 +290,12 @@ export class AppController {
    */
   private async authFailed(message: string): Promise<void> {
     const status = await this.auth.refresh();
-    if (!status || !status.ready || status.last_error?.sign_in_required) await this.auth.showSignIn(message);
+    if (!status || !status.ready || status.last_error?.sign_in_required) {
+      // gd-auth's own words (e.g. "Your Google sign-in has expired or was revoked… Sign in
+      // again…") rather than the transport's wrapping of them.
+      const reason = status?.last_error?.sign_in_required ? status.last_error.message : message;
+      await this.auth.showSignIn(reason);
+    }
   }
 
   /** After sign-out: the backend stopped the sessions; forget ours. */

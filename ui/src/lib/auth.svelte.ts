@@ -85,7 +85,7 @@ export class AuthStore {
   get accountLabel(): string {
     const s = this.status;
     if (!s || !s.active) return "Sign in";
-    if (s.active === "google-login" && s.google.email) return s.google.email;
+    if (s.active === "google-login") return s.google.signed_in ? (s.google.email ?? METHOD_LABEL[s.active]) : "Sign in";
     return METHOD_LABEL[s.active];
   }
 
