@@ -248,6 +248,7 @@ describe("sign-in screen", () => {
     await app.tid("signin-vertex").click();
     await app.tid("vertex-project").fill("my-proj");
     await app.tid("vertex-location").fill("europe-west4");
+    await app.tid("signin-screen").screenshot({ path: screenshotPath("signin-vertex.png") });
     await app.tid("vertex-save").click();
     await connected(app);
     const call = await app.waitForCall("auth_set_vertex");
@@ -319,8 +320,10 @@ describe("sign-in screen", () => {
     assert.equal(await app.tid("auth-error").innerText(), message);
     await app.tid("project-list-load").click();
     await app.tid("project-select").waitFor();
+    assert.equal(await app.tid("auth-error").innerText(), message, "the reason stays visible next to the picker");
     assert.deepEqual(await app.tid("project-select").locator("option:not([disabled])").allInnerTexts(), ["Alpha (alpha-1)", "beta-2"]);
     await app.tid("project-select").selectOption("beta-2");
+    await app.tid("signin-screen").screenshot({ path: screenshotPath("signin-project-picker.png") });
     await app.tid("project-pick").click();
     await connected(app);
     assert.deepEqual((await app.waitForCall("auth_pick_project")).args, { project: "beta-2" });

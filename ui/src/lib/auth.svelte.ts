@@ -130,10 +130,14 @@ export class AuthStore {
     this.info = null;
   }
 
-  /** Runs `action` with the busy flag, turning a rejection into `error`. */
-  private async run<T>(action: () => Promise<T>): Promise<T | undefined> {
+  /**
+   * Runs `action` with the busy flag, turning a rejection into `error`. With `keepError`, the
+   * error shown stays until a new one replaces it (e.g. listing projects after a Code Assist
+   * failure keeps that failure's explanation visible).
+   */
+  private async run<T>(action: () => Promise<T>, { keepError = false } = {}): Promise<T | undefined> {
     this.busy = true;
-    this.error = null;
+    if (!keepError) this.error = null;
     this.info = null;
     try {
       return await action();
@@ -271,7 +275,7 @@ export class AuthStore {
   }
 
   async loadProjects(): Promise<void> {
-    const projects = await this.run(() => api.authListProjects());
+    const projects = await this.run(() => api.authListProjects(), { keepError: true });
     if (projects) this.projects = projects;
   }
 
