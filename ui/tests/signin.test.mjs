@@ -429,6 +429,15 @@ describe("account view", () => {
     await app.close();
   });
 
+  test("at the minimum window width the header still fits with the account button", async () => {
+    const app = await open(signedIn, { viewport: { width: 720, height: 600 } });
+    const overflow = await app.tid("app-header").evaluate((el) => el.scrollWidth - el.clientWidth);
+    assert.ok(overflow <= 0, `the header overflows by ${overflow}px`);
+    assert.ok(await app.tid("account-open").isVisible());
+    await app.tid("app-header").screenshot({ path: screenshotPath("header-narrow-account.png") });
+    await app.close();
+  });
+
   test("Re-authenticate starts a Google sign-in", async () => {
     const app = await open(signedIn);
     await app.tid("account-open").click();
