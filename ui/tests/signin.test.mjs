@@ -51,7 +51,7 @@ function authBackend(cfg) {
         ? `Google sign-in (${s.google.email}) in the system keyring (Secret Service)`
         : "the system keyring (Secret Service)"
       : null,
-    store: { kind: { type: "keyring", backend: "Secret Service" }, fallback_reason: null },
+    store: cfg.store ?? { kind: { type: "keyring", backend: "Secret Service" }, fallback_reason: null },
     store_error: null,
     api_key: { in_environment: s.apiKeyInEnv, stored: s.apiKeyStored },
     google: {
@@ -233,6 +233,13 @@ describe("sign-in screen", () => {
     // The key is not kept in the page.
     const html = await app.page.content();
     assert.ok(!html.includes("AIza-good-key"));
+    await app.close();
+  });
+
+  test("without a keyring the API key choice says the key goes to a private file", async () => {
+    const app = await open({ store: { kind: { type: "file", path: "/home/dev/.gemini/gemini-desktop/secrets.json" }, fallback_reason: "no D-Bus session bus" } });
+    await app.tid("signin-screen").waitFor();
+    await app.page.getByText("a file only you can read").waitFor();
     await app.close();
   });
 
