@@ -48,6 +48,10 @@ impl Display {
     }
 }
 
+/// The D-Bus name `tauri-plugin-single-instance` owns while the app runs: the app's
+/// identifier (tauri.conf.json) + `.SingleInstance`.
+const SINGLE_INSTANCE_NAME: &str = "dev.geminidesktop.gemini-desktop.SingleInstance";
+
 /// Variables that would connect the app under test to a real account or endpoint.
 const ISOLATED_ENV: &[&str] = &[
     "GEMINI_API_KEY",
@@ -304,11 +308,30 @@ impl App {
     /// environment: same `HOME`, session bus and keyring, same arguments. What the app stored
     /// on disk or in the keyring survives; everything in memory does not.
     pub async fn restart(&mut self) -> Result<()> {
+        if let Some(bus) = &self.bus
+            && !crate::dbus::name_has_owner(bus.address(), SINGLE_INSTANCE_NAME)?
+        {
+            bail!(
+                "the running app does not own {SINGLE_INSTANCE_NAME} on its bus: update \
+                 SINGLE_INSTANCE_NAME (the app's identifier + `.SingleInstance`)"
+            );
+        }
         if let Some(client) = self.client.take() {
             client
                 .close()
                 .await
                 .context("close the WebDriver session")?;
+        }
+        // The old process may still be exiting: while it owns the single-instance name, a new
+        // launch would hand its command line over to it and exit.
+        if let Some(bus) = &self.bus {
+            let deadline = Instant::now() + STARTUP_TIMEOUT;
+            while crate::dbus::name_has_owner(bus.address(), SINGLE_INSTANCE_NAME)? {
+                if Instant::now() >= deadline {
+                    bail!("the app did not exit within {STARTUP_TIMEOUT:?} of closing its session");
+                }
+                tokio::time::sleep(Duration::from_millis(25)).await;
+            }
         }
         let application = app_path_string(&self.binary)?;
         self.client = Some(self.open_session(&application).await?);

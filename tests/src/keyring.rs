@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 
 use crate::STARTUP_TIMEOUT;
-use crate::paths::{DBUS_SEND, GNOME_KEYRING, find_tools};
+use crate::dbus::name_has_owner;
+use crate::paths::{GNOME_KEYRING, find_tools};
 use crate::process::GroupChild;
 
 /// A running, unlocked gnome-keyring-daemon; stopped when dropped.
@@ -34,7 +35,7 @@ impl Keyring {
         data_home: &Path,
         log: &Path,
     ) -> Result<Self> {
-        let [daemon, dbus_send] = find_tools([GNOME_KEYRING, DBUS_SEND])?;
+        let [daemon] = find_tools([GNOME_KEYRING])?;
         std::fs::create_dir_all(data_home)
             .with_context(|| format!("create {}", data_home.display()))?;
         let log_file =
@@ -64,20 +65,7 @@ impl Keyring {
         }
         let deadline = Instant::now() + STARTUP_TIMEOUT;
         loop {
-            let owned = Command::new(&dbus_send)
-                .args([
-                    "--session",
-                    "--print-reply",
-                    "--dest=org.freedesktop.DBus",
-                    "/org/freedesktop/DBus",
-                    "org.freedesktop.DBus.NameHasOwner",
-                    "string:org.freedesktop.secrets",
-                ])
-                .env("DBUS_SESSION_BUS_ADDRESS", bus_address)
-                .stderr(Stdio::null())
-                .output()
-                .context("run dbus-send")?;
-            if String::from_utf8_lossy(&owned.stdout).contains("boolean true") {
+            if name_has_owner(bus_address, "org.freedesktop.secrets")? {
                 return Ok(Self { _process: process });
             }
             if let Some(status) = process.exited() {

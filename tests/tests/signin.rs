@@ -6,7 +6,8 @@
 //!   then a prompt goes through the Code Assist transport with the bearer token, a restart
 //!   keeps the user signed in, and a sign-in Google revoked leads back to the sign-in screen
 //!   with the reason;
-//! - an API key entered on the sign-in screen, validated against the fake Gemini API.
+//! - an API key entered on the sign-in screen, validated against the fake Gemini API, used by
+//!   the chat, and deleted by Sign out (the sign-in screen is back, also after a restart).
 //!
 //! Test ids (see this crate's README): `signin-screen`, `signin-google`, `signin-stage`,
 //! `signin-api-key`, `api-key-input`, `api-key-save`, `account-open`, `account-label`,
@@ -267,12 +268,13 @@ async fn google_sign_in_then_chat_over_code_assist_survives_a_restart_until_revo
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_api_key_entered_on_the_sign_in_screen_is_checked_saved_and_used() -> Result<()> {
+async fn an_api_key_entered_on_the_sign_in_screen_is_checked_saved_used_and_signed_out()
+-> Result<()> {
     let temp = tempfile::tempdir()?;
     let ws = copy_peer_workspace(temp.path());
     let fake = FakeGemini::start(json!({"steps": [{"text": "Hello with a key."}]}));
     let base = fake.base_url();
-    let app = App::launch_with_keyring(
+    let mut app = App::launch_with_keyring(
         "signin_api_key",
         &[&ws],
         &[("GOOGLE_GEMINI_BASE_URL", &base), ("GEMINI_MODEL", MODEL)],
@@ -327,5 +329,16 @@ async fn an_api_key_entered_on_the_sign_in_screen_is_checked_saved_and_used() ->
         .wait_for_text("auth-store", "names the store", |t| !t.is_empty())
         .await?;
     ensure!(store.contains("System keyring"), "{store}");
+
+    // Sign out deletes the key: the sign-in screen comes back, and stays after a restart.
+    app.click("sign-out").await?;
+    app.wait_for_text("signin-reason", "says so", |t| t == "You are signed out.")
+        .await?;
+    app.wait_for_text("account-label", "invites to sign in", |t| t == "Sign in")
+        .await?;
+    app.restart().await?;
+    app.wait_ready().await?;
+    app.wait_for_count("signin-screen", "is shown after a restart", |n| n == 1)
+        .await?;
     app.close().await
 }
