@@ -24,6 +24,9 @@ cargo test --workspace --no-fail-fast
 # the `keyring-tests` feature, which only this script enables, inside its own D-Bus session.
 scripts/test-keyring.sh
 
+# gd-auth's types for the sign-in screen are exported only with its `ts` feature.
+cargo test -p gd-auth --features ts --lib export_bindings
+
 # ts-rs regenerates ui/src/protocol during `cargo test`: it must match what is committed.
 if ! git diff --quiet -- ui/src/protocol || [ -n "$(git ls-files --others --exclude-standard ui/src/protocol)" ]; then
   echo "error: ui/src/protocol is out of date with the Rust protocol types; commit the regenerated files" >&2

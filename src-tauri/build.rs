@@ -26,6 +26,19 @@ const COMMANDS: &[&str] = &[
     "mcp_set_server_enabled",
     "mcp_server_log",
     "mcp_authenticate",
+    "auth_status",
+    "auth_validate_api_key",
+    "auth_set_api_key",
+    "auth_set_vertex",
+    "auth_start_google_login",
+    "auth_wait_google_login",
+    "auth_cancel_google_login",
+    "auth_submit_login_code",
+    "auth_list_projects",
+    "auth_pick_project",
+    "auth_retry_setup",
+    "auth_select_method",
+    "auth_sign_out",
 ];
 
 /// Shown by the app when the frontend has not been built, so `cargo check`/`clippy` of the

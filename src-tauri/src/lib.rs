@@ -5,6 +5,7 @@
 //! - [`commands`]: the `#[tauri::command]` functions the UI invokes;
 //! - [`boot`]: the app's version and workspace, handed to the page before its first IPC call;
 //! - [`sessions`]: the agent sessions and the forwarding of their events to the UI;
+//! - [`signin`]: the sign-in screen's and the auth status view's commands (gd-auth);
 //! - [`state`]: the state managed by Tauri and the launch options it is built from;
 //! - [`single_instance`]: what a second launch does to the running app;
 //! - [`logging`]: `tracing` to stderr and to a rolling file in the app's log directory;
@@ -16,13 +17,15 @@
 //!   restored at start (`.window-state.json` in the app's config directory);
 //! - `dialog`: the native folder picker behind `open_workspace` (used from Rust only);
 //! - `opener`: links in the UI open in the system browser (`plugin:opener|open_url`; the
-//!   capability only allows `http(s)://` URLs with the default browser).
+//!   capability only allows `http(s)://` URLs with the default browser); Google sign-in's
+//!   authorization URL is opened from Rust (see [`signin`]).
 
 pub mod boot;
 pub mod commands;
 pub mod logging;
 pub mod renderer;
 pub mod sessions;
+pub mod signin;
 pub mod single_instance;
 pub mod state;
 
@@ -94,6 +97,19 @@ pub fn run() {
             commands::mcp_set_server_enabled,
             commands::mcp_server_log,
             commands::mcp_authenticate,
+            signin::auth_status,
+            signin::auth_validate_api_key,
+            signin::auth_set_api_key,
+            signin::auth_set_vertex,
+            signin::auth_start_google_login,
+            signin::auth_wait_google_login,
+            signin::auth_cancel_google_login,
+            signin::auth_submit_login_code,
+            signin::auth_list_projects,
+            signin::auth_pick_project,
+            signin::auth_retry_setup,
+            signin::auth_select_method,
+            signin::auth_sign_out,
         ])
         .run(tauri::generate_context!("../tauri.conf.json"));
     if let Err(error) = result {

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 
 use crate::sessions::Sessions;
+use crate::signin::SignIn;
 
 /// What the app was started with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,6 +112,8 @@ pub struct AppState {
     workspace: RwLock<Option<PathBuf>>,
     /// The agent sessions this window runs.
     pub sessions: Sessions,
+    /// Sign-in: the auth manager and the Google sign-in in progress.
+    pub signin: SignIn,
 }
 
 impl AppState {
@@ -118,6 +121,7 @@ impl AppState {
         Self {
             workspace: RwLock::new(launch.workspace),
             sessions: Sessions::default(),
+            signin: SignIn::default(),
         }
     }
 

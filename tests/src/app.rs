@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use tempfile::TempDir;
 
 use crate::dbus::SessionBus;
+use crate::keyring::Keyring;
 use crate::paths::{
     DBUS_DAEMON, TAURI_DRIVER, WEBKIT_DRIVER, XVFB, app_binary, find_optional, find_tools,
     target_dir,
@@ -47,6 +48,10 @@ impl Display {
     }
 }
 
+/// The D-Bus name `tauri-plugin-single-instance` owns while the app runs: the app's
+/// identifier (tauri.conf.json) + `.SingleInstance`.
+const SINGLE_INSTANCE_NAME: &str = "dev.geminidesktop.gemini-desktop.SingleInstance";
+
 /// Variables that would connect the app under test to a real account or endpoint.
 const ISOLATED_ENV: &[&str] = &[
     "GEMINI_API_KEY",
@@ -73,9 +78,14 @@ pub struct App {
     binary: PathBuf,
     /// The environment changes the app was launched with (`None`: removed).
     env: Vec<(OsString, Option<OsString>)>,
-    // Field order is drop order: the driver (and with it the app) goes before the bus and the
-    // display.
+    /// tauri-driver's port, for [`App::restart`].
+    port: u16,
+    /// The launch arguments, for [`App::restart`].
+    args: Vec<String>,
+    // Field order is drop order: the driver (and with it the app) goes before the keyring, the
+    // bus and the display.
     _driver: GroupChild,
+    _keyring: Option<Keyring>,
     bus: Option<SessionBus>,
     display: Display,
     home: TempDir,
@@ -95,6 +105,25 @@ impl App {
         name: &str,
         args: &[S],
         env: &[(&str, &str)],
+    ) -> Result<Self> {
+        Self::launch_inner(name, args, env, false).await
+    }
+
+    /// Like [`App::launch_with_env`], with an unlocked throwaway gnome-keyring on the app's
+    /// session bus (see `keyring.rs`): secrets go to a real Secret Service.
+    pub async fn launch_with_keyring<S: AsRef<OsStr>>(
+        name: &str,
+        args: &[S],
+        env: &[(&str, &str)],
+    ) -> Result<Self> {
+        Self::launch_inner(name, args, env, true).await
+    }
+
+    async fn launch_inner<S: AsRef<OsStr>>(
+        name: &str,
+        args: &[S],
+        env: &[(&str, &str)],
+        keyring: bool,
     ) -> Result<Self> {
         let external_display = std::env::var("GD_E2E_DISPLAY")
             .ok()
@@ -146,6 +175,21 @@ impl App {
                 );
                 None
             }
+        };
+
+        let keyring = match (keyring, &bus) {
+            (false, _) => None,
+            (true, Some(bus)) => Some(Keyring::start(
+                bus.address(),
+                &runtime_dir,
+                home.path(),
+                &home.path().join(".local/share"),
+                &artifacts.join("gnome-keyring.log"),
+            )?),
+            (true, None) => bail!(
+                "a keyring needs a session bus, and dbus-daemon was not found ({})",
+                DBUS_DAEMON.install
+            ),
         };
 
         let driver_log = artifacts.join("driver-and-app.log");
@@ -232,31 +276,6 @@ impl App {
                 .with_context(|| log_hint(&driver_log))?;
         }
 
-        let mut app = Self {
-            client: None,
-            artifacts,
-            driver_log,
-            binary: binary.clone(),
-            env: app_env,
-            _driver: driver,
-            bus,
-            display,
-            home,
-        };
-        app.client = Some(
-            app.open_session(port, &app_path_string(&binary)?, args)
-                .await?,
-        );
-        app.check_not_placeholder().await?;
-        Ok(app)
-    }
-
-    async fn open_session<S: AsRef<OsStr>>(
-        &self,
-        port: u16,
-        application: &str,
-        args: &[S],
-    ) -> Result<Client> {
         let args: Vec<String> = args
             .iter()
             .map(|arg| {
@@ -266,6 +285,62 @@ impl App {
                     .context("app arguments must be UTF-8 (they travel as JSON)")
             })
             .collect::<Result<_>>()?;
+        let mut app = Self {
+            client: None,
+            artifacts,
+            driver_log,
+            binary: binary.clone(),
+            env: app_env,
+            port,
+            args,
+            _driver: driver,
+            _keyring: keyring,
+            bus,
+            display,
+            home,
+        };
+        app.client = Some(app.open_session(&app_path_string(&binary)?).await?);
+        app.check_not_placeholder().await?;
+        Ok(app)
+    }
+
+    /// Quits the app (ends the WebDriver session) and starts it again in the same
+    /// environment: same `HOME`, session bus and keyring, same arguments. What the app stored
+    /// on disk or in the keyring survives; everything in memory does not.
+    pub async fn restart(&mut self) -> Result<()> {
+        if let Some(bus) = &self.bus
+            && !crate::dbus::name_has_owner(bus.address(), SINGLE_INSTANCE_NAME)?
+        {
+            bail!(
+                "the running app does not own {SINGLE_INSTANCE_NAME} on its bus: update \
+                 SINGLE_INSTANCE_NAME (the app's identifier + `.SingleInstance`)"
+            );
+        }
+        if let Some(client) = self.client.take() {
+            client
+                .close()
+                .await
+                .context("close the WebDriver session")?;
+        }
+        // The old process may still be exiting: while it owns the single-instance name, a new
+        // launch would hand its command line over to it and exit.
+        if let Some(bus) = &self.bus {
+            let deadline = Instant::now() + STARTUP_TIMEOUT;
+            while crate::dbus::name_has_owner(bus.address(), SINGLE_INSTANCE_NAME)? {
+                if Instant::now() >= deadline {
+                    bail!("the app did not exit within {STARTUP_TIMEOUT:?} of closing its session");
+                }
+                tokio::time::sleep(Duration::from_millis(25)).await;
+            }
+        }
+        let application = app_path_string(&self.binary)?;
+        self.client = Some(self.open_session(&application).await?);
+        self.check_not_placeholder().await
+    }
+
+    async fn open_session(&self, application: &str) -> Result<Client> {
+        let port = self.port;
+        let args = &self.args;
         let mut capabilities = serde_json::Map::new();
         capabilities.insert(
             "tauri:options".into(),

@@ -14,6 +14,7 @@ use std::sync::mpsc;
 use anyhow::{Context, Result, bail};
 
 use crate::STARTUP_TIMEOUT;
+use crate::paths::{DBUS_SEND, find_tools};
 use crate::process::GroupChild;
 
 /// A `dbus-daemon --session`, stopped when dropped.
@@ -77,4 +78,26 @@ impl SessionBus {
     pub fn address(&self) -> &str {
         &self.address
     }
+}
+
+/// Whether `name` has an owner on the bus at `address` (asked with `dbus-send`).
+pub(crate) fn name_has_owner(address: &str, name: &str) -> Result<bool> {
+    let [dbus_send] = find_tools([DBUS_SEND])?;
+    let output = Command::new(dbus_send)
+        .args([
+            "--session",
+            "--print-reply",
+            "--dest=org.freedesktop.DBus",
+            "/org/freedesktop/DBus",
+            "org.freedesktop.DBus.NameHasOwner",
+        ])
+        .arg(format!("string:{name}"))
+        .env("DBUS_SESSION_BUS_ADDRESS", address)
+        .stderr(Stdio::null())
+        .output()
+        .context("run dbus-send")?;
+    if !output.status.success() {
+        bail!("dbus-send NameHasOwner {name} failed ({})", output.status);
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).contains("boolean true"))
 }

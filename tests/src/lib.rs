@@ -25,10 +25,15 @@
 //! - `WebKitWebDriver` (Debian package `webkit2gtk-driver`), or `GD_E2E_WEBKIT_DRIVER`;
 //! - `Xvfb` (Debian package `xvfb`) unless `GD_E2E_DISPLAY` is set.
 //!
+//! [`App::launch_with_keyring`] also starts an unlocked throwaway gnome-keyring on the app's bus
+//! (needs `gnome-keyring-daemon` and `dbus-send`), and [`App::restart`] quits and starts the app
+//! again with the same home, bus and keyring (what survives a restart).
+//!
 //! Artifacts (screenshots, the driver and app log) go to `<target>/e2e/<test name>/`.
 
 mod app;
 mod dbus;
+mod keyring;
 mod paths;
 mod process;
 mod xvfb;

@@ -140,6 +140,18 @@ pub(crate) const DBUS_DAEMON: Tool = Tool {
     install: "apt-get install dbus-daemon (Debian 12: package `dbus-daemon`)",
 };
 
+pub(crate) const GNOME_KEYRING: Tool = Tool {
+    name: "gnome-keyring-daemon",
+    env: "GD_E2E_GNOME_KEYRING",
+    install: "apt-get install gnome-keyring",
+};
+
+pub(crate) const DBUS_SEND: Tool = Tool {
+    name: "dbus-send",
+    env: "GD_E2E_DBUS_SEND",
+    install: "apt-get install dbus-bin",
+};
+
 /// Finds a tool that the harness can do without.
 pub(crate) fn find_optional(tool: Tool) -> Option<PathBuf> {
     find_tool(tool)

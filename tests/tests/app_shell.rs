@@ -29,7 +29,17 @@ async fn header_shows_version_and_workspace_from_ipc() -> Result<()> {
     let temp = tempfile::tempdir()?;
     let workspace = folder(&temp, "sample project")?;
 
-    let app = App::launch("app_shell", &[&workspace]).await?;
+    // A key (never used: the API address is a closed port) so that a session starts and the
+    // chat shows; without credentials the sign-in screen replaces it (see chat.rs, signin.rs).
+    let app = App::launch_with_env(
+        "app_shell",
+        &[&workspace],
+        &[
+            ("GEMINI_API_KEY", "e2e-unused-key"),
+            ("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:9"),
+        ],
+    )
+    .await?;
 
     app.wait_for_text("app-title", "read \"Gemini Desktop\"", |text| {
         text == "Gemini Desktop"

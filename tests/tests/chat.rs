@@ -157,29 +157,27 @@ async fn cancel_stops_a_hanging_turn_and_the_next_prompt_works() -> Result<()> {
     app.close().await
 }
 
+/// Without credentials the sign-in screen replaces the chat (see `signin.rs` for signing in).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn without_credentials_the_reason_is_shown() -> Result<()> {
+async fn without_credentials_the_sign_in_screen_is_shown() -> Result<()> {
     let temp = tempfile::tempdir()?;
     let ws = workspace(&temp)?;
     let app = App::launch("chat_no_key", &[&ws]).await?;
     app.wait_ready().await?;
-    let notice = app
-        .wait_for_text("notice", "explained the missing key", |t| {
-            t.contains("GEMINI_API_KEY")
-        })
+    app.wait_for_count("signin-screen", "is shown", |n| n == 1)
         .await?;
-    ensure!(notice.contains("not configured"), "{notice}");
-    app.wait_for_text("composer-hint", "repeated the reason", |t| {
-        t.contains("not configured")
+    for choice in ["signin-google", "signin-api-key", "signin-vertex"] {
+        app.interactable(choice).await?;
+    }
+    app.wait_for_text("connection-text", "says the agent is not connected", |t| {
+        t.contains("not connected")
     })
     .await?;
-    let send = app
-        .client()
-        .find(fantoccini::Locator::Css(&gd_e2e::testid("send")))
-        .await?;
     ensure!(
-        !send.is_enabled().await?,
-        "Send is disabled without a session"
+        app.count("prompt-input").await? == 0,
+        "no prompt field without credentials"
     );
+    app.wait_for_text("account-label", "invites to sign in", |t| t == "Sign in")
+        .await?;
     app.close().await
 }

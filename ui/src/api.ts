@@ -11,6 +11,16 @@ import type { ConfirmationOutcome } from "./protocol/ConfirmationOutcome";
 import type { Event } from "./protocol/Event";
 import type { ModelChoice } from "./protocol/ModelChoice";
 import type { SessionInfo } from "./protocol/SessionInfo";
+import type { ApiKeyCheck } from "./protocol/ApiKeyCheck";
+import type { AuthErrorReport } from "./protocol/AuthErrorReport";
+import type { AuthMethod } from "./protocol/AuthMethod";
+import type { AuthStatus } from "./protocol/AuthStatus";
+import type { CloudProject } from "./protocol/CloudProject";
+import type { CodeAssistSetup } from "./protocol/CodeAssistSetup";
+import type { LoginOutcome } from "./protocol/LoginOutcome";
+import type { LoginStage } from "./protocol/LoginStage";
+import type { SignOutReport } from "./protocol/SignOutReport";
+import type { VertexInput } from "./protocol/VertexInput";
 
 export type { ApprovalMode, CommandError, ConfirmationOutcome, Event, ModelChoice, SessionInfo };
 
@@ -139,6 +149,88 @@ export function mcpAuthenticate(sessionId: string, name: string): Promise<void> 
  */
 export function openExternal(url: string): Promise<void> {
   return invoke("plugin:opener|open_url", { url });
+}
+
+// ----- Sign-in (src-tauri/src/signin.rs). Rejections are `AuthErrorReport`s {kind, message, url}.
+
+export type {
+  ApiKeyCheck,
+  AuthErrorReport,
+  AuthMethod,
+  AuthStatus,
+  CloudProject,
+  CodeAssistSetup,
+  LoginOutcome,
+  LoginStage,
+  SignOutReport,
+  VertexInput,
+};
+
+export function authStatus(): Promise<AuthStatus> {
+  return invoke<AuthStatus>("auth_status");
+}
+
+/** Validates, stores (keyring) and chooses an API key. The key never comes back. */
+export function authSetApiKey(key: string): Promise<ApiKeyCheck> {
+  return invoke<ApiKeyCheck>("auth_set_api_key", { key });
+}
+
+export function authSetVertex(input: VertexInput): Promise<AuthStatus> {
+  return invoke<AuthStatus>("auth_set_vertex", { input });
+}
+
+/**
+ * Starts "Sign in with Google": the backend opens the browser and resolves with the
+ * authorization URL; the stages arrive on `onStage`. Then `authWaitGoogleLogin` resolves with
+ * the outcome (or rejects with what to do).
+ */
+export function authStartGoogleLogin(onStage: (stage: LoginStage) => void): Promise<string> {
+  const channel = new Channel<LoginStage>();
+  channel.onmessage = onStage;
+  return invoke<string>("auth_start_google_login", { onProgress: channel });
+}
+
+export function authWaitGoogleLogin(): Promise<LoginOutcome> {
+  return invoke<LoginOutcome>("auth_wait_google_login");
+}
+
+export function authCancelGoogleLogin(): Promise<void> {
+  return invoke("auth_cancel_google_login");
+}
+
+/** The paste-code fallback: the address the browser ended on, or the code. */
+export function authSubmitLoginCode(code: string): Promise<void> {
+  return invoke("auth_submit_login_code", { code });
+}
+
+export function authListProjects(): Promise<CloudProject[]> {
+  return invoke<CloudProject[]>("auth_list_projects");
+}
+
+export function authPickProject(project: string | null): Promise<CodeAssistSetup> {
+  return invoke<CodeAssistSetup>("auth_pick_project", { project });
+}
+
+export function authRetrySetup(): Promise<CodeAssistSetup> {
+  return invoke<CodeAssistSetup>("auth_retry_setup");
+}
+
+export function authSelectMethod(method: AuthMethod): Promise<AuthStatus> {
+  return invoke<AuthStatus>("auth_select_method", { method });
+}
+
+/** Signs out of `method` (null: everything); the backend also stops running sessions. */
+export function authSignOut(method: AuthMethod | null = null): Promise<SignOutReport> {
+  return invoke<SignOutReport>("auth_sign_out", { method });
+}
+
+/** A sign-in command's rejection as a report (anything else becomes kind `protocol`). */
+export function authError(error: unknown): AuthErrorReport {
+  if (error && typeof error === "object" && "kind" in error && "message" in error) {
+    const e = error as AuthErrorReport;
+    return { kind: e.kind, message: String(e.message), url: e.url ?? null };
+  }
+  return { kind: "protocol", message: errorMessage(error), url: null };
 }
 
 /** A command's rejection as a readable message. */

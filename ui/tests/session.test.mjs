@@ -57,11 +57,12 @@ test("the first screen uses the app info handed to the page, without an app_info
   await app.close();
 });
 
+// (Missing credentials, kind `auth`, show the sign-in screen instead: see signin.test.mjs.)
 test("a failed start_session is shown prominently and keeps Send disabled", async () => {
-  const reason = "GEMINI_API_KEY is not configured. Set it in the environment or sign in.";
-  const app = await env.open({ config: { startError: { kind: "auth", message: reason } }, session: false });
+  const reason = "settings.json is not valid JSON (line 3): model.name is not configured.";
+  const app = await env.open({ config: { startError: { kind: "config", message: reason } }, session: false });
   const { page } = app;
-  const notice = await waitForText(page, sel("notice"), /GEMINI_API_KEY/);
+  const notice = await waitForText(page, sel("notice"), /settings\.json/);
   assert.match(notice, /Gemini is not connected/);
   assert.match(notice, /not configured/);
   await waitForText(page, sel("composer-hint"), reason);
@@ -75,7 +76,7 @@ test("a failed start_session is shown prominently and keeps Send disabled", asyn
   const from = app.calls.length;
   await app.tid("retry").click();
   await app.waitForCall("start_session", () => true, { from });
-  await waitForText(page, sel("notice"), /GEMINI_API_KEY/);
+  await waitForText(page, sel("notice"), /settings\.json/);
   assert.equal(await page.locator(sel("notice")).count(), 1);
   await app.close();
 });

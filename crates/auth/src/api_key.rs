@@ -44,6 +44,7 @@ impl GeminiApiTarget {
 
 /// A key that worked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct ApiKeyCheck {
     /// How many models the key can use.
     pub models: usize,

@@ -215,6 +215,7 @@ pub struct OnboardResponse {
 
 /// What onboarding settled on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct CodeAssistSetup {
     pub project: String,
     pub project_source: ProjectSource,

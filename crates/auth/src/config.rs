@@ -45,6 +45,7 @@ pub mod env {
 
 /// Where the OAuth client came from (shown in the status view).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "snake_case")]
 pub enum ClientSource {
     /// `GEMINI_DESKTOP_OAUTH_CLIENT_ID` at run time.
@@ -113,6 +114,7 @@ pub struct AuthConfig {
 
 /// Where a Google Cloud project came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "snake_case")]
 pub enum ProjectSource {
     /// `GOOGLE_CLOUD_PROJECT`.

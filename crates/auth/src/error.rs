@@ -63,6 +63,7 @@ pub enum AuthError {
 
 /// The error categories, for the UI to choose a screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "snake_case")]
 pub enum AuthErrorKind {
     SignInRequired,
@@ -83,6 +84,7 @@ pub enum AuthErrorKind {
 
 /// An error as the desktop shell hands it to the webview.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct AuthErrorReport {
     pub kind: AuthErrorKind,
     pub message: String,

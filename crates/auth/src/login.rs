@@ -39,6 +39,7 @@ pub const LOGIN_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 
 /// Where a sign-in is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(tag = "stage", rename_all = "snake_case")]
 pub enum LoginStage {
     /// Waiting for the browser (or a pasted code).

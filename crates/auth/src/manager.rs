@@ -64,17 +64,20 @@ impl std::fmt::Debug for ResolvedBackend {
 
 /// What Vertex AI settings the sign-in screen sends.
 #[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct VertexInput {
     pub project: Option<String>,
     pub location: Option<String>,
     pub auth: VertexAuth,
     /// For [`VertexAuth::ApiKey`]; `None` keeps a stored key.
     #[serde(default, skip_serializing)]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub api_key: Option<String>,
 }
 
 /// The result of a Google sign-in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct LoginOutcome {
     pub email: Option<String>,
     pub name: Option<String>,
@@ -83,6 +86,7 @@ pub struct LoginOutcome {
 
 /// A Google Cloud project the signed-in user can see (for the picker).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct CloudProject {
     pub project_id: String,
     pub name: Option<String>,
@@ -91,6 +95,7 @@ pub struct CloudProject {
 
 /// What sign-out did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct SignOutReport {
     /// The Google refresh token was revoked at Google.
     pub revoked: bool,

@@ -42,6 +42,7 @@ pub const SECRETS_FILE: &str = "secrets.json";
 
 /// The secrets the app keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "kebab-case")]
 pub enum SecretKey {
     /// A Gemini API key (Google AI Studio).
@@ -67,6 +68,7 @@ impl SecretKey {
 
 /// Which kind of store holds the secrets.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum StoreKind {
     /// The OS keyring; `backend` names it for people.
@@ -90,6 +92,7 @@ impl StoreKind {
 
 /// The selected store and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct StoreInfo {
     pub kind: StoreKind,
     /// Set when the file is used because the keyring was not reachable.

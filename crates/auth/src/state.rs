@@ -17,6 +17,7 @@ pub const STATE_FILE: &str = "auth.json";
 
 /// The sign-in methods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "kebab-case")]
 pub enum AuthMethod {
     /// A Gemini API key (Google AI Studio).
@@ -64,6 +65,7 @@ pub struct GoogleState {
 
 /// How Vertex AI authenticates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "kebab-case")]
 pub enum VertexAuth {
     /// A Vertex AI API key (express mode), kept in the secret store.
@@ -84,6 +86,7 @@ pub struct VertexState {
 
 /// The last authentication failure, shown until the next success.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct LastError {
     pub method: Option<AuthMethod>,
     pub message: String,

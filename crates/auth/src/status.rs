@@ -12,6 +12,7 @@ use crate::state::{AuthMethod, LastError, VertexAuth};
 
 /// What decided the active method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "snake_case")]
 pub enum MethodOrigin {
     /// `security.auth.selectedType` in settings.json.
@@ -24,6 +25,7 @@ pub enum MethodOrigin {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct AuthStatus {
     /// The method a new session uses (even if it cannot start, see `ready`).
     pub active: Option<AuthMethod>,
@@ -48,6 +50,7 @@ pub struct AuthStatus {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct ApiKeyStatus {
     /// `GEMINI_API_KEY` is set (and wins over a stored key).
     pub in_environment: bool,
@@ -55,6 +58,7 @@ pub struct ApiKeyStatus {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct GoogleStatus {
     /// Tokens are stored.
     pub signed_in: bool,
@@ -67,6 +71,7 @@ pub struct GoogleStatus {
     pub project_source: Option<ProjectSource>,
     /// RFC 3339 expiry of the current access token (it is refreshed ahead).
     pub token_expires_at: Option<String>,
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
     pub token_expires_in_secs: Option<i64>,
     pub has_refresh_token: bool,
     /// Whether an OAuth client is configured, and where.
@@ -75,6 +80,7 @@ pub struct GoogleStatus {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct VertexStatus {
     /// `GOOGLE_GENAI_USE_VERTEXAI` / Vertex variables in the environment.
     pub in_environment: bool,
@@ -88,6 +94,7 @@ pub struct VertexStatus {
 
 /// Buttons of the view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "snake_case")]
 pub enum AuthAction {
     SignInWithGoogle,

@@ -7,6 +7,7 @@ import type { ConfirmationOutcome } from "../protocol/ConfirmationOutcome";
 import type { Event } from "../protocol/Event";
 import type { ModelChoice } from "../protocol/ModelChoice";
 import type { SessionInfo } from "../protocol/SessionInfo";
+import { AuthStore } from "./auth.svelte";
 import { ChatStore } from "./chat.svelte";
 import { type Confirmation, ConfirmationQueue } from "./confirmations.svelte";
 import { McpStore } from "./mcp.svelte";
@@ -33,6 +34,14 @@ export class AppController {
   readonly chat = new ChatStore();
   readonly confirmations = new ConfirmationQueue();
   readonly mcp = new McpStore();
+  /** Sign-in screen and account view; a successful sign-in starts a new session. */
+  readonly auth = new AuthStore({
+    onSignedIn: async (message) => {
+      await this.restart(this.model || undefined);
+      if (message) this.chat.addNotice("info", message);
+    },
+    onSignedOut: () => this.signedOut(),
+  });
   /** The MCP panel is open. */
   mcpPanelOpen = $state(false);
   /** Servers whose details (tools, stderr) are expanded in the panel. */
@@ -62,6 +71,7 @@ export class AppController {
       this.fail(`Could not load app info: ${api.errorMessage(error)}`);
       return;
     }
+    void this.auth.refresh();
     try {
       await api.onWorkspaceChanged((path) => void this.workspaceChanged(path));
     } catch (error) {
@@ -97,7 +107,13 @@ export class AppController {
       const reason = api.errorMessage(error);
       this.connecting = false;
       this.disconnectedReason = reason;
-      this.chat.addNotice("error", reason, { prominent: true, title: "Gemini is not connected" });
+      if (isAuthError(error)) {
+        // No usable credentials (first launch, signed out, sign-in revoked): the sign-in screen
+        // says why. It never retries by itself, so a broken sign-in cannot loop.
+        void this.auth.showSignIn(reason, { firstRun: true });
+      } else {
+        this.chat.addNotice("error", reason, { prominent: true, title: "Gemini is not connected" });
+      }
       return;
     }
     if (generation !== this.generation) return;
@@ -160,6 +176,9 @@ export class AppController {
 
   private onEvent(event: Event): void {
     switch (event.type) {
+      case "error":
+        if (event.kind === "auth") void this.authFailed(event.message);
+        break;
       case "session_configured":
         this.model = event.model;
         break;
@@ -266,6 +285,32 @@ export class AppController {
     }
   }
 
+  /**
+   * A turn failed authentication (e.g. the Google sign-in was revoked): when the credentials
+   * are unusable now, show the sign-in screen with the reason.
+   */
+  private async authFailed(message: string): Promise<void> {
+    const status = await this.auth.refresh();
+    if (!status || !status.ready || status.last_error?.sign_in_required) {
+      // gd-auth's own words (e.g. "Your Google sign-in has expired or was revoked… Sign in
+      // again…") rather than the transport's wrapping of them.
+      const reason = status?.last_error?.sign_in_required ? status.last_error.message : message;
+      await this.auth.showSignIn(reason);
+    }
+  }
+
+  /** After sign-out: the backend stopped the sessions; forget ours. */
+  private signedOut(): void {
+    this.generation++;
+    this.session = null;
+    this.busy = false;
+    this.connecting = false;
+    this.disconnectedReason = "Signed out: sign in to continue.";
+    this.chat.clear();
+    this.confirmations.clear();
+    this.mcp.clear();
+  }
+
   /** "Open folder…": the native picker; a new folder gets a new session and an empty chat. */
   async openFolder(): Promise<void> {
     let path: string | null;
@@ -343,4 +388,9 @@ export class AppController {
     this.model = name;
     await this.restart(name);
   }
+}
+
+/** A start_session rejection for missing or unusable credentials (CommandError kind `auth`). */
+function isAuthError(error: unknown): boolean {
+  return !!error && typeof error === "object" && (error as { kind?: unknown }).kind === "auth";
 }

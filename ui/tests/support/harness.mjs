@@ -125,7 +125,7 @@ export async function setup() {
  * <body data-ready="true"> and, unless `session: false`, for the session to be connected.
  */
 export async function openApp(env, options = {}) {
-  const { config = {}, colorScheme = "light", viewport = { width: 1200, height: 820 }, session = true, boot = null } = options;
+  const { config = {}, colorScheme = "light", viewport = { width: 1200, height: 820 }, session = true, init = null, boot = null } = options;
   const context = await env.browser.newContext({ colorScheme, viewport, deviceScaleFactor: 1 });
   const page = await context.newPage();
   page.setDefaultTimeout(TIMEOUT);
@@ -144,6 +144,9 @@ export async function openApp(env, options = {}) {
   await page.addInitScript((cfg) => {
     window.__GD_MOCK_CONFIG__ = cfg;
   }, config);
+  // `init: [fn, arg]`: a test's own page script before the mock (e.g. one that sets
+  // `window.__gdExtraIPC`, see ipc-mock.ts).
+  if (init) await page.addInitScript(init[0], init[1]);
   await page.addInitScript({ content: env.mock });
   // What the app's initialization script hands the page (src-tauri/src/boot.rs), if asked.
   if (boot) await page.addInitScript((info) => Object.defineProperty(window, "__GD_BOOT__", { value: Object.freeze(info) }), boot);

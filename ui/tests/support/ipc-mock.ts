@@ -29,12 +29,19 @@ declare global {
   interface Window {
     __GD_MOCK_CONFIG__?: MockConfig;
     __gdReport?: (cmd: string, args: unknown) => Promise<void>;
+    /**
+     * A test's own commands (installed with the harness's `init` option): consulted first; a
+     * result other than `undefined` (or a throw) answers the invoke, `undefined` falls through.
+     */
+    __gdExtraIPC?: (cmd: string, args: Record<string, unknown>) => Promise<unknown> | unknown;
     __gd: {
       config: MockConfig;
       calls: Call[];
       emit: (event: unknown) => void;
       emitAll: (events: unknown[]) => void;
       channels: number[];
+      /** Delivers a message to any Channel (e.g. one a test's extra handler received). */
+      emitTo: (channel: number, message: unknown) => void;
       cspViolations: string[];
       sessions: number;
     };
@@ -80,6 +87,8 @@ mockIPC(async (cmd, args) => {
   calls.push(call);
   // Tell the test (page.exposeFunction); it sees every invoke in order.
   await window.__gdReport?.(cmd, call.args);
+  const extra = await window.__gdExtraIPC?.(cmd, (args ?? {}) as Record<string, unknown>);
+  if (extra !== undefined) return extra;
   switch (cmd) {
     case "app_info":
       if (config.appInfoError) throw config.appInfoError;
@@ -149,6 +158,7 @@ window.__gd = {
   config,
   calls,
   channels,
+  emitTo,
   cspViolations,
   sessions: 0,
   /** Delivers an event to the latest session's channel. */

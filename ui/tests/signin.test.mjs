@@ -1,0 +1,509 @@
+// The sign-in screen and the account ("auth doctor") view with a mocked backend: first launch
+// without credentials, API key ok / rejected, Vertex AI, Google sign-in with its stages, cancel,
+// paste-code, the project picker after a Code Assist failure, every kind of error message, the
+// view's buttons, and a sign-in that ends mid-session.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { screenshotPath, setup } from "./support/harness.mjs";
+
+let env;
+before(async () => {
+  env = await setup();
+});
+after(async () => {
+  await env?.close();
+});
+
+const NOT_CONFIGURED =
+  "Authentication is not configured: set GEMINI_API_KEY (or Vertex AI variables) in the environment or a .env file, or open Sign in in Gemini Desktop.";
+const LOGIN_URL = "https://accounts.google.com/o/oauth2/v2/auth?client_id=test&state=s1";
+const OUTCOME = {
+  email: "dev@example.com",
+  name: "Dev Example",
+  code_assist: { project: "proj-123", project_source: "code_assist", tier_id: "standard-tier", tier_name: "Gemini Code Assist Standard" },
+};
+
+/**
+ * The sign-in commands of src-tauri/src/signin.rs, simulated in the page (installed as
+ * `window.__gdExtraIPC`). `window.__gdAuth` lets the test drive the Google flow: `stage(s)`,
+ * `complete(outcome)`, `fail(report)`.
+ */
+function authBackend(cfg) {
+  const s = {
+    active: cfg.active ?? null,
+    ready: cfg.ready ?? false,
+    google: { signed_in: false, email: null, tier_id: null, tier_name: null, project: null, project_source: null, ...cfg.google },
+    apiKeyStored: cfg.apiKeyStored ?? false,
+    apiKeyInEnv: cfg.apiKeyInEnv ?? false,
+    problem: null,
+    lastError: cfg.lastError ?? null,
+    channel: null,
+    wait: null,
+    projects: cfg.projects ?? [],
+  };
+  const status = () => ({
+    active: s.active,
+    chosen_by: s.active ? "app" : null,
+    ready: s.ready,
+    problem: s.ready ? null : (s.problem ?? { kind: "sign_in_required", message: cfg.startMessage ?? "Not configured.", url: null }),
+    secret_location: s.ready
+      ? s.active === "google-login"
+        ? `Google sign-in (${s.google.email}) in the system keyring (Secret Service)`
+        : "the system keyring (Secret Service)"
+      : null,
+    store: cfg.store ?? { kind: { type: "keyring", backend: "Secret Service" }, fallback_reason: null },
+    store_error: null,
+    api_key: { in_environment: s.apiKeyInEnv, stored: s.apiKeyStored },
+    google: {
+      ...s.google,
+      name: null,
+      token_expires_at: s.google.signed_in ? new Date(Date.now() + 3_000_000).toISOString() : null,
+      token_expires_in_secs: s.google.signed_in ? 3000 : null,
+      has_refresh_token: s.google.signed_in,
+      client_configured: true,
+      client_source: "environment",
+    },
+    vertex: { in_environment: false, project: null, location: null, auth: null, stored_key: false, adc_file: null },
+    last_error: s.lastError,
+    notes: cfg.notes ?? [],
+    actions: s.google.signed_in
+      ? ["switch_method", "re_authenticate", "pick_project", ...(s.ready ? [] : ["retry_code_assist_setup"]), "sign_out"]
+      : ["switch_method", "sign_in_with_google", "set_api_key", "configure_vertex", ...(s.active ? ["sign_out"] : [])],
+  });
+  const settle = (result) => {
+    const w = s.wait;
+    s.wait = null;
+    s.channel = null;
+    if (w) result.ok ? w.resolve(result.ok) : w.reject(result.err);
+  };
+  window.__gdAuth = {
+    state: s,
+    stage(stage) {
+      window.__gd.emitTo(s.channel, stage);
+    },
+    complete(outcome) {
+      s.active = "google-login";
+      s.ready = true;
+      s.google = { ...s.google, signed_in: true, email: outcome.email, tier_id: outcome.code_assist.tier_id, tier_name: outcome.code_assist.tier_name, project: outcome.code_assist.project, project_source: "code_assist" };
+      window.__gd.emitTo(s.channel, { stage: "done" });
+      settle({ ok: outcome });
+    },
+    fail(report, signedIn = false) {
+      if (signedIn) {
+        s.active = "google-login";
+        s.ready = false;
+        s.google = { ...s.google, signed_in: true, email: "dev@example.com" };
+        s.problem = report;
+      }
+      window.__gd.emitTo(s.channel, { stage: "failed", message: report.message });
+      settle({ err: report });
+    },
+  };
+  window.__gdExtraIPC = async (cmd, args) => {
+    switch (cmd) {
+      case "start_session":
+        if (!s.ready) throw { kind: "auth", message: cfg.startMessage ?? "Not configured." };
+        return undefined; // the normal mock starts the session
+      case "auth_status":
+        return status();
+      case "auth_set_api_key":
+        if (String(args.key).startsWith("bad")) {
+          throw { kind: "invalid_api_key", message: "The API key was refused (HTTP 400: API key not valid). Check it in Google AI Studio.", url: null };
+        }
+        s.active = "gemini-api-key";
+        s.apiKeyStored = true;
+        s.ready = true;
+        return { models: 42, base_url: "https://generativelanguage.googleapis.com" };
+      case "auth_set_vertex":
+        s.active = "vertex-ai";
+        s.ready = true;
+        return status();
+      case "auth_select_method":
+        s.active = args.method;
+        s.ready = args.method === "gemini-api-key" ? s.apiKeyStored : s.ready;
+        return status();
+      case "auth_start_google_login":
+        s.channel = args.onProgress.id;
+        setTimeout(() => window.__gd.emitTo(s.channel, { stage: "waiting_for_browser" }), 0);
+        return cfg.loginUrl;
+      case "auth_wait_google_login":
+        return new Promise((resolve, reject) => {
+          s.wait = { resolve, reject };
+        });
+      case "auth_cancel_google_login":
+        if (s.channel !== null) window.__gdAuth.fail({ kind: "cancelled", message: "Sign-in was cancelled.", url: null });
+        return null;
+      case "auth_submit_login_code":
+        if (/\s/.test(String(args.code).trim())) {
+          throw { kind: "input", message: "That does not look like an authorization code or a sign-in address.", url: null };
+        }
+        window.__gdAuth.stage({ stage: "exchanging_code" });
+        setTimeout(() => window.__gdAuth.complete(cfg.outcome), 50);
+        return null;
+      case "auth_list_projects":
+        return s.projects;
+      case "auth_pick_project":
+      case "auth_retry_setup": {
+        const project = args.project ?? "proj-123";
+        s.ready = true;
+        s.problem = null;
+        s.google = { ...s.google, tier_id: "standard-tier", tier_name: "Gemini Code Assist Standard", project, project_source: "picked" };
+        return { project, project_source: "picked", tier_id: "standard-tier", tier_name: "Gemini Code Assist Standard" };
+      }
+      case "auth_sign_out":
+        s.active = null;
+        s.ready = false;
+        s.apiKeyStored = false;
+        s.google = { signed_in: false, email: null, tier_id: null, tier_name: null, project: null, project_source: null };
+        return { revoked: true, revoke_error: null, removed: ["google-oauth"] };
+      default:
+        return undefined;
+    }
+  };
+}
+
+/** Opens the app with the simulated sign-in backend. */
+async function open(cfg = {}, options = {}) {
+  const full = { startMessage: NOT_CONFIGURED, loginUrl: LOGIN_URL, outcome: OUTCOME, ...cfg };
+  return env.open({ session: full.ready === true, init: [authBackend, full], ...options });
+}
+
+const auth = (app, fn, arg) => app.page.evaluate(([f, a]) => window.__gdAuth[f](...a), [fn, arg]);
+
+async function startGoogle(app) {
+  await app.tid("signin-google").click();
+  await app.page.waitForSelector('[data-testid="signin-stage"][data-stage="waiting_for_browser"]');
+  await app.waitForCall("auth_wait_google_login");
+}
+
+async function connected(app) {
+  await app.page.waitForFunction(() => document.querySelector('[data-testid="connection-status"]')?.getAttribute("data-state") === "connected");
+}
+
+describe("sign-in screen", () => {
+  test("first launch without credentials shows it with three explained choices", async () => {
+    const app = await open();
+    await app.tid("signin-screen").waitFor();
+    await app.waitForCall("auth_status");
+    // Nothing was ever configured: the screen is the explanation (no "not configured" banner).
+    assert.equal(await app.tid("signin-reason").count(), 0);
+    for (const id of ["signin-google", "signin-api-key", "signin-vertex"]) assert.ok(await app.tid(id).isVisible(), id);
+    const text = await app.tid("signin-screen").innerText();
+    assert.match(text, /Code Assist Standard or Enterprise/);
+    assert.match(text, /retired Code Assist for individuals in June 2026/);
+    assert.match(text, /Google AI Studio/);
+    assert.match(text, /Vertex AI/);
+    // The chat is replaced, not covered: no composer to type into without credentials.
+    assert.equal(await app.tid("prompt-input").count(), 0);
+    assert.equal(await app.tid("account-label").innerText(), "Sign in");
+    assert.equal(await app.tid("account-open").getAttribute("data-attention"), "true");
+    assert.equal(await app.tid("notice").count(), 0, "no 'not connected' card behind it");
+    await app.page.screenshot({ path: screenshotPath("signin-light.png") });
+    await app.close();
+  });
+
+  test("dark theme", async () => {
+    const app = await open({}, { colorScheme: "dark" });
+    await app.tid("signin-screen").waitFor();
+    await app.tid("signin-api-key").click();
+    await app.page.screenshot({ path: screenshotPath("signin-dark.png") });
+    const bg = await app.tid("signin-screen").locator(".card").evaluate((el) => getComputedStyle(el).backgroundColor);
+    assert.equal(bg, "rgb(23, 26, 34)");
+    await app.close();
+  });
+
+  test("a rejected API key says why and keeps the screen; a good one is saved and the chat connects", async () => {
+    const app = await open();
+    await app.tid("signin-api-key").click();
+    await app.tid("api-key-input").fill("bad-key");
+    await app.tid("api-key-save").click();
+    await app.tid("auth-error").waitFor();
+    assert.equal(await app.tid("auth-error").getAttribute("data-kind"), "invalid_api_key");
+    assert.match(await app.tid("auth-error").innerText(), /API key was refused/);
+    assert.ok(await app.tid("signin-screen").isVisible());
+    assert.equal(app.callsOf("start_session").length, 1, "no session attempt with a refused key");
+
+    await app.tid("api-key-input").fill("AIza-good-key");
+    await app.tid("api-key-save").click();
+    await connected(app);
+    assert.deepEqual(app.callsOf("auth_set_api_key").map((c) => c.args.key), ["bad-key", "AIza-good-key"]);
+    assert.equal(await app.tid("signin-screen").count(), 0);
+    assert.match(await app.tid("notice").last().innerText(), /API key checked \(42 models available\) and saved/);
+    assert.equal(await app.tid("account-label").innerText(), "Gemini API key");
+    // The key is not kept in the page.
+    const html = await app.page.content();
+    assert.ok(!html.includes("AIza-good-key"));
+    await app.close();
+  });
+
+  test("without a keyring the API key choice says the key goes to a private file", async () => {
+    const app = await open({ store: { kind: { type: "file", path: "/home/dev/.gemini/gemini-desktop/secrets.json" }, fallback_reason: "no D-Bus session bus" } });
+    await app.tid("signin-screen").waitFor();
+    await app.page.getByText("a file only you can read").waitFor();
+    await app.close();
+  });
+
+  test("GEMINI_API_KEY in the environment is shown as winning", async () => {
+    const app = await open({ apiKeyInEnv: true });
+    await app.tid("signin-screen").waitFor();
+    assert.match(await app.tid("api-key-env").innerText(), /GEMINI_API_KEY is set in the environment/);
+    await app.close();
+  });
+
+  test("Vertex AI settings are sent as entered", async () => {
+    const app = await open();
+    await app.tid("signin-vertex").click();
+    await app.tid("vertex-project").fill("my-proj");
+    await app.tid("vertex-location").fill("europe-west4");
+    await app.tid("signin-screen").screenshot({ path: screenshotPath("signin-vertex.png") });
+    await app.tid("vertex-save").click();
+    await connected(app);
+    const call = await app.waitForCall("auth_set_vertex");
+    assert.deepEqual(call.args.input, { project: "my-proj", location: "europe-west4", auth: "adc" });
+    await app.close();
+  });
+
+  test("Google: stages, then the email; the chat connects", async () => {
+    const app = await open();
+    await startGoogle(app);
+    assert.equal(await app.tid("signin-stage").innerText(), "Waiting for you to finish in the browser…");
+    assert.equal(await app.tid("signin-url").inputValue(), LOGIN_URL);
+    await app.page.screenshot({ path: screenshotPath("signin-google-waiting.png") });
+    await auth(app, "stage", [{ stage: "exchanging_code" }]);
+    await app.page.waitForSelector('[data-testid="signin-stage"][data-stage="exchanging_code"]');
+    await auth(app, "stage", [{ stage: "finishing_setup", detail: "Setting up Gemini Code Assist" }]);
+    await app.page.waitForSelector('[data-testid="signin-stage"][data-stage="finishing_setup"]');
+    assert.equal(await app.tid("signin-stage").innerText(), "Setting up Gemini Code Assist…");
+    await auth(app, "complete", [OUTCOME]);
+    await connected(app);
+    assert.equal(await app.tid("account-label").innerText(), "dev@example.com");
+    assert.match(
+      await app.tid("notice").last().innerText(),
+      /^Signed in as dev@example.com \(Gemini Code Assist Standard, project proj-123\)\.$/,
+    );
+    await app.close();
+  });
+
+  test("Google: Cancel stops the sign-in without an error", async () => {
+    const app = await open();
+    await startGoogle(app);
+    await app.tid("signin-cancel").click();
+    await app.waitForCall("auth_cancel_google_login");
+    await app.tid("signin-google").waitFor();
+    assert.equal(await app.tid("signin-progress").count(), 0);
+    assert.equal(await app.tid("auth-error").count(), 0);
+    await app.close();
+  });
+
+  test("Google: a pasted typo is explained and the sign-in keeps waiting; the address completes it", async () => {
+    const app = await open();
+    await startGoogle(app);
+    await app.tid("signin-paste-code").fill("not a code");
+    await app.tid("signin-paste-submit").click();
+    await app.tid("auth-error").waitFor();
+    assert.equal(await app.tid("auth-error").getAttribute("data-kind"), "input");
+    assert.ok(await app.tid("signin-progress").isVisible(), "still waiting");
+    const pasted = "http://127.0.0.1:40123/oauth2callback?state=s1&code=4%2F0abc";
+    await app.tid("signin-paste-code").fill(pasted);
+    await app.tid("signin-paste-submit").click();
+    await connected(app);
+    assert.deepEqual(app.callsOf("auth_submit_login_code").map((c) => c.args.code), ["not a code", pasted]);
+    assert.equal(await app.tid("account-label").innerText(), "dev@example.com");
+    await app.close();
+  });
+
+  test("Google: project required → project picker → Code Assist set up with the pick", async () => {
+    const app = await open({
+      projects: [
+        { project_id: "alpha-1", name: "Alpha", project_number: "111" },
+        { project_id: "beta-2", name: null, project_number: "222" },
+      ],
+    });
+    await startGoogle(app);
+    const message =
+      "Your account needs a Google Cloud project for Gemini Code Assist (Standard, Enterprise or Workspace). Set GOOGLE_CLOUD_PROJECT, or pick a project on the sign-in screen.";
+    await auth(app, "fail", [{ kind: "code_assist", message, url: null }, true]);
+    await app.tid("signin-setup").waitFor();
+    assert.equal(await app.tid("auth-error").innerText(), message);
+    await app.tid("project-list-load").click();
+    await app.tid("project-select").waitFor();
+    assert.equal(await app.tid("auth-error").innerText(), message, "the reason stays visible next to the picker");
+    assert.deepEqual(await app.tid("project-select").locator("option:not([disabled])").allInnerTexts(), ["Alpha (alpha-1)", "beta-2"]);
+    await app.tid("project-select").selectOption("beta-2");
+    await app.tid("signin-screen").screenshot({ path: screenshotPath("signin-project-picker.png") });
+    await app.tid("project-pick").click();
+    await connected(app);
+    assert.deepEqual((await app.waitForCall("auth_pick_project")).args, { project: "beta-2" });
+    assert.match(await app.tid("notice").last().innerText(), /project beta-2/);
+    await app.close();
+  });
+
+  test("Google: Retry setup after fixing the account", async () => {
+    const app = await open();
+    await startGoogle(app);
+    await auth(app, "fail", [{ kind: "code_assist", message: "Gemini Code Assist is not enabled for this project.", url: null }, true]);
+    await app.tid("retry-setup").click();
+    await connected(app);
+    await app.waitForCall("auth_retry_setup");
+    await app.close();
+  });
+
+  const errors = [
+    {
+      name: "validation required (with its link)",
+      report: {
+        kind: "code_assist",
+        message: "Google needs you to verify your account before using Gemini Code Assist. Open the link, finish the steps, then retry.",
+        url: "https://accounts.google.com/signin/continue?sarp=1",
+      },
+    },
+    {
+      name: "ineligible tier with Google's reason",
+      report: {
+        kind: "code_assist",
+        message: "Your account is not eligible for Gemini Code Assist: Your organization has not enabled Gemini (INELIGIBLE_ACCOUNT). Use an API key instead.",
+        url: null,
+      },
+    },
+    {
+      name: "retired consumer tier",
+      report: {
+        kind: "code_assist",
+        message: "Gemini Code Assist for individuals was retired by Google in June 2026. Use a Gemini API key (free from Google AI Studio) or Vertex AI.",
+        url: null,
+      },
+    },
+    { name: "401/403", report: { kind: "sign_in_required", message: "Google did not accept the sign-in (HTTP 401). Sign in again.", url: null } },
+    { name: "timeout", report: { kind: "timed_out", message: "No answer from the browser within 5 minutes, so sign-in was stopped.", url: null } },
+    { name: "consent denied", report: { kind: "denied", message: "Google did not grant access: access_denied. Start the sign-in again and allow access, or use an API key.", url: null } },
+    { name: "no OAuth client", report: { kind: "o_auth_client_missing", message: "No Google OAuth client is configured: set GEMINI_DESKTOP_OAUTH_CLIENT_ID.", url: null } },
+  ];
+  for (const { name, report } of errors) {
+    test(`Google error shown as is: ${name}`, async () => {
+      const app = await open();
+      await startGoogle(app);
+      await auth(app, "fail", [report, report.kind === "code_assist"]);
+      await app.tid("auth-error").waitFor();
+      assert.equal(await app.tid("auth-error").getAttribute("data-kind"), report.kind);
+      assert.equal(await app.tid("auth-error").locator(".message").innerText(), report.message);
+      assert.equal(await app.tid("signin-progress").count(), 0, "the flow ended");
+      assert.ok(await app.tid("signin-google").isVisible(), "a new sign-in can start");
+      if (report.url) {
+        await app.tid("auth-error-link").click();
+        const call = await app.waitForCall("plugin:opener|open_url");
+        assert.equal(call.args.url, report.url);
+      } else {
+        assert.equal(await app.tid("auth-error-link").count(), 0);
+      }
+      await app.close();
+    });
+  }
+});
+
+test("a stored method that cannot start shows the launch's reason on the screen", async () => {
+  const lastError = { method: "google-login", message: "Your Google sign-in was revoked.", at: new Date().toISOString(), sign_in_required: true };
+  const app = await open({ active: "google-login", lastError, startMessage: "Your Google sign-in was revoked. Sign in again." });
+  await app.tid("signin-reason").waitFor();
+  assert.equal(await app.tid("signin-reason").innerText(), "Your Google sign-in was revoked. Sign in again.");
+  await app.close();
+});
+
+describe("account view", () => {
+  const signedIn = {
+    ready: true,
+    active: "google-login",
+    google: { signed_in: true, email: "dev@example.com", tier_id: "standard-tier", tier_name: "Gemini Code Assist Standard", project: "proj-123", project_source: "code_assist" },
+    notes: ["GEMINI_API_KEY in the environment is used instead of the stored API key."],
+  };
+
+  test("shows method, secret location, account, tier, project, expiry and notes", async () => {
+    const app = await open(signedIn);
+    assert.equal(await app.tid("account-label").innerText(), "dev@example.com");
+    await app.tid("account-open").click();
+    await app.tid("auth-status").waitFor();
+    assert.equal(await app.tid("auth-method").getAttribute("data-method"), "google-login");
+    assert.match(await app.tid("auth-method").innerText(), /Google sign-in \(Gemini Code Assist\) · chosen by your choice in Gemini Desktop/);
+    assert.match(await app.tid("auth-secret-location").innerText(), /system keyring/);
+    assert.equal(await app.tid("account-email").innerText(), "dev@example.com");
+    assert.equal(await app.tid("auth-tier").innerText(), "Gemini Code Assist Standard");
+    assert.match(await app.tid("auth-project").innerText(), /proj-123 · assigned by Code Assist/);
+    assert.match(await app.tid("auth-expiry").innerText(), /expires in 50 min/);
+    assert.match(await app.tid("auth-note").innerText(), /GEMINI_API_KEY/);
+    assert.equal(await app.tid("auth-ready").getAttribute("data-ready"), "true");
+    await app.tid("auth-status").screenshot({ path: screenshotPath("auth-status-light.png") });
+    await app.page.keyboard.press("Escape");
+    assert.equal(await app.tid("auth-status").count(), 0);
+    await app.close();
+  });
+
+  test("at the minimum window width the header still fits with the account button", async () => {
+    const app = await open(signedIn, { viewport: { width: 720, height: 600 } });
+    const overflow = await app.tid("app-header").evaluate((el) => el.scrollWidth - el.clientWidth);
+    assert.ok(overflow <= 0, `the header overflows by ${overflow}px`);
+    assert.ok(await app.tid("account-open").isVisible());
+    await app.tid("app-header").screenshot({ path: screenshotPath("header-narrow-account.png") });
+    await app.close();
+  });
+
+  test("Re-authenticate starts a Google sign-in", async () => {
+    const app = await open(signedIn);
+    await app.tid("account-open").click();
+    await app.tid("reauth").click();
+    await app.tid("signin-screen").waitFor();
+    await app.waitForCall("auth_start_google_login");
+    await app.page.waitForSelector('[data-testid="signin-stage"][data-stage="waiting_for_browser"]');
+    // Signed in already: the screen can be left.
+    await app.tid("signin-close").click();
+    await app.waitForCall("auth_cancel_google_login");
+    assert.equal(await app.tid("signin-screen").count(), 0);
+    await app.close();
+  });
+
+  test("Switch method opens the choices; a stored key can be used without typing it", async () => {
+    const app = await open({ ...signedIn, apiKeyStored: true });
+    await app.tid("account-open").click();
+    await app.tid("switch-method").click();
+    await app.tid("signin-screen").waitFor();
+    await app.tid("signin-api-key").click();
+    const before = app.callsOf("start_session").length;
+    await app.tid("api-key-use-stored").click();
+    assert.deepEqual((await app.waitForCall("auth_select_method")).args, { method: "gemini-api-key" });
+    await app.waitForCall("start_session", () => true, { from: app.calls.findIndex((c) => c.cmd === "auth_select_method") });
+    await connected(app);
+    assert.ok(app.callsOf("start_session").length > before);
+    await app.close();
+  });
+
+  test("Sign out revokes, stops the session and shows the sign-in screen", async () => {
+    const app = await open(signedIn);
+    await app.tid("account-open").click();
+    await app.tid("sign-out").click();
+    assert.deepEqual((await app.waitForCall("auth_sign_out")).args, { method: null });
+    await app.tid("signin-screen").waitFor();
+    assert.equal(await app.tid("signin-reason").innerText(), "You are signed out.");
+    assert.equal(await app.tid("connection-status").getAttribute("data-state"), "disconnected");
+    assert.equal(await app.tid("account-label").innerText(), "Sign in");
+    await app.close();
+  });
+
+  test("a sign-in revoked mid-session leads to the sign-in screen with the reason, once", async () => {
+    const app = await open(signedIn);
+    const revoked = "Your Google sign-in has expired or was revoked (Google said: invalid_grant). Sign in again.";
+    await app.page.evaluate((message) => {
+      const s = window.__gdAuth.state;
+      s.ready = false;
+      s.google = { ...s.google, signed_in: false };
+      s.lastError = { method: "google-login", message, at: new Date().toISOString(), sign_in_required: true };
+    }, revoked);
+    await app.emit({ type: "error", kind: "auth", message: `giving up after 2 attempts: credentials unavailable: ${revoked}`, status: null, fatal: false });
+    await app.tid("signin-screen").waitFor();
+    // gd-auth's message, without the transport's wrapping.
+    assert.equal(await app.tid("signin-reason").innerText(), revoked);
+    assert.equal(await app.tid("account-label").innerText(), "Sign in");
+    // The screen waits for the user: no new session attempt (no loop).
+    const starts = app.callsOf("start_session").length;
+    await app.page.waitForTimeout(300);
+    assert.equal(app.callsOf("start_session").length, starts);
+    await app.close();
+  });
+});
