@@ -34,13 +34,17 @@ async fn manager(
     url: &str,
     config: &OAuthConfig,
 ) -> Result<AuthorizationManager, OAuthError> {
+    // First: building our client installs the process's TLS crypto
+    // provider, which rmcp's own default client (built below, then
+    // replaced) needs too.
+    let http = oauth.http().map_err(OAuthError::Failed)?;
     // Private addresses are fine: the user configured this server, often on
     // a company network.
     let mut manager = AuthorizationManager::new_allowing_private_addresses(url)
         .await
         .map_err(failed("invalid server URL"))?;
     manager
-        .with_client(oauth.http().map_err(OAuthError::Failed)?)
+        .with_client(http)
         .map_err(failed("OAuth client setup"))?;
     manager.set_credential_store(ServerCredentials {
         store: oauth.store().map_err(OAuthError::Failed)?,

@@ -313,9 +313,11 @@ impl McpOAuth {
                 break;
             }
         }
-        done.borrow()
-            .clone()
-            .unwrap_or_else(|| Err(OAuthError::Failed("the sign-in task ended".into())))
+        done.borrow().clone().unwrap_or_else(|| {
+            Err(OAuthError::Failed(
+                "the sign-in stopped unexpectedly (see the log)".into(),
+            ))
+        })
     }
 
     /// Stops the sign-in running for `url`, if any. Returns whether one was.
