@@ -354,6 +354,9 @@ impl McpManager {
         if self.inner.lock_pending().is_empty() {
             self.inner.set_discovery(McpDiscoveryState::Completed);
         }
+        if let Some(oauth) = &self.inner.options.oauth {
+            self.inner.follow_sign_ins(oauth.subscribe_sign_ins());
+        }
     }
 
     /// Events from now on (status changes, discovery, tool changes).
@@ -862,6 +865,38 @@ impl Inner {
             config: config.oauth.clone(),
             challenge: slot.challenge.clone(),
         })
+    }
+
+    /// Restarts servers waiting in `needs_auth` when a sign-in to their URL
+    /// completes elsewhere (another session, the CLI in this process).
+    fn follow_sign_ins(self: &Arc<Self>, mut sign_ins: broadcast::Receiver<String>) {
+        let weak = Arc::downgrade(self);
+        let stopped = self.stopped.clone();
+        self.spawn(async move {
+            loop {
+                let url = tokio::select! {
+                    _ = stopped.cancelled() => return,
+                    received = sign_ins.recv() => match received {
+                        Ok(url) => url,
+                        Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                        Err(broadcast::error::RecvError::Closed) => return,
+                    },
+                };
+                let Some(inner) = weak.upgrade() else { return };
+                let mut slots = inner.lock();
+                for slot in slots.iter_mut() {
+                    let same = matches!(
+                        slot.config.as_ref().map(|c| &c.transport),
+                        Some(TransportConfig::Http { url: u, .. } | TransportConfig::Sse { url: u, .. }) if *u == url
+                    );
+                    if same && slot.status.state == McpServerState::NeedsAuth {
+                        info!(server = %slot.name, "signed in elsewhere; connecting");
+                        inner.stop_slot(slot, McpServerState::Disconnected, None);
+                        inner.start_slot(slot);
+                    }
+                }
+            }
+        });
     }
 
     /// The server waits for the browser (`auth_url` once known).

@@ -524,3 +524,31 @@ async fn sign_in_is_refused_where_it_makes_no_sense() {
     let error = manager.start_authentication("nope").unwrap_err();
     assert!(error.contains("not configured"), "{error}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sign_in_in_one_session_connects_the_others() {
+    let server = OAuthServer::start(&[]);
+    let ws = tempfile::tempdir().unwrap();
+    let store_dir = tempfile::tempdir().unwrap();
+    let browser = Browser::default();
+    // One OAuth service per process, shared by the sessions' managers.
+    let oauth = McpOAuth::new(secrets(store_dir.path())).with_opener(browser.consenting());
+    let servers = json!({"remote": {"httpUrl": server.mcp_url(), "timeout": 30000}});
+    let first = manager_for(servers.clone(), ws.path(), oauth.clone()).await;
+    let second = manager_for(servers, ws.path(), oauth).await;
+    assert_eq!(
+        second.status("remote").unwrap().state,
+        McpServerState::NeedsAuth
+    );
+    first.authenticate("remote").await.unwrap();
+    for manager in [&first, &second] {
+        wait_status(manager, "remote", "connected", |s| {
+            s.state == McpServerState::Connected
+        })
+        .await;
+    }
+    assert_eq!(browser.opened().len(), 1);
+    assert_eq!(texts(&add(&second, "remote").await.unwrap()), ["5"]);
+    first.shutdown(Duration::from_secs(1)).await;
+    second.shutdown(Duration::from_secs(1)).await;
+}

@@ -87,6 +87,9 @@ struct Inner {
     /// Sign-ins under way, by server URL.
     flows: Mutex<HashMap<String, Flow>>,
     http: OnceLock<Result<reqwest::Client, String>>,
+    /// The URL of each completed sign-in: other sessions' managers restart
+    /// their servers that were waiting for it.
+    signed_in: tokio::sync::broadcast::Sender<String>,
 }
 
 /// The OAuth side of the MCP client: the token store, the browser and the
@@ -135,6 +138,7 @@ impl McpOAuth {
                 browser: tokio::sync::Mutex::new(()),
                 flows: Mutex::new(HashMap::new()),
                 http: OnceLock::new(),
+                signed_in: tokio::sync::broadcast::channel(16).0,
             }),
         }
     }
@@ -276,7 +280,8 @@ impl McpOAuth {
                         let result = login::run(&this, &request, &url_tx, &cancel).await;
                         match &result {
                             Ok(()) => {
-                                tracing::info!(server = %request.server, "signed in to the MCP server")
+                                tracing::info!(server = %request.server, "signed in to the MCP server");
+                                let _ = this.inner.signed_in.send(request.url.clone());
                             }
                             Err(e) => {
                                 tracing::warn!(server = %request.server, "MCP sign-in failed: {e}")
@@ -318,6 +323,11 @@ impl McpOAuth {
                 "the sign-in stopped unexpectedly (see the log)".into(),
             ))
         })
+    }
+
+    /// The URLs of sign-ins completed from now on.
+    pub fn subscribe_sign_ins(&self) -> tokio::sync::broadcast::Receiver<String> {
+        self.inner.signed_in.subscribe()
     }
 
     /// Stops the sign-in running for `url`, if any. Returns whether one was.
