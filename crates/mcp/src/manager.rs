@@ -565,6 +565,8 @@ impl McpManager {
             _ => {}
         }
         info!(server, "restarting MCP server");
+        // A sign-in waiting for the browser stops: the user started over.
+        self.inner.cancel_sign_in(slot);
         self.inner
             .stop_slot(slot, McpServerState::Disconnected, None);
         slot.status.restarts = 0;
@@ -666,6 +668,7 @@ impl McpManager {
                 // It was not running; keep its more important reason.
                 return Ok(());
             }
+            self.inner.cancel_sign_in(slot);
             self.inner
                 .stop_slot(slot, McpServerState::Disabled, Some(reason));
         }
@@ -897,6 +900,19 @@ impl Inner {
                 }
             }
         });
+    }
+
+    /// Stops a sign-in under way for the slot's server, if any.
+    fn cancel_sign_in(&self, slot: &Slot) {
+        if slot.status.state != McpServerState::Authenticating {
+            return;
+        }
+        if let (Some(oauth), Some(config)) = (&self.options.oauth, &slot.config)
+            && let TransportConfig::Http { url, .. } | TransportConfig::Sse { url, .. } =
+                &config.transport
+        {
+            oauth.cancel(url);
+        }
     }
 
     /// The server waits for the browser (`auth_url` once known).

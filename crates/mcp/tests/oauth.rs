@@ -437,7 +437,7 @@ async fn sign_in_can_be_cancelled_and_times_out() {
     let servers = json!({"remote": {"httpUrl": server.mcp_url(), "timeout": 30000}});
 
     let oauth = McpOAuth::new(secrets(store_dir.path())).with_opener(browser.idle());
-    let manager = manager_for(servers.clone(), ws.path(), oauth).await;
+    let manager = manager_for(servers.clone(), ws.path(), oauth.clone()).await;
     assert_eq!(manager.cancel_authentication("remote"), Ok(false));
     manager.start_authentication("remote").unwrap();
     let status = wait_status(&manager, "remote", "waiting for the browser", |s| {
@@ -451,6 +451,25 @@ async fn sign_in_can_be_cancelled_and_times_out() {
     })
     .await;
     assert_eq!(status.error.as_deref(), Some("Sign-in cancelled."));
+
+    // Restarting a server that waits for the browser stops the sign-in.
+    manager.start_authentication("remote").unwrap();
+    wait_status(&manager, "remote", "waiting for the browser again", |s| {
+        s.state == McpServerState::Authenticating && s.auth_url.is_some()
+    })
+    .await;
+    let url = server.mcp_url();
+    manager.restart("remote").unwrap();
+    let status = wait_status(&manager, "remote", "needs_auth after restart", |s| {
+        s.state == McpServerState::NeedsAuth
+    })
+    .await;
+    assert_eq!(status.auth_url, None);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while oauth.is_signing_in(&url) {
+        assert!(Instant::now() < deadline, "the sign-in did not stop");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     manager.shutdown(Duration::from_secs(1)).await;
 
     let oauth = McpOAuth::new(secrets(store_dir.path()))
