@@ -249,22 +249,39 @@ pub fn mcp_server_log(
         .submit(&session_id, Op::McpServerLog { name })
 }
 
-/// Signs in to an MCP server that answered 401. OAuth for MCP servers is not
-/// implemented yet: this says so plainly instead of pretending, so the panel
-/// can show the reason next to the server.
+/// Signs in to an HTTP MCP server with OAuth. The browser opens on the
+/// authorization page; the server's status events follow on the session's
+/// channel (`authenticating` with the page's URL, then `connected`, or
+/// `needs_auth` with the reason). Asking again while a sign-in runs joins it.
 #[tauri::command]
-pub fn mcp_authenticate(
+pub fn mcp_authenticate<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, AppState>,
     session_id: String,
     name: String,
 ) -> Result<(), CommandError> {
-    // Validate the session first, so a stale panel gets the usual error.
-    state.sessions.approval_mode(&session_id)?;
-    Err(CommandError::new(
-        CommandErrorKind::Input,
-        format!(
-            "Signing in to MCP server '{name}' (OAuth) is not supported yet. Give the server a \
-             token in its settings entry (`headers: {{\"Authorization\": \"Bearer $TOKEN\"}}`) instead."
-        ),
-    ))
+    install_mcp_browser(&app);
+    state
+        .sessions
+        .submit(&session_id, Op::McpAuthenticate { name })
+}
+
+/// Makes MCP sign-ins open the system browser through the opener plugin
+/// (`GEMINI_DESKTOP_BROWSER`, a command taking the URL, wins: tests use it
+/// to play the browser). Installed on the first Authenticate, when the app
+/// handle is at hand; later calls change nothing.
+fn install_mcp_browser<R: Runtime>(app: &AppHandle<R>) {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        let app = app.clone();
+        gd_mcp::McpOAuth::set_default_opener(std::sync::Arc::new(move |url: &str| {
+            if std::env::var_os("GEMINI_DESKTOP_BROWSER").is_some() {
+                return gd_mcp::oauth::open_system_browser(url);
+            }
+            use tauri_plugin_opener::OpenerExt;
+            app.opener()
+                .open_url(url, None::<&str>)
+                .map_err(|e| format!("cannot open the browser: {e}"))
+        }));
+    });
 }

@@ -174,3 +174,106 @@ async fn the_panel_shows_a_real_stdio_server_connected_with_its_tools() -> Resul
         .await?;
     app.close().await
 }
+
+/// Signing in to an OAuth-protected HTTP server from the panel: the real
+/// OAuth fixture (tests/fixtures/mcp/oauth_server.py) answers 401, the row
+/// offers Authenticate, the app runs the sign-in with `GEMINI_DESKTOP_BROWSER`
+/// playing the browser (a python one-liner that follows the authorization
+/// redirect back to the app's loopback listener), and the server connects
+/// with its tools; the tokens land in the app's secret store.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn authenticate_signs_in_to_an_oauth_server() -> Result<()> {
+    let temp = tempfile::tempdir()?;
+    let ws = copy_peer_workspace(temp.path());
+    let python = python()?;
+    // The fixture writes its port to a file once it listens.
+    let port_file = temp.path().join("oauth-port");
+    let mut fixture = std::process::Command::new(&python)
+        .arg(repo_root().join("tests/fixtures/mcp/oauth_server.py"))
+        .arg(&port_file)
+        .stdin(std::process::Stdio::null())
+        .spawn()?;
+    struct Kill<'a>(&'a mut std::process::Child);
+    impl Drop for Kill<'_> {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let fixture = Kill(&mut fixture);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    let port: u16 = loop {
+        if let Ok(text) = std::fs::read_to_string(&port_file) {
+            break text.trim().parse()?;
+        }
+        ensure!(
+            std::time::Instant::now() < deadline,
+            "the OAuth fixture did not start"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    std::fs::create_dir_all(ws.join(".gemini"))?;
+    std::fs::write(
+        ws.join(".gemini/settings.json"),
+        serde_json::to_string_pretty(
+            &json!({"mcpServers": {"remote": {"httpUrl": url, "trust": true}}}),
+        )?,
+    )?;
+    let browser = temp.path().join("browser.sh");
+    std::fs::write(
+        &browser,
+        format!(
+            "#!/bin/sh\nexec '{}' -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1]).read()' \"$1\"\n",
+            python.display()
+        ),
+    )?;
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755))?;
+    }
+    let fake = FakeGemini::start_with_vars(
+        json!({"steps": [{"text": "unused"}]}),
+        &[("WORKSPACE", ws.to_str().context("UTF-8 path")?)],
+    );
+    let base = fake.base_url();
+    let app = App::launch_with_env(
+        "mcp_oauth",
+        &[&ws],
+        &[
+            ("GEMINI_API_KEY", "e2e-key"),
+            ("GOOGLE_GEMINI_BASE_URL", &base),
+            ("GEMINI_DESKTOP_SECRET_STORE", "file"),
+            (
+                "GEMINI_DESKTOP_BROWSER",
+                browser.to_str().context("UTF-8 path")?,
+            ),
+        ],
+    )
+    .await?;
+    app.wait_ready().await?;
+    app.click("mcp-open").await?;
+    app.wait_for_attr("mcp-server", "data-state", "needs_auth", |s| {
+        s == "needs_auth"
+    })
+    .await?;
+    app.wait_for_text("mcp-error", "says how to sign in", |t| {
+        t.contains("401") && t.contains("Authenticate")
+    })
+    .await?;
+    app.click("mcp-authenticate").await?;
+    app.wait_for_attr("mcp-server", "data-state", "connected", |s| {
+        s == "connected"
+    })
+    .await?;
+    app.click("mcp-expand").await?;
+    app.wait_for_count("mcp-tool", "listed", |n| n >= 10)
+        .await?;
+    app.screenshot("mcp-oauth-connected").await?;
+    let secrets = app.home().join(".gemini/gemini-desktop/secrets.json");
+    let stored =
+        std::fs::read_to_string(&secrets).with_context(|| format!("read {}", secrets.display()))?;
+    ensure!(stored.contains("mcp-oauth"), "the sign-in is stored");
+    drop(fixture);
+    app.close().await
+}

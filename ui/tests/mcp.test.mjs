@@ -128,16 +128,59 @@ describe("MCP panel", () => {
     await app.close();
   });
 
-  test("Authenticate sends its command and shows why it failed", async () => {
+  test("Authenticate starts the sign-in: waiting for the browser, a link to the page, then connected", async () => {
+    const app = await openPanel();
+    const oauth = server(app, "oauth");
+    assert.match(await oauth.getByTestId("mcp-error").innerText(), /HTTP 401/);
+    await oauth.getByTestId("mcp-authenticate").click();
+    const call = await app.waitForCall("mcp_authenticate");
+    assert.deepEqual(call.args, { sessionId: "s1", name: "oauth" });
+
+    // The backend reports the browser step, with the authorization page.
+    const page = "http://127.0.0.1:9/authorize?client_id=c&state=s";
+    await app.emit(
+      E.mcpServerStatus(
+        E.mcpStatus("oauth", {
+          state: "authenticating",
+          transport: "http",
+          tools: 0,
+          tool_list: [],
+          error: "Waiting for you to sign in in the browser…",
+          auth_url: page,
+        }),
+      ),
+    );
+    await app.page.waitForSelector(`${sel("mcp-server")}[data-server="oauth"][data-state="authenticating"]`);
+    assert.equal(await oauth.getByTestId("mcp-state").innerText(), "Signing in…");
+    assert.equal(await oauth.getByTestId("mcp-authenticate").innerText(), "Waiting for browser…");
+    assert.ok(await oauth.getByTestId("mcp-authenticate").isDisabled(), "one sign-in at a time");
+    assert.match(await oauth.getByTestId("mcp-error").innerText(), /browser/);
+    // "The browser did not open?": the link opens the page in the system browser.
+    const from = app.calls.length;
+    await oauth.getByTestId("mcp-auth-link").click();
+    const opened = await app.waitForCall("plugin:opener|open_url", () => true, { from });
+    assert.equal(opened.args.url, page);
+    assert.equal(await app.tid("mcp-open").getAttribute("data-summary"), "error", "remote is still in error");
+
+    // Signed in: connected with its tools, no more link or button.
+    await app.emit(E.mcpServerStatus(E.mcpStatus("oauth", { transport: "http" })));
+    await app.page.waitForSelector(`${sel("mcp-server")}[data-server="oauth"][data-state="connected"]`);
+    assert.equal(await oauth.getByTestId("mcp-authenticate").count(), 0);
+    assert.equal(await oauth.getByTestId("mcp-auth-link").count(), 0);
+    assert.equal(await oauth.getByTestId("mcp-error").count(), 0);
+    await app.close();
+  });
+
+  test("Authenticate shows why the sign-in could not start", async () => {
     const app = await openPanel(servers, {
-      mcpAuthError: { kind: "input", message: "Signing in to MCP server 'oauth' (OAuth) is not supported yet." },
+      mcpAuthError: { kind: "input", message: "OAuth sign-in is turned off for MCP server 'oauth'" },
     });
     const oauth = server(app, "oauth");
     await oauth.getByTestId("mcp-authenticate").click();
     const call = await app.waitForCall("mcp_authenticate");
     assert.deepEqual(call.args, { sessionId: "s1", name: "oauth" });
     await oauth.getByTestId("mcp-action-error").waitFor();
-    assert.match(await oauth.getByTestId("mcp-action-error").innerText(), /not supported yet/);
+    assert.match(await oauth.getByTestId("mcp-action-error").innerText(), /turned off/);
     await app.close();
   });
 

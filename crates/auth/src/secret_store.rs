@@ -51,9 +51,14 @@ pub enum SecretKey {
     VertexApiKey,
     /// The Google OAuth tokens (JSON: refresh token, access token, expiry).
     GoogleOauth,
+    /// OAuth sign-ins to MCP servers (gd-mcp's JSON: tokens and client
+    /// registrations per server URL). Not one of [`SecretKey::ALL`]: signing
+    /// out of Gemini leaves the MCP servers signed in.
+    McpOauth,
 }
 
 impl SecretKey {
+    /// The Gemini credentials (what signing out of Gemini removes).
     pub const ALL: [SecretKey; 3] = [Self::GeminiApiKey, Self::VertexApiKey, Self::GoogleOauth];
 
     /// The keyring account name / file key.
@@ -62,6 +67,7 @@ impl SecretKey {
             Self::GeminiApiKey => "gemini-api-key",
             Self::VertexApiKey => "vertex-api-key",
             Self::GoogleOauth => "google-oauth",
+            Self::McpOauth => "mcp-oauth",
         }
     }
 }

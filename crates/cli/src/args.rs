@@ -72,6 +72,30 @@ pub enum Command {
     /// Sign-in: show the status, store an API key, sign in with Google, sign out.
     #[command(subcommand)]
     Auth(AuthCommand),
+    /// MCP servers: sign in to HTTP servers with OAuth, or sign out.
+    #[command(subcommand)]
+    Mcp(McpCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Sign in to an HTTP MCP server with OAuth (Gemini CLI's `/mcp auth
+    /// <server>`): prints the address to open on standard error, opens the
+    /// browser, waits up to 5 minutes for the redirect, stores the tokens
+    /// and connects once to check. Without a server: lists the HTTP servers
+    /// and whether they are signed in.
+    Auth {
+        /// The server's name under `mcpServers`.
+        server: Option<String>,
+        /// Do not open a browser; just print the address and wait.
+        #[arg(long)]
+        no_browser: bool,
+    },
+    /// Forget the stored sign-in to an MCP server.
+    Logout {
+        /// The server's name under `mcpServers`.
+        server: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]

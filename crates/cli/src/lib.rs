@@ -5,6 +5,7 @@
 pub mod args;
 pub mod auth;
 pub mod exit;
+pub mod mcp;
 pub mod output;
 pub mod setup;
 pub mod stats;
@@ -55,6 +56,13 @@ pub fn main_entry() -> i32 {
             return exit::INPUT_ERROR;
         }
         return runtime.block_on(auth::run(command));
+    }
+    if let Some(Command::Mcp(command)) = &args.command {
+        if args.prompt.is_some() || args.query.is_some() {
+            eprintln!("Error: `mcp` takes no prompt.");
+            return exit::INPUT_ERROR;
+        }
+        return runtime.block_on(mcp::run(command));
     }
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();

@@ -108,6 +108,14 @@ impl SessionHandle {
                 self.report(result);
                 Ok(())
             }
+            Op::McpAuthenticate { name } => {
+                self.ensure_open()?;
+                // Starts the OAuth flow in the background; its progress shows
+                // in the server's status events.
+                let result = self.with_mcp(&name, |mcp| mcp.start_authentication(&name));
+                self.report(result);
+                Ok(())
+            }
             Op::McpServerLog { name } => {
                 self.ensure_open()?;
                 let result = self.with_mcp(&name, |mcp| {

@@ -1,13 +1,8 @@
-//! Where sign-in for HTTP MCP servers plugs in.
-//!
-//! OAuth is not implemented here yet. An [`AuthProvider`] given to the
-//! manager is asked for a bearer token before each HTTP connection and told
-//! when a server answers 401; the OAuth flow (discovery from the
-//! `WWW-Authenticate` challenge, browser sign-in, token storage and refresh)
-//! will implement it. Without a provider, or when it has no token, a 401
-//! puts the server in the `needs_auth` state with a message saying so.
+//! What a server that wants credentials is told to the user: the
+//! `needs_auth` message, which depends on whether OAuth sign-in is offered
+//! for the server and on what the token store knows (see [`crate::oauth`]).
 
-use futures::future::BoxFuture;
+use crate::oauth::SignInState;
 
 /// A 401 (or 403 with a challenge) from an HTTP MCP server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,28 +13,90 @@ pub struct AuthChallenge {
     pub www_authenticate: Option<String>,
 }
 
-/// Supplies credentials for HTTP MCP servers.
-pub trait AuthProvider: Send + Sync {
-    /// A bearer token for `server` at `url`, if the user signed in.
-    fn bearer_token<'a>(&'a self, server: &'a str, url: &'a str) -> BoxFuture<'a, Option<String>>;
-
-    /// The server refused the connection for lack of credentials. The
-    /// provider may start a sign-in; the manager restarts the server when
-    /// asked to (`McpManager::restart`).
-    fn unauthorized(&self, challenge: &AuthChallenge) {
-        let _ = challenge;
+/// The message for a server that needs signing in. `sign_in` is `None`
+/// when OAuth is off for the server (`oauth.enabled: false`, or a frontend
+/// without it).
+pub fn needs_auth_message(challenge: &AuthChallenge, sign_in: Option<SignInState>) -> String {
+    let name = &challenge.server;
+    let Some(state) = sign_in else {
+        let mut message = format!(
+            "needs authentication: {} answered 401 Unauthorized",
+            challenge.url
+        );
+        if let Some(header) = &challenge.www_authenticate {
+            message.push_str(&format!(" (WWW-Authenticate: {header})"));
+        }
+        message.push_str(". OAuth sign-in is off for this server; put a token in its `headers` (e.g. \"Authorization\": \"Bearer $TOKEN\").");
+        return message;
+    };
+    let how = format!(
+        "Sign in with Authenticate in the MCP panel, or run `gemini-desktop-cli mcp auth {name}`."
+    );
+    match state {
+        SignInState::None => format!(
+            "needs authentication: {} answered 401 Unauthorized. {how}",
+            challenge.url
+        ),
+        SignInState::Rejected => format!(
+            "the sign-in to {} expired or was revoked, and refreshing it was refused. {how}",
+            challenge.url
+        ),
+        SignInState::SignedIn => format!(
+            "{} refused the saved sign-in (401 Unauthorized). {how}",
+            challenge.url
+        ),
     }
 }
 
-/// The message for a server that needs signing in.
-pub fn needs_auth_message(challenge: &AuthChallenge) -> String {
-    let mut message = format!(
-        "needs authentication: {} answered 401 Unauthorized",
-        challenge.url
-    );
-    if let Some(header) = &challenge.www_authenticate {
-        message.push_str(&format!(" (WWW-Authenticate: {header})"));
+/// A connected server refused its token mid-session and refreshing it did
+/// not help.
+pub fn sign_in_lost_message(server: &str, url: &str) -> String {
+    format!(
+        "{url} refused the sign-in (it expired or was revoked, and refreshing it failed). Sign in with Authenticate in the MCP panel, or run `gemini-desktop-cli mcp auth {server}`."
+    )
+}
+
+/// Whether an error (or one of its causes) is rmcp saying the server wants
+/// (new) credentials.
+pub(crate) fn is_auth_required(error: &(dyn std::error::Error + 'static)) -> bool {
+    use rmcp::transport::auth::AuthError;
+    use rmcp::transport::streamable_http_client::AuthRequiredError;
+    // rmcp's DynamicTransportError does not expose its cause as `source()`;
+    // its message carries StreamableHttpError::AuthRequired's.
+    if error.to_string().ends_with("error: Auth required") {
+        return true;
     }
-    message.push_str(". Signing in to MCP servers (OAuth) is not available yet; put a token in the server's `headers` (e.g. \"Authorization\": \"Bearer $TOKEN\").");
-    message
+    let mut current = Some(error);
+    while let Some(e) = current {
+        if e.is::<AuthRequiredError>()
+            || matches!(
+                e.downcast_ref::<AuthError>(),
+                Some(AuthError::AuthorizationRequired | AuthError::TokenRefreshRejected(_))
+            )
+        {
+            return true;
+        }
+        current = e.source();
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_say_what_to_do() {
+        let challenge = AuthChallenge {
+            server: "remote".into(),
+            url: "http://h/mcp".into(),
+            www_authenticate: Some("Bearer realm=\"x\"".into()),
+        };
+        let off = needs_auth_message(&challenge, None);
+        assert!(off.contains("headers") && off.contains("realm"), "{off}");
+        let none = needs_auth_message(&challenge, Some(SignInState::None));
+        assert!(none.contains("mcp auth remote"), "{none}");
+        let rejected = needs_auth_message(&challenge, Some(SignInState::Rejected));
+        assert!(rejected.contains("expired or was revoked"), "{rejected}");
+    }
 }

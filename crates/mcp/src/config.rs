@@ -15,10 +15,11 @@
 //! | `trust` | the server's tools run without confirmation |
 //! | `includeTools`, `excludeTools` | which of its tools are offered (`name` or `name(...)` in `includeTools`) |
 //! | `description` | shown in the UI |
+//! | `oauth` | OAuth for HTTP servers (see [`OAuthConfig`]): `enabled`, `clientId`, `clientSecret`, `authorizationUrl`, `tokenUrl`, `scopes`, `redirectUri`, `audiences` |
 //!
 //! `mcp.allowed` / `mcp.excluded` (server names, compared trimmed and
 //! lower-cased) block servers before they start. Keys this client does not
-//! use (`oauth`, `authProviderType`, `targetAudience`, `extension`, ...) are
+//! use (`authProviderType`, `targetAudience`, `extension`, ...) are
 //! ignored.
 
 use std::path::PathBuf;
@@ -77,6 +78,40 @@ pub struct ServerConfig {
     pub include_tools: Option<Vec<String>>,
     pub exclude_tools: Vec<String>,
     pub description: Option<String>,
+    /// The entry's `oauth` object (defaults when absent).
+    pub oauth: OAuthConfig,
+}
+
+/// An entry's `oauth` object, with Gemini CLI's keys. Every key is
+/// optional: without any, a server that answers 401 is signed in to with
+/// discovery (RFC 9728 / RFC 8414) and dynamic client registration.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OAuthConfig {
+    /// `enabled: false` turns sign-in off for the server (a 401 then only
+    /// says the server needs credentials).
+    pub enabled: Option<bool>,
+    /// A client registered with the authorization server beforehand
+    /// (skips dynamic registration).
+    pub client_id: Option<String>,
+    pub client_secret: Option<String>,
+    /// With `tokenUrl`: the authorization server's endpoints, when the
+    /// server publishes no metadata.
+    pub authorization_url: Option<String>,
+    pub token_url: Option<String>,
+    /// Scopes to ask for (else those the server suggests).
+    pub scopes: Option<Vec<String>>,
+    /// The loopback redirect, e.g. `http://localhost:7777/oauth/callback`
+    /// (its port and path are listened on); else a free port on 127.0.0.1.
+    pub redirect_uri: Option<String>,
+    /// Accepted for compatibility with Gemini CLI's settings; not sent.
+    pub audiences: Option<Vec<String>>,
+}
+
+impl OAuthConfig {
+    /// Whether sign-in may be offered for the server.
+    pub fn is_enabled(&self) -> bool {
+        self.enabled != Some(false)
+    }
 }
 
 impl ServerConfig {
@@ -259,7 +294,72 @@ pub fn parse_server(value: &Value) -> Result<ServerConfig, String> {
         include_tools: strings("includeTools")?,
         exclude_tools: strings("excludeTools")?.unwrap_or_default(),
         description: string("description")?,
+        oauth: match entry.get("oauth") {
+            None | Some(Value::Null) => OAuthConfig::default(),
+            Some(value) => parse_oauth(value)?,
+        },
     })
+}
+
+/// The `oauth` object of an entry.
+fn parse_oauth(value: &Value) -> Result<OAuthConfig, String> {
+    let Value::Object(map) = value else {
+        return Err("`oauth` must be an object".into());
+    };
+    let string = |key: &str| -> Result<Option<String>, String> {
+        match map.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.trim().to_owned())),
+            Some(_) => Err(format!("`oauth.{key}` must be a string")),
+        }
+    };
+    let strings = |key: &str| -> Result<Option<Vec<String>>, String> {
+        match map.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| v.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()
+                .map(Some)
+                .ok_or_else(|| format!("`oauth.{key}` must be a list of strings")),
+            Some(_) => Err(format!("`oauth.{key}` must be a list of strings")),
+        }
+    };
+    let enabled = match map.get("enabled") {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(b)) => Some(*b),
+        Some(_) => return Err("`oauth.enabled` must be true or false".into()),
+    };
+    let config = OAuthConfig {
+        enabled,
+        client_id: string("clientId")?,
+        client_secret: string("clientSecret")?,
+        authorization_url: string("authorizationUrl")?,
+        token_url: string("tokenUrl")?,
+        scopes: strings("scopes")?,
+        redirect_uri: string("redirectUri")?,
+        audiences: strings("audiences")?,
+    };
+    for (key, url) in [
+        ("authorizationUrl", &config.authorization_url),
+        ("tokenUrl", &config.token_url),
+    ] {
+        if let Some(url) = url {
+            check_url(url, &format!("oauth.{key}"))?;
+        }
+    }
+    if config.authorization_url.is_some() != config.token_url.is_some() {
+        return Err("`oauth.authorizationUrl` and `oauth.tokenUrl` go together".into());
+    }
+    if config.client_secret.is_some() && config.client_id.is_none() {
+        return Err("`oauth.clientSecret` needs `oauth.clientId`".into());
+    }
+    if let Some(redirect) = &config.redirect_uri {
+        crate::oauth::callback::parse_redirect_uri(redirect)
+            .map_err(|e| format!("`oauth.redirectUri`: {e}"))?;
+    }
+    Ok(config)
 }
 
 fn check_url(url: &str, key: &str) -> Result<(), String> {
@@ -355,6 +455,26 @@ mod tests {
                 json!({"command": "x", "includeTools": [1]}),
                 "`includeTools`",
             ),
+            (
+                json!({"httpUrl": "http://x", "oauth": true}),
+                "`oauth` must be",
+            ),
+            (
+                json!({"httpUrl": "http://x", "oauth": {"enabled": "yes"}}),
+                "`oauth.enabled`",
+            ),
+            (
+                json!({"httpUrl": "http://x", "oauth": {"authorizationUrl": "http://a/auth"}}),
+                "go together",
+            ),
+            (
+                json!({"httpUrl": "http://x", "oauth": {"clientSecret": "s"}}),
+                "needs `oauth.clientId`",
+            ),
+            (
+                json!({"httpUrl": "http://x", "oauth": {"redirectUri": "https://example.com/cb"}}),
+                "`oauth.redirectUri`",
+            ),
         ];
         for (value, expected) in cases {
             let err = parse(value.clone()).unwrap_err();
@@ -368,6 +488,39 @@ mod tests {
         assert_eq!(entries.len(), 2);
         assert!(entries[0].config.is_ok() && entries[1].config.is_err());
         assert_eq!(entries[1].name, "bad");
+    }
+
+    #[test]
+    fn oauth_keys() {
+        let config = parse(json!({"httpUrl": "http://x/mcp", "oauth": {
+            "enabled": true, "clientId": "id", "clientSecret": "secret",
+            "authorizationUrl": "https://a/authorize", "tokenUrl": "https://a/token",
+            "scopes": ["read", "write"], "redirectUri": "http://localhost:7777/oauth/callback",
+            "audiences": ["aud"]
+        }}))
+        .unwrap();
+        assert_eq!(
+            config.oauth,
+            OAuthConfig {
+                enabled: Some(true),
+                client_id: Some("id".into()),
+                client_secret: Some("secret".into()),
+                authorization_url: Some("https://a/authorize".into()),
+                token_url: Some("https://a/token".into()),
+                scopes: Some(vec!["read".into(), "write".into()]),
+                redirect_uri: Some("http://localhost:7777/oauth/callback".into()),
+                audiences: Some(vec!["aud".into()]),
+            }
+        );
+        assert!(config.oauth.is_enabled());
+        let off = parse(json!({"httpUrl": "http://x/mcp", "oauth": {"enabled": false}})).unwrap();
+        assert!(!off.oauth.is_enabled());
+        assert!(
+            parse(json!({"httpUrl": "http://x/mcp"}))
+                .unwrap()
+                .oauth
+                .is_enabled()
+        );
     }
 
     #[test]

@@ -14,7 +14,9 @@
 //! * [`names`]: declared names (`mcp_<server>_<tool>`) and schemas, as
 //!   Gemini CLI 0.61 declares them.
 //! * [`content`]: results as Gemini parts, as Gemini CLI converts them.
-//! * [`auth`]: where OAuth for HTTP servers will plug in.
+//! * [`oauth`]: OAuth sign-in for HTTP servers (discovery, registration,
+//!   PKCE, loopback redirect, tokens in the app's secret store, refresh);
+//!   [`auth`]: what a server that wants credentials tells the user.
 //!
 //! It knows nothing of the agent core: `gd-core` adapts [`manager::McpTool`]s
 //! to its tool trait.
@@ -28,10 +30,12 @@ pub mod env;
 pub mod log;
 pub mod manager;
 pub mod names;
+pub mod oauth;
 pub mod transport;
 
-pub use auth::{AuthChallenge, AuthProvider};
-pub use config::{ServerConfig, ServerEntry, ServerFilter, TransportConfig};
+pub use auth::AuthChallenge;
+pub use config::{OAuthConfig, ServerConfig, ServerEntry, ServerFilter, TransportConfig};
 pub use manager::{
     CallError, McpEvent, McpManager, McpOptions, McpResource, McpTool, RestartPolicy,
 };
+pub use oauth::{McpOAuth, OAuthError};

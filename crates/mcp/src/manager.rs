@@ -20,13 +20,14 @@ use tokio::sync::{broadcast, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
-use crate::auth::{AuthChallenge, AuthProvider, needs_auth_message};
+use crate::auth::{AuthChallenge, is_auth_required, needs_auth_message, sign_in_lost_message};
 use crate::client::{self, ConnectError, Connection, Discovered, Handler, Notice, error_text};
 use crate::config::{ServerConfig, ServerEntry, ServerFilter, TransportConfig};
 use crate::enablement::{Enablement, enablement_file};
 use crate::env::server_environment;
 use crate::log::{LogTail, NOTE_PREFIX};
 use crate::names::{declared_schema, declared_tool_name, has_valid_types};
+use crate::oauth::{McpOAuth, OAuthError};
 use crate::transport::sse::{SseClientTransport, SseTransportError};
 use crate::transport::stdio;
 
@@ -72,7 +73,9 @@ pub struct McpOptions {
     /// the default working directory of stdio servers.
     pub workspace_dirs: Vec<PathBuf>,
     pub enablement: Enablement,
-    pub auth: Option<Arc<dyn AuthProvider>>,
+    /// OAuth sign-in for HTTP servers; `None` = off (a 401 only says the
+    /// server needs credentials).
+    pub oauth: Option<McpOAuth>,
     pub client_name: String,
     pub client_version: String,
     pub restart: RestartPolicy,
@@ -92,14 +95,14 @@ impl std::fmt::Debug for McpOptions {
 
 impl McpOptions {
     /// Options for `servers` (the `mcpServers` object) with defaults: no
-    /// filter, no persistence, no auth provider.
+    /// filter, no persistence, no OAuth.
     pub fn new(servers: &Map<String, Value>, workspace_dirs: Vec<PathBuf>) -> Self {
         Self {
             servers: crate::config::parse_servers(servers),
             filter: ServerFilter::default(),
             workspace_dirs,
             enablement: Enablement::new(None),
-            auth: None,
+            oauth: None,
             client_name: "gemini-desktop-mcp-client".into(),
             client_version: env!("CARGO_PKG_VERSION").into(),
             restart: RestartPolicy::default(),
@@ -120,6 +123,7 @@ impl McpOptions {
             excluded: settings.mcp.excluded.clone(),
         };
         options.enablement = Enablement::new(home.map(enablement_file));
+        options.oauth = Some(McpOAuth::shared(settings, home));
         options
     }
 }
@@ -187,6 +191,16 @@ struct Slot {
     conn: Option<Arc<Connection>>,
     run: Option<CancellationToken>,
     generation: u64,
+    /// The `WWW-Authenticate` header of the latest 401 (seeds discovery).
+    challenge: Option<String>,
+}
+
+/// What signing in to one server needs.
+struct OAuthTarget {
+    oauth: McpOAuth,
+    url: String,
+    config: crate::config::OAuthConfig,
+    challenge: Option<String>,
 }
 
 struct Inner {
@@ -270,6 +284,7 @@ impl McpManager {
                         error,
                         latency_ms: None,
                         restarts: 0,
+                        auth_url: None,
                     },
                     config,
                     log: Arc::new(LogTail::new()),
@@ -279,6 +294,7 @@ impl McpManager {
                     conn: None,
                     run: None,
                     generation: 0,
+                    challenge: None,
                 }
             })
             .collect();
@@ -337,6 +353,9 @@ impl McpManager {
         drop(slots);
         if self.inner.lock_pending().is_empty() {
             self.inner.set_discovery(McpDiscoveryState::Completed);
+        }
+        if let Some(oauth) = &self.inner.options.oauth {
+            self.inner.follow_sign_ins(oauth.subscribe_sign_ins());
         }
     }
 
@@ -546,11 +565,79 @@ impl McpManager {
             _ => {}
         }
         info!(server, "restarting MCP server");
+        // A sign-in waiting for the browser stops: the user started over.
+        self.inner.cancel_sign_in(slot);
         self.inner
             .stop_slot(slot, McpServerState::Disconnected, None);
         slot.status.restarts = 0;
         self.inner.start_slot(slot);
         Ok(())
+    }
+
+    /// Signs in to the HTTP server `server` with OAuth: discovery, client
+    /// registration, the browser, the loopback redirect, tokens into the
+    /// store; then restarts the server with them. The server is
+    /// `authenticating` meanwhile (its status carries the authorization
+    /// URL). A second request for the same server joins the running
+    /// sign-in; sign-ins for other servers wait their turn. On failure the
+    /// server goes back to `needs_auth` with the reason.
+    pub async fn authenticate(&self, server: &str) -> Result<(), String> {
+        let target = self.inner.oauth_target(server)?;
+        self.inner.set_authenticating(server, None);
+        let inner = self.inner.clone();
+        let name = server.to_owned();
+        let on_url = move |auth_url: &str| inner.set_authenticating(&name, Some(auth_url));
+        let result = target
+            .oauth
+            .login(
+                server,
+                &target.url,
+                &target.config,
+                target.challenge,
+                on_url,
+            )
+            .await;
+        match result {
+            Ok(()) => {
+                self.inner.restart_after_login(server);
+                Ok(())
+            }
+            Err(error) => {
+                let message = match &error {
+                    OAuthError::Cancelled => "Sign-in cancelled.".to_owned(),
+                    other => format!("Sign-in failed: {other}"),
+                };
+                self.inner.after_failed_login(server, &message);
+                Err(message)
+            }
+        }
+    }
+
+    /// [`McpManager::authenticate`] in the background (for callers that
+    /// cannot wait: the status events tell how it goes). Errors that stop
+    /// it from starting are returned.
+    pub fn start_authentication(&self, server: &str) -> Result<(), String> {
+        self.inner.oauth_target(server)?;
+        let this = self.clone();
+        let name = server.to_owned();
+        self.inner.spawn(async move {
+            let _ = this.authenticate(&name).await;
+        });
+        Ok(())
+    }
+
+    /// Stops the sign-in running for `server`. Returns whether one ran.
+    pub fn cancel_authentication(&self, server: &str) -> Result<bool, String> {
+        let target = self.inner.oauth_target(server)?;
+        Ok(target.oauth.cancel(&target.url))
+    }
+
+    /// Forgets the stored sign-in to `server` and restarts it (it then
+    /// needs signing in again).
+    pub async fn sign_out(&self, server: &str) -> Result<(), String> {
+        let target = self.inner.oauth_target(server)?;
+        target.oauth.sign_out(&target.url).await?;
+        self.restart(server)
     }
 
     /// Turns a server off (stopping it) or on (starting it), and records
@@ -581,6 +668,7 @@ impl McpManager {
                 // It was not running; keep its more important reason.
                 return Ok(());
             }
+            self.inner.cancel_sign_in(slot);
             self.inner
                 .stop_slot(slot, McpServerState::Disabled, Some(reason));
         }
@@ -731,11 +819,171 @@ impl Inner {
         slot.status.resources = 0;
         slot.status.state = state;
         slot.status.error = error;
+        slot.status.auth_url = None;
         self.emit_status(slot);
         if had_tools {
             self.emit(McpEvent::ToolsChanged);
         }
         self.finish_pending(&slot.name);
+    }
+
+    /// What signing in to `server` needs, or why it cannot.
+    fn oauth_target(&self, server: &str) -> Result<OAuthTarget, String> {
+        let slots = self.lock();
+        let slot = slots
+            .iter()
+            .find(|s| s.name == server)
+            .ok_or_else(|| format!("MCP server '{server}' is not configured"))?;
+        let config = slot
+            .config
+            .as_ref()
+            .ok_or_else(|| slot.status.error.clone().unwrap_or_default())?;
+        if matches!(
+            slot.status.state,
+            McpServerState::Disabled | McpServerState::Blocked
+        ) {
+            return Err(slot.status.error.clone().unwrap_or_default());
+        }
+        let url = match &config.transport {
+            TransportConfig::Http { url, .. } | TransportConfig::Sse { url, .. } => url.clone(),
+            TransportConfig::Stdio { .. } => {
+                return Err(format!(
+                    "MCP server '{server}' runs as a local process (stdio): there is nothing to sign in to"
+                ));
+            }
+        };
+        if !config.oauth.is_enabled() {
+            return Err(format!(
+                "OAuth sign-in is turned off for MCP server '{server}' (`oauth.enabled: false` in its settings entry)"
+            ));
+        }
+        let oauth = self
+            .options
+            .oauth
+            .clone()
+            .ok_or_else(|| "OAuth sign-in for MCP servers is not available here".to_owned())?;
+        Ok(OAuthTarget {
+            oauth,
+            url,
+            config: config.oauth.clone(),
+            challenge: slot.challenge.clone(),
+        })
+    }
+
+    /// Restarts servers waiting in `needs_auth` when a sign-in to their URL
+    /// completes elsewhere (another session, the CLI in this process).
+    fn follow_sign_ins(self: &Arc<Self>, mut sign_ins: broadcast::Receiver<String>) {
+        let weak = Arc::downgrade(self);
+        let stopped = self.stopped.clone();
+        self.spawn(async move {
+            loop {
+                let url = tokio::select! {
+                    _ = stopped.cancelled() => return,
+                    received = sign_ins.recv() => match received {
+                        Ok(url) => url,
+                        Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                        Err(broadcast::error::RecvError::Closed) => return,
+                    },
+                };
+                let Some(inner) = weak.upgrade() else { return };
+                let mut slots = inner.lock();
+                for slot in slots.iter_mut() {
+                    let same = matches!(
+                        slot.config.as_ref().map(|c| &c.transport),
+                        Some(TransportConfig::Http { url: u, .. } | TransportConfig::Sse { url: u, .. }) if *u == url
+                    );
+                    if same && slot.status.state == McpServerState::NeedsAuth {
+                        info!(server = %slot.name, "signed in elsewhere; connecting");
+                        inner.stop_slot(slot, McpServerState::Disconnected, None);
+                        inner.start_slot(slot);
+                    }
+                }
+            }
+        });
+    }
+
+    /// Stops a sign-in under way for the slot's server, if any.
+    fn cancel_sign_in(&self, slot: &Slot) {
+        if slot.status.state != McpServerState::Authenticating {
+            return;
+        }
+        if let (Some(oauth), Some(config)) = (&self.options.oauth, &slot.config)
+            && let TransportConfig::Http { url, .. } | TransportConfig::Sse { url, .. } =
+                &config.transport
+        {
+            oauth.cancel(url);
+        }
+    }
+
+    /// The server waits for the browser (`auth_url` once known).
+    fn set_authenticating(&self, server: &str, auth_url: Option<&str>) {
+        let mut slots = self.lock();
+        if let Some(slot) = slots.iter_mut().find(|s| s.name == server)
+            && !matches!(
+                slot.status.state,
+                McpServerState::Disabled | McpServerState::Blocked
+            )
+        {
+            slot.status.state = McpServerState::Authenticating;
+            slot.status.error = Some(match auth_url {
+                Some(_) => "Waiting for you to sign in in the browser…".into(),
+                None => "Preparing the sign-in…".into(),
+            });
+            if auth_url.is_some() {
+                slot.status.auth_url = auth_url.map(str::to_owned);
+            }
+            self.emit_status(slot);
+        }
+    }
+
+    /// Signed in: start again with the tokens (once, however many callers
+    /// waited for the sign-in).
+    fn restart_after_login(self: &Arc<Self>, server: &str) {
+        let mut slots = self.lock();
+        if let Some(slot) = slots.iter_mut().find(|s| s.name == server)
+            && slot.status.state == McpServerState::Authenticating
+        {
+            self.stop_slot(slot, McpServerState::Disconnected, None);
+            slot.status.restarts = 0;
+            self.start_slot(slot);
+        }
+    }
+
+    fn after_failed_login(&self, server: &str, message: &str) {
+        let mut slots = self.lock();
+        if let Some(slot) = slots.iter_mut().find(|s| s.name == server)
+            && slot.status.state == McpServerState::Authenticating
+        {
+            slot.status.auth_url = None;
+            if slot.conn.as_ref().is_some_and(|c| !c.is_closed()) {
+                // It was connected (signing in again): it still is.
+                slot.status.state = McpServerState::Connected;
+                slot.status.error = None;
+            } else {
+                slot.status.state = McpServerState::NeedsAuth;
+                slot.status.error = Some(message.to_owned());
+            }
+            self.emit_status(slot);
+        }
+    }
+
+    /// A connected server refused its credentials and rmcp could not
+    /// refresh them: stop it and say it needs signing in.
+    fn sign_in_lost(&self, server: &str) -> String {
+        let mut slots = self.lock();
+        let Some(slot) = slots.iter_mut().find(|s| s.name == server) else {
+            return format!("MCP server '{server}' needs signing in again");
+        };
+        let url = match slot.config.as_ref().map(|c| &c.transport) {
+            Some(TransportConfig::Http { url, .. } | TransportConfig::Sse { url, .. }) => {
+                url.clone()
+            }
+            _ => String::new(),
+        };
+        let message = sign_in_lost_message(server, &url);
+        warn!(server, "{message}");
+        self.stop_slot(slot, McpServerState::NeedsAuth, Some(message.clone()));
+        message
     }
 
     /// Runs `f` on the slot if it still belongs to `generation`.
@@ -791,6 +1039,9 @@ impl Inner {
         conn: &Connection,
         error: &rmcp::ServiceError,
     ) -> CallError {
+        if is_auth_required(error) {
+            return CallError::Failed(self.sign_in_lost(server));
+        }
         if conn.is_closed() || matches!(error, rmcp::ServiceError::TransportClosed) {
             let exit = conn
                 .child
@@ -906,10 +1157,7 @@ impl Inner {
                 sse_fallback,
             } => {
                 let client = self.http_client().map_err(ConnectError::Failed)?;
-                let token = match &self.options.auth {
-                    Some(auth) => auth.bearer_token(name, url).await,
-                    None => None,
-                };
+                let authorized = self.authorized(name, url, &config.oauth, log).await;
                 let mut custom = std::collections::HashMap::new();
                 for (k, v) in headers {
                     if k.eq_ignore_ascii_case("accept")
@@ -928,21 +1176,36 @@ impl Inner {
                         custom.insert(k, v);
                     }
                 }
-                let mut transport_config =
-                    StreamableHttpClientTransportConfig::with_uri(url.as_str())
-                        .custom_headers(custom);
-                if let Some(token) = token.clone() {
-                    transport_config = transport_config.auth_header(token);
-                }
-                let transport =
-                    StreamableHttpClientTransport::with_client(client, transport_config);
-                match Connection::open(handler(), transport, None, config.timeout).await {
+                let transport_config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                    .custom_headers(custom);
+                // Signed in: rmcp's AuthClient puts the token on every
+                // request, refreshing it before it expires and once more
+                // when the server refuses it.
+                let opened = match &authorized {
+                    Some(auth) => {
+                        let transport = StreamableHttpClientTransport::with_client(
+                            auth.clone(),
+                            transport_config,
+                        );
+                        Connection::open(handler(), transport, None, config.timeout).await
+                    }
+                    None => {
+                        let transport =
+                            StreamableHttpClientTransport::with_client(client, transport_config);
+                        Connection::open(handler(), transport, None, config.timeout).await
+                    }
+                };
+                match opened {
                     Ok(conn) => conn,
                     Err(ConnectError::Failed(http_error)) if *sse_fallback => {
                         debug!(server = name, %http_error, "streamable HTTP failed; trying SSE");
                         log.push(&format!(
                             "{NOTE_PREFIX}streamable HTTP failed ({http_error}); trying the SSE transport"
                         ));
+                        let token = match &authorized {
+                            Some(auth) => auth.get_access_token().await.ok(),
+                            None => None,
+                        };
                         match self
                             .connect_sse(url, headers, token, config.timeout, handler())
                             .await
@@ -962,8 +1225,8 @@ impl Inner {
                 }
             }
             TransportConfig::Sse { url, headers } => {
-                let token = match &self.options.auth {
-                    Some(auth) => auth.bearer_token(name, url).await,
+                let token = match self.authorized(name, url, &config.oauth, log).await {
+                    Some(auth) => auth.get_access_token().await.ok(),
                     None => None,
                 };
                 self.connect_sse(url, headers, token, config.timeout, handler())
@@ -971,6 +1234,35 @@ impl Inner {
             }
         };
         Ok((conn, started.elapsed()))
+    }
+
+    /// The stored OAuth sign-in for `url` as an HTTP client that sends
+    /// it, when there is one. Problems (discovery down, store locked) are
+    /// noted in the server's log: the connection then goes without, and a
+    /// 401 says the server needs signing in.
+    async fn authorized(
+        &self,
+        name: &str,
+        url: &str,
+        config: &crate::config::OAuthConfig,
+        log: &LogTail,
+    ) -> Option<rmcp::transport::auth::AuthClient<reqwest::Client>> {
+        let oauth = self
+            .options
+            .oauth
+            .as_ref()
+            .filter(|_| config.is_enabled())?;
+        let client = self.http_client().ok()?;
+        match oauth.authorized(url, config).await {
+            Ok(Some(manager)) => Some(rmcp::transport::auth::AuthClient::new(client, manager)),
+            Ok(None) => None,
+            Err(e) => {
+                let line = format!("{NOTE_PREFIX}OAuth: {e}");
+                warn!(server = name, "{line}");
+                log.push(&line);
+                None
+            }
+        }
     }
 
     async fn connect_sse(
@@ -1198,15 +1490,23 @@ async fn supervise(
                     },
                     www_authenticate,
                 };
-                if let Some(auth) = &inner.options.auth {
-                    auth.unauthorized(&challenge);
-                }
-                inner.set_state(
-                    name,
-                    generation,
-                    McpServerState::NeedsAuth,
-                    Some(needs_auth_message(&challenge)),
-                );
+                let sign_in = match inner
+                    .options
+                    .oauth
+                    .as_ref()
+                    .filter(|_| config.oauth.is_enabled())
+                {
+                    Some(oauth) => Some(oauth.sign_in_state(&challenge.url).await),
+                    None => None,
+                };
+                let message = needs_auth_message(&challenge, sign_in);
+                info!(server = name, "{message}");
+                inner.update(name, generation, |slot| {
+                    slot.challenge = challenge.www_authenticate.clone();
+                    slot.status.state = McpServerState::NeedsAuth;
+                    slot.status.error = Some(message);
+                    inner.emit_status(slot);
+                });
                 inner.finish_pending(name);
                 return;
             }

@@ -17,6 +17,9 @@ pub enum McpServerState {
     Connected,
     /// The HTTP server answered 401: it needs the user to sign in (OAuth).
     NeedsAuth,
+    /// An OAuth sign-in is under way: waiting for the user in the browser
+    /// (`auth_url` is the page), then for the token exchange.
+    Authenticating,
     /// Failed to start, crashed or misconfigured; `error` says why. Crashed
     /// servers are restarted with backoff.
     Error,
@@ -69,13 +72,19 @@ pub struct McpServerStatus {
     pub tool_list: Vec<McpToolInfo>,
     pub prompts: u32,
     pub resources: u32,
-    /// Why the server is in `error`, `needs_auth`, `blocked` or `disabled`.
+    /// Why the server is in `error`, `needs_auth`, `blocked` or `disabled`;
+    /// what it waits for in `authenticating`.
     pub error: Option<String>,
     /// Duration of the latest request to the server (initialize, list or call).
     #[ts(type = "number | null")]
     pub latency_ms: Option<u64>,
     /// Automatic restarts after crashes so far.
     pub restarts: u32,
+    /// While `authenticating`: the authorization page the browser was sent
+    /// to, for a "open it yourself" link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub auth_url: Option<String>,
 }
 
 /// One tool of a connected MCP server, as the MCP panel lists it.

@@ -36,6 +36,11 @@ pub enum Op {
     /// `~/.gemini/mcp-server-enablement.json`, the file Gemini CLI's
     /// `gemini mcp enable/disable` uses. Takes effect immediately.
     McpSetServerEnabled { name: String, enabled: bool },
+    /// Sign in to an HTTP MCP server with OAuth (it goes `authenticating`,
+    /// the browser opens, then `connected`, or back to `needs_auth` with the
+    /// reason). A second request while one runs joins it. Takes effect
+    /// immediately.
+    McpAuthenticate { name: String },
     /// Send the latest stderr lines of an MCP server (`Event::McpServerLog`).
     McpServerLog { name: String },
     /// List the prompts of the connected MCP servers (`Event::McpPrompts`).

@@ -54,7 +54,8 @@ export class McpStore {
     if (this.servers.length === 0) return "none";
     const states = this.servers.map((s) => s.state);
     if (states.some((s) => s === "error" || s === "needs_auth")) return "error";
-    if (states.some((s) => s === "connecting") || this.discovery === "in_progress") return "connecting";
+    if (states.some((s) => s === "connecting" || s === "authenticating") || this.discovery === "in_progress")
+      return "connecting";
     if (states.some((s) => s === "connected")) return "connected";
     return "off";
   }

@@ -57,7 +57,8 @@ tools: number,
  */
 tool_list: Array<McpToolInfo>, prompts: number, resources: number, 
 /**
- * Why the server is in `error`, `needs_auth`, `blocked` or `disabled`.
+ * Why the server is in `error`, `needs_auth`, `blocked` or `disabled`;
+ * what it waits for in `authenticating`.
  */
 error: string | null, 
 /**
@@ -67,4 +68,9 @@ latency_ms: number | null,
 /**
  * Automatic restarts after crashes so far.
  */
-restarts: number, } | { "type": "mcp_discovery", state: McpDiscoveryState, } | { "type": "mcp_server_log", name: string, lines: Array<string>, } | { "type": "mcp_prompts", prompts: Array<McpPromptInfo>, };
+restarts: number, 
+/**
+ * While `authenticating`: the authorization page the browser was sent
+ * to, for a "open it yourself" link.
+ */
+auth_url?: string, } | { "type": "mcp_discovery", state: McpDiscoveryState, } | { "type": "mcp_server_log", name: string, lines: Array<string>, } | { "type": "mcp_prompts", prompts: Array<McpPromptInfo>, };

@@ -3,4 +3,4 @@
 /**
  * Where one configured MCP server stands.
  */
-export type McpServerState = "disconnected" | "connecting" | "connected" | "needs_auth" | "error" | "disabled" | "blocked";
+export type McpServerState = "disconnected" | "connecting" | "connected" | "needs_auth" | "authenticating" | "error" | "disabled" | "blocked";

@@ -32,7 +32,8 @@ tools: number,
  */
 tool_list: Array<McpToolInfo>, prompts: number, resources: number, 
 /**
- * Why the server is in `error`, `needs_auth`, `blocked` or `disabled`.
+ * Why the server is in `error`, `needs_auth`, `blocked` or `disabled`;
+ * what it waits for in `authenticating`.
  */
 error: string | null, 
 /**
@@ -42,4 +43,9 @@ latency_ms: number | null,
 /**
  * Automatic restarts after crashes so far.
  */
-restarts: number, };
+restarts: number, 
+/**
+ * While `authenticating`: the authorization page the browser was sent
+ * to, for a "open it yourself" link.
+ */
+auth_url?: string, };

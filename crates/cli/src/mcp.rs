@@ -1,0 +1,210 @@
+//! `gemini-desktop-cli mcp auth [<server>] | logout <server>`: OAuth sign-in
+//! to HTTP MCP servers from a terminal (what Gemini CLI's `/mcp auth` does).
+//! The tokens go where the app keeps its secrets, so the desktop app and
+//! later headless runs connect to the server signed in.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use gd_core::launch::{Env, home_dir};
+use gd_mcp::oauth::{SignInState, open_system_browser};
+use gd_mcp::{McpEvent, McpManager, McpOAuth, McpOptions, TransportConfig};
+use gd_protocol::McpServerState;
+use gd_settings::layers::LoadOptions;
+
+use crate::args::McpCommand;
+use crate::exit;
+
+/// Runs one `mcp` subcommand; returns the exit code.
+pub async fn run(command: &McpCommand) -> i32 {
+    let (options, oauth) = match options() {
+        Ok(o) => o,
+        Err(message) => {
+            eprintln!("Error: {message}");
+            return exit::CONFIG_ERROR;
+        }
+    };
+    match command {
+        McpCommand::Auth { server: None, .. } => list(&options, &oauth).await,
+        McpCommand::Auth {
+            server: Some(server),
+            no_browser,
+        } => sign_in(options, server, *no_browser).await,
+        McpCommand::Logout { server } => {
+            let Some(url) = url_of(&options, server) else {
+                return unknown(&options, server);
+            };
+            match oauth.sign_out(&url).await {
+                Ok(()) => {
+                    println!("Signed out of MCP server '{server}'.");
+                    exit::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("Error: {e}");
+                    exit::GENERAL_ERROR
+                }
+            }
+        }
+    }
+}
+
+/// The MCP options of the current directory's settings.
+fn options() -> Result<(McpOptions, McpOAuth), String> {
+    let workspace =
+        std::env::current_dir().map_err(|e| format!("Cannot use the current directory: {e}"))?;
+    let home = home_dir();
+    let env = Env::load(&workspace, home.as_deref());
+    let getter = |name: &str| env.get(name);
+    let settings = gd_settings::load_layers(&LoadOptions {
+        home: home.clone(),
+        workspace: workspace.clone(),
+        env: &getter,
+    })
+    .map_err(|e| e.to_string())?
+    .settings;
+    let options = McpOptions::from_settings(&settings, vec![workspace], home.as_deref());
+    let oauth = McpOAuth::shared(&settings, home.as_deref());
+    Ok((options, oauth))
+}
+
+fn url_of(options: &McpOptions, server: &str) -> Option<String> {
+    options
+        .servers
+        .iter()
+        .find(|e| e.name == server)
+        .and_then(|e| e.config.as_ref().ok())
+        .and_then(|c| match &c.transport {
+            TransportConfig::Http { url, .. } | TransportConfig::Sse { url, .. } => {
+                Some(url.clone())
+            }
+            TransportConfig::Stdio { .. } => None,
+        })
+}
+
+fn unknown(options: &McpOptions, server: &str) -> i32 {
+    let names: Vec<&str> = options
+        .servers
+        .iter()
+        .filter(|e| url_of(options, &e.name).is_some())
+        .map(|e| e.name.as_str())
+        .collect();
+    if names.is_empty() {
+        eprintln!(
+            "Error: MCP server '{server}' is not an HTTP server in mcpServers (there are none)."
+        );
+    } else {
+        eprintln!(
+            "Error: MCP server '{server}' is not an HTTP server in mcpServers (HTTP servers: {}).",
+            names.join(", ")
+        );
+    }
+    exit::INPUT_ERROR
+}
+
+/// The HTTP servers and their sign-in state.
+async fn list(options: &McpOptions, oauth: &McpOAuth) -> i32 {
+    let mut any = false;
+    for entry in &options.servers {
+        let Some(url) = url_of(options, &entry.name) else {
+            continue;
+        };
+        any = true;
+        let state = match oauth.sign_in_state(&url).await {
+            SignInState::SignedIn => "signed in",
+            SignInState::None => "not signed in",
+            SignInState::Rejected => "sign-in expired or revoked",
+        };
+        println!("{}\t{url}\t{state}", entry.name);
+    }
+    if !any {
+        println!("No HTTP MCP servers in mcpServers.");
+    }
+    exit::SUCCESS
+}
+
+async fn sign_in(mut options: McpOptions, server: &str, no_browser: bool) -> i32 {
+    if url_of(&options, server).is_none() {
+        return unknown(&options, server);
+    }
+    // Only this server: the others are not started.
+    options.servers.retain(|e| e.name == server);
+    let name = server.to_owned();
+    McpOAuth::set_default_opener(Arc::new(move |url: &str| {
+        eprintln!(
+            "To sign in to MCP server '{name}', open this address in your browser:\n\n  {url}\n"
+        );
+        if !no_browser && let Err(e) = open_system_browser(url) {
+            eprintln!("({e}; open the address yourself.)");
+        }
+        Ok(())
+    }));
+    let manager = McpManager::new(options);
+    let mut events = manager.subscribe();
+    let result = tokio::select! {
+        result = manager.authenticate(server) => result,
+        _ = tokio::signal::ctrl_c() => {
+            let _ = manager.cancel_authentication(server);
+            eprintln!("Sign-in cancelled.");
+            return exit::INTERRUPTED;
+        }
+    };
+    if let Err(message) = result {
+        eprintln!("Error: {message}");
+        return exit::AUTH_ERROR;
+    }
+    // Connect once with the new tokens to check them.
+    let status = wait_settled(&manager, &mut events, server).await;
+    manager.shutdown(Duration::from_secs(2)).await;
+    match status {
+        Some(s) if s.state == McpServerState::Connected => {
+            println!(
+                "Signed in to MCP server '{server}': connected, {} tool{}.",
+                s.tools,
+                if s.tools == 1 { "" } else { "s" }
+            );
+            exit::SUCCESS
+        }
+        Some(s) => {
+            eprintln!(
+                "Signed in to MCP server '{server}', but connecting failed: {}",
+                s.error.unwrap_or_default()
+            );
+            exit::GENERAL_ERROR
+        }
+        None => {
+            eprintln!("Signed in to MCP server '{server}', but it did not answer in time.");
+            exit::GENERAL_ERROR
+        }
+    }
+}
+
+/// The server's status once it is no longer connecting (`None` after two
+/// minutes).
+async fn wait_settled(
+    manager: &McpManager,
+    events: &mut tokio::sync::broadcast::Receiver<McpEvent>,
+    server: &str,
+) -> Option<gd_protocol::McpServerStatus> {
+    let settled = |s: &gd_protocol::McpServerStatus| {
+        !matches!(
+            s.state,
+            McpServerState::Connecting
+                | McpServerState::Disconnected
+                | McpServerState::Authenticating
+        )
+    };
+    let wait = async {
+        loop {
+            if let Some(status) = manager.status(server).filter(settled) {
+                return Some(status);
+            }
+            if let Err(tokio::sync::broadcast::error::RecvError::Closed) = events.recv().await {
+                return manager.status(server);
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(120), wait)
+        .await
+        .ok()
+        .flatten()
+}
