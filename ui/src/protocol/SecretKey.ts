@@ -3,4 +3,4 @@
 /**
  * The secrets the app keeps.
  */
-export type SecretKey = "gemini-api-key" | "vertex-api-key" | "google-oauth";
+export type SecretKey = "gemini-api-key" | "vertex-api-key" | "google-oauth" | "mcp-oauth";
