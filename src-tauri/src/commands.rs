@@ -275,13 +275,7 @@ fn install_mcp_browser<R: Runtime>(app: &AppHandle<R>) {
     INSTALLED.call_once(|| {
         let app = app.clone();
         gd_mcp::McpOAuth::set_default_opener(std::sync::Arc::new(move |url: &str| {
-            if std::env::var_os("GEMINI_DESKTOP_BROWSER").is_some() {
-                return gd_mcp::oauth::open_system_browser(url);
-            }
-            use tauri_plugin_opener::OpenerExt;
-            app.opener()
-                .open_url(url, None::<&str>)
-                .map_err(|e| format!("cannot open the browser: {e}"))
+            crate::signin::open_in_browser(&app, url)
         }));
     });
 }

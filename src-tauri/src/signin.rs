@@ -216,29 +216,16 @@ pub async fn auth_start_google_login<R: Runtime>(
     Ok(url)
 }
 
-/// Opens `url` with `GEMINI_DESKTOP_BROWSER` if set, else the system browser.
-fn open_in_browser<R: Runtime>(app: &AppHandle<R>, url: &str) -> Result<(), String> {
-    if let Some(program) = std::env::var_os(BROWSER_ENV).filter(|p| !p.is_empty()) {
-        return run_browser_program(&program, url);
+/// Opens `url` with `GEMINI_DESKTOP_BROWSER`'s program if set, else the system browser
+/// (through the opener plugin).
+pub(crate) fn open_in_browser<R: Runtime>(app: &AppHandle<R>, url: &str) -> Result<(), String> {
+    if let Some(program) = gd_auth::browser::override_program() {
+        return gd_auth::browser::run_program(&program, url);
     }
     use tauri_plugin_opener::OpenerExt;
     app.opener()
         .open_url(url, None::<&str>)
         .map_err(|e| e.to_string())
-}
-
-/// Runs `program URL` without waiting for it (a browser may keep running).
-fn run_browser_program(program: &std::ffi::OsStr, url: &str) -> Result<(), String> {
-    let mut child = std::process::Command::new(program)
-        .arg(url)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .map_err(|e| format!("{}: {e}", program.to_string_lossy()))?;
-    // Reap it, so no zombie stays behind.
-    std::thread::spawn(move || child.wait());
-    Ok(())
 }
 
 /// Waits for the running Google sign-in: the account and Code Assist setup, or the error that
@@ -338,38 +325,6 @@ pub async fn auth_sign_out(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_browser_program_receives_the_url() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("url");
-        let script = dir.path().join("browser.sh");
-        std::fs::write(
-            &script,
-            format!(
-                "#!/bin/sh\nprintf '%s' \"$1\" > '{0}.tmp' && mv '{0}.tmp' '{0}'\n",
-                out.display()
-            ),
-        )
-        .unwrap();
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let url = "http://127.0.0.1:9/auth?state=a&b=c d";
-        run_browser_program(script.as_os_str(), url).unwrap();
-        // The script renames its output into place: once it exists, it is complete.
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while !out.exists() {
-            assert!(std::time::Instant::now() < deadline, "the script never ran");
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-        assert_eq!(std::fs::read_to_string(&out).unwrap(), url);
-    }
-
-    #[test]
-    fn a_missing_browser_program_is_a_clear_error() {
-        let error = run_browser_program("/nonexistent/browser".as_ref(), "http://x").unwrap_err();
-        assert!(error.starts_with("/nonexistent/browser: "), "{error}");
-    }
 
     #[test]
     fn cancel_and_paste_without_a_sign_in_say_so() {

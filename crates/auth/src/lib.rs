@@ -13,6 +13,7 @@
 //!   refreshed ahead of expiry; a revoked sign-in ends in "sign in again",
 //!   never in a loop.
 //! * [`adc`]: Application Default Credentials for Vertex AI.
+//! * [`browser`]: opening sign-in pages (`GEMINI_DESKTOP_BROWSER` overrides).
 //! * [`status`]: the data of the "auth doctor" view.
 //! * [`manager`]: [`AuthManager`], the facade the desktop shell, the CLI and
 //!   the session launch use.
@@ -23,6 +24,7 @@
 
 pub mod adc;
 pub mod api_key;
+pub mod browser;
 pub mod code_assist;
 pub mod config;
 pub mod error;

@@ -260,7 +260,7 @@ async fn login(
         login.redirect_uri()
     );
     if !no_browser {
-        match open_browser(&url) {
+        match gd_auth::browser::open(&url) {
             Ok(()) => eprintln!("Opening the browser…"),
             Err(e) => eprintln!("Could not open a browser ({e}); open the address yourself."),
         }
@@ -333,29 +333,6 @@ fn warn_about_fallback(manager: &AuthManager) {
             store.info.kind.describe()
         );
     }
-}
-
-/// Opens `url`: `GEMINI_DESKTOP_BROWSER` (a command) if set, else the
-/// platform's opener.
-fn open_browser(url: &str) -> std::io::Result<()> {
-    let mut command = if let Some(custom) = std::env::var_os("GEMINI_DESKTOP_BROWSER") {
-        std::process::Command::new(custom)
-    } else if cfg!(target_os = "macos") {
-        std::process::Command::new("open")
-    } else if cfg!(windows) {
-        let mut c = std::process::Command::new("rundll32");
-        c.arg("url.dll,FileProtocolHandler");
-        c
-    } else {
-        std::process::Command::new("xdg-open")
-    };
-    command
-        .arg(url)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .map(|_| ())
 }
 
 async fn logout(manager: &AuthManager) -> Result<(), AuthError> {

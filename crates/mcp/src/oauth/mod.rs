@@ -364,27 +364,4 @@ impl McpOAuth {
 
 /// `GEMINI_DESKTOP_BROWSER` (a command taking the URL) when set, else the
 /// platform's opener.
-pub fn open_system_browser(url: &str) -> Result<(), String> {
-    let mut command = if let Some(custom) = std::env::var_os("GEMINI_DESKTOP_BROWSER") {
-        std::process::Command::new(custom)
-    } else if cfg!(target_os = "macos") {
-        std::process::Command::new("open")
-    } else if cfg!(windows) {
-        let mut c = std::process::Command::new("rundll32");
-        c.arg("url.dll,FileProtocolHandler");
-        c
-    } else {
-        std::process::Command::new("xdg-open")
-    };
-    command
-        .arg(url)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .map(|mut child| {
-            // Reaped in the background: openers return at once.
-            std::thread::spawn(move || child.wait());
-        })
-        .map_err(|e| format!("cannot open the browser: {e}"))
-}
+pub use gd_auth::browser::open as open_system_browser;
