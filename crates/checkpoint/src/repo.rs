@@ -25,6 +25,8 @@ use crate::meta::{self, Checkpoint, CheckpointKind, CheckpointMeta};
 
 /// Where checkpoint refs live in the shadow repository.
 const REF_PREFIX: &str = "refs/checkpoints/";
+/// An `index.lock` this old is left over from a killed process.
+const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 /// From this many changed files on, a snapshot writes a pack, not loose objects.
 const BULK_FILES: usize = 2000;
 /// Retries of `git update-index` after an unreadable file was dropped.
@@ -130,6 +132,7 @@ impl ShadowRepo {
             repo.init()?;
         }
         repo.write_excludes()?;
+        repo.clear_stale_lock();
         Ok(repo)
     }
 
@@ -191,6 +194,23 @@ impl ShadowRepo {
         }
         std::fs::create_dir_all(&info).map_err(|e| CheckpointError::io(&info, e))?;
         std::fs::write(&path, text).map_err(|e| CheckpointError::io(&path, e))
+    }
+
+    /// A process killed in the middle of a snapshot (Ctrl-C during a
+    /// headless run) leaves `index.lock` behind, and every later snapshot
+    /// would fail. A lock older than [`STALE_LOCK`] cannot belong to a live
+    /// snapshot (even a first read of a huge workspace takes less) and is
+    /// removed.
+    fn clear_stale_lock(&self) {
+        let lock = self.git.git_dir().join("index.lock");
+        let stale = std::fs::metadata(&lock)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > STALE_LOCK);
+        if stale && std::fs::remove_file(&lock).is_ok() {
+            warn!(lock = %lock.display(), "removed a stale lock of the checkpoint repository");
+        }
     }
 
     pub fn workspace(&self) -> &Path {

@@ -336,3 +336,29 @@ fn one_shadow_repository_per_workspace_reused_across_opens() {
     let other_dir = ShadowRepo::dir_for(&fx.config.root, &other.root());
     assert_ne!(other_dir, again.git_dir());
 }
+
+#[test]
+fn a_stale_lock_from_a_killed_process_is_cleared_on_open() {
+    let fx = Fixture::new();
+    fx.write("a.txt", "a\n");
+    let repo = fx.open();
+    let lock = repo.git_dir().join("index.lock");
+    std::fs::write(&lock, "").unwrap();
+    // A fresh lock may belong to a live snapshot: kept, and the error is clear.
+    let err = fx
+        .open()
+        .snapshot(&edit_meta("write_file", &["a.txt"]))
+        .unwrap_err();
+    assert!(err.to_string().contains("index.lock"), "{err}");
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&lock)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    fx.open()
+        .snapshot(&edit_meta("write_file", &["a.txt"]))
+        .unwrap();
+    assert!(!lock.exists());
+}
