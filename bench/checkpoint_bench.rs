@@ -22,7 +22,12 @@ fn main() {
         std::process::exit(2);
     };
     let runs: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(10);
-    let data = std::env::temp_dir().join(format!("checkpoint-bench-{}", std::process::id()));
+    // CHECKPOINT_BENCH_DATA keeps the shadow repository between runs (the
+    // baseline is then a stat walk); else a fresh one is made and removed.
+    let keep = std::env::var_os("CHECKPOINT_BENCH_DATA").map(PathBuf::from);
+    let data = keep.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("checkpoint-bench-{}", std::process::id()))
+    });
     let config = CheckpointConfig::new(&data);
     let files = pick_files(&dir, runs + 1);
     let originals: Vec<Vec<u8>> = files
@@ -33,8 +38,10 @@ fn main() {
 
     let repo = ShadowRepo::open(&config, &dir).expect("open");
     let t = Instant::now();
+    let cpu = cpu_ms();
     repo.refresh().expect("baseline");
     report("baseline (first read, every file hashed)", &[t.elapsed()]);
+    println!("  cpu (git + us): {:.0} ms", cpu_ms() - cpu);
 
     let meta = |file: &str| CheckpointMeta {
         tool: Some("replace".into()),
@@ -46,6 +53,7 @@ fn main() {
     report("full snapshot, nothing changed", &[t.elapsed()]);
 
     let mut full = Vec::new();
+    let cpu = cpu_ms();
     for (i, file) in files.iter().enumerate().take(runs) {
         let path = dir.join(file);
         let mut content = originals[i].clone();
@@ -56,6 +64,10 @@ fn main() {
         full.push(t.elapsed());
     }
     report("full snapshot after editing one file", &full);
+    println!(
+        "  cpu (git + us) per snapshot: {:.0} ms",
+        (cpu_ms() - cpu) / runs as f64
+    );
 
     let mut partial = Vec::new();
     for file in files.iter().take(runs) {
@@ -76,7 +88,9 @@ fn main() {
     );
 
     let t = Instant::now();
+    let cpu = cpu_ms();
     let restored = repo.restore(&start.id).expect("restore");
+    let restore_cpu = cpu_ms() - cpu;
     report(
         &format!(
             "restore of the first checkpoint ({} files changed back)",
@@ -84,6 +98,7 @@ fn main() {
         ),
         &[t.elapsed()],
     );
+    println!("  cpu (git + us): {restore_cpu:.0} ms");
     let t = Instant::now();
     repo.restore(restored.undo.as_deref().expect("undo"))
         .expect("undo");
@@ -101,7 +116,9 @@ fn main() {
         ),
         &[t.elapsed()],
     );
-    let _ = std::fs::remove_dir_all(&data);
+    if keep.is_none() {
+        let _ = std::fs::remove_dir_all(&data);
+    }
 }
 
 /// `count` files spread over the tree (first file of several directories).
@@ -143,6 +160,18 @@ fn pick_files(dir: &Path, count: usize) -> Vec<String> {
         dir.display()
     );
     picked
+}
+
+/// User + system CPU of this process and its finished children (git), in ms.
+fn cpu_ms() -> f64 {
+    fn ms(who: libc::c_int) -> f64 {
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: getrusage writes into the struct we own.
+        unsafe { libc::getrusage(who, &mut usage) };
+        let tv = |t: libc::timeval| t.tv_sec as f64 * 1000.0 + t.tv_usec as f64 / 1000.0;
+        tv(usage.ru_utime) + tv(usage.ru_stime)
+    }
+    ms(libc::RUSAGE_SELF) + ms(libc::RUSAGE_CHILDREN)
 }
 
 fn report(what: &str, times: &[Duration]) {

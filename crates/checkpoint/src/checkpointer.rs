@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use tracing::{debug, info, warn};
 
-use crate::error::Result;
+use crate::error::{CheckpointError, Result};
 use crate::meta::{Checkpoint, CheckpointMeta};
 use crate::repo::{ShadowRepo, SnapshotStep};
 
@@ -32,6 +32,9 @@ use crate::repo::{ShadowRepo, SnapshotStep};
 pub struct Checkpointer {
     repo: Arc<ShadowRepo>,
     baseline_done: Arc<AtomicBool>,
+    /// The workspace is too big for full snapshots (see
+    /// [`CheckpointError::TooBig`]): go straight to partial ones.
+    partial_only: Arc<AtomicBool>,
     budget: Duration,
 }
 
@@ -45,11 +48,13 @@ struct Job {
 }
 
 impl Checkpointer {
-    pub fn new(repo: ShadowRepo) -> Self {
+    pub fn new(repo: impl Into<Arc<ShadowRepo>>) -> Self {
+        let repo = repo.into();
         Self {
             budget: repo.config().budget,
-            repo: Arc::new(repo),
+            repo,
             baseline_done: Arc::new(AtomicBool::new(false)),
+            partial_only: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -68,6 +73,7 @@ impl Checkpointer {
     pub fn start_baseline(&self) -> std::io::Result<std::thread::JoinHandle<()>> {
         let repo = self.repo.clone();
         let done = self.baseline_done.clone();
+        let partial_only = self.partial_only.clone();
         std::thread::Builder::new()
             .name("checkpoint-baseline".into())
             .spawn(move || {
@@ -78,6 +84,10 @@ impl Checkpointer {
                         workspace = %repo.workspace().display(),
                         "checkpoint baseline ready"
                     ),
+                    Err(e @ CheckpointError::TooBig { .. }) => {
+                        warn!(error = %e, "checkpoint baseline skipped");
+                        partial_only.store(true, Ordering::Release);
+                    }
                     Err(e) => warn!(error = %e, "checkpoint baseline failed"),
                 }
                 done.store(true, Ordering::Release);
@@ -98,6 +108,9 @@ impl Checkpointer {
     /// budget plus the partial snapshot (a few git commands).
     pub fn checkpoint(&self, meta: &CheckpointMeta) -> Result<Checkpoint> {
         let started = Instant::now();
+        if self.partial_only.load(Ordering::Acquire) {
+            return self.repo.snapshot_files(meta);
+        }
         let job = Arc::new(Mutex::new(Job::default()));
         let (tx, rx) = mpsc::channel();
         let spawned = {
@@ -165,6 +178,9 @@ impl Checkpointer {
                 self.repo.snapshot_files(meta)
             }
             Err(e) => {
+                if matches!(e, CheckpointError::TooBig { .. }) {
+                    self.partial_only.store(true, Ordering::Release);
+                }
                 warn!(error = %e, "full snapshot failed; checkpointing the edited files");
                 self.repo.snapshot_files(meta)
             }

@@ -21,6 +21,12 @@ pub enum CheckpointError {
     InvalidId(String),
     #[error("no checkpoint {0}")]
     NotFound(String),
+    /// A first read would store more than the size cap: only partial
+    /// checkpoints (the edited files) are taken for this workspace.
+    #[error(
+        "the workspace holds {bytes} bytes of files to snapshot, more than the {cap}-byte cap: only the edited files are checkpointed"
+    )]
+    TooBig { bytes: u64, cap: u64 },
     #[error("checkpoint {id} has unreadable metadata: {reason}")]
     Metadata { id: String, reason: String },
 }

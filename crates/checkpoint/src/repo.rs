@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use chrono::{SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
@@ -133,6 +133,29 @@ impl ShadowRepo {
         }
         repo.write_excludes()?;
         repo.clear_stale_lock();
+        Ok(repo)
+    }
+
+    /// [`Self::open`], shared within this process: two sessions on the same
+    /// folder get the same repository (and so the same index lock) instead
+    /// of tripping over git's `index.lock`. The first opener's limits apply.
+    pub fn shared(config: &CheckpointConfig, workspace: &Path) -> Result<Arc<Self>> {
+        static OPEN: Mutex<Vec<(PathBuf, Weak<ShadowRepo>)>> = Mutex::new(Vec::new());
+        let workspace = workspace
+            .canonicalize()
+            .map_err(|e| CheckpointError::io(workspace, e))?;
+        let dir = Self::dir_for(&config.root, &workspace);
+        let mut open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
+        open.retain(|(_, repo)| repo.strong_count() > 0);
+        if let Some(repo) = open
+            .iter()
+            .find(|(d, _)| *d == dir)
+            .and_then(|(_, repo)| repo.upgrade())
+        {
+            return Ok(repo);
+        }
+        let repo = Arc::new(Self::open(config, &workspace)?);
+        open.push((dir, Arc::downgrade(&repo)));
         Ok(repo)
     }
 
@@ -291,6 +314,13 @@ impl ShadowRepo {
                 // FIFOs, sockets, devices.
                 Ok(_) => remove.push(path),
             }
+        }
+        if bytes > self.config.max_total_bytes {
+            // E.g. a home directory opened as a workspace: never copy it all.
+            return Err(CheckpointError::TooBig {
+                bytes,
+                cap: self.config.max_total_bytes,
+            });
         }
         let mut unreadable = Vec::new();
         if !update.is_empty() {

@@ -147,3 +147,33 @@ fn an_edit_never_waits_for_the_baseline_of_a_big_workspace() {
         ]
     );
 }
+
+#[test]
+fn a_workspace_bigger_than_the_cap_gets_partial_checkpoints_only() {
+    let mut fx = Fixture::new();
+    fx.config.max_total_bytes = 50 * 1024;
+    for i in 0..10 {
+        fx.write(&format!("f{i}.txt"), &noise(i, 10 * 1024));
+    }
+    let repo = fx.open();
+    let err = repo
+        .snapshot(&edit_meta("write_file", &["f0.txt"]))
+        .unwrap_err();
+    assert!(
+        matches!(err, gd_checkpoint::CheckpointError::TooBig { .. }),
+        "{err}"
+    );
+    let checkpointer = Checkpointer::new(repo);
+    checkpointer.start_baseline().unwrap().join().unwrap();
+    let checkpoint = checkpointer
+        .checkpoint(&edit_meta("write_file", &["f0.txt"]))
+        .unwrap();
+    assert_eq!(checkpoint.kind, CheckpointKind::Partial);
+    fx.write("f0.txt", "edited");
+    checkpointer.repo().restore(&checkpoint.id).unwrap();
+    assert_eq!(fx.read("f0.txt").unwrap(), noise(0, 10 * 1024));
+    assert!(
+        checkpointer.repo().size_bytes().unwrap() < 50 * 1024,
+        "nothing but the edited file was stored"
+    );
+}

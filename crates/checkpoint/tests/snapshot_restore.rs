@@ -362,3 +362,24 @@ fn a_stale_lock_from_a_killed_process_is_cleared_on_open() {
         .unwrap();
     assert!(!lock.exists());
 }
+
+#[test]
+fn sessions_on_the_same_folder_share_one_repository() {
+    let fx = Fixture::new();
+    fx.write("a.txt", "a\n");
+    let one = ShadowRepo::shared(&fx.config, fx.workspace.path()).unwrap();
+    let two = ShadowRepo::shared(&fx.config, &fx.root().join(".")).unwrap();
+    assert!(std::sync::Arc::ptr_eq(&one, &two));
+    // Concurrent snapshots queue on the shared lock instead of failing on
+    // git's index.lock.
+    let threads: Vec<_> = (0..4)
+        .map(|i| {
+            let repo = if i % 2 == 0 { one.clone() } else { two.clone() };
+            std::thread::spawn(move || repo.snapshot(&edit_meta("write_file", &["a.txt"])))
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap().unwrap();
+    }
+    assert_eq!(one.list().unwrap().len(), 4);
+}

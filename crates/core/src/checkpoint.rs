@@ -41,7 +41,7 @@ impl SessionCheckpoints {
         session_id: &str,
     ) -> Result<Self, CheckpointError> {
         Ok(Self {
-            checkpointer: Checkpointer::new(ShadowRepo::open(config, workspace)?),
+            checkpointer: Checkpointer::new(ShadowRepo::shared(config, workspace)?),
             session_id: session_id.to_owned(),
             message_id: Mutex::new(None),
         })
