@@ -199,17 +199,7 @@ impl ShadowRepo {
     /// changed, so git's untracked cache stays valid.
     fn write_excludes(&self) -> Result<()> {
         let mut text = String::from("# Written by Gemini Desktop: never snapshotted.\n.git\n");
-        let project = self
-            .git
-            .work_tree()
-            .join(".git")
-            .join("info")
-            .join("exclude");
-        if let Ok(own) = std::fs::read_to_string(&project) {
-            text.push_str("# From the project's .git/info/exclude:\n");
-            text.push_str(&own);
-            text.push('\n');
-        }
+        text.push_str(&inherited_excludes(self.git.work_tree()));
         let info = self.git.git_dir().join("info");
         let path = info.join("exclude");
         if std::fs::read_to_string(&path).ok().as_deref() == Some(text.as_str()) {
@@ -844,6 +834,76 @@ impl ShadowRepo {
     }
 }
 
+/// Ignore rules that apply to `workspace` from outside it: the project's
+/// `.git/info/exclude` and, when the workspace is a folder inside a
+/// repository, the `.gitignore` files of its parent folders up to the
+/// repository's root (git would apply them; with `GIT_WORK_TREE` set to the
+/// folder it cannot see them). Patterns are rewritten relative to the
+/// workspace: unanchored ones apply as they are, anchored ones only when
+/// they point inside it.
+fn inherited_excludes(workspace: &Path) -> String {
+    let mut text = String::new();
+    let mut inner = PathBuf::new();
+    for ancestor in workspace.ancestors() {
+        if ancestor != workspace {
+            let rel = inner.to_string_lossy().replace('\\', "/");
+            if let Ok(rules) = std::fs::read_to_string(ancestor.join(".gitignore")) {
+                text.push_str(&format!("# From {}/.gitignore:\n", ancestor.display()));
+                for rule in rules.lines().filter_map(|r| rebase_rule(r, &rel)) {
+                    text.push_str(&rule);
+                    text.push('\n');
+                }
+            }
+        }
+        let dot_git = ancestor.join(".git");
+        if dot_git.exists() {
+            let rel = inner.to_string_lossy().replace('\\', "/");
+            if let Ok(rules) = std::fs::read_to_string(dot_git.join("info").join("exclude")) {
+                text.push_str("# From the project's .git/info/exclude:\n");
+                for rule in rules.lines().filter_map(|r| rebase_rule(r, &rel)) {
+                    text.push_str(&rule);
+                    text.push('\n');
+                }
+            }
+            break;
+        }
+        match ancestor.file_name() {
+            // (Joining an empty path would add a trailing slash.)
+            Some(name) if inner.as_os_str().is_empty() => inner = PathBuf::from(name),
+            Some(name) => inner = Path::new(name).join(&inner),
+            None => break,
+        }
+    }
+    text
+}
+
+/// One gitignore rule written for a folder `rel` levels up (`a/b`, or ""
+/// for the workspace itself), rewritten for the workspace; `None` when it
+/// cannot match inside the workspace.
+fn rebase_rule(rule: &str, rel: &str) -> Option<String> {
+    let rule = rule.trim_end();
+    if rule.is_empty() || rule.starts_with('#') {
+        return None;
+    }
+    if rel.is_empty() {
+        return Some(rule.to_owned());
+    }
+    let (neg, body) = match rule.strip_prefix('!') {
+        Some(rest) => ("!", rest),
+        None => ("", rule),
+    };
+    let (body, dir) = match body.strip_suffix('/') {
+        Some(b) => (b, "/"),
+        None => (body, ""),
+    };
+    if !body.contains('/') || body.starts_with("**/") {
+        return Some(rule.to_owned());
+    }
+    let anchored = body.trim_start_matches('/');
+    let inside = anchored.strip_prefix(rel)?.strip_prefix('/')?;
+    (!inside.is_empty()).then(|| format!("{neg}/{inside}{dir}"))
+}
+
 /// A workspace-relative path that stays inside the workspace.
 fn relative(path: &str) -> Option<&Path> {
     let p = Path::new(path);
@@ -903,4 +963,34 @@ fn write_file(path: &Path, mode: &str, content: &[u8]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rebase_rule;
+
+    #[test]
+    fn parent_rules_are_rebased_onto_the_workspace() {
+        assert_eq!(
+            rebase_rule("node_modules/", "web").as_deref(),
+            Some("node_modules/")
+        );
+        assert_eq!(rebase_rule("*.log", "web").as_deref(), Some("*.log"));
+        assert_eq!(
+            rebase_rule("!keep.log", "web").as_deref(),
+            Some("!keep.log")
+        );
+        assert_eq!(rebase_rule("**/dist", "web").as_deref(), Some("**/dist"));
+        assert_eq!(rebase_rule("/web/dist/", "web").as_deref(), Some("/dist/"));
+        assert_eq!(
+            rebase_rule("web/a/b.txt", "web").as_deref(),
+            Some("/a/b.txt")
+        );
+        assert_eq!(rebase_rule("!/web/keep", "web").as_deref(), Some("!/keep"));
+        assert_eq!(rebase_rule("/top-only", "web"), None);
+        assert_eq!(rebase_rule("webapp/x", "web"), None);
+        assert_eq!(rebase_rule("other/dist", "web"), None);
+        assert_eq!(rebase_rule("# comment", "web"), None);
+        assert_eq!(rebase_rule("/x", "").as_deref(), Some("/x"));
+    }
 }

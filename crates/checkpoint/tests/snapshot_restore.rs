@@ -383,3 +383,28 @@ fn sessions_on_the_same_folder_share_one_repository() {
     }
     assert_eq!(one.list().unwrap().len(), 4);
 }
+
+#[test]
+fn a_folder_inside_a_repository_honours_the_parent_ignore_rules() {
+    let fx = Fixture::new();
+    fx.write(".gitignore", "node_modules/\n/top-only\nweb/dist/\n*.log\n");
+    fx.write(".git/info/exclude", "local-notes.txt\n");
+    fx.write("web/src/app.js", "app\n");
+    fx.write("web/node_modules/dep/index.js", "dep\n");
+    fx.write("web/dist/bundle.js", "bundle\n");
+    fx.write(
+        "web/top-only",
+        "kept: the rule is anchored at the repository root\n",
+    );
+    fx.write("web/debug.log", "log\n");
+    fx.write("web/local-notes.txt", "notes\n");
+    fx.project_git(&["init", "-q"]);
+    let repo = ShadowRepo::open(&fx.config, &fx.root().join("web")).unwrap();
+    let checkpoint = repo
+        .snapshot(&edit_meta("write_file", &["src/app.js"]))
+        .unwrap();
+    assert_eq!(
+        tree_paths(&repo, &checkpoint.commit),
+        vec!["src/app.js", "top-only"]
+    );
+}
