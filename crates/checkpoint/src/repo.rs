@@ -721,7 +721,10 @@ impl ShadowRepo {
                 for change in &changes {
                     let full = self.workspace().join(&change.path);
                     match entries.iter().find(|(p, _, _)| *p == change.path) {
-                        None => remove_file(&full)?,
+                        None => {
+                            remove_file(&full)?;
+                            remove_empty_parents(&full, self.workspace());
+                        }
                         Some((_, mode, blob)) => {
                             let content = self.git.run(["cat-file", "blob", blob])?;
                             write_file(&full, mode, &content)?;
@@ -925,6 +928,18 @@ fn remove_file(path: &Path) -> Result<()> {
     match std::fs::remove_file(path) {
         Err(e) if e.kind() != ErrorKind::NotFound => Err(CheckpointError::io(path, e)),
         _ => Ok(()),
+    }
+}
+
+/// Removes the directories left empty by removing `file`, up to (not
+/// including) the workspace, as a full restore (git) does.
+fn remove_empty_parents(file: &Path, workspace: &Path) {
+    let mut dir = file.parent();
+    while let Some(d) = dir {
+        if d == workspace || !d.starts_with(workspace) || std::fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
     }
 }
 

@@ -288,6 +288,7 @@ fn partial_checkpoints_cover_the_touched_files() {
     assert_eq!(report.changes.len(), 2);
     assert_eq!(fx.read("a.txt").unwrap(), "a1\n");
     assert!(!fx.exists("new/b.txt"));
+    assert!(!fx.exists("new"), "and the directory it was created in");
     assert_eq!(
         fx.read("other.txt").unwrap(),
         "o2\n",
