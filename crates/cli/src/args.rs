@@ -62,6 +62,17 @@ pub struct Args {
     )]
     pub include_directories: Vec<String>,
 
+    /// List this folder's checkpoints (snapshots taken before edits,
+    /// newest first) and exit. With `-o json`, a JSON array.
+    #[arg(long = "list-checkpoints", conflicts_with_all = ["prompt", "query", "restore_checkpoint"])]
+    pub list_checkpoints: bool,
+
+    /// Put this folder's files back as they were at checkpoint ID (from
+    /// --list-checkpoints) and exit. The state before is checkpointed too,
+    /// so the restore can be undone.
+    #[arg(long = "restore-checkpoint", value_name = "ID", conflicts_with_all = ["prompt", "query"])]
+    pub restore_checkpoint: Option<String>,
+
     /// Verbose logs on standard error.
     #[arg(short = 'd', long = "debug", global = true)]
     pub debug: bool,

@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod auth;
+pub mod checkpoints;
 pub mod exit;
 pub mod mcp;
 pub mod output;
@@ -63,6 +64,9 @@ pub fn main_entry() -> i32 {
             return exit::INPUT_ERROR;
         }
         return runtime.block_on(mcp::run(command));
+    }
+    if args.list_checkpoints || args.restore_checkpoint.is_some() {
+        return checkpoints::run(&args);
     }
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();

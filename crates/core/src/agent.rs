@@ -106,6 +106,9 @@ impl Agent {
         self.loops.reset();
         let mut message = self.user_message(items);
         let prompt_id = self.chat.next_prompt_id();
+        if let Some(checkpoints) = self.scheduler.checkpoints() {
+            checkpoints.set_message_id(Some(prompt_id.clone()));
+        }
         let tool_ctx = ToolContext {
             workspace_dirs: Arc::new(self.config.workspace_dirs.clone()),
             file_filtering: self.config.file_filtering,

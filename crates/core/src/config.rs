@@ -47,6 +47,8 @@ pub struct SessionConfig {
     pub generation_config: Option<GenerationConfig>,
     /// Label of the frontend (`cli`, `desktop`), for ids and logs.
     pub surface: String,
+    /// Checkpoints before edits (`general.checkpointing.enabled`); `None` = off.
+    pub checkpointing: Option<gd_checkpoint::CheckpointConfig>,
 }
 
 impl SessionConfig {
@@ -67,6 +69,7 @@ impl SessionConfig {
             loop_detection: true,
             generation_config: None,
             surface: "cli".into(),
+            checkpointing: None,
         }
     }
 

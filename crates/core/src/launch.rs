@@ -206,6 +206,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
 
     let mut warnings = Vec::new();
     let home = home_dir();
+    config.checkpointing = checkpointing(&settings, options.interactive, &getter, home.as_deref());
     let sources =
         PolicySources::standard(home.as_deref(), Some(&config.workspace_dirs[0]), &getter);
     let (mut engine, errors) = PolicyEngine::load(&sources);
@@ -270,6 +271,32 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         settings,
         warnings,
     })
+}
+
+/// Checkpoints before edits: `general.checkpointing.enabled` (Gemini CLI's
+/// key) when set, else on for interactive sessions (the desktop app, where
+/// every edit card can restore its checkpoint) and off for the headless CLI
+/// (Gemini CLI's default). The shadow repositories live under
+/// `$GEMINI_DESKTOP_CHECKPOINT_DIR` or `~/.gemini/gemini-desktop/checkpoints`.
+pub fn checkpointing(
+    settings: &Settings,
+    interactive: bool,
+    env: &dyn Fn(&str) -> Option<String>,
+    home: Option<&Path>,
+) -> Option<gd_checkpoint::CheckpointConfig> {
+    if !settings
+        .general
+        .checkpointing
+        .enabled
+        .unwrap_or(interactive)
+    {
+        return None;
+    }
+    let root = gd_checkpoint::CheckpointConfig::default_root(env, home);
+    if root.is_none() {
+        warn!("checkpoints are off: no home directory to keep them in");
+    }
+    root.map(gd_checkpoint::CheckpointConfig::new)
 }
 
 /// The session's MCP servers from `mcpServers` (none when there are none),
@@ -429,6 +456,27 @@ mod tests {
         ]
         .iter()
         .any(|v| std::env::var_os(v).is_some())
+    }
+
+    #[test]
+    fn checkpointing_is_on_in_the_app_and_off_headless_unless_set() {
+        let env = |name: &str| (name == gd_checkpoint::DIR_ENV).then(|| "/data/cp".to_owned());
+        let mut s = Settings::default();
+        assert_eq!(
+            checkpointing(&s, true, &env, None).unwrap().root,
+            PathBuf::from("/data/cp")
+        );
+        assert!(checkpointing(&s, false, &env, None).is_none());
+        s.general.checkpointing.enabled = Some(false);
+        assert!(checkpointing(&s, true, &env, None).is_none());
+        s.general.checkpointing.enabled = Some(true);
+        let none = |_: &str| None;
+        assert_eq!(
+            checkpointing(&s, false, &none, Some(Path::new("/home/u")))
+                .unwrap()
+                .root,
+            PathBuf::from("/home/u/.gemini/gemini-desktop/checkpoints")
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //!   model stops calling tools;
 //! * [`scheduler`] validates and runs tool calls and converts their results
 //!   into `functionResponse` parts;
+//! * [`checkpoint`] snapshots the workspace before approved edits;
 //! * [`tools`] holds the tool trait, the registry and the built-in tools;
 //! * [`context`] builds the session context (date, OS, folder structure);
 //! * [`compression`] summarises old history near the context limit;
@@ -19,6 +20,7 @@
 pub mod agent;
 pub mod approval;
 pub mod chat;
+pub mod checkpoint;
 pub mod compression;
 pub mod config;
 pub mod context;

@@ -24,6 +24,7 @@ use tracing::{Instrument, info_span, warn};
 
 use crate::approval::{Answer, ApprovalPolicy, Confirmations, Verdict};
 use crate::chat::ToolCallRequest;
+use crate::checkpoint::SessionCheckpoints;
 use crate::events::EventSink;
 use crate::tools::{
     LiveTools, LlmContent, OutputSink, Tool, ToolContext, ToolRegistry, ToolResult, schema,
@@ -73,6 +74,8 @@ pub struct Scheduler {
     tools: Arc<LiveTools>,
     policy: Arc<dyn ApprovalPolicy>,
     confirmations: Arc<Confirmations>,
+    /// Snapshots the workspace before approved edits (when checkpointing is on).
+    checkpoints: Option<Arc<SessionCheckpoints>>,
 }
 
 /// Where a call stands between the phases of a batch.
@@ -118,7 +121,19 @@ impl Scheduler {
             tools,
             policy,
             confirmations,
+            checkpoints: None,
         }
+    }
+
+    /// Checkpoints the workspace before every approved `write_file` /
+    /// `replace` runs.
+    pub fn with_checkpoints(mut self, checkpoints: Option<Arc<SessionCheckpoints>>) -> Self {
+        self.checkpoints = checkpoints;
+        self
+    }
+
+    pub fn checkpoints(&self) -> Option<&Arc<SessionCheckpoints>> {
+        self.checkpoints.as_ref()
     }
 
     /// The tools as of now.
@@ -390,6 +405,7 @@ impl Scheduler {
             if ctx.cancel.is_cancelled() {
                 return Outcome::Cancelled(CANCELLED_MESSAGE);
             }
+            self.checkpoint(&call, sink).await;
             emit_state(sink, &call.request.call_id, ToolCallState::Executing);
             let mut call_ctx = ctx.clone();
             call_ctx.output = Some(OutputSink::new(sink.clone(), call.request.call_id.clone()));
@@ -421,6 +437,36 @@ impl Scheduler {
             duration_ms: completed.duration.as_millis() as u64,
         });
         completed
+    }
+
+    /// Right before an approved edit runs (after any confirmation and the
+    /// re-check): snapshot the workspace, within the checkpoint time budget.
+    /// A failed checkpoint is a warning; the edit still runs.
+    async fn checkpoint(&self, call: &Call, sink: &EventSink) {
+        let Some(checkpoints) = &self.checkpoints else {
+            return;
+        };
+        if !SessionCheckpoints::covers(&call.request.name) {
+            return;
+        }
+        let created = checkpoints
+            .before_edit(&call.request.call_id, &call.request.name, &call.args)
+            .await;
+        match created {
+            Some(Ok(checkpoint)) => sink.emit(Event::CheckpointCreated {
+                call_id: call.request.call_id.clone(),
+                checkpoint_id: checkpoint.id,
+                scope: crate::checkpoint::scope(checkpoint.kind),
+                files: checkpoint.meta.files,
+            }),
+            Some(Err(error)) => {
+                warn!(%error, "checkpoint failed");
+                sink.emit(Event::Warning {
+                    message: format!("Could not save a checkpoint before this edit: {error}"),
+                });
+            }
+            None => {}
+        }
     }
 
     /// Before an approved edit runs: if what the user saw is no longer what

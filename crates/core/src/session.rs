@@ -14,6 +14,7 @@ use tracing::{Instrument, info_span, warn};
 use crate::agent::Agent;
 use crate::approval::{Answer, ApprovalPolicy, Confirmations};
 use crate::chat::Chat;
+use crate::checkpoint::SessionCheckpoints;
 use crate::config::SessionConfig;
 use crate::events::{EventSink, WeakEventSink};
 use crate::scheduler::Scheduler;
@@ -269,10 +270,12 @@ impl Session {
             }),
             limits: Default::default(),
         });
+        let checkpoints = open_checkpoints(&config, &sink);
         let mut agent = Agent::new(
             config,
             chat,
-            Scheduler::with_tools(tools, policy, confirmations),
+            Scheduler::with_tools(tools, policy, confirmations)
+                .with_checkpoints(checkpoints.clone()),
             services,
         );
         tokio::spawn(
@@ -317,6 +320,25 @@ impl Session {
                                 }
                             }
                         }
+                        Op::ListCheckpoints => {
+                            list_checkpoints(checkpoints.as_ref(), &sink).await;
+                            continue;
+                        }
+                        Op::RestoreCheckpoint {
+                            checkpoint_id,
+                            code,
+                            conversation,
+                        } => {
+                            restore_checkpoint(
+                                checkpoints.as_ref(),
+                                checkpoint_id,
+                                code,
+                                conversation,
+                                &sink,
+                            )
+                            .await;
+                            continue;
+                        }
                         Op::Shutdown => break,
                         _ => continue,
                     };
@@ -337,6 +359,80 @@ impl Session {
             .instrument(span),
         );
         (handle, events)
+    }
+}
+
+/// The session's checkpoints when `config.checkpointing` is set; a warning
+/// (and no checkpoints) when the shadow repository cannot be opened.
+fn open_checkpoints(config: &SessionConfig, sink: &EventSink) -> Option<Arc<SessionCheckpoints>> {
+    let settings = config.checkpointing.as_ref()?;
+    match SessionCheckpoints::open(settings, config.primary_workspace(), &config.session_id) {
+        Ok(checkpoints) => {
+            checkpoints.start_baseline();
+            Some(Arc::new(checkpoints))
+        }
+        Err(e) => {
+            warn!(error = %e, "checkpoints are off");
+            sink.emit(Event::Warning {
+                message: format!("Checkpoints are off for this session: {e}"),
+            });
+            None
+        }
+    }
+}
+
+async fn list_checkpoints(checkpoints: Option<&Arc<SessionCheckpoints>>, sink: &EventSink) {
+    let Some(checkpoints) = checkpoints else {
+        sink.emit(Event::Checkpoints {
+            checkpoints: Vec::new(),
+        });
+        return;
+    };
+    match checkpoints.list().await {
+        Ok(list) => sink.emit(Event::Checkpoints { checkpoints: list }),
+        Err(e) => sink.emit(Event::CheckpointError {
+            checkpoint_id: None,
+            message: format!("Cannot list the checkpoints: {e}"),
+        }),
+    }
+}
+
+/// `Op::RestoreCheckpoint`. Restoring the conversation needs the session
+/// history store; until it exists the whole request is refused, so that a
+/// "code and conversation" restore never happens by halves.
+async fn restore_checkpoint(
+    checkpoints: Option<&Arc<SessionCheckpoints>>,
+    checkpoint_id: String,
+    code: bool,
+    conversation: bool,
+    sink: &EventSink,
+) {
+    let refuse = |message: String| {
+        sink.emit(Event::CheckpointError {
+            checkpoint_id: Some(checkpoint_id.clone()),
+            message,
+        })
+    };
+    if conversation {
+        return refuse(
+            "Restoring the conversation is not available yet; restore the code only.".into(),
+        );
+    }
+    if !code {
+        return refuse("Nothing to restore: ask for the code, the conversation or both.".into());
+    }
+    let Some(checkpoints) = checkpoints else {
+        return refuse(
+            "Checkpointing is off for this session (general.checkpointing.enabled).".into(),
+        );
+    };
+    match checkpoints.restore(&checkpoint_id).await {
+        Ok(report) => sink.emit(Event::CheckpointRestored {
+            checkpoint_id: checkpoint_id.clone(),
+            files: crate::checkpoint::restored_files(&report),
+            undo_checkpoint_id: report.undo,
+        }),
+        Err(e) => refuse(format!("Cannot restore checkpoint {checkpoint_id}: {e}")),
     }
 }
 

@@ -4,7 +4,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
-use crate::{ConfirmationDetails, McpDiscoveryState, McpPromptInfo, McpServerStatus};
+use crate::{
+    CheckpointInfo, CheckpointScope, ConfirmationDetails, McpDiscoveryState, McpPromptInfo,
+    McpServerStatus, RestoredFile,
+};
 
 /// Everything a session reports. Events of one turn arrive in order between
 /// [`Event::TurnStarted`] and [`Event::TurnComplete`].
@@ -142,6 +145,33 @@ pub enum Event {
     /// The prompts of the connected MCP servers (answers `Op::McpListPrompts`).
     McpPrompts {
         prompts: Vec<McpPromptInfo>,
+    },
+    /// The workspace was snapshotted before an approved edit ran; restore
+    /// it with `Op::RestoreCheckpoint`.
+    CheckpointCreated {
+        call_id: String,
+        checkpoint_id: String,
+        scope: CheckpointScope,
+        /// Workspace-relative paths the edit is about to change.
+        files: Vec<String>,
+    },
+    /// The workspace's checkpoints, newest first (answers `Op::ListCheckpoints`).
+    Checkpoints {
+        checkpoints: Vec<CheckpointInfo>,
+    },
+    /// A checkpoint was restored (answers `Op::RestoreCheckpoint`).
+    CheckpointRestored {
+        checkpoint_id: String,
+        /// The files the restore changed.
+        files: Vec<RestoredFile>,
+        /// A checkpoint of the state just before the restore, to undo it.
+        undo_checkpoint_id: Option<String>,
+    },
+    /// A checkpoint operation failed (answers `Op::ListCheckpoints` or
+    /// `Op::RestoreCheckpoint`); nothing was changed.
+    CheckpointError {
+        checkpoint_id: Option<String>,
+        message: String,
     },
 }
 

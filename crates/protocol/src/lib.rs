@@ -6,12 +6,14 @@
 //! `ui/src/protocol/` when this crate's tests run, so the UI and the core can
 //! not drift apart.
 
+mod checkpoint;
 mod command;
 mod confirmation;
 mod event;
 mod mcp;
 mod op;
 
+pub use checkpoint::*;
 pub use command::*;
 pub use confirmation::*;
 pub use event::*;

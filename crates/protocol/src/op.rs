@@ -52,6 +52,18 @@ pub enum Op {
         name: String,
         arguments: BTreeMap<String, String>,
     },
+    /// Send the workspace's checkpoints (`Event::Checkpoints`). Queued
+    /// behind a running turn.
+    ListCheckpoints,
+    /// Go back to a checkpoint: `code` puts the workspace's files back as
+    /// they were before that edit (answered by `Event::CheckpointRestored`);
+    /// `conversation` truncates the history at that message (not available
+    /// yet: refused with an error). Queued behind a running turn.
+    RestoreCheckpoint {
+        checkpoint_id: String,
+        code: bool,
+        conversation: bool,
+    },
 }
 
 /// One piece of user input.

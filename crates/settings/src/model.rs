@@ -132,6 +132,16 @@ pub struct FileFilteringSettings {
 pub struct GeneralSettings {
     /// `general.defaultApprovalMode`: `default`, `auto_edit` or `plan`.
     pub default_approval_mode: Option<String>,
+    /// `general.checkpointing`: snapshots of the workspace before edits.
+    pub checkpointing: CheckpointingSettings,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct CheckpointingSettings {
+    /// `general.checkpointing.enabled` (Gemini CLI's key). Unset: on in the
+    /// desktop app, off in the headless CLI.
+    pub enabled: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -159,5 +169,22 @@ impl OneOrMany {
             Self::One(s) => vec![s.clone()],
             Self::Many(v) => v.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checkpointing_uses_gemini_clis_key() {
+        let on: Settings =
+            serde_json::from_str(r#"{"general": {"checkpointing": {"enabled": true}}}"#).unwrap();
+        assert_eq!(on.general.checkpointing.enabled, Some(true));
+        assert_eq!(Settings::default().general.checkpointing.enabled, None);
+        let wrong = serde_json::from_str::<Settings>(
+            r#"{"general": {"checkpointing": {"enabled": "yes"}}}"#,
+        );
+        assert!(wrong.is_err());
     }
 }

@@ -256,6 +256,12 @@ export class ChatStore {
       case "mcp_discovery":
       case "mcp_server_log":
       case "mcp_prompts":
+      // Checkpoints: not shown in the chat yet (the edit card's restore
+      // button is the lead's UI work).
+      case "checkpoint_created":
+      case "checkpoints":
+      case "checkpoint_restored":
+      case "checkpoint_error":
         return false;
     }
   }
