@@ -112,10 +112,7 @@ test("streaming keeps the view at the bottom unless the user scrolled up", async
     await app.emit(E.delta(`Paragraph ${i} of a long answer that keeps growing.\n\n`));
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   }
-  // The DOM has it (rendered text would not: blocks out of view are skipped while streaming).
-  await page.waitForFunction(() =>
-    [...document.querySelectorAll('[data-testid="message-model"]')].at(-1)?.textContent?.includes("Paragraph 49 of a long answer"),
-  );
+  await waitForText(page, sel("message-model"), /Paragraph 49 of a long answer/);
   const afterStats = await domStats(page);
   assert.equal(afterStats.scrollTop, before.scrollTop, "the view stayed where the user left it");
   assert.ok(afterStats.scrollHeight > before.scrollHeight, "while the answer grew below");
@@ -130,5 +127,28 @@ test("streaming keeps the view at the bottom unless the user scrolled up", async
     const s = /** @type {HTMLElement} */ (document.querySelector('[data-testid="scroller"]'));
     return s.scrollHeight - s.scrollTop - s.clientHeight <= 2;
   });
+  await app.close();
+});
+
+test("a fast stream is followed to its end without the user doing anything", async () => {
+  // Several paragraphs a frame, delivered without waiting for frames: the page grows between
+  // the list's own scrolls and the scroll events they cause, which must not count as the user
+  // leaving the bottom.
+  const app = await env.open({ viewport: { width: 1100, height: 700 } });
+  const { page } = app;
+  await app.sendPrompt("write fast");
+  await app.emit(E.turnStarted("fast"));
+  const paragraph = (i) => `Paragraph ${i}: ${"words that wrap across the line ".repeat(6)}\n\n`;
+  for (let i = 0; i < 120; i += 4) {
+    await app.emitAll([0, 1, 2, 3].map((k) => E.delta(paragraph(i + k))));
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('[data-testid="message-model"]')].at(-1)?.textContent?.includes("Paragraph 119:"),
+  );
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  assert.equal(await app.tid("jump-latest").count(), 0, "the view never left the bottom");
+  const { fromBottom } = await domStats(page);
+  assert.ok(fromBottom <= 2, `at the bottom (${fromBottom} px away)`);
   await app.close();
 });
