@@ -132,6 +132,10 @@ pub struct FileFilteringSettings {
 pub struct GeneralSettings {
     /// `general.defaultApprovalMode`: `default`, `auto_edit` or `plan`.
     pub default_approval_mode: Option<String>,
+    /// `general.sessionRetention` (`enabled`, `maxAge`, `maxCount`): which
+    /// old sessions the history deletes. Kept as JSON: gd-store reads it,
+    /// and a malformed entry must only warn, not break the whole file.
+    pub session_retention: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

@@ -31,6 +31,11 @@ impl Retention {
         }
     }
 
+    /// Reads the value of `general.sessionRetention` itself.
+    pub fn from_value(value: &serde_json::Value) -> Result<Self> {
+        Self::from_settings(&serde_json::json!({ "general": { "sessionRetention": value } }))
+    }
+
     /// `maxAge` in milliseconds.
     pub fn max_age_ms(&self) -> Result<Option<i64>> {
         self.max_age.as_deref().map(parse_age).transpose()

@@ -67,4 +67,4 @@ latency_ms: number | null,
 /**
  * Automatic restarts after crashes so far.
  */
-restarts: number, } | { "type": "mcp_discovery", state: McpDiscoveryState, } | { "type": "mcp_server_log", name: string, lines: Array<string>, } | { "type": "mcp_prompts", prompts: Array<McpPromptInfo>, };
+restarts: number, } | { "type": "mcp_discovery", state: McpDiscoveryState, } | { "type": "mcp_server_log", name: string, lines: Array<string>, } | { "type": "mcp_prompts", prompts: Array<McpPromptInfo>, } | { "type": "message_recorded", message_id: string, seq: number, kind: string, call_ids: Array<string>, } | { "type": "session_resumed", session_id: string, messages: number, } | { "type": "rewound", message_id: string, removed: number, };
