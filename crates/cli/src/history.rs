@@ -16,9 +16,10 @@ use gd_store::{SessionSummary, Store, StoreError};
 use crate::exit::{self, Fatal};
 
 /// One row of the list.
+#[allow(clippy::large_enum_variant)] // a handful of rows, listed once
 pub enum Entry {
     Stored(SessionSummary),
-    GeminiCli(Box<GeminiCliSession>),
+    GeminiCli(GeminiCliSession),
 }
 
 impl Entry {
@@ -79,7 +80,7 @@ pub fn entries(store: &Store, workspace: &str) -> Result<Vec<Entry>, StoreError>
             if session.conversation_len() == 0 || store.session(&session.id)?.is_some() {
                 continue;
             }
-            out.push(Entry::GeminiCli(Box::new(session)));
+            out.push(Entry::GeminiCli(session));
         }
     }
     out.sort_by(|a, b| {

@@ -2,7 +2,7 @@
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use crate::{MessageRef, NewMessage, NewSession, Result, Store, StoreError, TokenUsage, now_ms};
+use crate::{MessageRef, NewMessage, NewSession, Result, Store, StoreError, now_ms};
 
 impl Store {
     /// Creates a session; an existing one with this id is left as it is.
@@ -185,7 +185,7 @@ fn append_in(tx: &Transaction<'_>, session_id: &str, message: &NewMessage) -> Re
         .map(|u| serde_json::to_string(&u))
         .transpose()?;
     let parts = serde_json::to_string(&message.parts)?;
-    let u = message.usage.unwrap_or(TokenUsage::default());
+    let u = message.usage.unwrap_or_default();
     let changed = tx.execute(
         "UPDATE sessions SET updated_ms = MAX(updated_ms, ?2), message_count = message_count + 1,
              prompt_tokens = prompt_tokens + ?3, output_tokens = output_tokens + ?4,
