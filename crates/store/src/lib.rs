@@ -40,6 +40,9 @@ pub use types::*;
 /// The environment variable that moves the data directory (tests, portable installs).
 pub const DATA_DIR_ENV: &str = "GEMINI_DESKTOP_DATA_DIR";
 
+/// `full` makes every commit fsync (see [`Durability`]).
+pub const SYNC_ENV: &str = "GEMINI_DESKTOP_HISTORY_SYNC";
+
 /// The database's file name inside the data directory.
 pub const DB_FILE: &str = "history.sqlite3";
 
@@ -135,14 +138,19 @@ impl Store {
         Self::open_with(path, Durability::default())
     }
 
-    /// The database at [`default_db_path`].
+    /// The database at [`default_db_path`], with the durability
+    /// `$GEMINI_DESKTOP_HISTORY_SYNC` asks for (`full`; else normal).
     pub fn open_default() -> Result<Self> {
         let path = default_db_path().ok_or_else(|| {
             StoreError::Invalid(format!(
                 "cannot find a data directory: set HOME or {DATA_DIR_ENV}"
             ))
         })?;
-        Self::open(path)
+        let durability = match std::env::var(SYNC_ENV).as_deref() {
+            Ok("full") | Ok("FULL") => Durability::Full,
+            _ => Durability::Normal,
+        };
+        Self::open_with(path, durability)
     }
 
     pub fn open_with(path: impl AsRef<Path>, durability: Durability) -> Result<Self> {
@@ -165,6 +173,14 @@ impl Store {
                 reader: Mutex::new(reader),
             }),
         })
+    }
+
+    /// Moves the write-ahead log into the database file (SQLite does this
+    /// on its own every 1000 pages; after a bulk import it saves space).
+    pub fn checkpoint(&self) -> Result<()> {
+        self.writer()
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        Ok(())
     }
 
     pub fn path(&self) -> &Path {

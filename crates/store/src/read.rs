@@ -371,6 +371,13 @@ impl Store {
         Ok(found)
     }
 
+    /// How many messages the store holds.
+    pub fn message_count(&self) -> Result<i64> {
+        Ok(self
+            .reader()
+            .query_row("SELECT COUNT(*) FROM messages", [], |r| r.get(0))?)
+    }
+
     /// How many sessions the store holds.
     pub fn session_count(&self) -> Result<i64> {
         Ok(self

@@ -56,7 +56,8 @@ CREATE VIRTUAL TABLE messages_fts USING fts5(
     text,
     content = 'messages',
     content_rowid = 'rowid',
-    tokenize = 'unicode61 remove_diacritics 2'
+    tokenize = 'unicode61 remove_diacritics 2',
+    prefix = '2 3'
 );
 CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
     INSERT INTO messages_fts(rowid, text) VALUES (new.rowid, new.text);

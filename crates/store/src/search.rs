@@ -7,7 +7,7 @@
 //! [`crate::highlight::MARK_START`] and [`crate::highlight::MARK_END`]
 //! control characters, never as markup; see [`crate::highlight::spans`].
 
-use rusqlite::params;
+use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use crate::highlight::{MARK_END, MARK_START};
@@ -44,7 +44,8 @@ pub struct SearchHit {
 }
 
 /// The FTS5 query for what the user typed; `None` when nothing is left.
-pub fn fts_query(text: &str) -> Option<String> {
+/// With `prefix`, the last word also matches longer words.
+pub fn fts_query(text: &str, prefix: bool) -> Option<String> {
     let words: Vec<String> = text
         .split(|c: char| c.is_whitespace())
         .map(|w| {
@@ -60,7 +61,7 @@ pub fn fts_query(text: &str) -> Option<String> {
             .iter()
             .enumerate()
             .map(|(i, w)| {
-                if i == last {
+                if prefix && i == last {
                     format!("\"{w}\"*")
                 } else {
                     format!("\"{w}\"")
@@ -71,41 +72,87 @@ pub fn fts_query(text: &str) -> Option<String> {
     )
 }
 
+/// Ranking looks at the newest this-many matches at most. bm25 has to score
+/// every candidate, so a very common word would otherwise cost time in
+/// proportion to the whole history (seconds at a million messages); the
+/// newest matches are also the ones a user is most likely after.
+pub const RANK_WINDOW: i64 = 5_000;
+
 impl Store {
-    /// Messages matching `query`, best first.
+    /// Messages matching `query`, best first (bm25 among the newest
+    /// [`RANK_WINDOW`] matches). Whole words first; when they give less
+    /// than a page, the last word is also taken as the start of a longer one
+    /// (the user may still be typing it). Prefixes are matched only then
+    /// because they merge every word they start, which is slow for short
+    /// common ones.
     pub fn search(&self, query: &SearchQuery) -> Result<Vec<SearchHit>> {
-        let Some(fts) = fts_query(&query.text) else {
+        let Some(exact) = fts_query(&query.text, false) else {
             return Ok(Vec::new());
         };
+        let limit = if query.limit == 0 { 50 } else { query.limit } as usize;
+        let mut hits = self.search_fts(&exact, query)?;
+        if hits.len() < limit && query.offset == 0 {
+            let prefix = fts_query(&query.text, true).unwrap_or_default();
+            for hit in self.search_fts(&prefix, query)? {
+                if hits.len() >= limit {
+                    break;
+                }
+                if !hits.iter().any(|h| h.message_id == hit.message_id) {
+                    hits.push(hit);
+                }
+            }
+        }
+        Ok(hits)
+    }
+
+    fn search_fts(&self, fts: &str, query: &SearchQuery) -> Result<Vec<SearchHit>> {
         let limit = if query.limit == 0 { 50 } else { query.limit } as i64;
         let conn = self.reader();
-        let mut stmt = conn.prepare_cached(
+        // The oldest rowid inside the window (walking the doclist newest
+        // first is cheap: no scoring, no positions).
+        let cutoff: i64 = conn
+            .prepare_cached(
+                "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?1
+                 ORDER BY rowid DESC LIMIT 1 OFFSET ?2",
+            )?
+            .query_row(params![fts, RANK_WINDOW - 1], |r| r.get(0))
+            .optional()?
+            .unwrap_or(0);
+        let ranked = match &query.workspace {
+            None => {
+                "SELECT rowid, bm25(messages_fts) AS score FROM messages_fts
+                     WHERE messages_fts MATCH ?1 AND rowid >= ?2
+                     ORDER BY score LIMIT ?3 OFFSET ?4"
+            }
+            Some(_) => {
+                "SELECT messages_fts.rowid, bm25(messages_fts) AS score FROM messages_fts
+                     JOIN messages ON messages.rowid = messages_fts.rowid
+                     JOIN sessions ON sessions.id = messages.session_id
+                     WHERE messages_fts MATCH ?1 AND messages_fts.rowid >= ?2
+                       AND sessions.workspace = ?5
+                     ORDER BY score LIMIT ?3 OFFSET ?4"
+            }
+        };
+        let sql = format!(
             "SELECT m.session_id, s.title, s.workspace, m.id, m.seq, m.role, m.kind, m.created_ms,
-                    snippet(messages_fts, 0, ?2, ?3, '…', 16), hit.score
-             FROM (SELECT rowid, bm25(messages_fts) AS score FROM messages_fts
-                   WHERE messages_fts MATCH ?1 ORDER BY score LIMIT ?5 OFFSET ?6) AS hit
+                    snippet(messages_fts, 0, ?6, ?7, '…', 16), hit.score
+             FROM ({ranked}) AS hit
              JOIN messages_fts ON messages_fts.rowid = hit.rowid AND messages_fts MATCH ?1
              JOIN messages m ON m.rowid = hit.rowid
              JOIN sessions s ON s.id = m.session_id
-             WHERE ?4 IS NULL OR s.workspace = ?4
-             ORDER BY hit.score",
-        )?;
-        // With a workspace filter the inner LIMIT would cut before filtering:
-        // widen it then (the filter is rare and the caller pages).
-        let inner_limit = if query.workspace.is_some() {
-            limit * 20
-        } else {
-            limit
-        };
+             ORDER BY hit.score"
+        );
+        let mut stmt = conn.prepare_cached(&sql)?;
         let hits = stmt
             .query_map(
                 params![
                     fts,
+                    cutoff,
+                    limit,
+                    query.offset as i64,
+                    query.workspace.as_deref().unwrap_or(""),
                     MARK_START.to_string(),
                     MARK_END.to_string(),
-                    query.workspace,
-                    inner_limit,
-                    query.offset as i64
                 ],
                 |r| {
                     Ok(SearchHit {
@@ -122,7 +169,6 @@ impl Store {
                     })
                 },
             )?
-            .take(limit as usize)
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(hits)
     }
@@ -134,12 +180,15 @@ mod tests {
 
     #[test]
     fn user_input_is_quoted_word_by_word() {
-        assert_eq!(fts_query("  "), None);
-        assert_eq!(fts_query("\"*"), None);
+        assert_eq!(fts_query("  ", true), None);
+        assert_eq!(fts_query("\"*", true), None);
         assert_eq!(
-            fts_query("flaky NEAR(auth test"),
+            fts_query("flaky NEAR(auth test", true),
             Some("\"flaky\" \"NEAR(auth\" \"test\"*".into())
         );
-        assert_eq!(fts_query("say \"hi\""), Some("\"say\" \"hi\"*".into()));
+        assert_eq!(
+            fts_query("say \"hi\"", false),
+            Some("\"say\" \"hi\"".into())
+        );
     }
 }
