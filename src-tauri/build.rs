@@ -26,6 +26,15 @@ const COMMANDS: &[&str] = &[
     "mcp_set_server_enabled",
     "mcp_server_log",
     "mcp_authenticate",
+    "history_list",
+    "history_search",
+    "history_page",
+    "history_message",
+    "history_rename",
+    "history_delete",
+    "history_export",
+    "history_last_session",
+    "history_gemini_cli_sessions",
 ];
 
 /// Shown by the app when the frontend has not been built, so `cargo check`/`clippy` of the

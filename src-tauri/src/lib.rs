@@ -4,6 +4,7 @@
 //! to the webview. Module layout:
 //! - [`commands`]: the `#[tauri::command]` functions the UI invokes;
 //! - [`sessions`]: the agent sessions and the forwarding of their events to the UI;
+//! - [`history`]: the session history commands (list, search, pages, rename, delete, export);
 //! - [`state`]: the state managed by Tauri and the launch options it is built from;
 //! - [`single_instance`]: what a second launch does to the running app;
 //! - [`logging`]: `tracing` to stderr and to a rolling file in the app's log directory;
@@ -18,6 +19,7 @@
 //!   capability only allows `http(s)://` URLs with the default browser).
 
 pub mod commands;
+pub mod history;
 pub mod logging;
 pub mod renderer;
 pub mod sessions;
@@ -54,6 +56,7 @@ pub fn run() {
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
         .manage(AppState::new(launch.clone()))
+        .manage(history::History::default())
         .setup(move |app| {
             match app.path().app_log_dir() {
                 Ok(dir) => match logging::attach_log_file(&dir) {
@@ -85,6 +88,15 @@ pub fn run() {
             commands::mcp_set_server_enabled,
             commands::mcp_server_log,
             commands::mcp_authenticate,
+            history::history_list,
+            history::history_search,
+            history::history_page,
+            history::history_message,
+            history::history_rename,
+            history::history_delete,
+            history::history_export,
+            history::history_last_session,
+            history::history_gemini_cli_sessions,
         ])
         .run(tauri::generate_context!("../tauri.conf.json"));
     if let Err(error) = result {
