@@ -122,7 +122,10 @@ pub async fn history_message(
     history: State<'_, History>,
     message_id: String,
 ) -> Result<Option<StoredMessage>, CommandError> {
-    blocking(&history, move |s| Ok(s.message(&message_id)?.map(|(_, m)| m))).await
+    blocking(&history, move |s| {
+        Ok(s.message(&message_id)?.map(|(_, m)| m))
+    })
+    .await
 }
 
 #[tauri::command]
@@ -154,8 +157,11 @@ pub async fn history_export(
     format: String,
     path: String,
 ) -> Result<(), CommandError> {
-    let format = ExportFormat::parse(&format)
-        .ok_or_else(|| input(format!("Unknown export format '{format}': use markdown or json.")))?;
+    let format = ExportFormat::parse(&format).ok_or_else(|| {
+        input(format!(
+            "Unknown export format '{format}': use markdown or json."
+        ))
+    })?;
     let path = PathBuf::from(path);
     blocking(&history, move |s| {
         let file = std::fs::File::create(&path).map_err(|source| gd_store::StoreError::Io {

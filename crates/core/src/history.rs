@@ -20,9 +20,13 @@ use gd_store::{
 use serde_json::Value;
 use tracing::warn;
 
-use crate::chat::{ModelResponse, ToolCallRequest};
+use crate::chat::{ModelResponse, ToolCallRequest, not_executed_responses};
 use crate::events::EventSink;
 use crate::scheduler::CompletedCall;
+
+/// The answer a resumed session gives to calls its model made just before
+/// the app stopped.
+pub const INTERRUPTED_CALL: &str = "Not executed: the session ended before this tool call ran.";
 
 /// Longest tool-argument text indexed for search.
 const ARGS_SEARCH_CHARS: usize = 500;
@@ -116,7 +120,45 @@ impl HistoryRecorder {
             s.load_context(&id)
         })
         .await?;
-        let history = to_contents(context)?;
+        let mut history = to_contents(context)?;
+        // Killed while a tool ran: the model's calls have no answers, and
+        // the API rejects such a history. Answer them as not executed.
+        if let Some(last) = history.last()
+            && last.role == Some(GeminiRole::Model)
+        {
+            let calls: Vec<ToolCallRequest> = last
+                .parts
+                .iter()
+                .filter_map(|p| p.function_call.as_ref())
+                .map(|c| ToolCallRequest {
+                    call_id: c.id.clone().unwrap_or_default(),
+                    name: c.name.clone(),
+                    args: c.args.clone().unwrap_or(Value::Null),
+                })
+                .collect();
+            if !calls.is_empty() {
+                let content = not_executed_responses(&calls, INTERRUPTED_CALL);
+                let mut message = NewMessage::new(
+                    Role::User,
+                    MessageKind::ToolResult,
+                    parts_json(&content),
+                    String::new(),
+                );
+                message.tool_calls = calls
+                    .iter()
+                    .map(|c| ToolCallRecord {
+                        call_id: c.call_id.clone(),
+                        name: c.name.clone(),
+                        args: None,
+                        status: Some("cancelled".into()),
+                        summary: Some(INTERRUPTED_CALL.into()),
+                    })
+                    .collect();
+                let (s, id) = (store.clone(), session_id.to_owned());
+                blocking(move || s.append_message(&id, &message)).await?;
+                history.push(content);
+            }
+        }
         Ok(Self::new(store, session_id, history))
     }
 

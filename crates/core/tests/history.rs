@@ -318,3 +318,53 @@ async fn rewinding_an_unrecorded_session_is_refused() {
         }
     }
 }
+
+#[tokio::test]
+async fn resuming_after_a_kill_during_a_tool_call_answers_the_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("h.sqlite3")).unwrap();
+    store
+        .create_session(&gd_store::NewSession {
+            id: "killed".into(),
+            workspace: "/w".into(),
+            title: "t".into(),
+            model: None,
+            created_ms: 1,
+            source: gd_store::SOURCE_DESKTOP.into(),
+            origin: None,
+        })
+        .unwrap();
+    let prompt = gd_store::NewMessage::new(
+        gd_store::Role::User,
+        MessageKind::Prompt,
+        json!([{"text": "run it"}]),
+        "run it",
+    );
+    let call = gd_store::NewMessage::new(
+        gd_store::Role::Model,
+        MessageKind::Model,
+        json!([{"functionCall": {"id": "c1", "name": "run_shell_command", "args": {"command": "sleep 100"}}}]),
+        "",
+    );
+    store.append_messages("killed", &[prompt, call]).unwrap();
+    let mut again = Recorded::start_in(
+        json!({"steps": [{"text": "ok"}]}),
+        store,
+        dir,
+        Some("killed"),
+    )
+    .await;
+    again.turn("what happened?").await;
+    let contents = again.bodies()[0]["contents"].as_array().unwrap().clone();
+    assert_eq!(contents.len(), 4);
+    assert_eq!(contents[2]["parts"][0]["functionResponse"]["id"], "c1");
+    assert_eq!(
+        contents[2]["parts"][0]["functionResponse"]["response"]["error"],
+        gd_core::history::INTERRUPTED_CALL
+    );
+    let page = again.store.page("killed", &PageQuery::default()).unwrap();
+    assert_eq!(
+        page.messages[2].tool_calls[0].status.as_deref(),
+        Some("cancelled")
+    );
+}
