@@ -256,6 +256,12 @@ export class ChatStore {
       case "mcp_server_log":
       case "mcp_prompts":
         return false;
+      // Session history bookkeeping (message ids for checkpoints, resume, rewind):
+      // the history browser will use these; the live chat has nothing to show.
+      case "message_recorded":
+      case "session_resumed":
+      case "rewound":
+        return false;
     }
   }
 
