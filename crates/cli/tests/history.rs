@@ -323,3 +323,31 @@ fn gemini_cli_sessions_of_the_project_are_listed_and_resumed_by_import() {
         stderr(&refused)
     );
 }
+
+#[test]
+fn session_retention_from_gemini_cli_settings_prunes_old_sessions() {
+    let run = Run::new(json!({"steps": [{"text": "ok"}]}));
+    for prompt in ["first", "second"] {
+        let out = run.run(&["-p", prompt]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    assert_eq!(db(&run).session_count().unwrap(), 2, "kept by default");
+    // A malformed entry warns and keeps everything.
+    run.write_settings(
+        &run.user_settings(),
+        r#"{"general": {"sessionRetention": {"enabled": true, "maxCount": "two"}}}"#,
+    );
+    let out = run.run(&["-p", "third"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("sessionRetention"), "{}", stderr(&out));
+    assert_eq!(db(&run).session_count().unwrap(), 3);
+    run.write_settings(
+        &run.user_settings(),
+        r#"{"general": {"sessionRetention": {"enabled": true, "maxCount": 1}}}"#,
+    );
+    let out = run.run(&["-p", "fourth"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let left = db(&run).list_sessions(&ListQuery::default()).unwrap();
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0].title, "fourth", "the running session is kept");
+}
