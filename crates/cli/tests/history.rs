@@ -339,7 +339,11 @@ fn session_retention_from_gemini_cli_settings_prunes_old_sessions() {
     );
     let out = run.run(&["-p", "third"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stderr(&out).contains("sessionRetention"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("sessionRetention"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(db(&run).session_count().unwrap(), 3);
     run.write_settings(
         &run.user_settings(),

@@ -5,7 +5,7 @@
 //! leaves the previous version intact. A database newer than this build is
 //! refused rather than guessed at.
 
-use rusqlite::Connection;
+use rusqlite::{Connection, TransactionBehavior};
 
 use crate::{Result, StoreError};
 
@@ -91,20 +91,26 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
 }
 
 /// Applies the migrations up to `target` (tests build old versions with it).
+///
+/// Each step reads the version inside an IMMEDIATE transaction, so two
+/// processes opening an old database at once (the app and the CLI) migrate
+/// it once: the second waits for the first and then finds nothing to do.
 pub fn migrate_to(conn: &mut Connection, target: i64) -> Result<()> {
-    let found = version(conn)?;
-    if found > CURRENT_VERSION {
-        return Err(StoreError::TooNew {
-            found,
-            known: CURRENT_VERSION,
-        });
-    }
-    for v in found..target.min(CURRENT_VERSION) {
-        let tx = conn.transaction()?;
-        tx.execute_batch(MIGRATIONS[v as usize])?;
-        tx.pragma_update(None, "user_version", v + 1)?;
+    loop {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let found = version(&tx)?;
+        if found > CURRENT_VERSION {
+            return Err(StoreError::TooNew {
+                found,
+                known: CURRENT_VERSION,
+            });
+        }
+        if found >= target.min(CURRENT_VERSION) {
+            return Ok(());
+        }
+        tx.execute_batch(MIGRATIONS[found as usize])?;
+        tx.pragma_update(None, "user_version", found + 1)?;
         tx.commit()?;
-        tracing::info!(version = v + 1, "history database migrated");
+        tracing::info!(version = found + 1, "history database migrated");
     }
-    Ok(())
 }

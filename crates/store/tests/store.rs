@@ -611,3 +611,20 @@ fn titles_are_the_first_line_cut_on_a_word() {
     assert!(t.ends_with('…'));
     assert_eq!(title_from(&"x".repeat(200)).chars().count(), 80);
 }
+
+#[test]
+fn two_processes_worth_of_connections_open_a_new_database_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("race.sqlite3");
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let path = path.clone();
+            std::thread::spawn(move || Store::open(&path).map(|_| ()))
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap().unwrap();
+    }
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    assert_eq!(schema::version(&conn).unwrap(), schema::CURRENT_VERSION);
+}
