@@ -3,8 +3,10 @@
 //! workspace, and Gemini CLI's sessions. The work is gd-store's; every call
 //! runs on a blocking thread, so the webview's IPC never waits on SQLite.
 //!
-//! Resuming is `start_session` with a stored session id (see
-//! `gd_core::history::HistoryRecorder::resume`).
+//! Recording and resuming happen where sessions start (`sessions.rs`):
+//! [`History::recorder`] gives the recorder to pass to
+//! `Session::spawn_recorded`, and [`History::apply_retention`] applies
+//! `general.sessionRetention` from the launch's settings.
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -44,6 +46,53 @@ impl History {
             )
         })?;
         Ok(self.store.get_or_init(|| store).clone())
+    }
+
+    /// The recorder for a session about to start: a new session recorded
+    /// under `config.session_id`, or with `resume` the stored session
+    /// continued (its id becomes `config.session_id`; its history is the
+    /// chat's). Pass it to `Session::spawn_recorded`.
+    pub async fn recorder(
+        &self,
+        config: &mut gd_core::SessionConfig,
+        resume: Option<&str>,
+    ) -> Result<gd_core::history::HistoryRecorder, CommandError> {
+        use gd_core::history::HistoryRecorder;
+        let store = self.store()?;
+        match resume {
+            Some(id) => {
+                let recorder = HistoryRecorder::resume(store, id)
+                    .await
+                    .map_err(|e| input(format!("Cannot resume session {id}: {e}")))?;
+                config.session_id = id.to_owned();
+                Ok(recorder)
+            }
+            None => HistoryRecorder::start(
+                store,
+                &config.session_id,
+                &config.primary_workspace().display().to_string(),
+                &config.model,
+            )
+            .await
+            .map_err(input),
+        }
+    }
+
+    /// Deletes what `general.sessionRetention` (off by default) no longer
+    /// keeps; `keep` is never deleted. Returns how many sessions went.
+    pub async fn apply_retention(
+        &self,
+        setting: Option<&serde_json::Value>,
+        keep: Option<String>,
+    ) -> Result<usize, CommandError> {
+        let Some(value) = setting else {
+            return Ok(0);
+        };
+        let retention = gd_store::retention::Retention::from_value(value).map_err(input)?;
+        blocking(self, move |s| {
+            s.apply_retention(&retention, gd_store::now_ms(), keep.as_deref())
+        })
+        .await
     }
 }
 
