@@ -34,6 +34,13 @@ impl std::fmt::Debug for History {
 }
 
 impl History {
+    /// A history on an already open store (tests, a custom location).
+    pub fn with_store(store: Store) -> Self {
+        let history = Self::default();
+        let _ = history.store.set(store);
+        history
+    }
+
     /// The store, opening it (and migrating it) the first time.
     pub fn store(&self) -> Result<Store, CommandError> {
         if let Some(store) = self.store.get() {
@@ -285,4 +292,100 @@ fn canonical(path: &str) -> String {
         .canonicalize()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| path.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gd_store::{MessageKind, NewMessage, NewSession, Role};
+    use serde_json::json;
+    use tauri::Manager;
+
+    #[test]
+    fn the_commands_list_search_page_rename_export_and_delete() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().canonicalize().unwrap().display().to_string();
+        let store = Store::open(dir.path().join("h.sqlite3")).unwrap();
+        store
+            .create_session(&NewSession {
+                id: "s1".into(),
+                workspace: ws.clone(),
+                title: "Fix the okapi build".into(),
+                model: None,
+                created_ms: 1,
+                source: gd_store::SOURCE_DESKTOP.into(),
+                origin: None,
+            })
+            .unwrap();
+        for i in 0..3 {
+            let text = format!("okapi message {i}");
+            store
+                .append_message(
+                    "s1",
+                    &NewMessage::new(
+                        Role::User,
+                        MessageKind::Prompt,
+                        json!([{ "text": text }]),
+                        text,
+                    ),
+                )
+                .unwrap();
+        }
+        let app = tauri::test::mock_builder()
+            .manage(History::with_store(store.clone()))
+            .build(tauri::test::mock_context(tauri::test::noop_assets()))
+            .unwrap();
+        tauri::async_runtime::block_on(async {
+            let h = || app.state::<History>();
+            let list = history_list(h(), None, None, None).await.unwrap();
+            assert_eq!(list.len(), 1);
+            let hits = history_search(h(), "okapi".into(), None, None, None)
+                .await
+                .unwrap();
+            assert_eq!(hits.len(), 3);
+            let page = history_page(h(), "s1".into(), PageFrom::End, Some(2), None)
+                .await
+                .unwrap();
+            assert_eq!(page.messages.len(), 2);
+            assert!(page.has_before);
+            let whole = history_message(h(), page.messages[0].id.clone())
+                .await
+                .unwrap();
+            assert_eq!(whole.unwrap().seq, 2);
+            assert!(history_rename(h(), "s1".into(), "  ".into()).await.is_err());
+            history_rename(h(), "s1".into(), "Okapi".into())
+                .await
+                .unwrap();
+            let last = history_last_session(h(), ws.clone())
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(last.title, "Okapi");
+            let out = dir.path().join("out.md");
+            history_export(
+                h(),
+                "s1".into(),
+                "markdown".into(),
+                out.display().to_string(),
+            )
+            .await
+            .unwrap();
+            assert!(
+                std::fs::read_to_string(&out)
+                    .unwrap()
+                    .starts_with("# Okapi")
+            );
+            let bad =
+                history_export(h(), "s1".into(), "pdf".into(), out.display().to_string()).await;
+            assert_eq!(bad.unwrap_err().kind, CommandErrorKind::Input);
+            assert!(history_delete(h(), "s1".into()).await.unwrap());
+            assert!(!history_delete(h(), "s1".into()).await.unwrap());
+            assert!(
+                history_list(h(), None, None, None)
+                    .await
+                    .unwrap()
+                    .is_empty()
+            );
+        });
+    }
 }
