@@ -52,34 +52,55 @@ pub struct GeminiCliSession {
     pub directories: Vec<String>,
     /// `main` or `subagent` (absent in older recordings).
     pub kind: Option<String>,
-    /// Message records in order (`type` user, gemini, info, error, warning).
-    pub messages: Vec<Value>,
+    /// Message records in order, as JSON text (`type` user, gemini, info,
+    /// error, warning): kept unparsed so a 100 MB recording costs about
+    /// 100 MB, and parsed one at a time when converted. See [`Self::message`].
+    pub messages: Vec<String>,
+    /// Each record's `type`, in the same order.
+    pub kinds: Vec<String>,
     /// Lines that were not JSON or had no known shape.
     pub skipped_lines: usize,
 }
 
 impl GeminiCliSession {
+    /// Message record `i`, parsed.
+    pub fn message(&self, i: usize) -> Option<Value> {
+        self.messages
+            .get(i)
+            .and_then(|raw| serde_json::from_str(raw).ok())
+    }
+
     /// The first thing the user typed (not the session context).
     pub fn first_prompt(&self) -> Option<String> {
-        self.messages
-            .iter()
-            .filter(|m| m.get("type").and_then(Value::as_str) == Some("user"))
+        (0..self.messages.len())
+            .filter(|i| self.kinds[*i] == "user")
+            .filter_map(|i| self.message(i))
             .map(|m| plain_text(&parts_of(m.get("content"))))
             .find(|t| !t.trim().is_empty() && !t.trim_start().starts_with(SESSION_CONTEXT_TAG))
     }
 
     /// Messages shown as a conversation (user and gemini).
     pub fn conversation_len(&self) -> usize {
-        self.messages
+        self.kinds
             .iter()
-            .filter(|m| {
-                matches!(
-                    m.get("type").and_then(Value::as_str),
-                    Some("user") | Some("gemini")
-                )
-            })
+            .filter(|k| *k == "user" || *k == "gemini")
             .count()
     }
+}
+
+/// Just enough of a line to know its shape; everything else is skipped
+/// without being built.
+#[derive(serde::Deserialize)]
+struct Probe {
+    id: Option<Value>,
+    #[serde(rename = "type")]
+    kind: Option<Value>,
+    #[serde(rename = "$rewindTo")]
+    rewind_to: Option<Value>,
+    #[serde(rename = "$set")]
+    set: Option<Value>,
+    #[serde(rename = "sessionId")]
+    session_id: Option<Value>,
 }
 
 /// `projectHash` of a project path, as Gemini CLI computes it.
@@ -129,7 +150,8 @@ pub fn read_file(path: &Path) -> Result<GeminiCliSession> {
 struct Fold {
     metadata: Map<String, Value>,
     order: Vec<String>,
-    messages: HashMap<String, Value>,
+    /// id -> (type, record JSON)
+    messages: HashMap<String, (String, String)>,
     skipped: usize,
 }
 
@@ -138,11 +160,12 @@ impl Fold {
         if line.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        let Ok(Value::Object(record)) = serde_json::from_slice::<Value>(line) else {
+        let Ok(probe) = serde_json::from_slice::<Probe>(line) else {
             self.skipped += 1;
             return;
         };
-        if let Some(target) = record.get("$rewindTo").and_then(Value::as_str) {
+        if let Some(Value::String(target)) = &probe.rewind_to {
+            let target = target.as_str();
             match self.order.iter().position(|id| id == target) {
                 Some(at) => {
                     for id in self.order.split_off(at) {
@@ -154,12 +177,21 @@ impl Fold {
                     self.messages.clear();
                 }
             }
-        } else if record.get("id").and_then(Value::as_str).is_some() {
-            self.upsert(Value::Object(record));
-        } else if let Some(Value::Object(patch)) = record.get("$set") {
-            self.patch(patch.clone());
-        } else if record.get("sessionId").and_then(Value::as_str).is_some() {
-            self.patch(record);
+        } else if let Some(Value::String(id)) = probe.id {
+            let kind = match probe.kind {
+                Some(Value::String(k)) => k,
+                _ => String::new(),
+            };
+            // The line is valid UTF-8 JSON: it parsed.
+            let raw = String::from_utf8_lossy(line).trim().to_owned();
+            self.insert(id, kind, raw);
+        } else if let Some(Value::Object(patch)) = probe.set {
+            self.patch(patch);
+        } else if matches!(probe.session_id, Some(Value::String(_))) {
+            match serde_json::from_slice::<Value>(line) {
+                Ok(Value::Object(record)) => self.patch(record),
+                _ => self.skipped += 1,
+            }
         } else {
             self.skipped += 1;
         }
@@ -170,7 +202,16 @@ impl Fold {
             self.skipped += 1;
             return;
         };
-        if self.messages.insert(id.clone(), message).is_none() {
+        let kind = message
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        self.insert(id, kind, message.to_string());
+    }
+
+    fn insert(&mut self, id: String, kind: String, raw: String) {
+        if self.messages.insert(id.clone(), (kind, raw)).is_none() {
             self.order.push(id);
         }
     }
@@ -223,11 +264,11 @@ impl Fold {
                     .collect()
             })
             .unwrap_or_default();
-        let messages = self
+        let (kinds, messages) = self
             .order
             .iter()
             .filter_map(|id| self.messages.remove(id))
-            .collect();
+            .unzip();
         Ok(GeminiCliSession {
             id,
             project_hash: text("projectHash").unwrap_or_default(),
@@ -238,6 +279,7 @@ impl Fold {
             directories,
             kind: text("kind"),
             messages,
+            kinds,
             skipped_lines: self.skipped,
         })
     }
@@ -386,9 +428,34 @@ fn tool_records_from_responses(parts: &[Value]) -> Vec<ToolCallRecord> {
 /// from the tool calls' `result`). Info, warning and error lines are not
 /// part of the conversation and are left out.
 pub fn to_messages(session: &GeminiCliSession) -> Vec<NewMessage> {
-    let mut out = Vec::new();
-    let records = &session.messages;
-    for (i, record) in records.iter().enumerate() {
+    messages(session).collect()
+}
+
+/// [`to_messages`], one record parsed at a time.
+pub fn messages(session: &GeminiCliSession) -> impl Iterator<Item = NewMessage> + '_ {
+    let mut index = 0;
+    let mut queued: std::collections::VecDeque<NewMessage> = Default::default();
+    std::iter::from_fn(move || {
+        loop {
+            if let Some(m) = queued.pop_front() {
+                return Some(m);
+            }
+            if index >= session.messages.len() {
+                return None;
+            }
+            convert(session, index, &mut |m| queued.push_back(m));
+            index += 1;
+        }
+    })
+}
+
+/// Converts record `i`, handing each resulting message to `out`.
+fn convert(session: &GeminiCliSession, i: usize, out: &mut dyn FnMut(NewMessage)) {
+    let Some(record) = session.message(i) else {
+        return;
+    };
+    let record = &record;
+    {
         let created_ms = record
             .get("timestamp")
             .and_then(Value::as_str)
@@ -399,7 +466,7 @@ pub fn to_messages(session: &GeminiCliSession) -> Vec<NewMessage> {
             Some("user") => {
                 let parts = parts_of(record.get("content"));
                 if parts.is_empty() {
-                    continue;
+                    return;
                 }
                 let (kind, text, calls) = if has_function_response(&parts) {
                     let calls = tool_records_from_responses(&parts);
@@ -422,7 +489,7 @@ pub fn to_messages(session: &GeminiCliSession) -> Vec<NewMessage> {
                 m.id = scoped_id(&session.id, id, i);
                 m.created_ms = created_ms;
                 m.tool_calls = calls;
-                out.push(m);
+                out(m);
             }
             Some("gemini") => {
                 let mut parts: Vec<Value> = parts_of(record.get("content"))
@@ -454,7 +521,7 @@ pub fn to_messages(session: &GeminiCliSession) -> Vec<NewMessage> {
                     });
                 }
                 if parts.is_empty() {
-                    continue;
+                    return;
                 }
                 let call_text = calls
                     .iter()
@@ -497,14 +564,13 @@ pub fn to_messages(session: &GeminiCliSession) -> Vec<NewMessage> {
                     })
                     .unwrap_or_default();
                 m.tool_calls = calls;
-                out.push(m);
+                out(m);
                 // Results: Gemini CLI 0.61 also records them as the next user
                 // message; older recordings keep them only in `result`.
-                let next_has_results = records
-                    .get(i + 1)
-                    .filter(|n| n.get("type").and_then(Value::as_str) == Some("user"))
-                    .map(|n| has_function_response(&parts_of(n.get("content"))))
-                    .unwrap_or(false);
+                let next_has_results = session.kinds.get(i + 1).map(String::as_str) == Some("user")
+                    && session
+                        .message(i + 1)
+                        .is_some_and(|n| has_function_response(&parts_of(n.get("content"))));
                 if !tool_calls.is_empty() && !next_has_results {
                     let results: Vec<Value> = tool_calls
                         .iter()
@@ -527,14 +593,13 @@ pub fn to_messages(session: &GeminiCliSession) -> Vec<NewMessage> {
                         r.id = scoped_id(&session.id, &format!("{id}-results"), i);
                         r.created_ms = created_ms;
                         r.tool_calls = calls;
-                        out.push(r);
+                        out(r);
                     }
                 }
             }
             _ => {}
         }
     }
-    out
 }
 
 /// Message ids are unique across the whole store; Gemini CLI's are unique
@@ -567,7 +632,6 @@ impl Store {
         if self.session(&session.id)?.is_some() {
             return Ok(session.id.clone());
         }
-        let messages = to_messages(session);
         let title = session
             .summary
             .clone()
@@ -587,7 +651,7 @@ impl Store {
             source: SOURCE_GEMINI_CLI.to_owned(),
             origin: Some(session.file.display().to_string()),
         })?;
-        self.append_messages(&session.id, &messages)?;
+        self.append_stream(&session.id, messages(session))?;
         Ok(session.id.clone())
     }
 }

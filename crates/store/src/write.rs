@@ -49,6 +49,24 @@ impl Store {
         Ok(())
     }
 
+    /// Appends messages from an iterator in one transaction, without
+    /// holding them all (large imports).
+    pub fn append_stream(
+        &self,
+        session_id: &str,
+        messages: impl Iterator<Item = NewMessage>,
+    ) -> Result<usize> {
+        let mut conn = self.writer();
+        let tx = conn.transaction()?;
+        let mut n = 0;
+        for message in messages {
+            append_in(&tx, session_id, &message)?;
+            n += 1;
+        }
+        tx.commit()?;
+        Ok(n)
+    }
+
     /// Takes a message out of the model's context but keeps it in the
     /// transcript (a prompt whose request failed: the user saw it, the
     /// model never answered it).

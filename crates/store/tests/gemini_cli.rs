@@ -77,13 +77,12 @@ fn set_rewind_upserts_and_malformed_lines() {
     assert_eq!(s.skipped_lines, 3);
     assert_eq!(s.summary.as_deref(), Some("Questions"));
     assert_eq!(s.updated_ms, 1789064400000);
-    let ids: Vec<&str> = s
-        .messages
-        .iter()
-        .map(|m| m["id"].as_str().unwrap())
+    let ids: Vec<String> = (0..s.messages.len())
+        .map(|i| s.message(i).unwrap()["id"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(ids, ["u1", "g1", "u3", "i1"]);
-    assert_eq!(s.messages[1]["content"], "first answer, edited");
+    assert_eq!(s.kinds, ["user", "gemini", "user", "info"]);
+    assert_eq!(s.message(1).unwrap()["content"], "first answer, edited");
     let m = to_messages(&s);
     assert_eq!(m.len(), 3, "the info line is not conversation");
     assert_eq!(m[0].id, "sess-1:u1");
@@ -100,10 +99,8 @@ fn set_rewind_upserts_and_malformed_lines() {
     ];
     write_lines(&file, &lines);
     let s = read_file(&file).unwrap();
-    let ids: Vec<&str> = s
-        .messages
-        .iter()
-        .map(|m| m["id"].as_str().unwrap())
+    let ids: Vec<String> = (0..s.messages.len())
+        .map(|i| s.message(i).unwrap()["id"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(ids, ["c", "d"]);
 }
