@@ -39,6 +39,15 @@ const COMMANDS: &[&str] = &[
     "auth_retry_setup",
     "auth_select_method",
     "auth_sign_out",
+    "history_list",
+    "history_search",
+    "history_page",
+    "history_message",
+    "history_rename",
+    "history_delete",
+    "history_export",
+    "history_last_session",
+    "history_gemini_cli_sessions",
 ];
 
 /// Shown by the app when the frontend has not been built, so `cargo check`/`clippy` of the

@@ -6,6 +6,7 @@
 //! - [`boot`]: the app's version and workspace, handed to the page before its first IPC call;
 //! - [`sessions`]: the agent sessions and the forwarding of their events to the UI;
 //! - [`signin`]: the sign-in screen's and the auth status view's commands (gd-auth);
+//! - [`history`]: the session history commands (list, search, pages, rename, delete, export);
 //! - [`state`]: the state managed by Tauri and the launch options it is built from;
 //! - [`single_instance`]: what a second launch does to the running app;
 //! - [`logging`]: `tracing` to stderr and to a rolling file in the app's log directory;
@@ -22,6 +23,7 @@
 
 pub mod boot;
 pub mod commands;
+pub mod history;
 pub mod logging;
 pub mod renderer;
 pub mod sessions;
@@ -66,6 +68,7 @@ pub fn run() {
                 .map(|path| path.to_string_lossy().into_owned()),
         }))
         .manage(AppState::new(launch.clone()))
+        .manage(history::History::default())
         .setup(move |app| {
             match app.path().app_log_dir() {
                 Ok(dir) => match logging::attach_log_file(&dir) {
@@ -110,6 +113,15 @@ pub fn run() {
             signin::auth_retry_setup,
             signin::auth_select_method,
             signin::auth_sign_out,
+            history::history_list,
+            history::history_search,
+            history::history_page,
+            history::history_message,
+            history::history_rename,
+            history::history_delete,
+            history::history_export,
+            history::history_last_session,
+            history::history_gemini_cli_sessions,
         ])
         .run(tauri::generate_context!("../tauri.conf.json"));
     if let Err(error) = result {

@@ -72,6 +72,29 @@ pub struct Args {
     /// so the restore can be undone.
     #[arg(long = "restore-checkpoint", value_name = "ID", conflicts_with_all = ["prompt", "query"])]
     pub restore_checkpoint: Option<String>,
+    /// Continue a stored session: `latest` (the default), its number from
+    /// --list-sessions, or its id. Gemini CLI's sessions of this project
+    /// can be resumed too (they are imported into Gemini Desktop's history).
+    #[arg(
+        short = 'r',
+        long = "resume",
+        value_name = "SESSION",
+        num_args = 0..=1,
+        default_missing_value = "latest"
+    )]
+    pub resume: Option<String>,
+
+    /// List this project's sessions (Gemini Desktop's and Gemini CLI's) and exit.
+    #[arg(long = "list-sessions", conflicts_with_all = ["resume", "delete_session"])]
+    pub list_sessions: bool,
+
+    /// Delete a session (its number from --list-sessions, or its id) and exit.
+    #[arg(
+        long = "delete-session",
+        value_name = "SESSION",
+        conflicts_with = "resume"
+    )]
+    pub delete_session: Option<String>,
 
     /// Verbose logs on standard error.
     #[arg(short = 'd', long = "debug", global = true)]

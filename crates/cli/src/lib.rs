@@ -7,6 +7,7 @@ pub mod auth;
 pub mod checkpoints;
 pub mod exit;
 pub mod mcp;
+pub mod history;
 pub mod output;
 pub mod setup;
 pub mod stats;
@@ -16,7 +17,10 @@ use std::time::Instant;
 
 use clap::Parser;
 use gd_core::Session;
+use gd_core::history::HistoryRecorder;
 use gd_protocol::{ErrorKind, Event, McpServerState, Op, TurnStatus};
+use gd_store::Store;
+use gd_store::retention::Retention;
 use tracing_subscriber::EnvFilter;
 
 use crate::args::{Args, Command};
@@ -68,6 +72,24 @@ pub fn main_entry() -> i32 {
     if args.list_checkpoints || args.restore_checkpoint.is_some() {
         return checkpoints::run(&args);
     }
+    if args.list_sessions || args.delete_session.is_some() {
+        if args.prompt.is_some() || args.query.is_some() {
+            eprintln!("Error: --list-sessions and --delete-session take no prompt.");
+            return exit::INPUT_ERROR;
+        }
+        let workspace = match std::env::current_dir() {
+            Ok(dir) => dir,
+            Err(e) => {
+                eprintln!("Error: cannot use the current directory: {e}");
+                return exit::INPUT_ERROR;
+            }
+        };
+        let mut stdout = std::io::stdout();
+        return match &args.delete_session {
+            Some(key) => history::delete(&workspace, key, &mut stdout),
+            None => history::list(&workspace, &mut stdout),
+        };
+    }
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
     let mut output = output::for_format(args.output_format, Box::new(stdout), Box::new(stderr));
@@ -97,20 +119,29 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
             return report_failure(output, None, &fatal, &stats, started);
         }
     };
-    let launch = prepared.launch;
+    let mut launch = prepared.launch;
     let model = launch.config.model.clone();
+    let mut warnings = launch.warnings.clone();
+    let recorder = match open_history(args, &mut launch, &mut warnings).await {
+        Ok(recorder) => recorder,
+        Err(fatal) => {
+            let stats = Stats::new(&model);
+            return report_failure(output, None, &fatal, &stats, started);
+        }
+    };
     let session_id = launch.config.session_id.clone();
     let mut stats = Stats::new(&model);
-    let (handle, mut events) = Session::spawn(
+    let (handle, mut events) = Session::spawn_recorded(
         launch.config,
         launch.client,
         launch.tools,
         launch.policy.clone(),
+        recorder,
     );
     if let Err(e) = output.start(&session_id, &model, &prepared.prompt) {
         return broken_pipe(e);
     }
-    for message in &launch.warnings {
+    for message in &warnings {
         if let Err(e) = output.event(&Event::Warning {
             message: message.clone(),
         }) {
@@ -169,6 +200,101 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
     }
     let _ = handle.submit(Op::Shutdown);
     finish(output, &session_id, status, last_error, &stats, started)
+}
+
+/// Opens the history and starts (or, with `--resume`, continues) this
+/// run's session in it. Without a usable history a new run still goes on,
+/// unrecorded, with a warning; a resume cannot.
+async fn open_history(
+    args: &Args,
+    launch: &mut gd_core::launch::Launch,
+    warnings: &mut Vec<String>,
+) -> Result<Option<HistoryRecorder>, Fatal> {
+    let workspace = history::workspace_key(launch.config.primary_workspace());
+    let opened = tokio::task::spawn_blocking(Store::open_default)
+        .await
+        .map_err(|e| Fatal::general("InternalError", e.to_string()))?;
+    let store = match opened {
+        Ok(store) => store,
+        Err(e) if args.resume.is_none() => {
+            warnings.push(format!("This run is not saved to the session history: {e}"));
+            return Ok(None);
+        }
+        Err(e) => {
+            return Err(Fatal::general(
+                "HistoryError",
+                format!("Cannot open the session history: {e}"),
+            ));
+        }
+    };
+    let recorder = match &args.resume {
+        None => {
+            let session_id = launch.config.session_id.clone();
+            match HistoryRecorder::start(
+                store.clone(),
+                &session_id,
+                &workspace,
+                &launch.config.model,
+            )
+            .await
+            {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    warnings.push(format!("This run is not saved to the session history: {e}"));
+                    None
+                }
+            }
+        }
+        Some(key) => {
+            let (s, ws, key) = (store.clone(), workspace.clone(), key.clone());
+            let id = tokio::task::spawn_blocking(move || resume_target(&s, &ws, &key))
+                .await
+                .map_err(|e| Fatal::general("InternalError", e.to_string()))??;
+            let recorder = HistoryRecorder::resume(store.clone(), &id)
+                .await
+                .map_err(|e| {
+                    Fatal::general("HistoryError", format!("Cannot resume session {id}: {e}"))
+                })?;
+            launch.config.session_id = id;
+            Some(recorder)
+        }
+    };
+    if let Some(value) = &launch.settings.general.session_retention {
+        match Retention::from_value(value) {
+            Ok(retention) => {
+                let keep = launch.config.session_id.clone();
+                let result = tokio::task::spawn_blocking(move || {
+                    store.apply_retention(&retention, gd_store::now_ms(), Some(&keep))
+                })
+                .await;
+                if let Ok(Err(e)) = result {
+                    warnings.push(format!("Session retention failed: {e}"));
+                }
+            }
+            Err(e) => warnings.push(e.to_string()),
+        }
+    }
+    Ok(recorder)
+}
+
+/// The stored session `--resume KEY` names, importing a Gemini CLI one.
+fn resume_target(store: &Store, workspace: &str, key: &str) -> Result<String, Fatal> {
+    let history_error = |e: gd_store::StoreError| Fatal::general("HistoryError", e.to_string());
+    let entries = history::entries(store, workspace).map_err(history_error)?;
+    let entry = match history::resolve(&entries, key) {
+        Ok(entry) => entry,
+        // A full id of a session recorded in another workspace.
+        Err(message) => match store.session(key.trim()).map_err(history_error)? {
+            Some(s) => return Ok(s.id),
+            None => return Err(Fatal::input(message)),
+        },
+    };
+    match entry {
+        history::Entry::Stored(s) => Ok(s.id.clone()),
+        history::Entry::GeminiCli(s) => {
+            store.import_gemini_cli(s, workspace).map_err(history_error)
+        }
+    }
 }
 
 /// An MCP server that could not start, as a warning on stderr (Gemini CLI

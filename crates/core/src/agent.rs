@@ -9,13 +9,14 @@ use gd_protocol::{ErrorKind, Event, InputItem, TurnStatus, Usage};
 use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, info_span, warn};
 
-use crate::chat::{Chat, ChatError, ModelResponse, not_executed_responses};
+use crate::chat::{Chat, ChatError, ModelResponse, ToolCallRequest, not_executed_responses};
 use crate::compression::{CompressionOutcome, maybe_compress};
 use crate::config::SessionConfig;
 use crate::context::session_context;
 use crate::events::EventSink;
+use crate::history::{HistoryRecorder, Recording};
 use crate::loop_detection::{LoopDetected, LoopDetector};
-use crate::scheduler::Scheduler;
+use crate::scheduler::{CompletedCall, Scheduler};
 use crate::tools::{ToolContext, ToolServices};
 
 /// The state a session carries from turn to turn.
@@ -33,6 +34,15 @@ pub struct Agent {
     tools_ready: bool,
     /// The tool generation the chat's declarations were taken from.
     tools_generation: Option<u64>,
+    /// Records every message into the session history, when set.
+    pub history: Option<HistoryRecorder>,
+}
+
+/// The user-side message a turn is about to add to the chat history, for
+/// the recorder.
+enum Pending {
+    Prompt(String),
+    Results(Vec<CompletedCall>),
 }
 
 impl Agent {
@@ -52,7 +62,36 @@ impl Agent {
             compression_disabled: false,
             tools_ready: false,
             tools_generation: None,
+            history: None,
         }
+    }
+
+    /// Commits `message` to the history before it enters the chat history.
+    async fn record(&mut self, message: &Content, pending: &Pending, sink: &EventSink) {
+        let Some(history) = self.history.as_mut() else {
+            return;
+        };
+        let what = match pending {
+            Pending::Prompt(typed) => Recording::Prompt { typed },
+            Pending::Results(calls) => Recording::ToolResults { calls },
+        };
+        history.record_user(message, what, sink).await;
+    }
+
+    /// Truncates the conversation at a recorded message: it and everything
+    /// after it leave the stored history and the model's context. Returns
+    /// how many messages were removed.
+    pub async fn rewind(&mut self, message_id: &str) -> Result<usize, String> {
+        let Some(history) = self.history.as_mut() else {
+            return Err("This session is not recorded, so it cannot be rewound.".into());
+        };
+        let (removed, contents) = history
+            .rewind(message_id)
+            .await
+            .map_err(|e| format!("Cannot rewind the conversation: {e}"))?;
+        self.chat.set_history(contents);
+        self.loops.reset();
+        Ok(removed)
     }
 
     /// Brings the chat's declared tools up to date before a model request.
@@ -104,7 +143,15 @@ impl Agent {
         sink: &EventSink,
     ) -> TurnStatus {
         self.loops.reset();
+        let typed = items
+            .iter()
+            .map(|item| match item {
+                InputItem::Text { text } => text.as_str(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
         let mut message = self.user_message(items);
+        let mut pending = Pending::Prompt(typed);
         let prompt_id = self.chat.next_prompt_id();
         if let Some(checkpoints) = self.scheduler.checkpoints() {
             checkpoints.set_message_id(Some(prompt_id.clone()));
@@ -122,6 +169,7 @@ impl Agent {
                 && self.requests_made >= max
             {
                 if message.has_function_response() {
+                    self.record(&message, &pending, sink).await;
                     self.chat.append(message);
                 }
                 sink.emit(Event::Error {
@@ -136,6 +184,7 @@ impl Agent {
             }
             if !self.sync_tools(cancel).await {
                 if message.has_function_response() {
+                    self.record(&message, &pending, sink).await;
                     self.chat.append(message);
                 }
                 return TurnStatus::Cancelled;
@@ -143,21 +192,40 @@ impl Agent {
             self.requests_made += 1;
             self.compress_if_needed(&message, cancel, sink).await;
 
+            // Committed before the request goes out: a crash from here on
+            // loses nothing the user saw.
+            self.record(&message, &pending, sink).await;
+            let is_prompt = matches!(pending, Pending::Prompt(_));
+            let before = self.chat.history().len();
             let response = match self
                 .chat
                 .send(message, &prompt_id, cancel, sink, &mut self.loops)
                 .await
             {
                 Ok(response) => response,
-                Err(ChatError::Cancelled) => return TurnStatus::Cancelled,
                 Err(error) => {
+                    if is_prompt && let Some(history) = self.history.as_mut() {
+                        history.prompt_failed().await;
+                    }
+                    if matches!(error, ChatError::Cancelled) {
+                        return TurnStatus::Cancelled;
+                    }
                     report_chat_error(&error, sink);
                     return TurnStatus::Failed;
                 }
             };
+            // The chat recorded the model message (unless it was empty).
+            if self.chat.history().len() == before + 2
+                && let Some(history) = self.history.as_mut()
+                && let Some(content) = self.chat.history().last()
+            {
+                history
+                    .record_model(content, &response, self.chat.model(), sink)
+                    .await;
+            }
             self.report_response(&response, sink);
             if let Some(hit) = response.loop_detected.clone() {
-                self.stop_for_loop(hit, &response, sink);
+                self.stop_for_loop(hit, &response, sink).await;
                 return TurnStatus::LoopDetected;
             }
             if response.calls.is_empty() {
@@ -169,17 +237,20 @@ impl Agent {
                     .iter()
                     .find_map(|call| self.loops.check_tool_call(&call.name, &call.args));
                 if let Some(hit) = hit {
-                    self.stop_for_loop(hit, &response, sink);
+                    self.stop_for_loop(hit, &response, sink).await;
                     return TurnStatus::LoopDetected;
                 }
             }
             let batch = self.scheduler.run(&response.calls, &tool_ctx, sink).await;
             message = Content::user(batch.parts());
+            pending = Pending::Results(batch.completed);
             if cancel.is_cancelled() {
+                self.record(&message, &pending, sink).await;
                 self.chat.append(message);
                 return TurnStatus::Cancelled;
             }
             if batch.declined {
+                self.record(&message, &pending, sink).await;
                 self.chat.append(message);
                 return TurnStatus::Declined;
             }
@@ -227,10 +298,15 @@ impl Agent {
             CompressionOutcome::Compressed {
                 original_tokens,
                 new_tokens,
-            } => sink.emit(Event::ChatCompressed {
-                original_tokens,
-                new_tokens,
-            }),
+            } => {
+                if let Some(history) = self.history.as_mut() {
+                    history.context_replaced(self.chat.history(), sink).await;
+                }
+                sink.emit(Event::ChatCompressed {
+                    original_tokens,
+                    new_tokens,
+                })
+            }
             CompressionOutcome::Inflated { .. } => {
                 self.compression_disabled = true;
                 sink.emit(Event::Warning {
@@ -276,17 +352,40 @@ impl Agent {
     }
 
     /// Stops the turn for a loop, answering pending calls so history stays valid.
-    fn stop_for_loop(&mut self, hit: LoopDetected, response: &ModelResponse, sink: &EventSink) {
+    async fn stop_for_loop(
+        &mut self,
+        hit: LoopDetected,
+        response: &ModelResponse,
+        sink: &EventSink,
+    ) {
         if !response.calls.is_empty() {
-            self.chat.append(not_executed_responses(
+            let content = not_executed_responses(
                 &response.calls,
                 "Not executed: the agent was stopped because it was repeating the same actions.",
-            ));
+            );
+            self.record_not_executed(&content, &response.calls, sink)
+                .await;
+            self.chat.append(content);
         }
         sink.emit(Event::LoopDetected {
             kind: hit.kind,
             detail: hit.detail,
         });
+    }
+}
+
+impl Agent {
+    async fn record_not_executed(
+        &mut self,
+        content: &Content,
+        calls: &[ToolCallRequest],
+        sink: &EventSink,
+    ) {
+        if let Some(history) = self.history.as_mut() {
+            history
+                .record_user(content, Recording::NotExecuted { calls }, sink)
+                .await;
+        }
     }
 }
 

@@ -51,6 +51,9 @@ pub struct ModelResponse {
     pub latency: Duration,
     /// Set when the streamed text was cut short because it looped.
     pub loop_detected: Option<LoopDetected>,
+    /// Thought summaries shown while answering (subject, description), for
+    /// the session history; never sent back to the model.
+    pub thoughts: Vec<(String, String)>,
 }
 
 #[derive(Debug, Error)]
@@ -278,6 +281,9 @@ impl Chat {
             for part in candidate.content.map(|c| c.parts).unwrap_or_default() {
                 if part.is_thought() {
                     let (subject, description) = parse_thought(part.text.as_deref().unwrap_or(""));
+                    collected
+                        .thoughts
+                        .push((subject.clone(), description.clone()));
                     sink.emit(Event::Thought {
                         subject,
                         description,
@@ -346,6 +352,7 @@ impl Chat {
             usage: collected.usage,
             latency,
             loop_detected: collected.loop_detected,
+            thoughts: collected.thoughts,
         }
     }
 }
@@ -360,6 +367,7 @@ struct Collected {
     block_reason: Option<String>,
     block_message: Option<String>,
     loop_detected: Option<LoopDetected>,
+    thoughts: Vec<(String, String)>,
 }
 
 impl Collected {

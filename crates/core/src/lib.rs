@@ -15,7 +15,9 @@
 //! * [`tools`] holds the tool trait, the registry and the built-in tools;
 //! * [`context`] builds the session context (date, OS, folder structure);
 //! * [`compression`] summarises old history near the context limit;
-//! * [`loop_detection`] stops an agent that repeats itself.
+//! * [`loop_detection`] stops an agent that repeats itself;
+//! * [`history`] records every message into the session history store
+//!   (gd-store) before the next request, and resumes stored sessions.
 
 pub mod agent;
 pub mod approval;
@@ -26,6 +28,7 @@ pub mod config;
 pub mod context;
 pub mod diff;
 pub mod events;
+pub mod history;
 pub mod launch;
 pub mod loop_detection;
 pub mod policy;

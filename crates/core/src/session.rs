@@ -17,6 +17,7 @@ use crate::chat::Chat;
 use crate::checkpoint::SessionCheckpoints;
 use crate::config::SessionConfig;
 use crate::events::{EventSink, WeakEventSink};
+use crate::history::HistoryRecorder;
 use crate::scheduler::Scheduler;
 use crate::tools::services::ModelAccess;
 use crate::tools::{LiveTools, SessionTools, ToolServices};
@@ -210,6 +211,20 @@ impl Session {
         tools: impl Into<SessionTools>,
         policy: Arc<dyn ApprovalPolicy>,
     ) -> (SessionHandle, mpsc::UnboundedReceiver<Event>) {
+        Self::spawn_recorded(config, client, tools, policy, None)
+    }
+
+    /// [`Session::spawn`], recording every message into the session
+    /// history. A recorder from [`HistoryRecorder::resume`] continues a
+    /// stored session: its history is the chat's history, and
+    /// [`Event::SessionResumed`] follows [`Event::SessionConfigured`].
+    pub fn spawn_recorded(
+        config: SessionConfig,
+        client: GeminiClient,
+        tools: impl Into<SessionTools>,
+        policy: Arc<dyn ApprovalPolicy>,
+        mut history: Option<HistoryRecorder>,
+    ) -> (SessionHandle, mpsc::UnboundedReceiver<Event>) {
         let tools: SessionTools = tools.into();
         let mcp = tools.mcp.as_ref().map(|m| m.manager.clone());
         let mcp_events = mcp.as_ref().map(|m| {
@@ -233,7 +248,7 @@ impl Session {
         };
         let tools = Arc::new(LiveTools::new(tools));
         let current = tools.current();
-        let chat = Chat::new(
+        let mut chat = Chat::new(
             client.clone(),
             config.model.clone(),
             &config.system_prompt,
@@ -252,6 +267,16 @@ impl Session {
                 .collect(),
             tools: current.names(),
         });
+        if let Some(recorder) = history.as_mut() {
+            let resumed = recorder.take_initial_history();
+            if !resumed.is_empty() {
+                sink.emit(Event::SessionResumed {
+                    session_id: recorder.session_id().to_owned(),
+                    messages: resumed.len() as u32,
+                });
+                chat.set_history(resumed);
+            }
+        }
         let span = info_span!("session", session_id = %config.session_id);
         if let (Some(manager), Some(events)) = (&mcp, mcp_events) {
             emit_snapshot(manager, &|e| sink.emit(e));
@@ -278,6 +303,7 @@ impl Session {
                 .with_checkpoints(checkpoints.clone()),
             services,
         );
+        agent.history = history;
         tokio::spawn(
             async move {
                 let mut turns = 0u64;
@@ -337,6 +363,21 @@ impl Session {
                                 &sink,
                             )
                             .await;
+                            continue;
+                        }
+                        Op::Rewind { message_id } => {
+                            match agent.rewind(&message_id).await {
+                                Ok(removed) => sink.emit(Event::Rewound {
+                                    message_id,
+                                    removed: removed as u32,
+                                }),
+                                Err(message) => sink.emit(Event::Error {
+                                    kind: ErrorKind::Internal,
+                                    message,
+                                    status: None,
+                                    fatal: false,
+                                }),
+                            }
                             continue;
                         }
                         Op::Shutdown => break,

@@ -173,6 +173,27 @@ pub enum Event {
         checkpoint_id: Option<String>,
         message: String,
     },
+    /// A message was committed to the session history (before the next
+    /// model request is sent). `kind` is `prompt`, `model`, `tool_result` or
+    /// `summary`; `call_ids` are the tool calls the message made or answered.
+    MessageRecorded {
+        message_id: String,
+        #[ts(type = "number")]
+        seq: i64,
+        kind: String,
+        call_ids: Vec<String>,
+    },
+    /// The session continues a stored one; `messages` is how many messages
+    /// of its history the model sees. Sent right after `SessionConfigured`.
+    SessionResumed {
+        session_id: String,
+        messages: u32,
+    },
+    /// The history was truncated at `message_id` (answers `Op::Rewind`).
+    Rewound {
+        message_id: String,
+        removed: u32,
+    },
 }
 
 /// Token counts of one model request, as `usageMetadata` reports them.

@@ -64,6 +64,13 @@ pub enum Op {
         code: bool,
         conversation: bool,
     },
+    /// Truncate the conversation at a recorded message: it and everything
+    /// after it leave the stored history and the model's context (the
+    /// conversation half of a checkpoint restore). Message ids come from
+    /// `Event::MessageRecorded`. Answered with `Event::Rewound`, or a
+    /// non-fatal `Event::Error` when the id is unknown or the session is not
+    /// recorded. Runs between turns.
+    Rewind { message_id: String },
 }
 
 /// One piece of user input.

@@ -134,6 +134,10 @@ pub struct GeneralSettings {
     pub default_approval_mode: Option<String>,
     /// `general.checkpointing`: snapshots of the workspace before edits.
     pub checkpointing: CheckpointingSettings,
+    /// `general.sessionRetention` (`enabled`, `maxAge`, `maxCount`): which
+    /// old sessions the history deletes. Kept as JSON: gd-store reads it,
+    /// and a malformed entry must only warn, not break the whole file.
+    pub session_retention: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

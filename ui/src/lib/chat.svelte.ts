@@ -263,6 +263,12 @@ export class ChatStore {
       case "checkpoint_restored":
       case "checkpoint_error":
         return false;
+      // Session history bookkeeping (message ids for checkpoints, resume, rewind):
+      // the history browser will use these; the live chat has nothing to show.
+      case "message_recorded":
+      case "session_resumed":
+      case "rewound":
+        return false;
     }
   }
 

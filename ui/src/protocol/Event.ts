@@ -88,4 +88,4 @@ files: Array<RestoredFile>,
 /**
  * A checkpoint of the state just before the restore, to undo it.
  */
-undo_checkpoint_id: string | null, } | { "type": "checkpoint_error", checkpoint_id: string | null, message: string, };
+undo_checkpoint_id: string | null, } | { "type": "checkpoint_error", checkpoint_id: string | null, message: string, } | { "type": "message_recorded", message_id: string, seq: number, kind: string, call_ids: Array<string>, } | { "type": "session_resumed", session_id: string, messages: number, } | { "type": "rewound", message_id: string, removed: number, };

@@ -1,0 +1,432 @@
+//! Recording a session into the history store, and resuming one from it.
+//!
+//! The [`HistoryRecorder`] is a synchronous hook of the turn loop, not an
+//! event listener: the agent awaits each commit before it sends the next
+//! model request, so whatever the user saw is on disk (WAL, committed)
+//! before anything else can happen. Every message the chat history gains is
+//! recorded exactly as the model sees it (`parts` JSON), so resuming rebuilds
+//! the same `Content` list and the next request carries the full history.
+//!
+//! A store that fails (disk full, permissions) must not stop the chat: the
+//! failure becomes one warning and recording stops for the session.
+
+use gd_gemini::{Content, Part, Role as GeminiRole};
+use gd_protocol::{Event, ToolCallStatus};
+use gd_store::gemini_cli::{cut, output_summary};
+use gd_store::{
+    MessageKind, MessageRef, NewMessage, NewSession, Role, Store, StoreError, ThoughtRecord,
+    TokenUsage, ToolCallRecord, title_from,
+};
+use serde_json::Value;
+use tracing::warn;
+
+use crate::chat::{ModelResponse, ToolCallRequest, not_executed_responses};
+use crate::events::EventSink;
+use crate::scheduler::CompletedCall;
+
+/// The answer a resumed session gives to calls its model made just before
+/// the app stopped.
+pub const INTERRUPTED_CALL: &str = "Not executed: the session ended before this tool call ran.";
+
+/// Longest tool-argument text indexed for search.
+const ARGS_SEARCH_CHARS: usize = 500;
+
+/// What a recorder needs to know about a message it is about to commit.
+#[derive(Debug, Clone)]
+pub enum Recording<'a> {
+    /// The user's prompt; `typed` is what the user wrote (the content may
+    /// also carry the session context, which is not searchable text).
+    Prompt { typed: &'a str },
+    /// Results of tool calls that ran (or were cancelled or declined).
+    ToolResults { calls: &'a [CompletedCall] },
+    /// Responses for calls that were never executed (loop detection, turn
+    /// limit), all with one reason.
+    NotExecuted { calls: &'a [ToolCallRequest] },
+}
+
+/// Records one session into the store.
+pub struct HistoryRecorder {
+    store: Store,
+    session_id: String,
+    /// The resumed history, handed to the chat when the session starts.
+    initial: Vec<Content>,
+    /// The last recorded prompt (taken out of context if its request fails).
+    last_prompt: Option<String>,
+    /// Set after the store failed once: stop trying, the user was warned.
+    failed: bool,
+}
+
+impl std::fmt::Debug for HistoryRecorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HistoryRecorder")
+            .field("session_id", &self.session_id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a session cannot be resumed or rewound.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("the stored history cannot be read: {0}")]
+    Corrupt(String),
+    #[error("history task failed: {0}")]
+    Task(String),
+}
+
+/// Runs a blocking store call off the async runtime.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, HistoryError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| HistoryError::Task(e.to_string()))?
+        .map_err(HistoryError::from)
+}
+
+impl HistoryRecorder {
+    /// Starts recording a new session (created in the store now, titled by
+    /// its first prompt).
+    pub async fn start(
+        store: Store,
+        session_id: &str,
+        workspace: &str,
+        model: &str,
+    ) -> Result<Self, HistoryError> {
+        let session = NewSession {
+            id: session_id.to_owned(),
+            workspace: workspace.to_owned(),
+            title: String::new(),
+            model: Some(model.to_owned()),
+            created_ms: gd_store::now_ms(),
+            source: gd_store::SOURCE_DESKTOP.to_owned(),
+            origin: None,
+        };
+        let s = store.clone();
+        blocking(move || s.create_session(&session)).await?;
+        Ok(Self::new(store, session_id, Vec::new()))
+    }
+
+    /// Continues a stored session: its in-context messages become the
+    /// chat's history. Use the session's id as the new session's id.
+    pub async fn resume(store: Store, session_id: &str) -> Result<Self, HistoryError> {
+        let s = store.clone();
+        let id = session_id.to_owned();
+        let context = blocking(move || {
+            if s.session(&id)?.is_none() {
+                return Err(StoreError::NoSuchSession(id));
+            }
+            s.load_context(&id)
+        })
+        .await?;
+        let mut history = to_contents(context)?;
+        // Killed while a tool ran: the model's calls have no answers, and
+        // the API rejects such a history. Answer them as not executed.
+        if let Some(last) = history.last()
+            && last.role == Some(GeminiRole::Model)
+        {
+            let calls: Vec<ToolCallRequest> = last
+                .parts
+                .iter()
+                .filter_map(|p| p.function_call.as_ref())
+                .map(|c| ToolCallRequest {
+                    call_id: c.id.clone().unwrap_or_default(),
+                    name: c.name.clone(),
+                    args: c.args.clone().unwrap_or(Value::Null),
+                })
+                .collect();
+            if !calls.is_empty() {
+                let content = not_executed_responses(&calls, INTERRUPTED_CALL);
+                let mut message = NewMessage::new(
+                    Role::User,
+                    MessageKind::ToolResult,
+                    parts_json(&content),
+                    String::new(),
+                );
+                message.tool_calls = calls
+                    .iter()
+                    .map(|c| ToolCallRecord {
+                        call_id: c.call_id.clone(),
+                        name: c.name.clone(),
+                        args: None,
+                        status: Some("cancelled".into()),
+                        summary: Some(INTERRUPTED_CALL.into()),
+                    })
+                    .collect();
+                let (s, id) = (store.clone(), session_id.to_owned());
+                blocking(move || s.append_message(&id, &message)).await?;
+                history.push(content);
+            }
+        }
+        Ok(Self::new(store, session_id, history))
+    }
+
+    fn new(store: Store, session_id: &str, initial: Vec<Content>) -> Self {
+        Self {
+            store,
+            session_id: session_id.to_owned(),
+            initial,
+            last_prompt: None,
+            failed: false,
+        }
+    }
+
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The resumed history (empty for a new session); taken once.
+    pub fn take_initial_history(&mut self) -> Vec<Content> {
+        std::mem::take(&mut self.initial)
+    }
+
+    /// Commits a user-side message (prompt or tool results) that is about
+    /// to enter the chat history.
+    pub async fn record_user(&mut self, content: &Content, what: Recording<'_>, sink: &EventSink) {
+        let (kind, text, calls) = match what {
+            Recording::Prompt { typed } => (MessageKind::Prompt, typed.to_owned(), Vec::new()),
+            Recording::ToolResults { calls } => {
+                let records: Vec<ToolCallRecord> = calls.iter().map(result_record).collect();
+                (MessageKind::ToolResult, summaries(&records), records)
+            }
+            Recording::NotExecuted { calls } => {
+                let records: Vec<ToolCallRecord> = calls
+                    .iter()
+                    .map(|c| ToolCallRecord {
+                        call_id: c.call_id.clone(),
+                        name: c.name.clone(),
+                        args: None,
+                        status: Some("cancelled".into()),
+                        summary: Some("Not executed.".into()),
+                    })
+                    .collect();
+                (MessageKind::ToolResult, String::new(), records)
+            }
+        };
+        let mut message = NewMessage::new(Role::User, kind, parts_json(content), text);
+        message.tool_calls = calls;
+        let title = (kind == MessageKind::Prompt).then(|| title_from(&message.text));
+        if let Some(r) = self.commit(message, title, sink).await
+            && kind == MessageKind::Prompt
+        {
+            self.last_prompt = Some(r.id);
+        }
+    }
+
+    /// Commits the model message a response added to the chat history.
+    pub async fn record_model(
+        &mut self,
+        content: &Content,
+        response: &ModelResponse,
+        model: &str,
+        sink: &EventSink,
+    ) {
+        let mut text = response.text.clone();
+        for call in &response.calls {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&call.name);
+            text.push(' ');
+            text.push_str(&cut(&call.args.to_string(), ARGS_SEARCH_CHARS));
+        }
+        let mut message =
+            NewMessage::new(Role::Model, MessageKind::Model, parts_json(content), text);
+        message.model = Some(model.to_owned());
+        message.tool_calls = response
+            .calls
+            .iter()
+            .map(|c| ToolCallRecord {
+                call_id: c.call_id.clone(),
+                name: c.name.clone(),
+                args: Some(c.args.clone()),
+                status: None,
+                summary: None,
+            })
+            .collect();
+        message.thoughts = response
+            .thoughts
+            .iter()
+            .map(|(subject, description)| ThoughtRecord {
+                subject: subject.clone(),
+                description: description.clone(),
+            })
+            .collect();
+        message.usage = response.usage.as_ref().map(|u| TokenUsage {
+            prompt: u.prompt_token_count,
+            output: u.candidates_token_count,
+            cached: u.cached_content_token_count,
+            thoughts: u.thoughts_token_count,
+            tool: u.tool_use_prompt_token_count,
+            total: u.total_token_count,
+        });
+        self.commit(message, None, sink).await;
+    }
+
+    /// The last prompt's request failed: the chat dropped it, so it leaves
+    /// the model's context too (it stays in the transcript).
+    pub async fn prompt_failed(&mut self) {
+        let Some(id) = self.last_prompt.take() else {
+            return;
+        };
+        if self.failed {
+            return;
+        }
+        let s = self.store.clone();
+        if let Err(e) = blocking(move || s.exclude_from_context(&id)).await {
+            warn!(error = %e, "cannot mark a failed prompt in the history");
+        }
+    }
+
+    /// After a compression: the chat's new history replaces the context.
+    pub async fn context_replaced(&mut self, history: &[Content], sink: &EventSink) {
+        if self.failed {
+            return;
+        }
+        let messages: Vec<NewMessage> = history
+            .iter()
+            .map(|c| {
+                let role = if c.role == Some(GeminiRole::Model) {
+                    Role::Model
+                } else {
+                    Role::User
+                };
+                let text = c
+                    .parts
+                    .iter()
+                    .filter(|p| !p.is_thought())
+                    .filter_map(|p| p.text.as_deref())
+                    .collect::<Vec<_>>()
+                    .join("");
+                NewMessage::new(role, MessageKind::Summary, parts_json(c), text)
+            })
+            .collect();
+        let s = self.store.clone();
+        let id = self.session_id.clone();
+        if let Err(e) = blocking(move || s.replace_context(&id, &messages)).await {
+            self.fail(e, sink);
+        }
+    }
+
+    /// Truncates the stored history at `message_id` and returns how many
+    /// messages went and the history the model sees from now on.
+    pub async fn rewind(
+        &mut self,
+        message_id: &str,
+    ) -> Result<(usize, Vec<Content>), HistoryError> {
+        let s = self.store.clone();
+        let session = self.session_id.clone();
+        let target = message_id.to_owned();
+        let (removed, context) = blocking(move || {
+            let removed = s.rewind(&session, &target)?;
+            Ok((removed, s.load_context(&session)?))
+        })
+        .await?;
+        self.last_prompt = None;
+        Ok((removed, to_contents(context)?))
+    }
+
+    async fn commit(
+        &mut self,
+        message: NewMessage,
+        title: Option<String>,
+        sink: &EventSink,
+    ) -> Option<MessageRef> {
+        if self.failed {
+            return None;
+        }
+        let kind = message.kind;
+        let call_ids: Vec<String> = message
+            .tool_calls
+            .iter()
+            .map(|c| c.call_id.clone())
+            .collect();
+        let s = self.store.clone();
+        let id = self.session_id.clone();
+        let result = blocking(move || {
+            let r = s.append_message(&id, &message)?;
+            if let Some(title) = title.filter(|t| !t.is_empty()) {
+                s.set_title_if_empty(&id, &title)?;
+            }
+            Ok(r)
+        })
+        .await;
+        match result {
+            Ok(r) => {
+                sink.emit(Event::MessageRecorded {
+                    message_id: r.id.clone(),
+                    seq: r.seq,
+                    kind: kind.as_str().to_owned(),
+                    call_ids,
+                });
+                Some(r)
+            }
+            Err(e) => {
+                self.fail(e, sink);
+                None
+            }
+        }
+    }
+
+    fn fail(&mut self, error: HistoryError, sink: &EventSink) {
+        warn!(error = %error, "session history recording failed");
+        self.failed = true;
+        sink.emit(Event::Warning {
+            message: format!("This session is no longer being saved to the history: {error}"),
+        });
+    }
+}
+
+fn parts_json(content: &Content) -> Value {
+    serde_json::to_value(&content.parts).unwrap_or_else(|_| Value::Array(Vec::new()))
+}
+
+fn result_record(call: &CompletedCall) -> ToolCallRecord {
+    let status = match call.status {
+        ToolCallStatus::Success => "success",
+        ToolCallStatus::Error => "error",
+        ToolCallStatus::Cancelled => "cancelled",
+    };
+    let summary = call
+        .parts
+        .iter()
+        .find_map(|p| p.function_response.as_ref())
+        .map(|r| output_summary(&r.response))
+        .or_else(|| call.error.clone())
+        .or_else(|| call.display.clone());
+    ToolCallRecord {
+        call_id: call.request.call_id.clone(),
+        name: call.request.name.clone(),
+        args: None,
+        status: Some(status.to_owned()),
+        summary,
+    }
+}
+
+fn summaries(records: &[ToolCallRecord]) -> String {
+    records
+        .iter()
+        .filter_map(|r| r.summary.as_deref())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Stored context messages as the chat's `Content` list.
+pub fn to_contents(context: Vec<gd_store::ContextMessage>) -> Result<Vec<Content>, HistoryError> {
+    context
+        .into_iter()
+        .map(|m| {
+            let parts: Vec<Part> = serde_json::from_value(m.parts)
+                .map_err(|e| HistoryError::Corrupt(format!("message {}: {e}", m.id)))?;
+            Ok(match m.role {
+                Role::User => Content::user(parts),
+                Role::Model => Content::model(parts),
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,285 @@
+//! What the store takes and gives back.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Where a session was recorded.
+pub const SOURCE_DESKTOP: &str = "gemini-desktop";
+/// A session imported from Gemini CLI's own recordings.
+pub const SOURCE_GEMINI_CLI: &str = "gemini-cli";
+
+/// A session to create.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewSession {
+    pub id: String,
+    pub workspace: String,
+    pub title: String,
+    pub model: Option<String>,
+    pub created_ms: i64,
+    /// [`SOURCE_DESKTOP`] or [`SOURCE_GEMINI_CLI`].
+    pub source: String,
+    /// The file an imported session came from.
+    pub origin: Option<String>,
+}
+
+/// Who a message is from, as in the Gemini API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    User,
+    Model,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Model => "model",
+        }
+    }
+
+    pub fn parse(s: &str) -> Self {
+        if s == "model" {
+            Role::Model
+        } else {
+            Role::User
+        }
+    }
+}
+
+/// What a message is, beyond its role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageKind {
+    /// What the user typed (role user).
+    Prompt,
+    /// A model answer: text and/or function calls (role model).
+    Model,
+    /// Tool results sent back to the model (role user, `functionResponse` parts).
+    ToolResult,
+    /// A compression summary that replaced the earlier history in the
+    /// model's context (the earlier messages stay, out of context).
+    Summary,
+}
+
+impl MessageKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MessageKind::Prompt => "prompt",
+            MessageKind::Model => "model",
+            MessageKind::ToolResult => "tool_result",
+            MessageKind::Summary => "summary",
+        }
+    }
+
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "model" => MessageKind::Model,
+            "tool_result" => MessageKind::ToolResult,
+            "summary" => MessageKind::Summary,
+            _ => MessageKind::Prompt,
+        }
+    }
+}
+
+/// Token counts of one model response (Gemini's `usageMetadata`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenUsage {
+    pub prompt: u64,
+    pub output: u64,
+    pub cached: u64,
+    pub thoughts: u64,
+    pub tool: u64,
+    pub total: u64,
+}
+
+/// A tool call as the history shows it: on the model message that made it
+/// (`args`), and on the tool-result message that answered it (`status`,
+/// `summary` of the output).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCallRecord {
+    pub call_id: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<Value>,
+    /// `success`, `error` or `cancelled` once answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// The start of the output (or error), for display and search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+}
+
+/// A thought summary the model showed while answering.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThoughtRecord {
+    pub subject: String,
+    pub description: String,
+}
+
+/// A message to append.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewMessage {
+    /// Stable id (a UUID); other parts of the app (checkpoints, rewind) name messages by it.
+    pub id: String,
+    pub role: Role,
+    pub kind: MessageKind,
+    pub created_ms: i64,
+    /// Part of what the model sees on the next request.
+    pub in_context: bool,
+    /// The Gemini API `parts` array exactly as sent or received.
+    pub parts: Value,
+    /// The searchable text: the user's words, the model's text, tool output
+    /// summaries. Not the session context the first prompt carries.
+    pub text: String,
+    pub tool_calls: Vec<ToolCallRecord>,
+    pub thoughts: Vec<ThoughtRecord>,
+    pub usage: Option<TokenUsage>,
+    pub model: Option<String>,
+}
+
+impl NewMessage {
+    /// A message with a fresh id, in context, created now.
+    pub fn new(role: Role, kind: MessageKind, parts: Value, text: impl Into<String>) -> Self {
+        Self {
+            id: uuid::Uuid::new_v4().to_string(),
+            role,
+            kind,
+            created_ms: crate::now_ms(),
+            in_context: true,
+            parts,
+            text: text.into(),
+            tool_calls: Vec::new(),
+            thoughts: Vec::new(),
+            usage: None,
+            model: None,
+        }
+    }
+}
+
+/// Where an appended message landed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageRef {
+    pub id: String,
+    pub seq: i64,
+}
+
+/// One row of the session list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionSummary {
+    pub id: String,
+    pub workspace: String,
+    pub title: String,
+    pub created_ms: i64,
+    pub updated_ms: i64,
+    pub model: Option<String>,
+    pub message_count: i64,
+    pub tokens: TokenUsage,
+    pub source: String,
+    pub origin: Option<String>,
+}
+
+/// Which sessions to list: newest first, `limit` at a time.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ListQuery {
+    /// Only this workspace.
+    pub workspace: Option<String>,
+    /// Continue after this row (the last one of the previous page).
+    pub after: Option<ListCursor>,
+    /// Page size; 0 means 50.
+    pub limit: u32,
+}
+
+/// Keyset cursor of the session list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ListCursor {
+    pub updated_ms: i64,
+    pub id: String,
+}
+
+impl From<&SessionSummary> for ListCursor {
+    fn from(s: &SessionSummary) -> Self {
+        Self {
+            updated_ms: s.updated_ms,
+            id: s.id.clone(),
+        }
+    }
+}
+
+/// Which slice of a transcript to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "from", content = "seq", rename_all = "snake_case")]
+pub enum PageFrom {
+    /// The first messages.
+    Start,
+    /// The last messages (where a resumed chat continues).
+    End,
+    /// Messages after this `seq`.
+    After(i64),
+    /// Messages before this `seq`.
+    Before(i64),
+    /// A page with this `seq` near its start (a search hit).
+    Around(i64),
+}
+
+/// A transcript page request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageQuery {
+    pub from: PageFrom,
+    /// Messages per page; 0 means 50.
+    pub limit: u32,
+    /// Messages whose `parts` JSON is longer than this come back with
+    /// `parts: None` and `truncated: true` (fetch them whole with
+    /// [`crate::Store::message`]); the text preview is cut to this size too.
+    pub max_bytes: u32,
+}
+
+impl Default for PageQuery {
+    fn default() -> Self {
+        Self {
+            from: PageFrom::Start,
+            limit: 50,
+            max_bytes: 64 * 1024,
+        }
+    }
+}
+
+/// One message as the transcript shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredMessage {
+    pub id: String,
+    pub seq: i64,
+    pub role: Role,
+    pub kind: MessageKind,
+    pub created_ms: i64,
+    pub in_context: bool,
+    /// `None` when cut (see [`PageQuery::max_bytes`]).
+    pub parts: Option<Value>,
+    pub text: String,
+    pub truncated: bool,
+    /// Size of the stored `parts` JSON in bytes.
+    pub size: i64,
+    pub tool_calls: Vec<ToolCallRecord>,
+    pub thoughts: Vec<ThoughtRecord>,
+    pub usage: Option<TokenUsage>,
+    pub model: Option<String>,
+}
+
+/// A page of a transcript, in message order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Page {
+    pub messages: Vec<StoredMessage>,
+    /// More messages exist before the first / after the last of this page.
+    pub has_before: bool,
+    pub has_after: bool,
+}
+
+/// One message of the model's context, for resuming.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextMessage {
+    pub id: String,
+    pub seq: i64,
+    pub role: Role,
+    pub kind: MessageKind,
+    pub parts: Value,
+}
