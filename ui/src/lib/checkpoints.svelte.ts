@@ -35,6 +35,9 @@ export class Checkpoint {
   result = $state<string | null>(null);
   /** What the last restore did to each file. */
   restored = $state.raw<RestoredFile[]>([]);
+  /** The user just opened the confirmation: its first button takes the focus once (not when
+   * the card is merely re-rendered, e.g. scrolled back into the virtualised list). */
+  private focusRequested = false;
 
   constructor(
     readonly id: string,
@@ -44,6 +47,19 @@ export class Checkpoint {
     readonly files: string[],
     private readonly store: CheckpointStore,
   ) {}
+
+  /** Opens or closes the confirmation (the card's Restore button). */
+  toggleConfirm(): void {
+    this.confirming = !this.confirming;
+    this.focusRequested = this.confirming;
+  }
+
+  /** True once after the user opened the confirmation. */
+  takeFocusRequest(): boolean {
+    const requested = this.focusRequested;
+    this.focusRequested = false;
+    return requested;
+  }
 
   restore(choice: RestoreChoice): Promise<void> {
     return this.store.restore(this, choice);
