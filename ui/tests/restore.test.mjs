@@ -144,6 +144,21 @@ describe("result", () => {
     await app.close();
   });
 
+  test("a restore that changed nothing says so; an error of no restore becomes a chat notice", async () => {
+    const app = await conversation(edit("e1", "a.txt", "cp-1"));
+    await card(app, "e1").getByTestId("restore-checkpoint").click();
+    await app.tid("restore-code").click();
+    await app.waitForCall("restore_checkpoint");
+    await app.emit(E.checkpointRestored("cp-1", []));
+    await waitForText(app.page, sel("restore-result-text"), "Nothing to restore: the files are as they were before this edit");
+    assert.equal(await app.tid("restore-files").count(), 0);
+    // Answered already: an error without a checkpoint id (e.g. listing failed) is not this card's.
+    await app.emit(E.checkpointError(null, "the checkpoint store is locked"));
+    await waitForText(app.page, sel("notice"), "Checkpoint: the checkpoint store is locked");
+    assert.equal(await app.tid("restore-result").getAttribute("data-phase"), "restored");
+    await app.close();
+  });
+
   test("checkpoint_error shows the error on the card", async () => {
     const app = await conversation(edit("e1", "a.txt", "cp-1"));
     await card(app, "e1").getByTestId("restore-checkpoint").click();

@@ -38,6 +38,8 @@ export class Checkpoint {
   /** The user just opened the confirmation: its first button takes the focus once (not when
    * the card is merely re-rendered, e.g. scrolled back into the virtualised list). */
   private focusRequested = false;
+  /** What the last restore asked for (the result's wording depends on it). */
+  choice: RestoreChoice = { code: true, conversation: false };
 
   constructor(
     readonly id: string,
@@ -99,7 +101,7 @@ export class CheckpointStore {
     if (event.type === "checkpoint_restored") {
       checkpoint.phase = "restored";
       checkpoint.restored = event.files;
-      checkpoint.result = restoredText(event.files.length);
+      checkpoint.result = restoredText(event.files.length, checkpoint.choice);
     } else {
       checkpoint.phase = "failed";
       checkpoint.result = `Could not restore: ${event.message}`;
@@ -110,6 +112,7 @@ export class CheckpointStore {
   async restore(checkpoint: Checkpoint, choice: RestoreChoice): Promise<void> {
     if (checkpoint.phase === "restoring") return;
     checkpoint.confirming = false;
+    checkpoint.choice = choice;
     checkpoint.restored = [];
     if (!this.sessionId) {
       checkpoint.phase = "failed";
@@ -129,7 +132,13 @@ export class CheckpointStore {
   }
 }
 
-function restoredText(count: number): string {
-  if (count === 0) return "Nothing to restore: the files are as they were before this edit";
-  return `Restored ${count} file${count === 1 ? "" : "s"} to before this edit`;
+function restoredText(count: number, choice: RestoreChoice): string {
+  if (!choice.code) return "Restored the conversation to before this edit";
+  if (count === 0) {
+    return choice.conversation
+      ? "Restored the conversation; the files were already as they were before this edit"
+      : "Nothing to restore: the files are as they were before this edit";
+  }
+  const files = `${count} file${count === 1 ? "" : "s"}`;
+  return `Restored ${files}${choice.conversation ? " and the conversation" : ""} to before this edit`;
 }
