@@ -26,6 +26,8 @@ const COMMANDS: &[&str] = &[
     "mcp_set_server_enabled",
     "mcp_server_log",
     "mcp_authenticate",
+    "list_checkpoints",
+    "restore_checkpoint",
     "auth_status",
     "auth_validate_api_key",
     "auth_set_api_key",

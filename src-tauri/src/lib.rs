@@ -5,6 +5,7 @@
 //! - [`commands`]: the `#[tauri::command]` functions the UI invokes;
 //! - [`boot`]: the app's version and workspace, handed to the page before its first IPC call;
 //! - [`sessions`]: the agent sessions and the forwarding of their events to the UI;
+//! - [`checkpoints`]: listing and restoring the workspace checkpoints taken before edits;
 //! - [`signin`]: the sign-in screen's and the auth status view's commands (gd-auth);
 //! - [`history`]: the session history commands (list, search, pages, rename, delete, export);
 //! - [`state`]: the state managed by Tauri and the launch options it is built from;
@@ -22,6 +23,7 @@
 //!   authorization URL is opened from Rust (see [`signin`]).
 
 pub mod boot;
+pub mod checkpoints;
 pub mod commands;
 pub mod history;
 pub mod logging;
@@ -100,6 +102,8 @@ pub fn run() {
             commands::mcp_set_server_enabled,
             commands::mcp_server_log,
             commands::mcp_authenticate,
+            checkpoints::list_checkpoints,
+            checkpoints::restore_checkpoint,
             signin::auth_status,
             signin::auth_validate_api_key,
             signin::auth_set_api_key,

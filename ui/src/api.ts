@@ -116,6 +116,29 @@ export function listModels(sessionId: string): Promise<ModelChoice[]> {
 }
 
 /**
+ * Asks for the workspace's checkpoints; the answer (`checkpoints`, newest first, or
+ * `checkpoint_error`) arrives on the session's event channel.
+ */
+export function listCheckpoints(sessionId: string): Promise<void> {
+  return invoke("list_checkpoints", { sessionId });
+}
+
+/**
+ * Restores a checkpoint taken before an edit: `code` puts the files back, `conversation`
+ * truncates the history at that message (refused until the history store exists). The answer
+ * (`checkpoint_restored` or `checkpoint_error`) arrives on the session's event channel, after a
+ * running turn.
+ */
+export function restoreCheckpoint(
+  sessionId: string,
+  checkpointId: string,
+  code: boolean,
+  conversation: boolean,
+): Promise<void> {
+  return invoke("restore_checkpoint", { sessionId, checkpointId, code, conversation });
+}
+
+/**
  * Asks for every MCP server's status. The answers (`mcp_server_status` per server, then
  * `mcp_discovery`) arrive on the session's event channel, like the live updates that follow.
  */

@@ -8,6 +8,7 @@ import type { Event } from "../protocol/Event";
 import type { ToolCallState } from "../protocol/ToolCallState";
 import type { ToolCallStatus } from "../protocol/ToolCallStatus";
 import type { TurnStatus } from "../protocol/TurnStatus";
+import { type Checkpoint, CheckpointStore } from "./checkpoints.svelte";
 import { MarkdownStream } from "./markdown";
 import { describeCall } from "./tools";
 
@@ -47,6 +48,8 @@ export class ToolItem {
   display = $state<string | null>(null);
   error = $state<string | null>(null);
   durationMs = $state<number | null>(null);
+  /** The snapshot taken before this edit ran, which the card offers to restore. */
+  checkpoint = $state<Checkpoint | null>(null);
   readonly description: string;
   constructor(
     readonly callId: string,
@@ -108,6 +111,8 @@ export class ChatStore {
   items = $state.raw<Item[]>([]);
   /** The workspace root, to show tool paths relative to it. */
   workspace: string | null = null;
+  /** The edits' checkpoints and their restores. */
+  readonly checkpoints = new CheckpointStore();
 
   private answer: ModelItem | null = null;
   private pending = "";
@@ -148,6 +153,7 @@ export class ChatStore {
     this.pending = "";
     this.answer = null;
     this.tools.clear();
+    this.checkpoints.clear();
     this.items = [];
     this.resetTurn();
   }
@@ -161,6 +167,7 @@ export class ChatStore {
     if (event.type !== "content_delta") this.flush();
     switch (event.type) {
       case "session_configured":
+        this.checkpoints.sessionId = event.session_id;
         return false;
       case "turn_started":
         this.endAnswer();
@@ -256,12 +263,23 @@ export class ChatStore {
       case "mcp_discovery":
       case "mcp_server_log":
       case "mcp_prompts":
-      // Checkpoints: not shown in the chat yet (the edit card's restore
-      // button is the lead's UI work).
-      case "checkpoint_created":
-      case "checkpoints":
+        return false;
+      case "checkpoint_created": {
+        const item = this.tools.get(event.call_id);
+        if (item) item.checkpoint = this.checkpoints.created(event);
+        return false;
+      }
       case "checkpoint_restored":
+        if (!this.checkpoints.answered(event)) {
+          const n = event.files.length;
+          this.addNotice("info", `Restored ${n} file${n === 1 ? "" : "s"} from checkpoint ${event.checkpoint_id}.`);
+        }
+        return false;
       case "checkpoint_error":
+        if (!this.checkpoints.answered(event)) this.addNotice("error", `Checkpoint: ${event.message}`);
+        return false;
+      // The list of checkpoints is not shown yet.
+      case "checkpoints":
         return false;
       // Session history bookkeeping (message ids for checkpoints, resume, rewind):
       // the history browser will use these; the live chat has nothing to show.

@@ -83,3 +83,28 @@ export const mcpStatus = (name, overrides = {}) => ({
 });
 export const mcpServerStatus = (status) => ({ type: "mcp_server_status", ...status });
 export const mcpLog = (name, lines) => ({ type: "mcp_server_log", name, lines });
+
+/** The first event of a session (the mock's `start_session` answers session `s1` first). */
+export const sessionConfigured = (session_id = "s1", model = "gemini-2.5-pro") => ({
+  type: "session_configured",
+  session_id,
+  model,
+  auth: "gemini-api-key",
+  workspace_dirs: ["/home/dev/project"],
+  tools: ["read_file", "write_file", "replace"],
+});
+export const checkpointCreated = (call_id, checkpoint_id, files, scope = "full") => ({
+  type: "checkpoint_created",
+  call_id,
+  checkpoint_id,
+  scope,
+  files,
+});
+/** `files`: `[path, action]` pairs, action `reverted`, `removed` or `recreated`. */
+export const checkpointRestored = (checkpoint_id, files, undo_checkpoint_id = "undo-1") => ({
+  type: "checkpoint_restored",
+  checkpoint_id,
+  files: files.map(([path, action]) => ({ path, action })),
+  undo_checkpoint_id,
+});
+export const checkpointError = (checkpoint_id, message) => ({ type: "checkpoint_error", checkpoint_id, message });

@@ -18,6 +18,8 @@ interface MockConfig {
   mcpServers?: Record<string, unknown>[];
   /** The rejection of `mcp_authenticate` (resolves when unset). */
   mcpAuthError?: unknown;
+  /** The rejection of `restore_checkpoint` (resolves when unset; the answer is an event). */
+  restoreError?: unknown;
 }
 
 interface Call {
@@ -131,6 +133,10 @@ mockIPC(async (cmd, args) => {
     case "mcp_authenticate":
       if (config.mcpAuthError) throw config.mcpAuthError;
       return null;
+    case "restore_checkpoint":
+      if (config.restoreError) throw config.restoreError;
+      return null;
+    case "list_checkpoints":
     case "mcp_restart_server":
     case "mcp_set_server_enabled":
     case "mcp_server_log":

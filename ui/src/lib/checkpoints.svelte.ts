@@ -1,0 +1,144 @@
+// Checkpoints taken before edits, and restoring them from the edit's tool card.
+//
+// The session emits `checkpoint_created` right before an approved write_file / replace runs;
+// the card of that call then offers "Restore". A restore is an op: `restore_checkpoint` only
+// submits it, and the answer (`checkpoint_restored` / `checkpoint_error`) arrives later on the
+// session's event channel (after a running turn), matched back to the card by checkpoint id.
+// The state lives here rather than in the card's component, so a card scrolled out of the
+// virtualised list and back keeps its confirmation and result.
+import * as api from "../api";
+import type { CheckpointScope } from "../protocol/CheckpointScope";
+import type { Event } from "../protocol/Event";
+import type { RestoredFile } from "../protocol/RestoredFile";
+
+/**
+ * Whether "Restore conversation" and "Restore code and conversation" can be used. The session
+ * refuses `conversation: true` until the session history store lands; flip this then.
+ */
+export const CONVERSATION_RESTORE_AVAILABLE = false;
+/** Why the conversation choices are disabled (their tooltip) while they are not available. */
+export const CONVERSATION_RESTORE_PENDING = "Coming with session history";
+
+export type RestorePhase = "idle" | "restoring" | "restored" | "failed";
+
+/** What a restore should put back. */
+export interface RestoreChoice {
+  code: boolean;
+  conversation: boolean;
+}
+
+export class Checkpoint {
+  /** The confirmation under the card is open. */
+  confirming = $state(false);
+  phase = $state<RestorePhase>("idle");
+  /** The result line ("Restored 2 files to before this edit" or the error), once answered. */
+  result = $state<string | null>(null);
+  /** What the last restore did to each file. */
+  restored = $state.raw<RestoredFile[]>([]);
+  /** The user just opened the confirmation: its first button takes the focus once (not when
+   * the card is merely re-rendered, e.g. scrolled back into the virtualised list). */
+  private focusRequested = false;
+  /** What the last restore asked for (the result's wording depends on it). */
+  choice: RestoreChoice = { code: true, conversation: false };
+
+  constructor(
+    readonly id: string,
+    readonly callId: string,
+    readonly scope: CheckpointScope,
+    /** Workspace-relative paths the edit was about to change. */
+    readonly files: string[],
+    private readonly store: CheckpointStore,
+  ) {}
+
+  /** Opens or closes the confirmation (the card's Restore button). */
+  toggleConfirm(): void {
+    this.confirming = !this.confirming;
+    this.focusRequested = this.confirming;
+  }
+
+  /** True once after the user opened the confirmation. */
+  takeFocusRequest(): boolean {
+    const requested = this.focusRequested;
+    this.focusRequested = false;
+    return requested;
+  }
+
+  restore(choice: RestoreChoice): Promise<void> {
+    return this.store.restore(this, choice);
+  }
+}
+
+export class CheckpointStore {
+  /** The session restores go to (from `session_configured`, the first event of a session). */
+  sessionId: string | null = null;
+  private readonly byId = new Map<string, Checkpoint>();
+  /** The checkpoint whose restore was sent last: a `checkpoint_error` without an id is its. */
+  private pending: Checkpoint | null = null;
+
+  clear(): void {
+    this.sessionId = null;
+    this.byId.clear();
+    this.pending = null;
+  }
+
+  /** Records a `checkpoint_created`; the chat attaches it to the call's tool card. */
+  created(event: Extract<Event, { type: "checkpoint_created" }>): Checkpoint {
+    const checkpoint = new Checkpoint(event.checkpoint_id, event.call_id, event.scope, event.files, this);
+    this.byId.set(checkpoint.id, checkpoint);
+    return checkpoint;
+  }
+
+  /**
+   * Applies a restore's answer to the card that asked for it. Returns false when no card did
+   * (e.g. an error of listing), so the chat shows it on its own.
+   */
+  answered(event: Extract<Event, { type: "checkpoint_restored" | "checkpoint_error" }>): boolean {
+    const checkpoint = (event.checkpoint_id !== null ? this.byId.get(event.checkpoint_id) : undefined) ?? (
+      event.type === "checkpoint_error" && event.checkpoint_id === null ? this.pending : null
+    );
+    if (!checkpoint) return false;
+    if (checkpoint === this.pending) this.pending = null;
+    if (event.type === "checkpoint_restored") {
+      checkpoint.phase = "restored";
+      checkpoint.restored = event.files;
+      checkpoint.result = restoredText(event.files.length, checkpoint.choice);
+    } else {
+      checkpoint.phase = "failed";
+      checkpoint.result = `Could not restore: ${event.message}`;
+    }
+    return true;
+  }
+
+  async restore(checkpoint: Checkpoint, choice: RestoreChoice): Promise<void> {
+    if (checkpoint.phase === "restoring") return;
+    checkpoint.confirming = false;
+    checkpoint.choice = choice;
+    checkpoint.restored = [];
+    if (!this.sessionId) {
+      checkpoint.phase = "failed";
+      checkpoint.result = "Could not restore: the agent is not connected.";
+      return;
+    }
+    checkpoint.phase = "restoring";
+    checkpoint.result = null;
+    this.pending = checkpoint;
+    try {
+      await api.restoreCheckpoint(this.sessionId, checkpoint.id, choice.code, choice.conversation);
+    } catch (error) {
+      if (this.pending === checkpoint) this.pending = null;
+      checkpoint.phase = "failed";
+      checkpoint.result = `Could not restore: ${api.errorMessage(error)}`;
+    }
+  }
+}
+
+function restoredText(count: number, choice: RestoreChoice): string {
+  if (!choice.code) return "Restored the conversation to before this edit";
+  if (count === 0) {
+    return choice.conversation
+      ? "Restored the conversation; the files were already as they were before this edit"
+      : "Nothing to restore: the files are as they were before this edit";
+  }
+  const files = `${count} file${count === 1 ? "" : "s"}`;
+  return `Restored ${files}${choice.conversation ? " and the conversation" : ""} to before this edit`;
+}
