@@ -39,6 +39,11 @@ const COMMANDS: &[&str] = &[
     "auth_retry_setup",
     "auth_select_method",
     "auth_sign_out",
+    "picker_open",
+    "picker_list_dir",
+    "picker_search",
+    "picker_estimate",
+    "picker_watch",
 ];
 
 /// Shown by the app when the frontend has not been built, so `cargo check`/`clippy` of the

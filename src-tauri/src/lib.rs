@@ -5,6 +5,7 @@
 //! - [`commands`]: the `#[tauri::command]` functions the UI invokes;
 //! - [`boot`]: the app's version and workspace, handed to the page before its first IPC call;
 //! - [`sessions`]: the agent sessions and the forwarding of their events to the UI;
+//! - [`picker`]: the file-tree context picker (gd-workspace-index);
 //! - [`signin`]: the sign-in screen's and the auth status view's commands (gd-auth);
 //! - [`state`]: the state managed by Tauri and the launch options it is built from;
 //! - [`single_instance`]: what a second launch does to the running app;
@@ -23,6 +24,7 @@
 pub mod boot;
 pub mod commands;
 pub mod logging;
+pub mod picker;
 pub mod renderer;
 pub mod sessions;
 pub mod signin;
@@ -110,6 +112,11 @@ pub fn run() {
             signin::auth_retry_setup,
             signin::auth_select_method,
             signin::auth_sign_out,
+            picker::picker_open,
+            picker::picker_list_dir,
+            picker::picker_search,
+            picker::picker_estimate,
+            picker::picker_watch,
         ])
         .run(tauri::generate_context!("../tauri.conf.json"));
     if let Err(error) = result {
