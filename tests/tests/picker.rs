@@ -67,6 +67,8 @@ async fn two_files_picked_in_the_picker_reach_the_model_request() -> Result<()> 
     .await?;
     pick(&app, "hello.txt", "hello.txt").await?;
     pick(&app, "README", "README.md").await?;
+    let shot = app.screenshot("picker").await?;
+    eprintln!("screenshot: {}", shot.display());
     app.click("picker-done").await?;
     app.wait_until_gone("picker", "the picker closed").await?;
     let chips = app.attrs("picker-chip", "data-path").await?;
@@ -79,6 +81,8 @@ async fn two_files_picked_in_the_picker_reach_the_model_request() -> Result<()> 
     })
     .await?;
 
+    let shot = app.screenshot("picker-chips").await?;
+    eprintln!("screenshot: {}", shot.display());
     app.type_and_enter("prompt-input", "Summarise these files")
         .await?;
     app.wait_for_last_text("message-model", "showed the answer", |t| {
