@@ -34,7 +34,7 @@ function fakePicker() {
   };
   const ignored = { "": [file("build.log", { ignored: true })] };
   const files = ["README.md", "logo.png", "huge.bin", "src/lib.rs", "src/main.rs", "docs/maintenance.md"];
-  window.__picker = { watch: null, tree };
+  window.__picker = { watch: null, tree, root: "/home/dev/project" };
   /** A subsequence match with its indices, like the real fuzzy search (roughly). */
   const fuzzy = (path, query) => {
     const indices = [];
@@ -50,7 +50,7 @@ function fakePicker() {
   window.__gdExtraIPC = (cmd, args) => {
     switch (cmd) {
       case "picker_open":
-        return { roots: ["/home/dev/project"], building: false, files: files.length };
+        return { roots: [window.__picker.root], building: false, files: files.length };
       case "picker_list_dir":
         return [...(tree[args.path] ?? []), ...(args.showIgnored ? (ignored[args.path] ?? []) : [])];
       case "picker_search": {
@@ -210,6 +210,21 @@ describe("file picker", () => {
       window.__gd.emitTo(window.__picker.watch, { type: "changed", root: 0, added: ["NEW.md"], removed: [], dirs: [""] });
     });
     await row(app, "NEW.md").waitFor();
+    await app.close();
+  });
+
+  test("another workspace resets the tree and the picked files", async () => {
+    const app = await openPicker();
+    await row(app, "README.md").getByTestId("picker-check").check();
+    await app.tid("picker-done").click();
+    assert.equal(await app.tid("picker-chip").count(), 1);
+    await app.page.evaluate(() => (window.__picker.root = "/home/dev/other"));
+    await app.tid("picker-open").click();
+    await app.tid("picker-chips").waitFor({ state: "detached" });
+    await row(app, "README.md").waitFor();
+    assert.equal(await row(app, "README.md").getAttribute("aria-selected"), "false");
+    // A new event stream for the new index.
+    assert.equal(app.callsOf("picker_watch").length, 2);
     await app.close();
   });
 });

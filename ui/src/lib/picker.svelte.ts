@@ -84,7 +84,7 @@ export class PickerController {
     this.open = true;
     this.error = null;
     try {
-      await this.ensureRoots();
+      await this.ensureRoots(true);
     } catch (error) {
       this.error = errorMessage(error);
     }
@@ -94,11 +94,25 @@ export class PickerController {
     this.open = false;
   }
 
-  async ensureRoots(): Promise<void> {
-    if (this.roots.length > 0) return;
+  /**
+   * Asks the backend for the roots (starting its index if needed). When the workspace changed
+   * since the last time (another folder was opened), everything shown and picked is reset.
+   */
+  async ensureRoots(force = false): Promise<void> {
+    if (this.roots.length > 0 && !force) return;
     const info = await api.pickerOpen();
-    this.roots = info.roots;
     this.indexed = info.files;
+    if (info.roots[0] === this.roots[0] && this.roots.length > 0) return;
+    if (this.roots.length > 0) {
+      this.listings = {};
+      this.expanded = {};
+      this.results = [];
+      this.query = "";
+      this.clear();
+      // The old index's event stream ended with it.
+      this.#watching = false;
+    }
+    this.roots = info.roots;
     if (!this.#watching) {
       this.#watching = true;
       void api.pickerWatch((event) => this.#onIndexEvent(event)).catch(() => (this.#watching = false));
