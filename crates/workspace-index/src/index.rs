@@ -12,7 +12,8 @@
 //! to that root (`src/main.rs`), as `@path` references it; a file of
 //! another root (an include directory) by its absolute path.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -288,6 +289,9 @@ impl FileIndex {
         let mut added = Vec::new();
         let mut removed = Vec::new();
         let mut dirs = Vec::new();
+        // The names each touched folder lets through, read once per batch (a checkout can
+        // touch thousands of files in a few folders).
+        let mut visible: HashMap<PathBuf, HashSet<OsString>> = HashMap::new();
         for path in paths {
             let Some(key) = self.key(root, path) else {
                 continue;
@@ -298,7 +302,7 @@ impl FileIndex {
                 .unwrap_or_default();
             match std::fs::symlink_metadata(path) {
                 Ok(meta) => {
-                    if !self.parent_known(root, path) || !self.visible(path) {
+                    if !self.parent_known(root, path) || !self.visible(&mut visible, path) {
                         continue;
                     }
                     let mut state = lock(&self.inner.state);
@@ -371,18 +375,25 @@ impl FileIndex {
     }
 
     /// Whether the ignore rules let `path` through (its parent folder being
-    /// known to be let through).
-    fn visible(&self, path: &Path) -> bool {
+    /// known to be let through); `cache` holds the folders already read.
+    fn visible(&self, cache: &mut HashMap<PathBuf, HashSet<OsString>>, path: &Path) -> bool {
         let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
             return false;
         };
-        self.inner
-            .filtering
-            .walker(parent)
-            .max_depth(Some(1))
-            .build()
-            .filter_map(Result::ok)
-            .any(|e| e.depth() == 1 && e.file_name() == name)
+        cache
+            .entry(parent.to_path_buf())
+            .or_insert_with(|| {
+                self.inner
+                    .filtering
+                    .walker(parent)
+                    .max_depth(Some(1))
+                    .build()
+                    .filter_map(Result::ok)
+                    .filter(|e| e.depth() == 1)
+                    .map(|e| e.file_name().to_owned())
+                    .collect()
+            })
+            .contains(name)
     }
 
     /// Indexes everything below a new folder; returns the added keys.
