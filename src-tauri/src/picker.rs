@@ -56,7 +56,8 @@ impl Picker {
         if let Some(current) = active.as_ref().filter(|a| a.workspace == workspace) {
             return current.clone();
         }
-        let (roots, filtering) = picker_config(workspace);
+        let home = gd_core::launch::home_dir();
+        let (roots, filtering) = picker_config(workspace, home);
         let index = FileIndex::new(roots, filtering);
         index.start_build();
         let watcher = match Watcher::new(&index) {
@@ -78,8 +79,7 @@ impl Picker {
 
 /// The roots (workspace first, then include directories that exist) and
 /// the ignore settings, read from the settings layers like a session does.
-fn picker_config(workspace: &Path) -> (Vec<PathBuf>, Filtering) {
-    let home = gd_core::launch::home_dir();
+fn picker_config(workspace: &Path, home: Option<PathBuf>) -> (Vec<PathBuf>, Filtering) {
     let env = gd_core::launch::Env::load(workspace, home.as_deref());
     let getter = |name: &str| env.get(name);
     let options = gd_settings::layers::LoadOptions {
@@ -225,4 +225,36 @@ pub fn picker_watch(
         })
         .map_err(internal)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roots_and_filtering_come_from_the_settings() {
+        let temp = tempfile::tempdir().unwrap();
+        let home = temp.path().join("home");
+        let ws = temp.path().join("ws");
+        let shared = temp.path().join("shared");
+        for dir in [&home, &ws.join(".gemini"), &shared] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        std::fs::write(
+            ws.join(".gemini/settings.json"),
+            r#"{"context": {"includeDirectories": ["../shared", "../missing"],
+                "fileFiltering": {"respectGitIgnore": false}}}"#,
+        )
+        .unwrap();
+        let ws = ws.canonicalize().unwrap();
+        let (roots, filtering) = picker_config(&ws, Some(home));
+        assert_eq!(roots, [ws.clone(), shared.canonicalize().unwrap()]);
+        assert!(!filtering.respect_git_ignore && filtering.respect_gemini_ignore);
+
+        // Broken settings: the workspace alone, default rules.
+        std::fs::write(ws.join(".gemini/settings.json"), "{ not json").unwrap();
+        let (roots, filtering) = picker_config(&ws, None);
+        assert_eq!(roots, [ws]);
+        assert_eq!(filtering, Filtering::default());
+    }
 }
