@@ -23,7 +23,8 @@ build_packages=(
   pkg-config build-essential file libxdo-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev
   libdbus-1-dev
 )
-test_packages=(xvfb xauth webkit2gtk-driver dbus xdotool imagemagick git gnome-keyring dbus-x11 libsecret-tools chromium python3-venv)
+test_packages=(xvfb xauth webkit2gtk-driver dbus xdotool imagemagick git gnome-keyring dbus-x11 libsecret-tools chromium python3-venv
+  fd-find) # fd-find: the file-picker bench compares the index build with fd
 
 packages=("${build_packages[@]}")
 $want_test && packages+=("${test_packages[@]}")

@@ -50,6 +50,11 @@ const COMMANDS: &[&str] = &[
     "history_export",
     "history_last_session",
     "history_gemini_cli_sessions",
+    "picker_open",
+    "picker_list_dir",
+    "picker_search",
+    "picker_estimate",
+    "picker_watch",
 ];
 
 /// Shown by the app when the frontend has not been built, so `cargo check`/`clippy` of the

@@ -6,6 +6,7 @@
 //! - [`boot`]: the app's version and workspace, handed to the page before its first IPC call;
 //! - [`sessions`]: the agent sessions and the forwarding of their events to the UI;
 //! - [`checkpoints`]: listing and restoring the workspace checkpoints taken before edits;
+//! - [`picker`]: the file-tree context picker (gd-workspace-index);
 //! - [`signin`]: the sign-in screen's and the auth status view's commands (gd-auth);
 //! - [`history`]: the session history commands (list, search, pages, rename, delete, export);
 //! - [`state`]: the state managed by Tauri and the launch options it is built from;
@@ -27,6 +28,7 @@ pub mod checkpoints;
 pub mod commands;
 pub mod history;
 pub mod logging;
+pub mod picker;
 pub mod renderer;
 pub mod sessions;
 pub mod signin;
@@ -126,6 +128,11 @@ pub fn run() {
             history::history_export,
             history::history_last_session,
             history::history_gemini_cli_sessions,
+            picker::picker_open,
+            picker::picker_list_dir,
+            picker::picker_search,
+            picker::picker_estimate,
+            picker::picker_watch,
         ])
         .run(tauri::generate_context!("../tauri.conf.json"));
     if let Err(error) = result {

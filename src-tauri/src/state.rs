@@ -4,6 +4,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 
+use crate::picker::Picker;
 use crate::sessions::Sessions;
 use crate::signin::SignIn;
 
@@ -114,6 +115,8 @@ pub struct AppState {
     pub sessions: Sessions,
     /// Sign-in: the auth manager and the Google sign-in in progress.
     pub signin: SignIn,
+    /// The file picker's index of the workspace (created on first use).
+    pub picker: Picker,
 }
 
 impl AppState {
@@ -122,6 +125,7 @@ impl AppState {
             workspace: RwLock::new(launch.workspace),
             sessions: Sessions::default(),
             signin: SignIn::default(),
+            picker: Picker::default(),
         }
     }
 
