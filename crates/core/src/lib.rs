@@ -14,7 +14,9 @@
 //! * [`tools`] holds the tool trait, the registry and the built-in tools;
 //! * [`context`] builds the session context (date, OS, folder structure);
 //! * [`compression`] summarises old history near the context limit;
-//! * [`loop_detection`] stops an agent that repeats itself.
+//! * [`loop_detection`] stops an agent that repeats itself;
+//! * [`memory`] loads the context files (`GEMINI.md`) into the system
+//!   instruction.
 
 pub mod agent;
 pub mod approval;
@@ -26,6 +28,7 @@ pub mod diff;
 pub mod events;
 pub mod launch;
 pub mod loop_detection;
+pub mod memory;
 pub mod policy;
 pub mod prompts;
 pub mod scheduler;

@@ -232,10 +232,19 @@ impl Session {
         };
         let tools = Arc::new(LiveTools::new(tools));
         let current = tools.current();
+        // Reading the context files is quick (bounded discovery), so the
+        // first request already carries them.
+        let memory = config
+            .memory
+            .as_ref()
+            .map(|options| crate::memory::load_memory(options, &config.workspace_dirs));
         let chat = Chat::new(
             client.clone(),
             config.model.clone(),
-            &config.system_prompt,
+            &crate::memory::system_prompt_with_memory(
+                &config.system_prompt,
+                memory.as_ref().map_or("", |m| m.text.as_str()),
+            ),
             current.declarations(),
             config.effective_generation_config(),
             config.session_id.clone(),
@@ -251,6 +260,9 @@ impl Session {
                 .collect(),
             tools: current.names(),
         });
+        if let Some(memory) = &memory {
+            sink.emit(memory.event());
+        }
         let span = info_span!("session", session_id = %config.session_id);
         if let (Some(manager), Some(events)) = (&mcp, mcp_events) {
             emit_snapshot(manager, &|e| sink.emit(e));
@@ -317,6 +329,32 @@ impl Session {
                                 }
                             }
                         }
+                        Op::RefreshMemory => {
+                            refresh_memory(&mut agent, &sink).await;
+                            continue;
+                        }
+                        Op::AddMemory { text } => {
+                            // The home the memory is read from (a test's
+                            // stand-in, or `$HOME`).
+                            let home = agent
+                                .config
+                                .memory
+                                .as_ref()
+                                .and_then(|m| m.home.clone())
+                                .or_else(crate::launch::home_dir);
+                            let added = match home {
+                                Some(home) => {
+                                    crate::memory::add_global_memory(&home, &text)
+                                }
+                                None => Err("Cannot find the home directory to save the memory."
+                                    .to_owned()),
+                            };
+                            match added {
+                                Ok(_) => refresh_memory(&mut agent, &sink).await,
+                                Err(message) => sink.emit(Event::Warning { message }),
+                            }
+                            continue;
+                        }
                         Op::Shutdown => break,
                         _ => continue,
                     };
@@ -337,6 +375,39 @@ impl Session {
             .instrument(span),
         );
         (handle, events)
+    }
+}
+
+/// Reads the context files again and puts them into the system instruction
+/// of the next request; reports them with [`Event::MemoryLoaded`].
+async fn refresh_memory(agent: &mut Agent, sink: &EventSink) {
+    let options = agent.config.memory.clone().unwrap_or_else(|| {
+        // A session configured without memory discovery still reloads the
+        // global file, so `/memory add` shows up.
+        crate::memory::DiscoveryOptions {
+            workspace: agent.config.workspace_dirs[0].clone(),
+            home: crate::launch::home_dir(),
+            file_names: vec![crate::memory::DEFAULT_CONTEXT_FILE_NAME.to_owned()],
+            max_dirs: crate::memory::DEFAULT_MAX_DIRS,
+            filtering: agent.config.file_filtering,
+        }
+    });
+    let dirs = agent.config.workspace_dirs.clone();
+    let loaded =
+        tokio::task::spawn_blocking(move || crate::memory::load_memory(&options, &dirs)).await;
+    match loaded {
+        Ok(memory) => {
+            agent
+                .chat
+                .set_system_prompt(&crate::memory::system_prompt_with_memory(
+                    &agent.config.system_prompt,
+                    &memory.text,
+                ));
+            sink.emit(memory.event());
+        }
+        Err(error) => sink.emit(Event::Warning {
+            message: format!("Refreshing the memory failed: {error}"),
+        }),
     }
 }
 

@@ -4,7 +4,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
-use crate::{ConfirmationDetails, McpDiscoveryState, McpPromptInfo, McpServerStatus};
+use crate::{
+    ConfirmationDetails, McpDiscoveryState, McpPromptInfo, McpServerStatus, MemoryFileNode,
+};
 
 /// Everything a session reports. Events of one turn arrive in order between
 /// [`Event::TurnStarted`] and [`Event::TurnComplete`].
@@ -142,6 +144,15 @@ pub enum Event {
     /// The prompts of the connected MCP servers (answers `Op::McpListPrompts`).
     McpPrompts {
         prompts: Vec<McpPromptInfo>,
+    },
+    /// The context files now in the system instruction (sent at session
+    /// start and after `Op::RefreshMemory` / `Op::AddMemory`): the top-level
+    /// files in load order, each with its import tree.
+    MemoryLoaded {
+        files: Vec<MemoryFileNode>,
+        /// Characters of memory text in the system instruction.
+        #[ts(type = "number")]
+        chars: u64,
     },
 }
 

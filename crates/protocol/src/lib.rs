@@ -10,10 +10,12 @@ mod command;
 mod confirmation;
 mod event;
 mod mcp;
+mod memory;
 mod op;
 
 pub use command::*;
 pub use confirmation::*;
 pub use event::*;
 pub use mcp::*;
+pub use memory::*;
 pub use op::*;

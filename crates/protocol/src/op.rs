@@ -52,6 +52,14 @@ pub enum Op {
         name: String,
         arguments: BTreeMap<String, String>,
     },
+    /// Read the context files (`GEMINI.md`…) again and use them from the
+    /// next request on; answered by `Event::MemoryLoaded`. Queued behind a
+    /// running turn.
+    RefreshMemory,
+    /// Remember a fact in the global `~/.gemini/GEMINI.md` (what
+    /// `save_memory` does), then refresh the memory. Queued behind a running
+    /// turn.
+    AddMemory { text: String },
 }
 
 /// One piece of user input.

@@ -7,6 +7,7 @@ import type { McpPromptInfo } from "./McpPromptInfo";
 import type { McpServerState } from "./McpServerState";
 import type { McpToolInfo } from "./McpToolInfo";
 import type { McpTransportKind } from "./McpTransportKind";
+import type { MemoryFileNode } from "./MemoryFileNode";
 import type { ToolCallState } from "./ToolCallState";
 import type { ToolCallStatus } from "./ToolCallStatus";
 import type { TurnStatus } from "./TurnStatus";
@@ -73,4 +74,8 @@ restarts: number,
  * While `authenticating`: the authorization page the browser was sent
  * to, for a "open it yourself" link.
  */
-auth_url?: string, } | { "type": "mcp_discovery", state: McpDiscoveryState, } | { "type": "mcp_server_log", name: string, lines: Array<string>, } | { "type": "mcp_prompts", prompts: Array<McpPromptInfo>, };
+auth_url?: string, } | { "type": "mcp_discovery", state: McpDiscoveryState, } | { "type": "mcp_server_log", name: string, lines: Array<string>, } | { "type": "mcp_prompts", prompts: Array<McpPromptInfo>, } | { "type": "memory_loaded", files: Array<MemoryFileNode>, 
+/**
+ * Characters of memory text in the system instruction.
+ */
+chars: number, };
