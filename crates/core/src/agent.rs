@@ -104,8 +104,6 @@ impl Agent {
         sink: &EventSink,
     ) -> TurnStatus {
         self.loops.reset();
-        let mut message = self.user_message(items);
-        let prompt_id = self.chat.next_prompt_id();
         let tool_ctx = ToolContext {
             workspace_dirs: Arc::new(self.config.workspace_dirs.clone()),
             file_filtering: self.config.file_filtering,
@@ -114,6 +112,8 @@ impl Agent {
             output: None,
             confirmed: false,
         };
+        let mut message = self.user_message(items, &tool_ctx, sink).await;
+        let prompt_id = self.chat.next_prompt_id();
         loop {
             if let Some(max) = self.config.max_session_turns
                 && self.requests_made >= max
@@ -183,8 +183,15 @@ impl Agent {
         }
     }
 
-    /// The first message of a session carries the session context.
-    fn user_message(&self, items: Vec<InputItem>) -> Content {
+    /// The first message of a session carries the session context. `@path`
+    /// references in the text are expanded ([`crate::at_refs`]); those that
+    /// cannot be used are reported as warnings.
+    async fn user_message(
+        &self,
+        items: Vec<InputItem>,
+        ctx: &ToolContext,
+        sink: &EventSink,
+    ) -> Content {
         let mut parts = Vec::with_capacity(items.len() + 1);
         if self.chat.history().is_empty() {
             parts.push(Part::text(session_context(
@@ -196,7 +203,15 @@ impl Agent {
         }
         for item in items {
             match item {
-                InputItem::Text { text } => parts.push(Part::text(text)),
+                InputItem::Text { text } => match crate::at_refs::expand_prompt(&text, ctx).await {
+                    Some(expanded) => {
+                        for message in expanded.problems {
+                            sink.emit(Event::Warning { message });
+                        }
+                        parts.extend(expanded.parts);
+                    }
+                    None => parts.push(Part::text(text)),
+                },
             }
         }
         Content::user(parts)

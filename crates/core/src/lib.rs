@@ -20,6 +20,7 @@
 
 pub mod agent;
 pub mod approval;
+pub mod at_refs;
 pub mod chat;
 pub mod compression;
 pub mod config;
