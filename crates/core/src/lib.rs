@@ -22,6 +22,7 @@ pub mod agent;
 pub mod approval;
 pub mod at_refs;
 pub mod chat;
+pub mod commands;
 pub mod compression;
 pub mod config;
 pub mod context;

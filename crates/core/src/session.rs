@@ -35,6 +35,8 @@ pub struct SessionHandle {
     mcp: Option<McpManager>,
     events: WeakEventSink,
     finished: CancellationToken,
+    /// Where custom commands are read from: the home and workspace.
+    commands_from: (Option<std::path::PathBuf>, std::path::PathBuf),
 }
 
 impl std::fmt::Debug for SessionHandle {
@@ -126,6 +128,19 @@ impl SessionHandle {
                     Ok(lines) => self.events.emit(Event::McpServerLog { name, lines }),
                     Err(message) => self.report::<()>(Err(message)),
                 }
+                Ok(())
+            }
+            Op::ListCommands => {
+                self.ensure_open()?;
+                let (home, workspace) = &self.commands_from;
+                let (commands, problems) =
+                    crate::commands::load_commands(home.as_deref(), workspace);
+                for message in problems {
+                    self.events.emit(Event::Warning { message });
+                }
+                self.events.emit(Event::Commands {
+                    commands: crate::commands::list(&commands),
+                });
                 Ok(())
             }
             Op::McpListPrompts => {
@@ -229,6 +244,14 @@ impl Session {
             mcp: mcp.clone(),
             events: sink.downgrade(),
             finished: finished.clone(),
+            commands_from: (
+                config
+                    .memory
+                    .as_ref()
+                    .and_then(|m| m.home.clone())
+                    .or_else(crate::launch::home_dir),
+                config.workspace_dirs[0].clone(),
+            ),
         };
         let tools = Arc::new(LiveTools::new(tools));
         let current = tools.current();

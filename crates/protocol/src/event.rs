@@ -6,6 +6,7 @@ use ts_rs::TS;
 
 use crate::{
     ConfirmationDetails, McpDiscoveryState, McpPromptInfo, McpServerStatus, MemoryFileNode,
+    SlashCommandInfo,
 };
 
 /// Everything a session reports. Events of one turn arrive in order between
@@ -153,6 +154,11 @@ pub enum Event {
         /// Characters of memory text in the system instruction.
         #[ts(type = "number")]
         chars: u64,
+    },
+    /// The slash commands available (answers `Op::ListCommands`), built-in
+    /// ones first, then custom ones by name.
+    Commands {
+        commands: Vec<SlashCommandInfo>,
     },
 }
 

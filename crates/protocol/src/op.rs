@@ -60,6 +60,10 @@ pub enum Op {
     /// `save_memory` does), then refresh the memory. Queued behind a running
     /// turn.
     AddMemory { text: String },
+    /// List the slash commands for autocomplete (`Event::Commands`); custom
+    /// commands are read from disk each time. A user turn whose text starts
+    /// with `/name` of a custom command runs it. Takes effect immediately.
+    ListCommands,
 }
 
 /// One piece of user input.

@@ -8,6 +8,7 @@ import type { McpServerState } from "./McpServerState";
 import type { McpToolInfo } from "./McpToolInfo";
 import type { McpTransportKind } from "./McpTransportKind";
 import type { MemoryFileNode } from "./MemoryFileNode";
+import type { SlashCommandInfo } from "./SlashCommandInfo";
 import type { ToolCallState } from "./ToolCallState";
 import type { ToolCallStatus } from "./ToolCallStatus";
 import type { TurnStatus } from "./TurnStatus";
@@ -78,4 +79,4 @@ auth_url?: string, } | { "type": "mcp_discovery", state: McpDiscoveryState, } | 
 /**
  * Characters of memory text in the system instruction.
  */
-chars: number, };
+chars: number, } | { "type": "commands", commands: Array<SlashCommandInfo>, };

@@ -9,4 +9,4 @@ export type Op = { "type": "user_turn", items: Array<InputItem>, } | { "type": "
 /**
  * The user's edited content, with `ModifyWithEditor`.
  */
-content: string | null, } | { "type": "mcp_status" } | { "type": "mcp_restart_server", name: string, } | { "type": "mcp_set_server_enabled", name: string, enabled: boolean, } | { "type": "mcp_authenticate", name: string, } | { "type": "mcp_server_log", name: string, } | { "type": "mcp_list_prompts" } | { "type": "mcp_run_prompt", server: string, name: string, arguments: { [key in string]: string }, } | { "type": "refresh_memory" } | { "type": "add_memory", text: string, };
+content: string | null, } | { "type": "mcp_status" } | { "type": "mcp_restart_server", name: string, } | { "type": "mcp_set_server_enabled", name: string, enabled: boolean, } | { "type": "mcp_authenticate", name: string, } | { "type": "mcp_server_log", name: string, } | { "type": "mcp_list_prompts" } | { "type": "mcp_run_prompt", server: string, name: string, arguments: { [key in string]: string }, } | { "type": "refresh_memory" } | { "type": "add_memory", text: string, } | { "type": "list_commands" };
