@@ -256,6 +256,8 @@ export class ChatStore {
       case "mcp_discovery":
       case "mcp_server_log":
       case "mcp_prompts":
+      case "memory_loaded":
+      case "commands":
         return false;
     }
   }
