@@ -272,7 +272,9 @@ impl Agent {
                 Piece::Shell(command_line) => {
                     let call = crate::chat::ToolCallRequest {
                         call_id: format!("{name}-shell-{index}"),
-                        name: crate::tools::shell::RunShellCommand::NAME.to_owned(),
+                        // By name: the shell tool only exists on Unix; elsewhere
+                        // the scheduler reports it as unknown.
+                        name: "run_shell_command".to_owned(),
                         args: serde_json::json!({
                             "command": command_line,
                             "description": format!("Part of the custom command /{name}"),
