@@ -37,6 +37,9 @@ pub struct SessionHandle {
     finished: CancellationToken,
     /// Where custom commands are read from: the home and workspace.
     commands_from: (Option<std::path::PathBuf>, std::path::PathBuf),
+    /// Broken command files already reported, so listing again (each `/`
+    /// typed) does not repeat the warning.
+    reported_command_problems: Arc<Mutex<Vec<String>>>,
 }
 
 impl std::fmt::Debug for SessionHandle {
@@ -135,8 +138,15 @@ impl SessionHandle {
                 let (home, workspace) = &self.commands_from;
                 let (commands, problems) =
                     crate::commands::load_commands(home.as_deref(), workspace);
+                let mut reported = self
+                    .reported_command_problems
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
                 for message in problems {
-                    self.events.emit(Event::Warning { message });
+                    if !reported.contains(&message) {
+                        reported.push(message.clone());
+                        self.events.emit(Event::Warning { message });
+                    }
                 }
                 self.events.emit(Event::Commands {
                     commands: crate::commands::list(&commands),
@@ -252,6 +262,7 @@ impl Session {
                     .or_else(crate::launch::home_dir),
                 config.workspace_dirs[0].clone(),
             ),
+            reported_command_problems: Arc::default(),
         };
         let tools = Arc::new(LiveTools::new(tools));
         let current = tools.current();

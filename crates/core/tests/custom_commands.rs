@@ -109,6 +109,15 @@ async fn commands_are_listed_with_built_ins_and_project_wins() {
     assert_eq!(commands[7].description, "Project review");
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0].contains("broken.toml"), "{warnings:?}");
+    // Listing again (each `/` typed in the composer) does not repeat it.
+    h.handle.submit(Op::ListCommands).unwrap();
+    loop {
+        match h.events.recv().await.unwrap() {
+            Event::Commands { .. } => break,
+            Event::Warning { message } => panic!("repeated warning: {message}"),
+            _ => {}
+        }
+    }
 }
 
 #[tokio::test]
