@@ -208,6 +208,31 @@ pub fn mcp_status(state: State<'_, AppState>, session_id: String) -> Result<(), 
     state.sessions.submit(&session_id, Op::McpStatus)
 }
 
+/// Reads the context files (GEMINI.md…) again; the `memory_loaded` event
+/// with the import tree follows on the session's channel.
+#[tauri::command]
+pub fn refresh_memory(state: State<'_, AppState>, session_id: String) -> Result<(), CommandError> {
+    state.sessions.submit(&session_id, Op::RefreshMemory)
+}
+
+/// Remembers a fact in `~/.gemini/GEMINI.md` (as `save_memory` does), then
+/// refreshes the memory (`memory_loaded` follows).
+#[tauri::command]
+pub fn add_memory(
+    state: State<'_, AppState>,
+    session_id: String,
+    text: String,
+) -> Result<(), CommandError> {
+    state.sessions.submit(&session_id, Op::AddMemory { text })
+}
+
+/// Asks for the slash commands (built-in and custom) for the composer's
+/// autocomplete; answered by a `commands` event.
+#[tauri::command]
+pub fn list_commands(state: State<'_, AppState>, session_id: String) -> Result<(), CommandError> {
+    state.sessions.submit(&session_id, Op::ListCommands)
+}
+
 /// Stops an MCP server and starts it again; its status events follow on
 /// the session's channel.
 #[tauri::command]

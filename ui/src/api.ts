@@ -146,6 +146,21 @@ export function mcpStatus(sessionId: string): Promise<void> {
   return invoke("mcp_status", { sessionId });
 }
 
+/** Reads the context files again; a `memory_loaded` event with the import tree follows. */
+export function refreshMemory(sessionId: string): Promise<void> {
+  return invoke("refresh_memory", { sessionId });
+}
+
+/** Remembers a fact in ~/.gemini/GEMINI.md, then refreshes the memory (`memory_loaded` follows). */
+export function addMemory(sessionId: string, text: string): Promise<void> {
+  return invoke("add_memory", { sessionId, text });
+}
+
+/** Asks for the slash commands (built-in and custom); a `commands` event answers. */
+export function listCommands(sessionId: string): Promise<void> {
+  return invoke("list_commands", { sessionId });
+}
+
 /** Stops an MCP server and starts it again; its status events follow on the channel. */
 export function mcpRestartServer(sessionId: string, name: string): Promise<void> {
   return invoke("mcp_restart_server", { sessionId, name });

@@ -143,6 +143,8 @@ impl Agent {
         sink: &EventSink,
     ) -> TurnStatus {
         self.loops.reset();
+        // The prompt as typed, for the history (the model gets it with its @-references
+        // expanded).
         let typed = items
             .iter()
             .map(|item| match item {
@@ -150,12 +152,6 @@ impl Agent {
             })
             .collect::<Vec<_>>()
             .join("\n");
-        let mut message = self.user_message(items);
-        let mut pending = Pending::Prompt(typed);
-        let prompt_id = self.chat.next_prompt_id();
-        if let Some(checkpoints) = self.scheduler.checkpoints() {
-            checkpoints.set_message_id(Some(prompt_id.clone()));
-        }
         let tool_ctx = ToolContext {
             workspace_dirs: Arc::new(self.config.workspace_dirs.clone()),
             file_filtering: self.config.file_filtering,
@@ -164,6 +160,16 @@ impl Agent {
             output: None,
             confirmed: false,
         };
+        let parts = match self.prompt_parts(items, &tool_ctx, sink).await {
+            Ok(parts) => parts,
+            Err(status) => return status,
+        };
+        let mut message = self.user_message(parts);
+        let mut pending = Pending::Prompt(typed);
+        let prompt_id = self.chat.next_prompt_id();
+        if let Some(checkpoints) = self.scheduler.checkpoints() {
+            checkpoints.set_message_id(Some(prompt_id.clone()));
+        }
         loop {
             if let Some(max) = self.config.max_session_turns
                 && self.requests_made >= max
@@ -257,9 +263,156 @@ impl Agent {
         }
     }
 
+    /// The user's input as parts: a custom command (`/name args`) is
+    /// expanded ([`crate::commands`]), `@path` references are expanded
+    /// ([`crate::at_refs`]) and the ones that cannot be used are reported as
+    /// warnings. A custom command that cannot run ends the turn early.
+    async fn prompt_parts(
+        &mut self,
+        items: Vec<InputItem>,
+        ctx: &ToolContext,
+        sink: &EventSink,
+    ) -> Result<Vec<Part>, TurnStatus> {
+        let mut parts = Vec::new();
+        for item in items {
+            let InputItem::Text { text } = item;
+            if let Some(command_parts) = self.custom_command(&text, ctx, sink).await? {
+                parts.extend(command_parts);
+                continue;
+            }
+            match crate::at_refs::expand_prompt(&text, ctx).await {
+                Some(expanded) => {
+                    for message in expanded.problems {
+                        sink.emit(Event::Warning { message });
+                    }
+                    parts.extend(expanded.parts);
+                }
+                None => parts.push(Part::text(text)),
+            }
+        }
+        Ok(parts)
+    }
+
+    /// The home directory commands and memory are read from.
+    pub fn user_home(&self) -> Option<std::path::PathBuf> {
+        self.config
+            .memory
+            .as_ref()
+            .and_then(|m| m.home.clone())
+            .or_else(crate::launch::home_dir)
+    }
+
+    /// Expands `text` if it invokes a custom command: `Ok(None)` when it
+    /// does not. `!{…}` pieces run as `run_shell_command` calls through the
+    /// scheduler (policy, confirmation and events as for the model's calls).
+    async fn custom_command(
+        &mut self,
+        text: &str,
+        ctx: &ToolContext,
+        sink: &EventSink,
+    ) -> Result<Option<Vec<Part>>, TurnStatus> {
+        use crate::commands::template::{Piece, expand};
+        let Some((name, args)) = crate::commands::parse_invocation(text) else {
+            return Ok(None);
+        };
+        if crate::commands::BUILT_IN.iter().any(|(n, _)| *n == name) {
+            return Ok(None);
+        }
+        let (commands, _) = crate::commands::load_commands(
+            self.user_home().as_deref(),
+            self.config.primary_workspace(),
+        );
+        let Some(command) = commands.get(name) else {
+            return Ok(None);
+        };
+        let fail = |message: String| {
+            sink.emit(Event::Error {
+                kind: ErrorKind::Internal,
+                message,
+                status: None,
+                fatal: true,
+            });
+            TurnStatus::Failed
+        };
+        let pieces = expand(&command.prompt, name, args).map_err(|e| {
+            fail(format!(
+                "Custom command /{name} ({}): {e}",
+                command.path.display()
+            ))
+        })?;
+        let mut text_out = String::new();
+        let mut parts = Vec::new();
+        for (index, piece) in pieces.into_iter().enumerate() {
+            match piece {
+                Piece::Text(t) => text_out.push_str(&t),
+                Piece::Shell(command_line) => {
+                    let call = crate::chat::ToolCallRequest {
+                        call_id: format!("{name}-shell-{index}"),
+                        // By name: the shell tool only exists on Unix; elsewhere
+                        // the scheduler reports it as unknown.
+                        name: "run_shell_command".to_owned(),
+                        args: serde_json::json!({
+                            "command": command_line,
+                            "description": format!("Part of the custom command /{name}"),
+                        }),
+                    };
+                    let batch = self.scheduler.run(&[call], ctx, sink).await;
+                    if batch.declined {
+                        sink.emit(Event::Warning {
+                            message: format!(
+                                "/{name} was not run: its shell command was not allowed."
+                            ),
+                        });
+                        return Err(TurnStatus::Declined);
+                    }
+                    let Some(done) = batch.completed.into_iter().next() else {
+                        return Err(fail(format!("/{name}: the shell command did not run.")));
+                    };
+                    match done.status {
+                        gd_protocol::ToolCallStatus::Success => text_out
+                            .push_str(done.display.as_deref().unwrap_or_default().trim_end()),
+                        gd_protocol::ToolCallStatus::Cancelled => {
+                            return Err(TurnStatus::Cancelled);
+                        }
+                        gd_protocol::ToolCallStatus::Error => {
+                            return Err(fail(format!(
+                                "/{name}: the shell command `{command_line}` failed: {}",
+                                done.error.unwrap_or_default()
+                            )));
+                        }
+                    }
+                }
+                Piece::File(path) => {
+                    let content =
+                        crate::at_refs::read_references(std::slice::from_ref(&path), ctx).await;
+                    if !content.problems.is_empty() {
+                        return Err(fail(format!(
+                            "/{name}: @{{{path}}} cannot be used: {}",
+                            content.problems.join(" ")
+                        )));
+                    }
+                    if !text_out.is_empty() {
+                        parts.push(Part::text(std::mem::take(&mut text_out)));
+                    }
+                    // Only the content itself, without the reference markers.
+                    let inner = content.parts.len().saturating_sub(1);
+                    parts.extend(content.parts.into_iter().take(inner).skip(1).filter(|p| {
+                        !p.text
+                            .as_deref()
+                            .is_some_and(|t| t.starts_with("\nContent from @"))
+                    }));
+                }
+            }
+        }
+        if !text_out.is_empty() {
+            parts.push(Part::text(text_out));
+        }
+        Ok(Some(parts))
+    }
+
     /// The first message of a session carries the session context.
-    fn user_message(&self, items: Vec<InputItem>) -> Content {
-        let mut parts = Vec::with_capacity(items.len() + 1);
+    fn user_message(&self, prompt: Vec<Part>) -> Content {
+        let mut parts = Vec::with_capacity(prompt.len() + 1);
         if self.chat.history().is_empty() {
             parts.push(Part::text(session_context(
                 &self.config.workspace_dirs,
@@ -268,11 +421,7 @@ impl Agent {
                 Local::now(),
             )));
         }
-        for item in items {
-            match item {
-                InputItem::Text { text } => parts.push(Part::text(text)),
-            }
-        }
+        parts.extend(prompt);
         Content::user(parts)
     }
 

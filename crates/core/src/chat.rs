@@ -106,6 +106,12 @@ impl Chat {
         }
     }
 
+    /// The system instruction from the next request on (after the memory
+    /// was refreshed).
+    pub fn set_system_prompt(&mut self, system_prompt: &str) {
+        self.system_instruction = Content::user_text(system_prompt);
+    }
+
     /// The tools declared from the next request on.
     pub fn set_tools(&mut self, tools: Vec<FunctionDeclaration>) {
         self.tools = tools;

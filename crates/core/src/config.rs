@@ -40,7 +40,10 @@ pub struct SessionConfig {
     pub max_session_turns: Option<u32>,
     /// Fraction of the model's context window at which history is compressed.
     pub compression_threshold: f64,
+    /// The system prompt without memory; the session appends the memory.
     pub system_prompt: String,
+    /// Where to look for context files (`GEMINI.md`); `None` loads none.
+    pub memory: Option<crate::memory::DiscoveryOptions>,
     pub file_filtering: FileFiltering,
     pub loop_detection: bool,
     /// Generation settings; `None` picks the defaults for the model.
@@ -65,6 +68,7 @@ impl SessionConfig {
             max_session_turns: None,
             compression_threshold: crate::compression::DEFAULT_THRESHOLD,
             system_prompt,
+            memory: None,
             file_filtering: FileFiltering::default(),
             loop_detection: true,
             generation_config: None,

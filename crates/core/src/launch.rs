@@ -105,6 +105,25 @@ pub struct Launch {
     pub warnings: Vec<String>,
 }
 
+/// The context file names from `context.fileName` (`GEMINI.md` by default).
+pub fn context_file_names(settings: &Settings) -> Vec<String> {
+    let names: Vec<String> = settings
+        .context
+        .file_name
+        .as_ref()
+        .map(|n| n.to_vec())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|n| n.trim().to_owned())
+        .filter(|n| !n.is_empty() && !n.contains(['/', '\\']))
+        .collect();
+    if names.is_empty() {
+        vec![crate::memory::DEFAULT_CONTEXT_FILE_NAME.to_owned()]
+    } else {
+        names
+    }
+}
+
 /// Reads settings and environment and builds the session's parts.
 pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     let workspace = options.workspace.canonicalize().map_err(|e| {
@@ -203,6 +222,16 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
             .unwrap_or(true),
     };
     config.generation_config = Some(default_generation_config(&model));
+    config.memory = Some(crate::memory::DiscoveryOptions {
+        workspace: config.workspace_dirs[0].clone(),
+        home: home_dir(),
+        file_names: context_file_names(&settings),
+        max_dirs: settings
+            .context
+            .discovery_max_dirs
+            .unwrap_or(crate::memory::DEFAULT_MAX_DIRS),
+        filtering: config.file_filtering,
+    });
 
     let mut warnings = Vec::new();
     let home = home_dir();

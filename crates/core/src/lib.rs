@@ -18,11 +18,15 @@
 //! * [`loop_detection`] stops an agent that repeats itself;
 //! * [`history`] records every message into the session history store
 //!   (gd-store) before the next request, and resumes stored sessions.
+//! * [`memory`] loads the context files (`GEMINI.md`) into the system
+//!   instruction.
 
 pub mod agent;
 pub mod approval;
+pub mod at_refs;
 pub mod chat;
 pub mod checkpoint;
+pub mod commands;
 pub mod compression;
 pub mod config;
 pub mod context;
@@ -31,6 +35,7 @@ pub mod events;
 pub mod history;
 pub mod launch;
 pub mod loop_detection;
+pub mod memory;
 pub mod policy;
 pub mod prompts;
 pub mod scheduler;

@@ -37,6 +37,11 @@ pub struct SessionHandle {
     mcp: Option<McpManager>,
     events: WeakEventSink,
     finished: CancellationToken,
+    /// Where custom commands are read from: the home and workspace.
+    commands_from: (Option<std::path::PathBuf>, std::path::PathBuf),
+    /// Broken command files already reported, so listing again (each `/`
+    /// typed) does not repeat the warning.
+    reported_command_problems: Arc<Mutex<Vec<String>>>,
 }
 
 impl std::fmt::Debug for SessionHandle {
@@ -128,6 +133,26 @@ impl SessionHandle {
                     Ok(lines) => self.events.emit(Event::McpServerLog { name, lines }),
                     Err(message) => self.report::<()>(Err(message)),
                 }
+                Ok(())
+            }
+            Op::ListCommands => {
+                self.ensure_open()?;
+                let (home, workspace) = &self.commands_from;
+                let (commands, problems) =
+                    crate::commands::load_commands(home.as_deref(), workspace);
+                let mut reported = self
+                    .reported_command_problems
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                for message in problems {
+                    if !reported.contains(&message) {
+                        reported.push(message.clone());
+                        self.events.emit(Event::Warning { message });
+                    }
+                }
+                self.events.emit(Event::Commands {
+                    commands: crate::commands::list(&commands),
+                });
                 Ok(())
             }
             Op::McpListPrompts => {
@@ -245,13 +270,31 @@ impl Session {
             mcp: mcp.clone(),
             events: sink.downgrade(),
             finished: finished.clone(),
+            commands_from: (
+                config
+                    .memory
+                    .as_ref()
+                    .and_then(|m| m.home.clone())
+                    .or_else(crate::launch::home_dir),
+                config.workspace_dirs[0].clone(),
+            ),
+            reported_command_problems: Arc::default(),
         };
         let tools = Arc::new(LiveTools::new(tools));
         let current = tools.current();
+        // Reading the context files is quick (bounded discovery), so the
+        // first request already carries them.
+        let memory = config
+            .memory
+            .as_ref()
+            .map(|options| crate::memory::load_memory(options, &config.workspace_dirs));
         let mut chat = Chat::new(
             client.clone(),
             config.model.clone(),
-            &config.system_prompt,
+            &crate::memory::system_prompt_with_memory(
+                &config.system_prompt,
+                memory.as_ref().map_or("", |m| m.text.as_str()),
+            ),
             current.declarations(),
             config.effective_generation_config(),
             config.session_id.clone(),
@@ -267,6 +310,9 @@ impl Session {
                 .collect(),
             tools: current.names(),
         });
+        if let Some(memory) = &memory {
+            sink.emit(memory.event());
+        }
         if let Some(recorder) = history.as_mut() {
             let resumed = recorder.take_initial_history();
             if !resumed.is_empty() {
@@ -380,6 +426,32 @@ impl Session {
                             }
                             continue;
                         }
+                        Op::RefreshMemory => {
+                            refresh_memory(&mut agent, &sink).await;
+                            continue;
+                        }
+                        Op::AddMemory { text } => {
+                            // The home the memory is read from (a test's
+                            // stand-in, or `$HOME`).
+                            let home = agent
+                                .config
+                                .memory
+                                .as_ref()
+                                .and_then(|m| m.home.clone())
+                                .or_else(crate::launch::home_dir);
+                            let added = match home {
+                                Some(home) => {
+                                    crate::memory::add_global_memory(&home, &text)
+                                }
+                                None => Err("Cannot find the home directory to save the memory."
+                                    .to_owned()),
+                            };
+                            match added {
+                                Ok(_) => refresh_memory(&mut agent, &sink).await,
+                                Err(message) => sink.emit(Event::Warning { message }),
+                            }
+                            continue;
+                        }
                         Op::Shutdown => break,
                         _ => continue,
                     };
@@ -474,6 +546,39 @@ async fn restore_checkpoint(
             undo_checkpoint_id: report.undo,
         }),
         Err(e) => refuse(format!("Cannot restore checkpoint {checkpoint_id}: {e}")),
+    }
+}
+
+/// Reads the context files again and puts them into the system instruction
+/// of the next request; reports them with [`Event::MemoryLoaded`].
+async fn refresh_memory(agent: &mut Agent, sink: &EventSink) {
+    let options = agent.config.memory.clone().unwrap_or_else(|| {
+        // A session configured without memory discovery still reloads the
+        // global file, so `/memory add` shows up.
+        crate::memory::DiscoveryOptions {
+            workspace: agent.config.workspace_dirs[0].clone(),
+            home: crate::launch::home_dir(),
+            file_names: vec![crate::memory::DEFAULT_CONTEXT_FILE_NAME.to_owned()],
+            max_dirs: crate::memory::DEFAULT_MAX_DIRS,
+            filtering: agent.config.file_filtering,
+        }
+    });
+    let dirs = agent.config.workspace_dirs.clone();
+    let loaded =
+        tokio::task::spawn_blocking(move || crate::memory::load_memory(&options, &dirs)).await;
+    match loaded {
+        Ok(memory) => {
+            agent
+                .chat
+                .set_system_prompt(&crate::memory::system_prompt_with_memory(
+                    &agent.config.system_prompt,
+                    &memory.text,
+                ));
+            sink.emit(memory.event());
+        }
+        Err(error) => sink.emit(Event::Warning {
+            message: format!("Refreshing the memory failed: {error}"),
+        }),
     }
 }
 

@@ -6,7 +6,7 @@ use ts_rs::TS;
 
 use crate::{
     CheckpointInfo, CheckpointScope, ConfirmationDetails, McpDiscoveryState, McpPromptInfo,
-    McpServerStatus, RestoredFile,
+    McpServerStatus, MemoryFileNode, RestoredFile, SlashCommandInfo,
 };
 
 /// Everything a session reports. Events of one turn arrive in order between
@@ -193,6 +193,20 @@ pub enum Event {
     Rewound {
         message_id: String,
         removed: u32,
+    },
+    /// The context files now in the system instruction (sent at session
+    /// start and after `Op::RefreshMemory` / `Op::AddMemory`): the top-level
+    /// files in load order, each with its import tree.
+    MemoryLoaded {
+        files: Vec<MemoryFileNode>,
+        /// Characters of memory text in the system instruction.
+        #[ts(type = "number")]
+        chars: u64,
+    },
+    /// The slash commands available (answers `Op::ListCommands`), built-in
+    /// ones first, then custom ones by name.
+    Commands {
+        commands: Vec<SlashCommandInfo>,
     },
 }
 

@@ -11,6 +11,7 @@ mod command;
 mod confirmation;
 mod event;
 mod mcp;
+mod memory;
 mod op;
 
 pub use checkpoint::*;
@@ -18,4 +19,5 @@ pub use command::*;
 pub use confirmation::*;
 pub use event::*;
 pub use mcp::*;
+pub use memory::*;
 pub use op::*;

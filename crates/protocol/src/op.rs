@@ -71,6 +71,18 @@ pub enum Op {
     /// non-fatal `Event::Error` when the id is unknown or the session is not
     /// recorded. Runs between turns.
     Rewind { message_id: String },
+    /// Read the context files (`GEMINI.md`…) again and use them from the
+    /// next request on; answered by `Event::MemoryLoaded`. Queued behind a
+    /// running turn.
+    RefreshMemory,
+    /// Remember a fact in the global `~/.gemini/GEMINI.md` (what
+    /// `save_memory` does), then refresh the memory. Queued behind a running
+    /// turn.
+    AddMemory { text: String },
+    /// List the slash commands for autocomplete (`Event::Commands`); custom
+    /// commands are read from disk each time. A user turn whose text starts
+    /// with `/name` of a custom command runs it. Takes effect immediately.
+    ListCommands,
 }
 
 /// One piece of user input.

@@ -117,6 +117,9 @@ pub struct ContextSettings {
     /// `context.fileName`: one name or a list (GEMINI.md by default).
     pub file_name: Option<OneOrMany>,
     pub include_directories: Vec<String>,
+    /// `context.discoveryMaxDirs`: how many directories below the workspace
+    /// the context-file discovery visits at most (200 by default).
+    pub discovery_max_dirs: Option<usize>,
     pub file_filtering: FileFilteringSettings,
 }
 

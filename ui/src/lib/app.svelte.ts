@@ -5,8 +5,10 @@ import * as api from "../api";
 import type { ApprovalMode } from "../protocol/ApprovalMode";
 import type { ConfirmationOutcome } from "../protocol/ConfirmationOutcome";
 import type { Event } from "../protocol/Event";
+import type { MemoryFileNode } from "../protocol/MemoryFileNode";
 import type { ModelChoice } from "../protocol/ModelChoice";
 import type { SessionInfo } from "../protocol/SessionInfo";
+import type { SlashCommandInfo } from "../protocol/SlashCommandInfo";
 import { AuthStore } from "./auth.svelte";
 import { ChatStore } from "./chat.svelte";
 import { type Confirmation, ConfirmationQueue } from "./confirmations.svelte";
@@ -44,6 +46,12 @@ export class AppController {
   });
   /** The MCP panel is open. */
   mcpPanelOpen = $state(false);
+  /** The context files in the system instruction (from `memory_loaded`); null until known. */
+  memory = $state.raw<{ files: MemoryFileNode[]; chars: number } | null>(null);
+  /** The memory view is open (`/memory` or `/memory show`). */
+  memoryPanelOpen = $state(false);
+  /** Slash commands for the composer's autocomplete (built-in and custom). */
+  commands = $state.raw<SlashCommandInfo[]>([]);
   /** Servers whose details (tools, stderr) are expanded in the panel. */
   private expandedServers = new Set<string>();
 
@@ -97,6 +105,8 @@ export class AppController {
     this.models = [];
     this.confirmations.clear();
     this.mcp.clear();
+    this.memory = null;
+    this.commands = [];
     let info: SessionInfo;
     try {
       info = await api.startSession((event) => {
@@ -128,6 +138,17 @@ export class AppController {
     for (const warning of info.warnings) this.chat.addNotice("warning", warning);
     void this.loadModels(info.session_id, generation);
     void this.loadMcpStatus(info.session_id);
+    void this.loadCommands(info.session_id);
+  }
+
+  /** Asks for the slash commands (answered by a `commands` event); again when `/` is typed. */
+  async loadCommands(sessionId = this.session?.session_id): Promise<void> {
+    if (!sessionId) return;
+    try {
+      await api.listCommands(sessionId);
+    } catch {
+      // No autocomplete; typed commands still work.
+    }
   }
 
   /**
@@ -196,6 +217,12 @@ export class AppController {
       case "turn_complete":
         this.confirmations.clear();
         break;
+      case "memory_loaded":
+        this.memory = { files: event.files, chars: event.chars };
+        return;
+      case "commands":
+        this.commands = event.commands;
+        return;
       case "mcp_server_status":
       case "mcp_discovery":
       case "mcp_server_log": {
@@ -226,6 +253,8 @@ export class AppController {
     const session = this.session;
     const prompt = text.trim();
     if (!session || this.busy || !prompt) return false;
+    const memory = /^\/memory(?:\s+(\S+))?\s*([\s\S]*)$/.exec(prompt);
+    if (memory) return this.memoryCommand(memory[1] ?? "show", (memory[2] ?? "").trim());
     this.chat.addUser(prompt);
     this.busy = true;
     try {
@@ -235,6 +264,54 @@ export class AppController {
       this.busy = false;
     }
     return true;
+  }
+
+  /** `/memory show|refresh|add <text>` from the composer. */
+  private async memoryCommand(action: string, text: string): Promise<boolean> {
+    switch (action) {
+      case "show":
+        this.memoryPanelOpen = true;
+        return true;
+      case "refresh":
+        this.memoryPanelOpen = true;
+        return this.refreshMemory();
+      case "add":
+        if (!text) {
+          this.chat.addNotice("warning", "Usage: /memory add <text to remember>");
+          return false;
+        }
+        return this.addMemory(text);
+      default:
+        this.chat.addNotice("warning", `Unknown /memory action "${action}": use show, refresh or add <text>.`);
+        return false;
+    }
+  }
+
+  /** Reads the context files again (the view updates on `memory_loaded`). */
+  async refreshMemory(): Promise<boolean> {
+    const session = this.session;
+    if (!session) return false;
+    try {
+      await api.refreshMemory(session.session_id);
+      return true;
+    } catch (error) {
+      this.chat.addNotice("error", `Could not refresh the memory: ${api.errorMessage(error)}`);
+      return false;
+    }
+  }
+
+  /** Saves a fact to ~/.gemini/GEMINI.md; the memory is refreshed after it. */
+  async addMemory(text: string): Promise<boolean> {
+    const session = this.session;
+    if (!session) return false;
+    try {
+      await api.addMemory(session.session_id, text);
+      this.chat.addNotice("info", `Remembered: ${text}`);
+      return true;
+    } catch (error) {
+      this.chat.addNotice("error", `Could not add the memory: ${api.errorMessage(error)}`);
+      return false;
+    }
   }
 
   async interrupt(): Promise<void> {

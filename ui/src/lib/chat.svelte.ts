@@ -263,6 +263,8 @@ export class ChatStore {
       case "mcp_discovery":
       case "mcp_server_log":
       case "mcp_prompts":
+      case "memory_loaded":
+      case "commands":
         return false;
       case "checkpoint_created": {
         const item = this.tools.get(event.call_id);

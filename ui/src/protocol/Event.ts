@@ -9,7 +9,9 @@ import type { McpPromptInfo } from "./McpPromptInfo";
 import type { McpServerState } from "./McpServerState";
 import type { McpToolInfo } from "./McpToolInfo";
 import type { McpTransportKind } from "./McpTransportKind";
+import type { MemoryFileNode } from "./MemoryFileNode";
 import type { RestoredFile } from "./RestoredFile";
+import type { SlashCommandInfo } from "./SlashCommandInfo";
 import type { ToolCallState } from "./ToolCallState";
 import type { ToolCallStatus } from "./ToolCallStatus";
 import type { TurnStatus } from "./TurnStatus";
@@ -88,4 +90,8 @@ files: Array<RestoredFile>,
 /**
  * A checkpoint of the state just before the restore, to undo it.
  */
-undo_checkpoint_id: string | null, } | { "type": "checkpoint_error", checkpoint_id: string | null, message: string, } | { "type": "message_recorded", message_id: string, seq: number, kind: string, call_ids: Array<string>, } | { "type": "session_resumed", session_id: string, messages: number, } | { "type": "rewound", message_id: string, removed: number, };
+undo_checkpoint_id: string | null, } | { "type": "checkpoint_error", checkpoint_id: string | null, message: string, } | { "type": "message_recorded", message_id: string, seq: number, kind: string, call_ids: Array<string>, } | { "type": "session_resumed", session_id: string, messages: number, } | { "type": "rewound", message_id: string, removed: number, } | { "type": "memory_loaded", files: Array<MemoryFileNode>, 
+/**
+ * Characters of memory text in the system instruction.
+ */
+chars: number, } | { "type": "commands", commands: Array<SlashCommandInfo>, };

@@ -140,6 +140,9 @@ mockIPC(async (cmd, args) => {
     case "mcp_restart_server":
     case "mcp_set_server_enabled":
     case "mcp_server_log":
+    case "refresh_memory":
+    case "add_memory":
+    case "list_commands":
     case "send_prompt":
     case "interrupt_turn":
     case "confirm_tool":

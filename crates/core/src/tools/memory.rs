@@ -86,7 +86,7 @@ impl Default for SaveMemory {
 }
 
 /// One line, without a leading list marker.
-fn normalise_fact(fact: &str) -> String {
+pub fn normalise_fact(fact: &str) -> String {
     let one_line = fact.split_whitespace().collect::<Vec<_>>().join(" ");
     one_line
         .trim_start_matches(['-', '*', ' '])

@@ -1,0 +1,241 @@
+//! `@`-references in user prompts (Gemini CLI's `@` command): `@path/to/file`,
+//! `@dir/` and paths with escaped spaces (`@my\ file.txt`) are read with the
+//! `read_many_files` tool's logic (ignore-aware; images, audio and PDFs
+//! attached as inline data because they are named explicitly) and appended
+//! to the prompt the way Gemini CLI does:
+//!
+//! ```text
+//! <the prompt as typed>
+//! --- Content from referenced files ---
+//! Content from @<path>:
+//! <content>
+//! …
+//! --- End of content ---
+//! ```
+//!
+//! References that do not exist or lie outside the workspace are reported
+//! to the user ([`Expanded::problems`]) instead of being sent silently.
+//! [`read_references`] is the entry point for a file picker that already
+//! knows the paths.
+
+use std::path::{Path, PathBuf};
+
+use gd_gemini::Part;
+use serde_json::json;
+
+use crate::tools::files::{is_within, resolve};
+use crate::tools::read_many_files::ReadManyFiles;
+use crate::tools::{LlmContent, Tool, ToolContext};
+
+/// One `@` reference found in a prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AtReference {
+    /// Byte range of `@…` in the prompt.
+    pub start: usize,
+    pub end: usize,
+    /// The path with escapes removed.
+    pub path: String,
+}
+
+/// Finds `@path` references: `@` at the start or after whitespace, up to
+/// the next unescaped whitespace; `\ ` is a space inside the path and a
+/// trailing `,;:!?.)` is sentence punctuation, not part of it. A lone `@`
+/// and e-mail addresses are not references.
+pub fn parse_references(prompt: &str) -> Vec<AtReference> {
+    let mut found = Vec::new();
+    let chars: Vec<(usize, char)> = prompt.char_indices().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let (start, c) = chars[i];
+        let after_space = i == 0 || chars[i - 1].1.is_whitespace();
+        if c != '@' || !after_space {
+            i += 1;
+            continue;
+        }
+        let mut path = String::new();
+        let mut j = i + 1;
+        while j < chars.len() {
+            let ch = chars[j].1;
+            if ch == '\\' && j + 1 < chars.len() && chars[j + 1].1.is_whitespace() {
+                path.push(chars[j + 1].1);
+                j += 2;
+            } else if ch.is_whitespace() {
+                break;
+            } else {
+                path.push(ch);
+                j += 1;
+            }
+        }
+        let mut end = chars.get(j).map_or(prompt.len(), |&(pos, _)| pos);
+        while let Some(last) = path.chars().last()
+            && matches!(last, ',' | ';' | ':' | '!' | '?' | '.' | ')')
+            && !(last == '.' && (path.ends_with("/.") || path == "." || path.ends_with("..")))
+        {
+            path.pop();
+            end -= last.len_utf8();
+        }
+        if !path.is_empty() {
+            found.push(AtReference {
+                start,
+                end,
+                path: path.clone(),
+            });
+        }
+        i = j.max(i + 1);
+    }
+    found
+}
+
+/// Content read for a set of references.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReferencedContent {
+    /// `Content from @path:` headers, contents and inline data, between the
+    /// start and end markers; empty when nothing was read.
+    pub parts: Vec<Part>,
+    /// What could not be used, one line each, for the user.
+    pub problems: Vec<String>,
+    /// The read tool's summary (files read, files skipped and why).
+    pub summary: String,
+}
+
+/// Reads `paths` (absolute, or relative to the first workspace directory;
+/// directories read recursively) with `read_many_files`' rules.
+pub async fn read_references(paths: &[String], ctx: &ToolContext) -> ReferencedContent {
+    let mut content = ReferencedContent::default();
+    let base = ctx.workspace_dirs[0].clone();
+    let mut specs = Vec::new();
+    for raw in paths {
+        let path = resolve(&base, raw);
+        if !is_within(&path, &ctx.workspace_dirs) {
+            content.problems.push(format!(
+                "@{raw}: outside the workspace directories; not sent."
+            ));
+        } else if !path.exists() {
+            content
+                .problems
+                .push(format!("@{raw}: no such file or directory; not sent."));
+        } else {
+            specs.push(path.display().to_string());
+        }
+    }
+    if specs.is_empty() {
+        return content;
+    }
+    let tool = ReadManyFiles::new();
+    let result = tool.execute(json!({ "paths": specs }), ctx).await;
+    content.summary = result.display.clone();
+    if let Some(error) = result.error {
+        content.problems.push(error.message);
+        return content;
+    }
+    let parts = match result.llm_content {
+        LlmContent::Parts(parts) => parts,
+        LlmContent::Text(text) => {
+            // Nothing was read (everything ignored or skipped).
+            content.problems.push(text);
+            return content;
+        }
+    };
+    // Files the read skipped (ignored, binary, too large…) were named by
+    // the user: say so.
+    content.problems.extend(
+        content
+            .summary
+            .lines()
+            .filter(|line| line.starts_with("Skipped "))
+            .map(|line| format!("Not sent: {line}")),
+    );
+    content
+        .parts
+        .push(Part::text("\n--- Content from referenced files ---"));
+    for part in parts {
+        match part.text.as_deref() {
+            Some("--- End of content ---") => {}
+            Some(text) => match split_file_part(text) {
+                Some((path, body)) => {
+                    let shown = display(&path, &ctx.workspace_dirs);
+                    content
+                        .parts
+                        .push(Part::text(format!("\nContent from @{shown}:\n")));
+                    if !body.starts_with("[Attached: ") {
+                        content.parts.push(Part::text(body));
+                    }
+                }
+                None => content.parts.push(part),
+            },
+            None => content.parts.push(part),
+        }
+    }
+    content.parts.push(Part::text("\n--- End of content ---"));
+    content
+}
+
+/// `--- <path> ---\n\n<body>\n\n` → (path, body).
+fn split_file_part(text: &str) -> Option<(PathBuf, String)> {
+    let rest = text.strip_prefix("--- ")?;
+    let (path, body) = rest.split_once(" ---\n\n")?;
+    let body = body.strip_suffix("\n\n").unwrap_or(body);
+    Some((PathBuf::from(path), body.to_owned()))
+}
+
+/// A path relative to the workspace directory it is in.
+fn display(path: &Path, roots: &[PathBuf]) -> String {
+    roots
+        .iter()
+        .find_map(|root| path.strip_prefix(root).ok())
+        .map_or_else(|| path.display().to_string(), |p| p.display().to_string())
+}
+
+/// A prompt with its references expanded.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Expanded {
+    /// The prompt text followed by the referenced content.
+    pub parts: Vec<Part>,
+    /// References that could not be used, for the user.
+    pub problems: Vec<String>,
+}
+
+/// Expands the `@` references in `prompt`; `None` when it has none.
+pub async fn expand_prompt(prompt: &str, ctx: &ToolContext) -> Option<Expanded> {
+    let references = parse_references(prompt);
+    if references.is_empty() {
+        return None;
+    }
+    let mut paths: Vec<String> = Vec::new();
+    for reference in references {
+        if !paths.contains(&reference.path) {
+            paths.push(reference.path);
+        }
+    }
+    let content = read_references(&paths, ctx).await;
+    let mut parts = vec![Part::text(prompt)];
+    parts.extend(content.parts);
+    Some(Expanded {
+        parts,
+        problems: content.problems,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths(prompt: &str) -> Vec<String> {
+        parse_references(prompt)
+            .into_iter()
+            .map(|r| r.path)
+            .collect()
+    }
+
+    #[test]
+    fn references_escapes_and_punctuation() {
+        assert_eq!(
+            paths(r"see @src/main.rs, @docs/ and @my\ notes.txt. Mail a@b.c or @ alone"),
+            ["src/main.rs", "docs/", "my notes.txt"]
+        );
+        assert_eq!(paths("@../up and @./"), ["../up", "./"]);
+        let prompt = "x @a.md!";
+        let r = &parse_references(prompt)[0];
+        assert_eq!(&prompt[r.start..r.end], "@a.md");
+    }
+}

@@ -1,0 +1,179 @@
+//! Custom slash commands (Gemini CLI's custom commands): TOML files in
+//! `~/.gemini/commands/` (user) and `<workspace>/.gemini/commands/`
+//! (project, winning over a user command of the same name). A file's path
+//! below the folder names the command: `git/commit.toml` is `/git:commit`.
+//!
+//! ```toml
+//! description = "Reviews a file"   # optional
+//! prompt = "Review @{src/main.rs} for {{args}}. Status: !{git status --short}"
+//! ```
+//!
+//! [`template`] splits a prompt into text, `!{shell}` and `@{file}` pieces
+//! and substitutes `{{args}}`; the agent runs the shell pieces as
+//! `run_shell_command` calls (so the usual policy and confirmation apply)
+//! and reads the file pieces like `@`-references.
+
+pub mod template;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use gd_protocol::{SlashCommandInfo, SlashCommandSource};
+use serde::Deserialize;
+use tracing::warn;
+
+/// The built-in commands frontends handle, offered in autocomplete.
+pub const BUILT_IN: &[(&str, &str)] = &[
+    ("clear", "Start a new conversation"),
+    ("compress", "Summarise the conversation to save context"),
+    (
+        "memory",
+        "Show, refresh or add to the memory (GEMINI.md): /memory show|refresh|add <text>",
+    ),
+    ("mcp", "List the MCP servers and their tools"),
+    ("stats", "Show token usage of this session"),
+    ("restore", "Restore files from a checkpoint"),
+];
+
+/// A custom command loaded from a TOML file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CustomCommand {
+    pub name: String,
+    pub description: String,
+    pub prompt: String,
+    pub path: PathBuf,
+    pub source: SlashCommandSource,
+}
+
+#[derive(Deserialize)]
+struct CommandFile {
+    prompt: String,
+    description: Option<String>,
+}
+
+/// The custom commands by name, and a message per file that could not be
+/// used.
+pub fn load_commands(
+    home: Option<&Path>,
+    workspace: &Path,
+) -> (BTreeMap<String, CustomCommand>, Vec<String>) {
+    let mut commands = BTreeMap::new();
+    let mut problems = Vec::new();
+    let dirs = [
+        home.map(|h| (h.join(".gemini/commands"), SlashCommandSource::User)),
+        Some((
+            workspace.join(".gemini/commands"),
+            SlashCommandSource::Project,
+        )),
+    ];
+    for (dir, source) in dirs.into_iter().flatten() {
+        let mut files = Vec::new();
+        collect_toml(&dir, &mut files);
+        files.sort();
+        for path in files {
+            match load_one(&dir, &path, source) {
+                Ok(command) => {
+                    commands.insert(command.name.clone(), command);
+                }
+                Err(message) => {
+                    warn!(path = %path.display(), %message, "custom command skipped");
+                    problems.push(format!(
+                        "Custom command {} skipped: {message}",
+                        path.display()
+                    ));
+                }
+            }
+        }
+    }
+    (commands, problems)
+}
+
+fn collect_toml(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => collect_toml(&path, out),
+            Ok(_) if path.extension().is_some_and(|e| e == "toml") => out.push(path),
+            _ => {}
+        }
+    }
+}
+
+fn load_one(dir: &Path, path: &Path, source: SlashCommandSource) -> Result<CustomCommand, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let file: CommandFile = toml::from_str(&text).map_err(|e| e.message().to_owned())?;
+    let relative = path.strip_prefix(dir).map_err(|e| e.to_string())?;
+    let name = relative
+        .with_extension("")
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().replace(':', "_"))
+        .collect::<Vec<_>>()
+        .join(":");
+    if name.is_empty() || name.contains(char::is_whitespace) {
+        return Err(format!("'{name}' is not a usable command name"));
+    }
+    let description = file
+        .description
+        .filter(|d| !d.trim().is_empty())
+        .unwrap_or_else(|| format!("Custom command from {}", relative.display()));
+    Ok(CustomCommand {
+        name,
+        description,
+        prompt: file.prompt,
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Built-in commands, then the custom ones by name (a custom command named
+/// like a built-in one is not offered: the built-in one wins).
+pub fn list(commands: &BTreeMap<String, CustomCommand>) -> Vec<SlashCommandInfo> {
+    let mut out: Vec<SlashCommandInfo> = BUILT_IN
+        .iter()
+        .map(|(name, description)| SlashCommandInfo {
+            name: (*name).to_owned(),
+            description: (*description).to_owned(),
+            source: SlashCommandSource::BuiltIn,
+        })
+        .collect();
+    out.extend(
+        commands
+            .values()
+            .filter(|c| !BUILT_IN.iter().any(|(name, _)| *name == c.name))
+            .map(|c| SlashCommandInfo {
+                name: c.name.clone(),
+                description: c.description.clone(),
+                source: c.source,
+            }),
+    );
+    out
+}
+
+/// `(name, args)` when `text` is `/name` or `/name args`.
+pub fn parse_invocation(text: &str) -> Option<(&str, &str)> {
+    let rest = text.trim_start().strip_prefix('/')?;
+    let (name, args) = match rest.find(char::is_whitespace) {
+        Some(i) => (&rest[..i], rest[i..].trim()),
+        None => (rest.trim_end(), ""),
+    };
+    (!name.is_empty()).then_some((name, args))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invocations() {
+        assert_eq!(
+            parse_invocation("/git:commit fix it "),
+            Some(("git:commit", "fix it"))
+        );
+        assert_eq!(parse_invocation("  /plan"), Some(("plan", "")));
+        assert_eq!(parse_invocation("/"), None);
+        assert_eq!(parse_invocation("no slash"), None);
+    }
+}

@@ -1,0 +1,209 @@
+//! Finding the context files (`GEMINI.md`, or the names in
+//! `context.fileName`), in the order Gemini CLI loads them:
+//!
+//! 1. the global file(s) in `~/.gemini/`;
+//! 2. from the project root (the nearest ancestor with `.git`) down to the
+//!    workspace, outermost first; without a project root, from the home
+//!    directory down when the workspace lies inside it, else the workspace
+//!    alone (never the whole file system);
+//! 3. below the workspace, breadth first, visiting at most `max_dirs`
+//!    directories (`context.discoveryMaxDirs`, 200 by default), honouring
+//!    `.gitignore` (inside git repositories) and `.geminiignore`, never
+//!    entering `.git` or `node_modules`, and not following symlinks.
+//!    These are sorted by path, as Gemini CLI does.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use ignore::Match;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+use crate::config::FileFiltering;
+use crate::tools::files::GEMINI_IGNORE_FILE;
+
+/// The context file name when `context.fileName` is not set.
+pub const DEFAULT_CONTEXT_FILE_NAME: &str = "GEMINI.md";
+/// Directories below the workspace visited at most, by default.
+pub const DEFAULT_MAX_DIRS: usize = 200;
+/// Directories never searched for context files.
+const SKIPPED_DIRS: &[&str] = &[".git", "node_modules"];
+
+/// What discovery looks for and where.
+#[derive(Debug, Clone)]
+pub struct DiscoveryOptions {
+    pub workspace: PathBuf,
+    pub home: Option<PathBuf>,
+    pub file_names: Vec<String>,
+    pub max_dirs: usize,
+    pub filtering: FileFiltering,
+}
+
+/// The nearest ancestor of `dir` (itself included) that has a `.git`
+/// directory or file.
+pub fn find_project_root(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+/// The context files, in load order, without duplicates.
+pub fn discover(options: &DiscoveryOptions) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = Vec::new();
+    let push = |path: PathBuf, found: &mut Vec<PathBuf>| {
+        if !found.contains(&path) {
+            found.push(path);
+        }
+    };
+    let global_dir = options.home.as_ref().map(|h| h.join(".gemini"));
+    if let Some(dir) = &global_dir {
+        for name in &options.file_names {
+            let path = dir.join(name);
+            if path.is_file() {
+                push(path, &mut found);
+            }
+        }
+    }
+    let root = find_project_root(&options.workspace);
+    for dir in upward_dirs(&options.workspace, root.as_deref(), options.home.as_deref()) {
+        for name in &options.file_names {
+            let path = dir.join(name);
+            if path.is_file() {
+                push(path, &mut found);
+            }
+        }
+    }
+    for path in downward(options, root.as_deref()) {
+        push(path, &mut found);
+    }
+    found
+}
+
+/// The directories from the stop directory down to the workspace.
+fn upward_dirs(workspace: &Path, root: Option<&Path>, home: Option<&Path>) -> Vec<PathBuf> {
+    let stop = match (root, home) {
+        (Some(root), _) => root,
+        (None, Some(home)) if workspace.starts_with(home) => home,
+        _ => workspace,
+    };
+    let mut dirs: Vec<PathBuf> = workspace
+        .ancestors()
+        .take_while(|d| d.starts_with(stop))
+        .map(Path::to_path_buf)
+        .collect();
+    dirs.reverse();
+    dirs
+}
+
+/// One directory's ignore rules, chained to its parent's.
+struct Rules {
+    matcher: Gitignore,
+    parent: Option<Rc<Rules>>,
+}
+
+fn is_ignored(rules: &Option<Rc<Rules>>, path: &Path, is_dir: bool) -> bool {
+    let mut current = rules.as_ref();
+    while let Some(layer) = current {
+        match layer.matcher.matched(path, is_dir) {
+            Match::Ignore(_) => return true,
+            Match::Whitelist(_) => return false,
+            Match::None => current = layer.parent.as_ref(),
+        }
+    }
+    false
+}
+
+/// The ignore rules `dir` adds, chained to `parent`.
+fn rules_for(
+    dir: &Path,
+    filtering: FileFiltering,
+    in_git: bool,
+    parent: &Option<Rc<Rules>>,
+) -> Option<Rc<Rules>> {
+    let mut files = Vec::new();
+    if filtering.respect_git_ignore && in_git {
+        files.push(dir.join(".gitignore"));
+    }
+    if filtering.respect_gemini_ignore {
+        files.push(dir.join(GEMINI_IGNORE_FILE));
+    }
+    let files: Vec<PathBuf> = files.into_iter().filter(|f| f.is_file()).collect();
+    if files.is_empty() {
+        return parent.clone();
+    }
+    let mut builder = GitignoreBuilder::new(dir);
+    for file in &files {
+        if let Some(error) = builder.add(file) {
+            tracing::warn!(file = %file.display(), %error, "ignore file partly unreadable");
+        }
+    }
+    match builder.build() {
+        Ok(matcher) => Some(Rc::new(Rules {
+            matcher,
+            parent: parent.clone(),
+        })),
+        Err(error) => {
+            tracing::warn!(dir = %dir.display(), %error, "ignore rules skipped");
+            parent.clone()
+        }
+    }
+}
+
+/// Context files below the workspace (not in it: [`upward_dirs`] has it).
+fn downward(options: &DiscoveryOptions, root: Option<&Path>) -> Vec<PathBuf> {
+    let in_git = root.is_some();
+    // The rules of the directories from the project root to the workspace.
+    let mut rules = None;
+    let outer = root.unwrap_or(&options.workspace);
+    for dir in options
+        .workspace
+        .ancestors()
+        .take_while(|d| d.starts_with(outer))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+    {
+        rules = rules_for(dir, options.filtering, in_git, &rules);
+    }
+    let mut found = Vec::new();
+    let mut queue = VecDeque::from([(options.workspace.clone(), rules)]);
+    let mut visited = 0usize;
+    while let Some((dir, rules)) = queue.pop_front() {
+        if visited >= options.max_dirs {
+            break;
+        }
+        visited += 1;
+        let rules = if dir == options.workspace {
+            rules
+        } else {
+            rules_for(&dir, options.filtering, in_git, &rules)
+        };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut subdirs = Vec::new();
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let name = entry.file_name();
+            let path = entry.path();
+            if kind.is_dir() {
+                if SKIPPED_DIRS.iter().any(|s| name == *s) || is_ignored(&rules, &path, true) {
+                    continue;
+                }
+                subdirs.push(path);
+            } else if dir != options.workspace
+                && kind.is_file()
+                && options.file_names.iter().any(|n| name == n.as_str())
+                && !is_ignored(&rules, &path, false)
+            {
+                found.push(path);
+            }
+        }
+        subdirs.sort();
+        queue.extend(subdirs.into_iter().map(|d| (d, rules.clone())));
+    }
+    found.sort();
+    found
+}

@@ -1,0 +1,44 @@
+//! Memory: the context files (`GEMINI.md` and friends) loaded into the
+//! system instruction, as the memory view and `/memory show` present them.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// One loaded context file and the files it imports, in import order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct MemoryFileNode {
+    /// Absolute path of the file.
+    pub path: String,
+    /// Size of the file on disk, in bytes.
+    #[ts(type = "number")]
+    pub bytes: u64,
+    /// Files imported with `@path`, in the order they were imported.
+    pub imports: Vec<MemoryFileNode>,
+}
+
+/// A slash command offered when the user types `/`: a built-in one or a
+/// custom command from a TOML file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct SlashCommandInfo {
+    /// The name without the slash; custom commands in subfolders are
+    /// `folder:name`.
+    pub name: String,
+    pub description: String,
+    pub source: SlashCommandSource,
+}
+
+/// Where a slash command comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum SlashCommandSource {
+    /// Handled by the frontend (`/clear`, `/memory`…).
+    BuiltIn,
+    /// `~/.gemini/commands/*.toml`.
+    User,
+    /// `<workspace>/.gemini/commands/*.toml` (wins over a user command of the
+    /// same name).
+    Project,
+}
