@@ -28,6 +28,7 @@ const COMMANDS: &[&str] = &[
     "mcp_authenticate",
     "list_checkpoints",
     "restore_checkpoint",
+    "rewind_conversation",
     "auth_status",
     "auth_validate_api_key",
     "auth_set_api_key",
@@ -50,6 +51,7 @@ const COMMANDS: &[&str] = &[
     "history_export",
     "history_last_session",
     "history_gemini_cli_sessions",
+    "history_import_gemini_cli",
 ];
 
 /// Shown by the app when the frontend has not been built, so `cargo check`/`clippy` of the

@@ -104,6 +104,7 @@ pub fn run() {
             commands::mcp_authenticate,
             checkpoints::list_checkpoints,
             checkpoints::restore_checkpoint,
+            checkpoints::rewind_conversation,
             signin::auth_status,
             signin::auth_validate_api_key,
             signin::auth_set_api_key,
@@ -126,6 +127,7 @@ pub fn run() {
             history::history_export,
             history::history_last_session,
             history::history_gemini_cli_sessions,
+            history::history_import_gemini_cli,
         ])
         .run(tauri::generate_context!("../tauri.conf.json"));
     if let Err(error) = result {

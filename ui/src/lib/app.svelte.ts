@@ -77,7 +77,39 @@ export class AppController {
     } catch (error) {
       this.chat.addNotice("warning", `Folders opened from another launch will not show here: ${api.errorMessage(error)}`);
     }
-    await this.startSession();
+    await this.startSession(undefined, await this.lastSession());
+  }
+
+  /** The session to reopen on this workspace (its newest with messages), if any. */
+  private async lastSession(): Promise<string | undefined> {
+    if (!this.workspace) return undefined;
+    try {
+      const last = await api.historyLastSession(this.workspace);
+      return last && last.message_count > 0 ? last.id : undefined;
+    } catch {
+      // No history (e.g. it cannot be opened): start afresh; start_session says why if it matters.
+      return undefined;
+    }
+  }
+
+  /**
+   * Continues a stored session (from the history browser): the current session stops, the chat
+   * shows the stored one's last messages and the model sees its history.
+   */
+  async resume(sessionId: string): Promise<void> {
+    const old = this.session;
+    this.generation++;
+    this.session = null;
+    if (old) {
+      try {
+        await api.stopSession(old.session_id);
+      } catch {
+        // Already gone.
+      }
+    }
+    this.chat.clear();
+    this.confirmations.clear();
+    await this.startSession(this.model || undefined, sessionId);
   }
 
   private fail(message: string): void {
@@ -87,8 +119,12 @@ export class AppController {
     this.disconnectedReason = message;
   }
 
-  /** Starts a session (optionally with a model), replacing any current one. */
-  async startSession(model?: string): Promise<void> {
+  /**
+   * Starts a session (optionally with a model), replacing any current one. With `resume` (a
+   * stored session's id) it continues that session and shows its last messages; when that
+   * fails, a new session starts and a notice says why.
+   */
+  async startSession(model?: string, resume?: string): Promise<void> {
     const generation = ++this.generation;
     this.session = null;
     this.busy = false;
@@ -99,11 +135,19 @@ export class AppController {
     this.mcp.clear();
     let info: SessionInfo;
     try {
-      info = await api.startSession((event) => {
-        if (generation === this.generation) this.onEvent(event);
-      }, model);
+      info = await api.startSession(
+        (event) => {
+          if (generation === this.generation) this.onEvent(event);
+        },
+        model,
+        resume,
+      );
     } catch (error) {
       if (generation !== this.generation) return;
+      if (resume && !isAuthError(error)) {
+        this.chat.addNotice("warning", `Could not reopen the last session: ${api.errorMessage(error)}`);
+        return this.startSession(model);
+      }
       const reason = api.errorMessage(error);
       this.connecting = false;
       this.disconnectedReason = reason;
@@ -126,8 +170,21 @@ export class AppController {
       this.chat.workspace = info.workspace;
     }
     for (const warning of info.warnings) this.chat.addNotice("warning", warning);
+    if (resume) await this.loadTranscript(info.session_id, generation);
     void this.loadModels(info.session_id, generation);
     void this.loadMcpStatus(info.session_id);
+  }
+
+  /** Shows the last page of a resumed session's transcript in the chat. */
+  private async loadTranscript(sessionId: string, generation: number): Promise<void> {
+    try {
+      const page = await api.historyPage(sessionId, { from: "end" }, 50);
+      if (generation === this.generation) this.chat.loadTranscript(page.messages, page.has_before);
+    } catch (error) {
+      if (generation === this.generation) {
+        this.chat.addNotice("warning", `Could not show the resumed conversation: ${api.errorMessage(error)}`);
+      }
+    }
   }
 
   /**
