@@ -10,6 +10,7 @@ import type { SessionInfo } from "../protocol/SessionInfo";
 import { AuthStore } from "./auth.svelte";
 import { ChatStore } from "./chat.svelte";
 import { type Confirmation, ConfirmationQueue } from "./confirmations.svelte";
+import { HistoryBrowser } from "./history.svelte";
 import { McpStore } from "./mcp.svelte";
 
 export type ConnectionState = "connecting" | "connected" | "busy" | "disconnected";
@@ -41,6 +42,11 @@ export class AppController {
       if (message) this.chat.addNotice("info", message);
     },
     onSignedOut: () => this.signedOut(),
+  });
+  /** The history browser (Header's History button). */
+  readonly history = new HistoryBrowser({
+    workspace: () => this.workspace,
+    resume: (sessionId) => this.resume(sessionId),
   });
   /** The MCP panel is open. */
   mcpPanelOpen = $state(false);
