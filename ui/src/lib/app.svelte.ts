@@ -176,7 +176,8 @@ export class AppController {
       this.chat.workspace = info.workspace;
     }
     for (const warning of info.warnings) this.chat.addNotice("warning", warning);
-    if (resume) await this.loadTranscript(info.session_id, generation);
+    // The resumed session keeps its id (info.session_id is `resume`).
+    if (resume) await this.loadTranscript(resume, generation);
     void this.loadModels(info.session_id, generation);
     void this.loadMcpStatus(info.session_id);
   }
