@@ -219,8 +219,9 @@ export function historySearch(text: string, limit = 50, offset = 0): Promise<Sea
   return invoke<SearchHit[]>("history_search", { text, workspace: null, limit, offset });
 }
 
-export function historyPage(sessionId: string, from: PageFrom, limit = 50): Promise<Page> {
-  return invoke<Page>("history_page", { sessionId, from, limit, maxBytes: null });
+/** A page of a transcript; messages longer than `maxBytes` come cut (`truncated`). */
+export function historyPage(sessionId: string, from: PageFrom, limit = 50, maxBytes: number | null = null): Promise<Page> {
+  return invoke<Page>("history_page", { sessionId, from, limit, maxBytes });
 }
 
 export function historyRename(sessionId: string, title: string): Promise<void> {

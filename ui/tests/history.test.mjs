@@ -65,7 +65,21 @@ function fakeHistory(now) {
 
 /** Installs `window.__gdExtraIPC` answering the history commands from the fake history. */
 function installHistory({ data, last }) {
-  const state = { sessions: data.sessions, messages: data.messages };
+  const state = {
+    sessions: data.sessions,
+    messages: data.messages,
+    cli: [
+      {
+        id: "cli-1",
+        title: "A Gemini CLI chat",
+        updated_ms: Date.now() - 5000,
+        file: "/home/dev/.gemini/tmp/abc/chats/session-1.jsonl",
+        messages: 2,
+        skipped_lines: 0,
+        imported: false,
+      },
+    ],
+  };
   window.__gdHistory = state;
   window.__gdExtraIPC = (cmd, args) => {
     const page = (id, from, limit) => {
@@ -95,7 +109,28 @@ function installHistory({ data, last }) {
       case "history_list":
         return state.sessions;
       case "history_gemini_cli_sessions":
-        return [];
+        return state.cli.filter((c) => !state.sessions.some((x) => x.id === c.id));
+      case "history_import_gemini_cli": {
+        const cli = state.cli.find((c) => c.file === args.file);
+        if (!cli) throw { kind: "input", message: "no such file" };
+        state.sessions = [
+          {
+            id: cli.id,
+            workspace: args.workspace,
+            title: cli.title,
+            created_ms: cli.updated_ms,
+            updated_ms: cli.updated_ms,
+            model: null,
+            message_count: 2,
+            tokens: { prompt: 0, output: 0, cached: 0, thoughts: 0, tool: 0, total: 0 },
+            source: "gemini-cli",
+            origin: cli.file,
+          },
+          ...state.sessions,
+        ];
+        state.messages[cli.id] = state.messages.c3.map((m) => ({ ...m, id: `${cli.id}-${m.id}` }));
+        return cli.id;
+      }
       case "history_search": {
         const word = String(args.text).trim().toLowerCase();
         const hits = [];
@@ -278,6 +313,27 @@ describe("history browser", () => {
     assert.deepEqual(del.args, { sessionId: "c3" });
     await app.page.waitForSelector(`${sel("history-session")}[data-session-id="c3"]`, { state: "detached" });
     assert.equal(await app.tid("history-transcript").count(), 0);
+    await app.close();
+  });
+
+  test("Gemini CLI sessions are listed read-only, imported when opened, and resumable", async () => {
+    const app = await openWithHistory();
+    await openBrowser(app);
+    const cli = app.page.locator(`${sel("history-cli-session")}[data-session-id="cli-1"]`);
+    await cli.waitFor();
+    assert.match(await cli.innerText(), /read-only/);
+    await cli.click();
+    const imported = await app.waitForCall("history_import_gemini_cli");
+    assert.deepEqual(imported.args, { file: "/home/dev/.gemini/tmp/abc/chats/session-1.jsonl", workspace: WS });
+    await app.page.waitForSelector(`${sel("history-transcript")}[data-session-id="cli-1"]`);
+    await app.tid("history-cli-badge").waitFor();
+    // Now listed with our sessions (marked Gemini CLI), no longer as a file to import.
+    await app.page.waitForSelector(`${sel("history-session")}[data-session-id="cli-1"][data-source="gemini-cli"]`);
+    assert.equal(await app.tid("history-cli-session").count(), 0);
+    const from = app.calls.length;
+    await app.tid("history-resume").click();
+    const start = await app.waitForCall("start_session", () => true, { from });
+    assert.equal(start.args.resume, "cli-1");
     await app.close();
   });
 

@@ -390,7 +390,7 @@ export class AppController {
   /**
    * The backend's workspace is now `path` (our own `open_workspace`, or a second launch of the
    * app naming a folder): the backend already stopped the old folder's sessions, so show the
-   * new folder with an empty chat and a new session.
+   * new folder: its last session reopened, or an empty chat and a new session.
    */
   async workspaceChanged(path: string): Promise<void> {
     if (path === this.workspace) return;
@@ -400,7 +400,7 @@ export class AppController {
     this.session = null;
     this.chat.clear();
     this.confirmations.clear();
-    await this.startSession(this.model || undefined);
+    await this.startSession(this.model || undefined, await this.lastSession());
   }
 
   /** Remembers whether a server's details are shown; fetches its stderr tail when expanded. */

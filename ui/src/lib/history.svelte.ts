@@ -94,6 +94,8 @@ export function groupSessions(sessions: SessionSummary[], current: string | null
 export const TRANSCRIPT_WINDOW = 150;
 /** Messages per transcript page. */
 export const TRANSCRIPT_PAGE = 40;
+/** Longer messages are shown cut (their start), so a page stays small whatever is stored. */
+export const TRANSCRIPT_MAX_BYTES = 16 * 1024;
 
 /** An open transcript: a window of consecutive messages of one session. */
 export class Transcript {
@@ -111,7 +113,7 @@ export class Transcript {
     this.loading = true;
     this.error = null;
     try {
-      const page = await api.historyPage(this.session.id, from, TRANSCRIPT_PAGE);
+      const page = await api.historyPage(this.session.id, from, TRANSCRIPT_PAGE, TRANSCRIPT_MAX_BYTES);
       this.messages = page.messages;
       this.hasBefore = page.has_before;
       this.hasAfter = page.has_after;
@@ -128,7 +130,7 @@ export class Transcript {
     if (this.loading || !this.hasBefore || !first) return false;
     this.loading = true;
     try {
-      const page = await api.historyPage(this.session.id, { from: "before", seq: first.seq }, TRANSCRIPT_PAGE);
+      const page = await api.historyPage(this.session.id, { from: "before", seq: first.seq }, TRANSCRIPT_PAGE, TRANSCRIPT_MAX_BYTES);
       const all = [...page.messages, ...this.messages];
       this.hasBefore = page.has_before;
       if (all.length > TRANSCRIPT_WINDOW) {
@@ -152,7 +154,7 @@ export class Transcript {
     if (this.loading || !this.hasAfter || !last) return false;
     this.loading = true;
     try {
-      const page = await api.historyPage(this.session.id, { from: "after", seq: last.seq }, TRANSCRIPT_PAGE);
+      const page = await api.historyPage(this.session.id, { from: "after", seq: last.seq }, TRANSCRIPT_PAGE, TRANSCRIPT_MAX_BYTES);
       const all = [...this.messages, ...page.messages];
       this.hasAfter = page.has_after;
       if (all.length > TRANSCRIPT_WINDOW) {
