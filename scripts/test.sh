@@ -26,6 +26,8 @@ scripts/test-keyring.sh
 
 # gd-auth's types for the sign-in screen are exported only with its `ts` feature.
 cargo test -p gd-auth --features ts --lib export_bindings
+# gd-store's history rows (sessions, pages, search hits) for the history browser, likewise.
+cargo test -p gd-store --features ts --lib export_bindings
 
 # ts-rs regenerates ui/src/protocol during `cargo test`: it must match what is committed.
 if ! git diff --quiet -- ui/src/protocol || [ -n "$(git ls-files --others --exclude-standard ui/src/protocol)" ]; then

@@ -31,6 +31,7 @@ const COMMANDS: &[&str] = &[
     "mcp_authenticate",
     "list_checkpoints",
     "restore_checkpoint",
+    "rewind_conversation",
     "auth_status",
     "auth_validate_api_key",
     "auth_set_api_key",
@@ -58,6 +59,7 @@ const COMMANDS: &[&str] = &[
     "picker_search",
     "picker_estimate",
     "picker_watch",
+    "history_import_gemini_cli",
 ];
 
 /// Shown by the app when the frontend has not been built, so `cargo check`/`clippy` of the

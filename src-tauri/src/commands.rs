@@ -108,12 +108,15 @@ async fn pick_folder<R: Runtime>(
 }
 
 /// Starts an agent session on the workspace. Its events arrive on `on_event`
-/// in order, starting with `session_configured`.
+/// in order, starting with `session_configured`. With `resume` (a stored
+/// session's id) the session continues that one (`session_resumed` follows).
 #[tauri::command]
 pub async fn start_session(
     state: State<'_, AppState>,
+    history: State<'_, crate::history::History>,
     on_event: Channel<Event>,
     model: Option<String>,
+    resume: Option<String>,
 ) -> Result<SessionInfo, CommandError> {
     let workspace = state.workspace().ok_or_else(|| {
         CommandError::new(
@@ -121,7 +124,10 @@ pub async fn start_session(
             "Open a folder to work on first.",
         )
     })?;
-    state.sessions.start(&workspace, model, on_event)
+    state
+        .sessions
+        .start(&workspace, model, resume, &history, on_event)
+        .await
 }
 
 /// Sends the user's prompt to a session, starting a turn.

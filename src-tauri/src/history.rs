@@ -205,27 +205,109 @@ pub async fn history_delete(
     blocking(&history, move |s| s.delete_session(&session_id)).await
 }
 
-/// Writes a session to `path` as `markdown` or `json`, streamed.
+/// Writes a session as `markdown` or `json`, streamed, to `path`, or when
+/// none is given to a new file in the downloads folder (the workspace when
+/// there is none): the webview has no file system access of its own.
+/// Returns the file's path.
 #[tauri::command]
 pub async fn history_export(
+    app: tauri::AppHandle,
     history: State<'_, History>,
+    state: State<'_, crate::state::AppState>,
     session_id: String,
     format: String,
-    path: String,
-) -> Result<(), CommandError> {
-    let format = ExportFormat::parse(&format).ok_or_else(|| {
+    path: Option<String>,
+) -> Result<String, CommandError> {
+    use tauri::Manager;
+    let default_dir = || {
+        app.path()
+            .download_dir()
+            .ok()
+            .filter(|d| d.is_dir())
+            .or_else(|| state.workspace())
+    };
+    export_session(
+        &history,
+        session_id,
+        &format,
+        path.map(PathBuf::from),
+        default_dir,
+    )
+    .await
+}
+
+/// [`history_export`] without Tauri's state: `default_dir` is asked for the
+/// folder when no `path` is given.
+pub async fn export_session(
+    history: &History,
+    session_id: String,
+    format: &str,
+    path: Option<PathBuf>,
+    default_dir: impl FnOnce() -> Option<PathBuf>,
+) -> Result<String, CommandError> {
+    let format = ExportFormat::parse(format).ok_or_else(|| {
         input(format!(
             "Unknown export format '{format}': use markdown or json."
         ))
     })?;
-    let path = PathBuf::from(path);
-    blocking(&history, move |s| {
+    let path = match path {
+        Some(path) => path,
+        None => {
+            let dir = default_dir()
+                .ok_or_else(|| input("No folder to export to: open a folder first."))?;
+            export_path(&dir, &session_id, format)
+        }
+    };
+    let shown = path.display().to_string();
+    blocking(history, move |s| {
         let file = std::fs::File::create(&path).map_err(|source| gd_store::StoreError::Io {
             path: path.clone(),
             source,
         })?;
         let mut out = std::io::BufWriter::new(file);
-        s.export(&session_id, format, &mut out)
+        s.export(&session_id, format, &mut out)?;
+        std::io::Write::flush(&mut out).map_err(|source| gd_store::StoreError::Io {
+            path: path.clone(),
+            source,
+        })
+    })
+    .await?;
+    Ok(shown)
+}
+
+/// A file name in `dir` that does not exist yet:
+/// `gemini-session-<id prefix>[-N].md|json`.
+fn export_path(dir: &std::path::Path, session_id: &str, format: ExportFormat) -> PathBuf {
+    let ext = match format {
+        ExportFormat::Markdown => "md",
+        ExportFormat::Json => "json",
+    };
+    let short: String = session_id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .take(8)
+        .collect();
+    let mut path = dir.join(format!("gemini-session-{short}.{ext}"));
+    let mut n = 1;
+    while path.exists() {
+        n += 1;
+        path = dir.join(format!("gemini-session-{short}-{n}.{ext}"));
+    }
+    path
+}
+
+/// Imports a Gemini CLI session (its recording `file`) into the history, so
+/// that it can be resumed; returns its id. Importing twice is harmless.
+#[tauri::command]
+pub async fn history_import_gemini_cli(
+    history: State<'_, History>,
+    file: String,
+    workspace: String,
+) -> Result<String, CommandError> {
+    let workspace = canonical(&workspace);
+    blocking(&history, move |s| {
+        let session = gemini_cli::read_file(std::path::Path::new(&file))?;
+        s.import_gemini_cli(&session, &workspace)
     })
     .await
 }
@@ -362,22 +444,35 @@ mod tests {
                 .unwrap();
             assert_eq!(last.title, "Okapi");
             let out = dir.path().join("out.md");
-            history_export(
-                h(),
-                "s1".into(),
-                "markdown".into(),
-                out.display().to_string(),
-            )
-            .await
-            .unwrap();
+            let written = export_session(&h(), "s1".into(), "markdown", Some(out.clone()), || None)
+                .await
+                .unwrap();
+            assert_eq!(written, out.display().to_string());
             assert!(
                 std::fs::read_to_string(&out)
                     .unwrap()
                     .starts_with("# Okapi")
             );
-            let bad =
-                history_export(h(), "s1".into(), "pdf".into(), out.display().to_string()).await;
+            let bad = export_session(&h(), "s1".into(), "pdf", Some(out.clone()), || None).await;
             assert_eq!(bad.unwrap_err().kind, CommandErrorKind::Input);
+            // No path: a new file in the default folder, never overwriting.
+            let first = export_session(&h(), "s1".into(), "json", None, || {
+                Some(dir.path().to_path_buf())
+            })
+            .await
+            .unwrap();
+            let second = export_session(&h(), "s1".into(), "json", None, || {
+                Some(dir.path().to_path_buf())
+            })
+            .await
+            .unwrap();
+            assert!(first.ends_with("gemini-session-s1.json"), "{first}");
+            assert!(second.ends_with("gemini-session-s1-2.json"), "{second}");
+            let json: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&second).unwrap()).unwrap();
+            assert!(json.is_object(), "{json}");
+            let none = export_session(&h(), "s1".into(), "json", None, || None).await;
+            assert_eq!(none.unwrap_err().kind, CommandErrorKind::Input);
             assert!(history_delete(h(), "s1".into()).await.unwrap());
             assert!(!history_delete(h(), "s1".into()).await.unwrap());
             assert!(

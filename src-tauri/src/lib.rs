@@ -109,6 +109,7 @@ pub fn run() {
             commands::mcp_authenticate,
             checkpoints::list_checkpoints,
             checkpoints::restore_checkpoint,
+            checkpoints::rewind_conversation,
             signin::auth_status,
             signin::auth_validate_api_key,
             signin::auth_set_api_key,
@@ -136,6 +137,7 @@ pub fn run() {
             picker::picker_search,
             picker::picker_estimate,
             picker::picker_watch,
+            history::history_import_gemini_cli,
         ])
         .run(tauri::generate_context!("../tauri.conf.json"));
     if let Err(error) = result {

@@ -16,6 +16,8 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Instant;
 use tracing::{Instrument, debug, info_span, warn};
 
+use crate::history::History;
+
 /// Models offered when the API cannot list them (Vertex AI, Code Assist).
 const KNOWN_MODELS: &[(&str, &str)] = &[
     ("gemini-2.5-pro", "Gemini 2.5 Pro"),
@@ -52,13 +54,21 @@ impl std::fmt::Debug for Sessions {
 impl Sessions {
     /// Starts a session on `workspace` and streams its events into `channel`.
     /// Must be called from within the async runtime (an async command).
-    pub fn start(
+    ///
+    /// The session is recorded into `history`; with `resume` (a stored
+    /// session's id) it continues that session, whose id it takes and whose
+    /// history the model sees. A history that cannot be opened leaves a new
+    /// session unrecorded (with a warning) rather than unusable; a session
+    /// that cannot be resumed is an error.
+    pub async fn start(
         &self,
         workspace: &Path,
         model: Option<String>,
+        resume: Option<String>,
+        history: &History,
         channel: Channel<Event>,
     ) -> Result<SessionInfo, CommandError> {
-        let launch = launch::prepare(LaunchOptions {
+        let mut launch = launch::prepare(LaunchOptions {
             workspace: workspace.to_path_buf(),
             model,
             // The window answers confirmations, so every tool is offered and
@@ -72,6 +82,30 @@ impl Sessions {
             LaunchError::Config(m) => CommandError::new(CommandErrorKind::Config, m),
             LaunchError::Input(m) => CommandError::new(CommandErrorKind::Input, m),
         })?;
+        let recorder = match history
+            .recorder(&mut launch.config, resume.as_deref())
+            .await
+        {
+            Ok(recorder) => Some(recorder),
+            Err(error) if resume.is_some() => return Err(error),
+            Err(error) => {
+                warn!(%error, "this session is not recorded");
+                launch.warnings.push(format!(
+                    "This session is not saved to the history: {}",
+                    error.message
+                ));
+                None
+            }
+        };
+        if recorder.is_some() {
+            let keep = Some(launch.config.session_id.clone());
+            let setting = launch.settings.general.session_retention.as_ref();
+            if let Err(error) = history.apply_retention(setting, keep).await {
+                launch
+                    .warnings
+                    .push(format!("Session retention failed: {}", error.message));
+            }
+        }
         let info = SessionInfo {
             session_id: launch.config.session_id.clone(),
             model: launch.config.model.clone(),
@@ -82,8 +116,13 @@ impl Sessions {
         };
         let client = launch.client.clone();
         let policy = launch.policy.clone();
-        let (handle, events) =
-            Session::spawn(launch.config, launch.client, launch.tools, launch.policy);
+        let (handle, events) = Session::spawn_recorded(
+            launch.config,
+            launch.client,
+            launch.tools,
+            launch.policy,
+            recorder,
+        );
         let span = info_span!("forward_events", session_id = %info.session_id);
         tauri::async_runtime::spawn(
             async move {

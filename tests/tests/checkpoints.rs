@@ -176,15 +176,13 @@ async fn restoring_the_first_edit_reverts_it_and_removes_a_later_file() -> Resul
         files == [FILE],
         "the confirmation lists the edited file: {files:?}"
     );
-    for disabled in ["restore-conversation", "restore-both"] {
+    // The conversation choices are offered too (tests/history.rs restores both).
+    for enabled in ["restore-conversation", "restore-both"] {
         let element = app
             .client()
-            .find(Locator::Css(&gd_e2e::testid(disabled)))
+            .find(Locator::Css(&gd_e2e::testid(enabled)))
             .await?;
-        ensure!(
-            !element.is_enabled().await?,
-            "{disabled} is disabled until the history store lands"
-        );
+        ensure!(element.is_enabled().await?, "{enabled} is enabled");
     }
     let shot = app.screenshot("restore-confirm").await?;
     eprintln!("restore confirmation screenshot: {}", shot.display());

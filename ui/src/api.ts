@@ -21,6 +21,12 @@ import type { LoginOutcome } from "./protocol/LoginOutcome";
 import type { LoginStage } from "./protocol/LoginStage";
 import type { SignOutReport } from "./protocol/SignOutReport";
 import type { VertexInput } from "./protocol/VertexInput";
+import type { ListCursor } from "./protocol/ListCursor";
+import type { Page } from "./protocol/Page";
+import type { PageFrom } from "./protocol/PageFrom";
+import type { SearchHit } from "./protocol/SearchHit";
+import type { SessionSummary } from "./protocol/SessionSummary";
+import type { StoredMessage } from "./protocol/StoredMessage";
 
 export type { ApprovalMode, CommandError, ConfirmationOutcome, Event, ModelChoice, SessionInfo };
 
@@ -71,14 +77,18 @@ export async function onWorkspaceChanged(handler: (workspace: string) => void): 
   await listen<{ workspace: string }>("workspace-changed", (event) => handler(event.payload.workspace));
 }
 
-/** Starts a session on the workspace; `onEvent` receives its events in order. */
+/**
+ * Starts a session on the workspace; `onEvent` receives its events in order. With `resume` (a
+ * stored session's id) the session continues that one: the model sees its history.
+ */
 export function startSession(
   onEvent: (event: Event) => void,
   model?: string,
+  resume?: string,
 ): Promise<SessionInfo> {
   const channel = new Channel<Event>();
   channel.onmessage = onEvent;
-  return invoke<SessionInfo>("start_session", { onEvent: channel, model: model ?? null });
+  return invoke<SessionInfo>("start_session", { onEvent: channel, model: model ?? null, resume: resume ?? null });
 }
 
 export function stopSession(sessionId: string): Promise<void> {
@@ -139,6 +149,14 @@ export function restoreCheckpoint(
 }
 
 /**
+ * Truncates the session's conversation at a recorded message (it and everything after it leave
+ * the history and the model's context). Answered by `rewound` (or an `error` event).
+ */
+export function rewindConversation(sessionId: string, messageId: string): Promise<void> {
+  return invoke("rewind_conversation", { sessionId, messageId });
+}
+
+/**
  * Asks for every MCP server's status. The answers (`mcp_server_status` per server, then
  * `mcp_discovery`) arrive on the session's event channel, like the live updates that follow.
  */
@@ -187,6 +205,65 @@ export function mcpAuthenticate(sessionId: string, name: string): Promise<void> 
  */
 export function openExternal(url: string): Promise<void> {
   return invoke("plugin:opener|open_url", { url });
+}
+
+// ----- Session history (src-tauri/src/history.rs). Rows come from gd-store (ts-rs types).
+
+export type { ListCursor, Page, PageFrom, SearchHit, SessionSummary, StoredMessage };
+
+/** Mirrors `history::GeminiCliSessionInfo`: one of Gemini CLI's own recordings. */
+export interface GeminiCliSessionInfo {
+  id: string;
+  title: string;
+  updated_ms: number;
+  /** The recording's path (what `historyImportGeminiCli` takes). */
+  file: string;
+  messages: number;
+  skipped_lines: number;
+  /** Already imported into our history (then it is listed there too). */
+  imported: boolean;
+}
+
+/** Sessions newest first; pass the last row as `after` for the next page. */
+export function historyList(workspace: string | null, after: ListCursor | null, limit = 50): Promise<SessionSummary[]> {
+  return invoke<SessionSummary[]>("history_list", { workspace, after, limit });
+}
+
+/** Full-text search across all projects; snippets mark hits with U+0002 … U+0003. */
+export function historySearch(text: string, limit = 50, offset = 0): Promise<SearchHit[]> {
+  return invoke<SearchHit[]>("history_search", { text, workspace: null, limit, offset });
+}
+
+/** A page of a transcript; messages longer than `maxBytes` come cut (`truncated`). */
+export function historyPage(sessionId: string, from: PageFrom, limit = 50, maxBytes: number | null = null): Promise<Page> {
+  return invoke<Page>("history_page", { sessionId, from, limit, maxBytes });
+}
+
+export function historyRename(sessionId: string, title: string): Promise<void> {
+  return invoke("history_rename", { sessionId, title });
+}
+
+export function historyDelete(sessionId: string): Promise<boolean> {
+  return invoke<boolean>("history_delete", { sessionId });
+}
+
+/** Exports to a new file (downloads folder, else the workspace); resolves to its path. */
+export function historyExport(sessionId: string, format: "markdown" | "json"): Promise<string> {
+  return invoke<string>("history_export", { sessionId, format, path: null });
+}
+
+/** The session the app reopens for a workspace (the newest), or null. */
+export function historyLastSession(workspace: string): Promise<SessionSummary | null> {
+  return invoke<SessionSummary | null>("history_last_session", { workspace });
+}
+
+export function historyGeminiCliSessions(workspace: string | null): Promise<GeminiCliSessionInfo[]> {
+  return invoke<GeminiCliSessionInfo[]>("history_gemini_cli_sessions", { workspace });
+}
+
+/** Imports a Gemini CLI recording into the history (so it can be resumed); its session id. */
+export function historyImportGeminiCli(file: string, workspace: string): Promise<string> {
+  return invoke<string>("history_import_gemini_cli", { file, workspace });
 }
 
 // ----- Sign-in (src-tauri/src/signin.rs). Rejections are `AuthErrorReport`s {kind, message, url}.

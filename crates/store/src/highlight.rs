@@ -11,6 +11,7 @@ pub const MARK_END: char = '\u{3}';
 
 /// A piece of a snippet: matched or not.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Span {
     pub text: String,
     pub hit: bool,

@@ -27,15 +27,18 @@ pub struct SearchQuery {
 
 /// One matching message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct SearchHit {
     pub session_id: String,
     pub session_title: String,
     pub workspace: String,
     pub message_id: String,
     /// The message's order in its session (open the transcript around it).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub seq: i64,
     pub role: Role,
     pub kind: MessageKind,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub created_ms: i64,
     /// The matching passage with hits marked (see the module docs).
     pub snippet: String,

@@ -25,6 +25,7 @@ pub struct NewSession {
 /// Who a message is from, as in the Gemini API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum Role {
     User,
     Model,
@@ -50,6 +51,7 @@ impl Role {
 /// What a message is, beyond its role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum MessageKind {
     /// What the user typed (role user).
     Prompt,
@@ -84,12 +86,19 @@ impl MessageKind {
 
 /// Token counts of one model response (Gemini's `usageMetadata`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct TokenUsage {
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub prompt: u64,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub output: u64,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub cached: u64,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub thoughts: u64,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub tool: u64,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub total: u64,
 }
 
@@ -97,6 +106,7 @@ pub struct TokenUsage {
 /// (`args`), and on the tool-result message that answered it (`status`,
 /// `summary` of the output).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct ToolCallRecord {
     pub call_id: String,
     pub name: String,
@@ -112,6 +122,7 @@ pub struct ToolCallRecord {
 
 /// A thought summary the model showed while answering.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct ThoughtRecord {
     pub subject: String,
     pub description: String,
@@ -166,13 +177,17 @@ pub struct MessageRef {
 
 /// One row of the session list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct SessionSummary {
     pub id: String,
     pub workspace: String,
     pub title: String,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub created_ms: i64,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub updated_ms: i64,
     pub model: Option<String>,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub message_count: i64,
     pub tokens: TokenUsage,
     pub source: String,
@@ -192,7 +207,9 @@ pub struct ListQuery {
 
 /// Keyset cursor of the session list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct ListCursor {
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub updated_ms: i64,
     pub id: String,
 }
@@ -209,17 +226,18 @@ impl From<&SessionSummary> for ListCursor {
 /// Which slice of a transcript to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "from", content = "seq", rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum PageFrom {
     /// The first messages.
     Start,
     /// The last messages (where a resumed chat continues).
     End,
     /// Messages after this `seq`.
-    After(i64),
+    After(#[cfg_attr(feature = "ts", ts(type = "number"))] i64),
     /// Messages before this `seq`.
-    Before(i64),
+    Before(#[cfg_attr(feature = "ts", ts(type = "number"))] i64),
     /// A page with this `seq` near its start (a search hit).
-    Around(i64),
+    Around(#[cfg_attr(feature = "ts", ts(type = "number"))] i64),
 }
 
 /// A transcript page request.
@@ -246,11 +264,14 @@ impl Default for PageQuery {
 
 /// One message as the transcript shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct StoredMessage {
     pub id: String,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub seq: i64,
     pub role: Role,
     pub kind: MessageKind,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub created_ms: i64,
     pub in_context: bool,
     /// `None` when cut (see [`PageQuery::max_bytes`]).
@@ -258,6 +279,7 @@ pub struct StoredMessage {
     pub text: String,
     pub truncated: bool,
     /// Size of the stored `parts` JSON in bytes.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub size: i64,
     pub tool_calls: Vec<ToolCallRecord>,
     pub thoughts: Vec<ThoughtRecord>,
@@ -267,6 +289,7 @@ pub struct StoredMessage {
 
 /// A page of a transcript, in message order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Page {
     pub messages: Vec<StoredMessage>,
     /// More messages exist before the first / after the last of this page.

@@ -12,6 +12,7 @@ import type { SlashCommandInfo } from "../protocol/SlashCommandInfo";
 import { AuthStore } from "./auth.svelte";
 import { ChatStore } from "./chat.svelte";
 import { type Confirmation, ConfirmationQueue } from "./confirmations.svelte";
+import { HistoryBrowser } from "./history.svelte";
 import { McpStore } from "./mcp.svelte";
 
 export type ConnectionState = "connecting" | "connected" | "busy" | "disconnected";
@@ -43,6 +44,11 @@ export class AppController {
       if (message) this.chat.addNotice("info", message);
     },
     onSignedOut: () => this.signedOut(),
+  });
+  /** The history browser (Header's History button). */
+  readonly history = new HistoryBrowser({
+    workspace: () => this.workspace,
+    resume: (sessionId) => this.resume(sessionId),
   });
   /** The MCP panel is open. */
   mcpPanelOpen = $state(false);
@@ -85,7 +91,39 @@ export class AppController {
     } catch (error) {
       this.chat.addNotice("warning", `Folders opened from another launch will not show here: ${api.errorMessage(error)}`);
     }
-    await this.startSession();
+    await this.startSession(undefined, await this.lastSession());
+  }
+
+  /** The session to reopen on this workspace (its newest with messages), if any. */
+  private async lastSession(): Promise<string | undefined> {
+    if (!this.workspace) return undefined;
+    try {
+      const last = await api.historyLastSession(this.workspace);
+      return last && last.message_count > 0 ? last.id : undefined;
+    } catch {
+      // No history (e.g. it cannot be opened): start afresh; start_session says why if it matters.
+      return undefined;
+    }
+  }
+
+  /**
+   * Continues a stored session (from the history browser): the current session stops, the chat
+   * shows the stored one's last messages and the model sees its history.
+   */
+  async resume(sessionId: string): Promise<void> {
+    const old = this.session;
+    this.generation++;
+    this.session = null;
+    if (old) {
+      try {
+        await api.stopSession(old.session_id);
+      } catch {
+        // Already gone.
+      }
+    }
+    this.chat.clear();
+    this.confirmations.clear();
+    await this.startSession(this.model || undefined, sessionId);
   }
 
   private fail(message: string): void {
@@ -95,8 +133,12 @@ export class AppController {
     this.disconnectedReason = message;
   }
 
-  /** Starts a session (optionally with a model), replacing any current one. */
-  async startSession(model?: string): Promise<void> {
+  /**
+   * Starts a session (optionally with a model), replacing any current one. With `resume` (a
+   * stored session's id) it continues that session and shows its last messages; when that
+   * fails, a new session starts and a notice says why.
+   */
+  async startSession(model?: string, resume?: string): Promise<void> {
     const generation = ++this.generation;
     this.session = null;
     this.busy = false;
@@ -109,11 +151,19 @@ export class AppController {
     this.commands = [];
     let info: SessionInfo;
     try {
-      info = await api.startSession((event) => {
-        if (generation === this.generation) this.onEvent(event);
-      }, model);
+      info = await api.startSession(
+        (event) => {
+          if (generation === this.generation) this.onEvent(event);
+        },
+        model,
+        resume,
+      );
     } catch (error) {
       if (generation !== this.generation) return;
+      if (resume && !isAuthError(error)) {
+        this.chat.addNotice("warning", `Could not reopen the last session: ${api.errorMessage(error)}`);
+        return this.startSession(model);
+      }
       const reason = api.errorMessage(error);
       this.connecting = false;
       this.disconnectedReason = reason;
@@ -136,6 +186,8 @@ export class AppController {
       this.chat.workspace = info.workspace;
     }
     for (const warning of info.warnings) this.chat.addNotice("warning", warning);
+    // The resumed session keeps its id (info.session_id is `resume`).
+    if (resume) await this.loadTranscript(resume, generation);
     void this.loadModels(info.session_id, generation);
     void this.loadMcpStatus(info.session_id);
     void this.loadCommands(info.session_id);
@@ -148,6 +200,18 @@ export class AppController {
       await api.listCommands(sessionId);
     } catch {
       // No autocomplete; typed commands still work.
+    }
+  }
+
+  /** Shows the last page of a resumed session's transcript in the chat. */
+  private async loadTranscript(sessionId: string, generation: number): Promise<void> {
+    try {
+      const page = await api.historyPage(sessionId, { from: "end" }, 50);
+      if (generation === this.generation) this.chat.loadTranscript(page.messages, page.has_before);
+    } catch (error) {
+      if (generation === this.generation) {
+        this.chat.addNotice("warning", `Could not show the resumed conversation: ${api.errorMessage(error)}`);
+      }
     }
   }
 
@@ -403,7 +467,7 @@ export class AppController {
   /**
    * The backend's workspace is now `path` (our own `open_workspace`, or a second launch of the
    * app naming a folder): the backend already stopped the old folder's sessions, so show the
-   * new folder with an empty chat and a new session.
+   * new folder: its last session reopened, or an empty chat and a new session.
    */
   async workspaceChanged(path: string): Promise<void> {
     if (path === this.workspace) return;
@@ -413,7 +477,7 @@ export class AppController {
     this.session = null;
     this.chat.clear();
     this.confirmations.clear();
-    await this.startSession(this.model || undefined);
+    await this.startSession(this.model || undefined, await this.lastSession());
   }
 
   /** Remembers whether a server's details are shown; fetches its stderr tail when expanded. */

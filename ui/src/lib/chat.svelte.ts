@@ -5,6 +5,7 @@
 // nothing else in the history re-renders. Text deltas are buffered and applied at most once per
 // animation frame.
 import type { Event } from "../protocol/Event";
+import type { StoredMessage } from "../protocol/StoredMessage";
 import type { ToolCallState } from "../protocol/ToolCallState";
 import type { ToolCallStatus } from "../protocol/ToolCallStatus";
 import type { TurnStatus } from "../protocol/TurnStatus";
@@ -123,6 +124,17 @@ export class ChatStore {
   private errorNotice: NoticeItem | null = null;
   private retryNotice: NoticeItem | null = null;
   private loopReported = false;
+  /** Recorded prompts (message id) and their chat items: a rewind removes from there on. */
+  private readonly promptItems = new Map<string, UserItem>();
+  /** The recorded prompt that started the turn of each tool call (its conversation restore point). */
+  private readonly callPrompt = new Map<string, string>();
+  private currentPrompt: string | null = null;
+  /** The prompt the user sent whose `message_recorded` has not arrived yet. */
+  private unrecordedUser: UserItem | null = null;
+
+  constructor() {
+    this.checkpoints.conversationTarget = (callId) => this.promptForCall(callId);
+  }
 
   private push(item: Item): void {
     this.items = [...this.items, item];
@@ -138,7 +150,84 @@ export class ChatStore {
     this.endAnswer();
     const item = new UserItem(text);
     this.push(item);
+    this.unrecordedUser = item;
     return item;
+  }
+
+  /**
+   * The recorded prompt that started the turn in which `callId` ran: rewinding to it makes the
+   * model forget that turn. Null when the session is not recorded (or the call is unknown).
+   */
+  promptForCall(callId: string): string | null {
+    return this.callPrompt.get(callId) ?? null;
+  }
+
+  /**
+   * Shows a resumed session's last messages (a transcript page, oldest first) before anything
+   * else in the chat. `hasBefore`: older messages exist (the history browser shows them).
+   */
+  loadTranscript(messages: StoredMessage[], hasBefore: boolean): void {
+    const items: Item[] = [];
+    if (hasBefore) items.push(new NoticeItem("info", "Earlier messages of this session are in the history (History button)."));
+    for (const m of messages) {
+      switch (m.kind) {
+        case "prompt": {
+          const item = new UserItem(m.text);
+          this.promptItems.set(m.id, item);
+          this.currentPrompt = m.id;
+          items.push(item);
+          break;
+        }
+        case "model": {
+          for (const t of m.thoughts) items.push(new ThoughtItem(t.subject || "Thinking", t.description));
+          if (m.text.trim()) {
+            const item = new ModelItem();
+            item.text = m.text;
+            item.streaming = false;
+            items.push(item);
+          }
+          for (const call of m.tool_calls) {
+            const item = new ToolItem(call.call_id, call.name, call.args ?? null, this.workspace);
+            item.state = "success";
+            this.tools.set(call.call_id, item);
+            if (this.currentPrompt) this.callPrompt.set(call.call_id, this.currentPrompt);
+            items.push(item);
+          }
+          break;
+        }
+        case "tool_result":
+          for (const call of m.tool_calls) {
+            const item = this.tools.get(call.call_id);
+            if (!item) continue;
+            const status = call.status === "error" || call.status === "cancelled" ? call.status : "success";
+            item.status = status;
+            item.state = status;
+            if (status === "success") item.display = call.summary ?? null;
+            else item.error = call.summary ?? null;
+          }
+          break;
+        case "summary":
+          items.push(new NoticeItem("info", "Older messages were summarised to save context."));
+          break;
+      }
+    }
+    this.items = [...items, ...this.items];
+  }
+
+  /** A `rewound`: the chat drops the rewound prompt and everything after it. */
+  private rewound(messageId: string, removed: number): void {
+    const item = this.promptItems.get(messageId);
+    const at = item ? this.items.indexOf(item) : -1;
+    if (at >= 0) {
+      const kept = new Set(this.items.slice(0, at));
+      this.items = this.items.slice(0, at);
+      for (const [callId, tool] of this.tools) if (!kept.has(tool)) this.tools.delete(callId);
+    }
+    for (const [id, prompt] of this.promptItems) if (!this.items.includes(prompt)) this.promptItems.delete(id);
+    if (this.currentPrompt && !this.promptItems.has(this.currentPrompt)) this.currentPrompt = null;
+    const result = this.checkpoints.rewound(messageId);
+    const n = `${removed} message${removed === 1 ? "" : "s"}`;
+    this.addNotice("info", result ?? `Rewound the conversation: removed ${n}; the model no longer sees them.`);
   }
 
   addNotice(level: NoticeLevel, text: string, options?: { prominent?: boolean; title?: string }): NoticeItem {
@@ -155,6 +244,10 @@ export class ChatStore {
     this.tools.clear();
     this.checkpoints.clear();
     this.items = [];
+    this.promptItems.clear();
+    this.callPrompt.clear();
+    this.currentPrompt = null;
+    this.unrecordedUser = null;
     this.resetTurn();
   }
 
@@ -247,6 +340,7 @@ export class ChatStore {
         this.addNotice("warning", event.message);
         return false;
       case "error": {
+        if (this.checkpoints.rewindFailed(event.message)) return false;
         const status = event.status !== null ? ` (HTTP ${event.status})` : "";
         this.errorNotice = this.addNotice("error", `${event.message}${status}`);
         return false;
@@ -283,11 +377,22 @@ export class ChatStore {
       // The list of checkpoints is not shown yet.
       case "checkpoints":
         return false;
-      // Session history bookkeeping (message ids for checkpoints, resume, rewind):
-      // the history browser will use these; the live chat has nothing to show.
+      // Session history bookkeeping: which prompt started the turn of each tool call, so a
+      // checkpoint's conversation restore rewinds to it.
       case "message_recorded":
+        if (event.kind === "prompt") {
+          this.currentPrompt = event.message_id;
+          if (this.unrecordedUser) this.promptItems.set(event.message_id, this.unrecordedUser);
+          this.unrecordedUser = null;
+        } else if (this.currentPrompt) {
+          for (const callId of event.call_ids) this.callPrompt.set(callId, this.currentPrompt);
+        }
+        return false;
+      // The resumed transcript is loaded by the app (AppController.startSession).
       case "session_resumed":
+        return false;
       case "rewound":
+        this.rewound(event.message_id, event.removed);
         return false;
     }
   }

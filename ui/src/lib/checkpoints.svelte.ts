@@ -12,10 +12,12 @@ import type { Event } from "../protocol/Event";
 import type { RestoredFile } from "../protocol/RestoredFile";
 
 /**
- * Whether "Restore conversation" and "Restore code and conversation" can be used. The session
- * refuses `conversation: true` until the session history store lands; flip this then.
+ * Whether "Restore conversation" and "Restore code and conversation" can be used. They rewind
+ * the recorded history to the prompt that started the edit's turn (`rewind_conversation`), so
+ * the model forgets that turn; code is restored first, and the conversation only when that
+ * succeeded, so a "both" never happens by halves.
  */
-export const CONVERSATION_RESTORE_AVAILABLE = false;
+export const CONVERSATION_RESTORE_AVAILABLE = true;
 /** Why the conversation choices are disabled (their tooltip) while they are not available. */
 export const CONVERSATION_RESTORE_PENDING = "Coming with session history";
 
@@ -71,14 +73,59 @@ export class Checkpoint {
 export class CheckpointStore {
   /** The session restores go to (from `session_configured`, the first event of a session). */
   sessionId: string | null = null;
+  /**
+   * The recorded message a conversation restore of an edit (by call id) rewinds to: the prompt
+   * that started the edit's turn (set by the chat, which follows `message_recorded`).
+   */
+  conversationTarget: (callId: string) => string | null = () => null;
   private readonly byId = new Map<string, Checkpoint>();
   /** The checkpoint whose restore was sent last: a `checkpoint_error` without an id is its. */
   private pending: Checkpoint | null = null;
+  /** The checkpoint whose conversation rewind was sent, and the message it rewinds to. */
+  private rewinding: { checkpoint: Checkpoint; messageId: string } | null = null;
 
   clear(): void {
     this.sessionId = null;
     this.byId.clear();
     this.pending = null;
+    this.rewinding = null;
+  }
+
+  /** A `rewound` arrived: the result line of the checkpoint that asked for it, if one did. */
+  rewound(messageId: string): string | null {
+    const r = this.rewinding;
+    if (!r || r.messageId !== messageId) return null;
+    this.rewinding = null;
+    r.checkpoint.phase = "restored";
+    r.checkpoint.result = restoredText(r.checkpoint.restored.length, r.checkpoint.choice);
+    return r.checkpoint.result;
+  }
+
+  /** An `error` event while a rewind was pending is its failure; true when it was. */
+  rewindFailed(message: string): boolean {
+    const r = this.rewinding;
+    if (!r) return false;
+    this.rewinding = null;
+    r.checkpoint.phase = "failed";
+    r.checkpoint.result = `Could not restore the conversation: ${message}`;
+    return true;
+  }
+
+  private async rewind(checkpoint: Checkpoint): Promise<void> {
+    const messageId = this.conversationTarget(checkpoint.callId);
+    if (!this.sessionId || !messageId) {
+      checkpoint.phase = "failed";
+      checkpoint.result = "Could not restore the conversation: this edit is not in the recorded history.";
+      return;
+    }
+    this.rewinding = { checkpoint, messageId };
+    try {
+      await api.rewindConversation(this.sessionId, messageId);
+    } catch (error) {
+      this.rewinding = null;
+      checkpoint.phase = "failed";
+      checkpoint.result = `Could not restore the conversation: ${api.errorMessage(error)}`;
+    }
   }
 
   /** Records a `checkpoint_created`; the chat attaches it to the call's tool card. */
@@ -99,8 +146,13 @@ export class CheckpointStore {
     if (!checkpoint) return false;
     if (checkpoint === this.pending) this.pending = null;
     if (event.type === "checkpoint_restored") {
-      checkpoint.phase = "restored";
       checkpoint.restored = event.files;
+      if (checkpoint.choice.conversation) {
+        // The code is back; now the conversation (answered by `rewound`).
+        void this.rewind(checkpoint);
+        return true;
+      }
+      checkpoint.phase = "restored";
       checkpoint.result = restoredText(event.files.length, checkpoint.choice);
     } else {
       checkpoint.phase = "failed";
@@ -121,9 +173,11 @@ export class CheckpointStore {
     }
     checkpoint.phase = "restoring";
     checkpoint.result = null;
+    if (!choice.code) return this.rewind(checkpoint);
     this.pending = checkpoint;
     try {
-      await api.restoreCheckpoint(this.sessionId, checkpoint.id, choice.code, choice.conversation);
+      // The code only: the conversation is rewound once the code is back (see `answered`).
+      await api.restoreCheckpoint(this.sessionId, checkpoint.id, true, false);
     } catch (error) {
       if (this.pending === checkpoint) this.pending = null;
       checkpoint.phase = "failed";

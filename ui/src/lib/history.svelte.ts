@@ -1,0 +1,379 @@
+// The history browser's state: the stored sessions grouped by workspace and day, full-text
+// search, the open transcript (read page by page as it scrolls), and the actions on a session
+// (resume, rename, delete, export). All IPC goes through api.ts; the components only render.
+import * as api from "../api";
+import type { GeminiCliSessionInfo, SearchHit, SessionSummary, StoredMessage } from "../api";
+import type { PageFrom } from "../protocol/PageFrom";
+
+/** Start and end of a matched word in a search snippet (gd-store's highlight markers). */
+const MARK_START = "\u0002";
+const MARK_END = "\u0003";
+
+/** A piece of a search snippet, matched or not; rendered as text, never as HTML. */
+export interface Span {
+  text: string;
+  hit: boolean;
+}
+
+/** Splits a marked snippet into spans; stray or unbalanced markers are dropped. */
+export function snippetSpans(snippet: string): Span[] {
+  const out: Span[] = [];
+  let hit = false;
+  let current = "";
+  const flush = () => {
+    if (current) {
+      const last = out[out.length - 1];
+      if (last && last.hit === hit) last.text += current;
+      else out.push({ text: current, hit });
+    }
+    current = "";
+  };
+  for (const ch of snippet) {
+    if (ch === MARK_START) {
+      flush();
+      hit = true;
+    } else if (ch === MARK_END) {
+      flush();
+      hit = false;
+    } else {
+      current += ch;
+    }
+  }
+  flush();
+  return out;
+}
+
+export interface DayGroup {
+  label: string;
+  sessions: SessionSummary[];
+}
+
+export interface WorkspaceGroup {
+  workspace: string;
+  days: DayGroup[];
+}
+
+/** "Today", "Yesterday" or the date, in the user's locale. */
+export function dayLabel(ms: number, now = Date.now()): string {
+  const day = new Date(ms);
+  const today = new Date(now);
+  const start = (d: Date) => new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
+  const diff = Math.round((start(today) - start(day)) / 86_400_000);
+  if (diff === 0) return "Today";
+  if (diff === 1) return "Yesterday";
+  return day.toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
+}
+
+/**
+ * Sessions (newest first) grouped by workspace, workspaces ordered by their newest session,
+ * then by day. The current workspace comes first.
+ */
+export function groupSessions(sessions: SessionSummary[], current: string | null, now = Date.now()): WorkspaceGroup[] {
+  const groups = new Map<string, WorkspaceGroup>();
+  for (const s of sessions) {
+    let group = groups.get(s.workspace);
+    if (!group) {
+      group = { workspace: s.workspace, days: [] };
+      groups.set(s.workspace, group);
+    }
+    const label = dayLabel(s.updated_ms, now);
+    let day = group.days[group.days.length - 1];
+    if (!day || day.label !== label) {
+      day = { label, sessions: [] };
+      group.days.push(day);
+    }
+    day.sessions.push(s);
+  }
+  const all = [...groups.values()];
+  const mine = all.findIndex((g) => g.workspace === current);
+  if (mine > 0) all.unshift(...all.splice(mine, 1));
+  return all;
+}
+
+/** Messages kept in the transcript at once; scrolling further drops the other end. */
+export const TRANSCRIPT_WINDOW = 150;
+/** Messages per transcript page. */
+export const TRANSCRIPT_PAGE = 40;
+/** Longer messages are shown cut (their start), so a page stays small whatever is stored. */
+export const TRANSCRIPT_MAX_BYTES = 16 * 1024;
+
+/** An open transcript: a window of consecutive messages of one session. */
+export class Transcript {
+  messages = $state.raw<StoredMessage[]>([]);
+  hasBefore = $state(false);
+  hasAfter = $state(false);
+  loading = $state(false);
+  error = $state<string | null>(null);
+  /** The message to scroll to and mark (a search hit), once. */
+  focusSeq = $state<number | null>(null);
+
+  constructor(readonly session: SessionSummary) {}
+
+  async load(from: PageFrom): Promise<void> {
+    this.loading = true;
+    this.error = null;
+    try {
+      const page = await api.historyPage(this.session.id, from, TRANSCRIPT_PAGE, TRANSCRIPT_MAX_BYTES);
+      this.messages = page.messages;
+      this.hasBefore = page.has_before;
+      this.hasAfter = page.has_after;
+    } catch (error) {
+      this.error = `Could not read the transcript: ${api.errorMessage(error)}`;
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  /** Loads the page before the first message shown; false when there is none (or busy). */
+  async loadBefore(): Promise<boolean> {
+    const first = this.messages[0];
+    if (this.loading || !this.hasBefore || !first) return false;
+    this.loading = true;
+    try {
+      const page = await api.historyPage(this.session.id, { from: "before", seq: first.seq }, TRANSCRIPT_PAGE, TRANSCRIPT_MAX_BYTES);
+      const all = [...page.messages, ...this.messages];
+      this.hasBefore = page.has_before;
+      if (all.length > TRANSCRIPT_WINDOW) {
+        this.messages = all.slice(0, TRANSCRIPT_WINDOW);
+        this.hasAfter = true;
+      } else {
+        this.messages = all;
+      }
+      return page.messages.length > 0;
+    } catch (error) {
+      this.error = `Could not read the transcript: ${api.errorMessage(error)}`;
+      return false;
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  /** Loads the page after the last message shown; false when there is none (or busy). */
+  async loadAfter(): Promise<boolean> {
+    const last = this.messages[this.messages.length - 1];
+    if (this.loading || !this.hasAfter || !last) return false;
+    this.loading = true;
+    try {
+      const page = await api.historyPage(this.session.id, { from: "after", seq: last.seq }, TRANSCRIPT_PAGE, TRANSCRIPT_MAX_BYTES);
+      const all = [...this.messages, ...page.messages];
+      this.hasAfter = page.has_after;
+      if (all.length > TRANSCRIPT_WINDOW) {
+        this.messages = all.slice(all.length - TRANSCRIPT_WINDOW);
+        this.hasBefore = true;
+      } else {
+        this.messages = all;
+      }
+      return page.messages.length > 0;
+    } catch (error) {
+      this.error = `Could not read the transcript: ${api.errorMessage(error)}`;
+      return false;
+    } finally {
+      this.loading = false;
+    }
+  }
+}
+
+export interface HistoryActions {
+  /** The workspace the window works on (listed first; Gemini CLI sessions are its). */
+  workspace: () => string | null;
+  /** Continues a stored session in the chat. */
+  resume: (sessionId: string) => Promise<void>;
+}
+
+export class HistoryBrowser {
+  open = $state(false);
+  sessions = $state.raw<SessionSummary[]>([]);
+  /** More sessions than listed exist (the list pages on). */
+  hasMore = $state(false);
+  cliSessions = $state.raw<GeminiCliSessionInfo[]>([]);
+  listError = $state<string | null>(null);
+  query = $state("");
+  hits = $state.raw<SearchHit[] | null>(null);
+  searchError = $state<string | null>(null);
+  transcript = $state<Transcript | null>(null);
+  /** Deleting the open session awaits confirmation. */
+  confirmingDelete = $state(false);
+  /** The rename field is open, with this text. */
+  renaming = $state<string | null>(null);
+  /** What the last action on the open session did (an export's path) or why it failed. */
+  status = $state<{ level: "info" | "error"; text: string } | null>(null);
+
+  private searchSeq = 0;
+  private searchTimer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(private readonly actions: HistoryActions) {}
+
+  get groups(): WorkspaceGroup[] {
+    return groupSessions(this.sessions, this.actions.workspace());
+  }
+
+  async show(): Promise<void> {
+    this.open = true;
+    await this.refresh();
+  }
+
+  close(): void {
+    this.open = false;
+    this.transcript = null;
+    this.confirmingDelete = false;
+    this.renaming = null;
+    this.status = null;
+  }
+
+  async refresh(): Promise<void> {
+    this.listError = null;
+    try {
+      const sessions = await api.historyList(null, null, 100);
+      this.sessions = sessions;
+      this.hasMore = sessions.length === 100;
+    } catch (error) {
+      this.listError = `Could not read the session history: ${api.errorMessage(error)}`;
+    }
+    const workspace = this.actions.workspace();
+    try {
+      this.cliSessions = workspace ? (await api.historyGeminiCliSessions(workspace)).filter((s) => !s.imported) : [];
+    } catch {
+      // Gemini CLI's own sessions are optional; our history is listed anyway.
+      this.cliSessions = [];
+    }
+  }
+
+  async more(): Promise<void> {
+    const last = this.sessions[this.sessions.length - 1];
+    if (!last) return;
+    try {
+      const next = await api.historyList(null, { updated_ms: last.updated_ms, id: last.id }, 100);
+      this.sessions = [...this.sessions, ...next];
+      this.hasMore = next.length === 100;
+    } catch (error) {
+      this.listError = `Could not read the session history: ${api.errorMessage(error)}`;
+    }
+  }
+
+  /** The search box changed: search shortly after typing stops (empty: back to the list). */
+  setQuery(text: string): void {
+    this.query = text;
+    if (this.searchTimer) clearTimeout(this.searchTimer);
+    if (!text.trim()) {
+      this.searchSeq++;
+      this.hits = null;
+      this.searchError = null;
+      return;
+    }
+    this.searchTimer = setTimeout(() => void this.search(), 150);
+  }
+
+  async search(): Promise<void> {
+    const text = this.query.trim();
+    const seq = ++this.searchSeq;
+    if (!text) return;
+    try {
+      const hits = await api.historySearch(text, 50, 0);
+      if (seq !== this.searchSeq) return;
+      this.hits = hits;
+      this.searchError = null;
+    } catch (error) {
+      if (seq !== this.searchSeq) return;
+      this.hits = [];
+      this.searchError = `Search failed: ${api.errorMessage(error)}`;
+    }
+  }
+
+  /** Opens a session's transcript at its start, or around a message (a search hit). */
+  async openSession(session: SessionSummary, seq: number | null = null): Promise<void> {
+    this.confirmingDelete = false;
+    this.renaming = null;
+    this.status = null;
+    const transcript = new Transcript(session);
+    this.transcript = transcript;
+    await transcript.load(seq === null ? { from: "start" } : { from: "around", seq });
+    transcript.focusSeq = seq;
+  }
+
+  async openHit(hit: SearchHit): Promise<void> {
+    const session =
+      this.sessions.find((s) => s.id === hit.session_id) ??
+      ({
+        id: hit.session_id,
+        workspace: hit.workspace,
+        title: hit.session_title,
+        created_ms: hit.created_ms,
+        updated_ms: hit.created_ms,
+        model: null,
+        message_count: 0,
+        tokens: { prompt: 0, output: 0, cached: 0, thoughts: 0, tool: 0, total: 0 },
+        source: "gemini-desktop",
+        origin: null,
+      } satisfies SessionSummary);
+    await this.openSession(session, hit.seq);
+  }
+
+  /** Opens one of Gemini CLI's sessions: imported into the history (its file is not touched). */
+  async openCliSession(cli: GeminiCliSessionInfo): Promise<void> {
+    const workspace = this.actions.workspace();
+    if (!workspace) return;
+    try {
+      const id = await api.historyImportGeminiCli(cli.file, workspace);
+      await this.refresh();
+      const session = this.sessions.find((s) => s.id === id);
+      if (session) await this.openSession(session);
+    } catch (error) {
+      this.listError = `Could not read the Gemini CLI session: ${api.errorMessage(error)}`;
+    }
+  }
+
+  async resume(): Promise<void> {
+    const session = this.transcript?.session;
+    if (!session) return;
+    this.close();
+    await this.actions.resume(session.id);
+  }
+
+  startRename(): void {
+    this.renaming = this.transcript?.session.title ?? "";
+  }
+
+  async rename(): Promise<void> {
+    const transcript = this.transcript;
+    const title = (this.renaming ?? "").trim();
+    if (!transcript || !title) return;
+    try {
+      await api.historyRename(transcript.session.id, title);
+      this.renaming = null;
+      const renamed = { ...transcript.session, title };
+      this.sessions = this.sessions.map((s) => (s.id === renamed.id ? renamed : s));
+      const next = new Transcript(renamed);
+      next.messages = transcript.messages;
+      next.hasBefore = transcript.hasBefore;
+      next.hasAfter = transcript.hasAfter;
+      this.transcript = next;
+    } catch (error) {
+      this.status = { level: "error", text: `Could not rename: ${api.errorMessage(error)}` };
+    }
+  }
+
+  async delete(): Promise<void> {
+    const transcript = this.transcript;
+    if (!transcript) return;
+    this.confirmingDelete = false;
+    try {
+      await api.historyDelete(transcript.session.id);
+      this.sessions = this.sessions.filter((s) => s.id !== transcript.session.id);
+      if (this.hits) this.hits = this.hits.filter((h) => h.session_id !== transcript.session.id);
+      this.transcript = null;
+    } catch (error) {
+      this.status = { level: "error", text: `Could not delete: ${api.errorMessage(error)}` };
+    }
+  }
+
+  async export(format: "markdown" | "json"): Promise<void> {
+    const transcript = this.transcript;
+    if (!transcript) return;
+    try {
+      const path = await api.historyExport(transcript.session.id, format);
+      this.status = { level: "info", text: `Exported to ${path}` };
+    } catch (error) {
+      this.status = { level: "error", text: `Could not export: ${api.errorMessage(error)}` };
+    }
+  }
+}

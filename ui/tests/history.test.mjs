@@ -1,0 +1,439 @@
+// The history browser (mocked IPC with an in-page fake of the history commands): sessions
+// grouped by workspace and day, search with highlighted words (never HTML), a transcript read
+// page by page, resume, rename, delete with confirmation, export; the app reopening the last
+// session; and restoring a checkpoint's code and conversation.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import * as E from "./support/events.mjs";
+import { screenshotPath, sel, setup, waitForText } from "./support/harness.mjs";
+
+let env;
+before(async () => {
+  env = await setup();
+});
+after(async () => {
+  await env?.close();
+});
+
+const WS = "/home/dev/project";
+const OTHER = "/home/dev/elsewhere";
+const DAY = 86_400_000;
+
+/** The fake history: sessions and their messages (seq 1..n). */
+function fakeHistory(now) {
+  const summary = (id, workspace, title, updated_ms, message_count, source = "gemini-desktop") => ({
+    id,
+    workspace,
+    title,
+    created_ms: updated_ms - 60_000,
+    updated_ms,
+    model: "gemini-2.5-pro",
+    message_count,
+    tokens: { prompt: 0, output: 0, cached: 0, thoughts: 0, tool: 0, total: 0 },
+    source,
+    origin: null,
+  });
+  const sessions = [
+    summary("a1", WS, "Fix the okapi build", now - 60_000, 200),
+    summary("b2", OTHER, "Elsewhere today", now - 120_000, 2),
+    summary("c3", WS, "Yesterday's chat", now - DAY - 1000, 2),
+    summary("d4", WS, "Imported from the CLI", now - 3 * DAY, 2, "gemini-cli"),
+  ];
+  const message = (session, seq) => {
+    const prompt = seq % 2 === 1;
+    return {
+      id: `${session}-m${seq}`,
+      seq,
+      role: prompt ? "user" : "model",
+      kind: prompt ? "prompt" : "model",
+      created_ms: now - 100_000 + seq,
+      in_context: true,
+      parts: null,
+      text: prompt ? `question ${seq} about the okapi` : `answer ${seq}`,
+      truncated: false,
+      size: 10,
+      tool_calls: [],
+      thoughts: [],
+      usage: null,
+      model: null,
+    };
+  };
+  const messages = {};
+  for (const s of sessions) messages[s.id] = Array.from({ length: s.message_count }, (_, i) => message(s.id, i + 1));
+  return { sessions, messages };
+}
+
+/** Installs `window.__gdExtraIPC` answering the history commands from the fake history. */
+function installHistory({ data, last }) {
+  const state = {
+    sessions: data.sessions,
+    messages: data.messages,
+    cli: [
+      {
+        id: "cli-1",
+        title: "A Gemini CLI chat",
+        updated_ms: Date.now() - 5000,
+        file: "/home/dev/.gemini/tmp/abc/chats/session-1.jsonl",
+        messages: 2,
+        skipped_lines: 0,
+        imported: false,
+      },
+    ],
+  };
+  window.__gdHistory = state;
+  window.__gdExtraIPC = (cmd, args) => {
+    const page = (id, from, limit) => {
+      const all = state.messages[id] ?? [];
+      let start = 0;
+      let end = all.length;
+      if (from.from === "start") end = Math.min(limit, all.length);
+      else if (from.from === "end") start = Math.max(0, all.length - limit);
+      else if (from.from === "after") {
+        start = all.findIndex((m) => m.seq > from.seq);
+        if (start < 0) start = all.length;
+        end = Math.min(all.length, start + limit);
+      } else if (from.from === "before") {
+        end = all.findIndex((m) => m.seq >= from.seq);
+        if (end < 0) end = all.length;
+        start = Math.max(0, end - limit);
+      } else if (from.from === "around") {
+        const at = Math.max(0, all.findIndex((m) => m.seq >= from.seq));
+        start = Math.max(0, at - 5);
+        end = Math.min(all.length, start + limit);
+      }
+      return { messages: all.slice(start, end), has_before: start > 0, has_after: end < all.length };
+    };
+    switch (cmd) {
+      case "history_last_session":
+        return last ? (state.sessions.find((s) => s.id === last) ?? null) : null;
+      case "history_list":
+        return state.sessions;
+      case "history_gemini_cli_sessions":
+        return state.cli.filter((c) => !state.sessions.some((x) => x.id === c.id));
+      case "history_import_gemini_cli": {
+        const cli = state.cli.find((c) => c.file === args.file);
+        if (!cli) throw { kind: "input", message: "no such file" };
+        state.sessions = [
+          {
+            id: cli.id,
+            workspace: args.workspace,
+            title: cli.title,
+            created_ms: cli.updated_ms,
+            updated_ms: cli.updated_ms,
+            model: null,
+            message_count: 2,
+            tokens: { prompt: 0, output: 0, cached: 0, thoughts: 0, tool: 0, total: 0 },
+            source: "gemini-cli",
+            origin: cli.file,
+          },
+          ...state.sessions,
+        ];
+        state.messages[cli.id] = state.messages.c3.map((m) => ({ ...m, id: `${cli.id}-${m.id}` }));
+        return cli.id;
+      }
+      case "history_search": {
+        const word = String(args.text).trim().toLowerCase();
+        const hits = [];
+        for (const s of state.sessions) {
+          for (const m of state.messages[s.id] ?? []) {
+            if (!m.text.toLowerCase().includes(word) || hits.length >= 5) continue;
+            hits.push({
+              session_id: s.id,
+              session_title: s.title,
+              workspace: s.workspace,
+              message_id: m.id,
+              seq: m.seq,
+              role: m.role,
+              kind: m.kind,
+              created_ms: m.created_ms,
+              snippet: m.text.replace(new RegExp(word, "gi"), (w) => `\u0002${w}\u0003`) + " <b>not bold</b>",
+              score: -1,
+            });
+          }
+        }
+        return hits;
+      }
+      case "history_page":
+        return page(args.sessionId, args.from, args.limit ?? 50);
+      case "history_rename": {
+        const s = state.sessions.find((x) => x.id === args.sessionId);
+        if (s) s.title = args.title;
+        return null;
+      }
+      case "history_delete":
+        state.sessions = state.sessions.filter((s) => s.id !== args.sessionId);
+        return true;
+      case "history_export":
+        return `/home/dev/Downloads/gemini-session-${args.sessionId}.${args.format === "json" ? "json" : "md"}`;
+      case "rewind_conversation":
+        return null;
+      default:
+        return undefined;
+    }
+  };
+}
+
+async function openWithHistory({ last = null, colorScheme = "light" } = {}) {
+  const data = fakeHistory(Date.now());
+  return env.open({ init: [installHistory, { data, last }], colorScheme });
+}
+
+async function openBrowser(app) {
+  await app.tid("history-open").click();
+  await app.tid("history-panel").waitFor();
+  await app.page.waitForSelector(sel("history-session"));
+}
+
+describe("history browser", () => {
+  test("groups sessions by workspace (this one first) and day, newest first", async () => {
+    const app = await openWithHistory();
+    await openBrowser(app);
+    const groups = await app.page.$$eval(sel("history-group"), (els) => els.map((e) => e.getAttribute("data-workspace")));
+    assert.deepEqual(groups, [WS, OTHER]);
+    const days = await app.page.$$eval(`${sel("history-group")}[data-workspace="${WS}"] ${sel("history-day")}`, (els) =>
+      els.map((e) => e.textContent),
+    );
+    assert.equal(days.length, 3);
+    assert.deepEqual(days.slice(0, 2), ["Today", "Yesterday"]);
+    const ids = await app.page.$$eval(sel("history-session"), (els) => els.map((e) => e.getAttribute("data-session-id")));
+    assert.deepEqual(ids, ["a1", "c3", "d4", "b2"]);
+    assert.match(await app.page.locator(`${sel("history-session")}[data-session-id="d4"]`).innerText(), /Gemini CLI/);
+    await app.page.screenshot({ path: screenshotPath("history-list-light.png") });
+    await app.close();
+  });
+
+  test("search highlights the matched words as text and a hit opens the transcript at its message", async () => {
+    const app = await openWithHistory();
+    await openBrowser(app);
+    await app.tid("history-search").fill("okapi");
+    await app.page.waitForSelector(sel("history-hit"));
+    const marks = await app.page.$$eval(`${sel("history-hit")} mark`, (els) => els.map((e) => e.textContent));
+    assert.ok(marks.length >= 1 && marks.every((m) => m === "okapi"), JSON.stringify(marks));
+    // Markup in a snippet stays text.
+    assert.equal(await app.page.locator(`${sel("history-hit")} b`).count(), 0);
+    assert.match(await app.tid("history-hit").first().innerText(), /<b>not bold<\/b>/);
+    await app.page.screenshot({ path: screenshotPath("history-search-light.png") });
+
+    const hit = app.tid("history-hit").nth(2);
+    const seq = Number(await hit.getAttribute("data-seq"));
+    const from = app.calls.length;
+    await hit.click();
+    const call = await app.waitForCall("history_page", () => true, { from });
+    assert.deepEqual(call.args.from, { from: "around", seq });
+    await app.tid("history-transcript").waitFor();
+    const focused = app.page.locator(`${sel("history-message")}[data-seq="${seq}"]`);
+    await focused.waitFor();
+    assert.match((await focused.getAttribute("class")) ?? "", /focus/);
+    await app.until((s) => {
+      const el = document.querySelector(`[data-testid="history-message"][data-seq="${s}"]`);
+      const box = document.querySelector('[data-testid="history-messages"]');
+      if (!el || !box) return false;
+      const a = el.getBoundingClientRect();
+      const b = box.getBoundingClientRect();
+      return a.top >= b.top && a.bottom <= b.bottom;
+    }, seq);
+    // Clearing the search goes back to the list.
+    await app.tid("history-search").fill("");
+    await app.page.waitForSelector(sel("history-session"));
+    await app.close();
+  });
+
+  test("the transcript is read page by page as it scrolls and keeps a bounded window", async () => {
+    const app = await openWithHistory();
+    await openBrowser(app);
+    await app.page.locator(`${sel("history-session")}[data-session-id="a1"]`).click();
+    await app.tid("history-transcript").waitFor();
+    await app.until(() => document.querySelectorAll('[data-testid="history-message"]').length === 40);
+    const pages = () => app.callsOf("history_page").length;
+    const before = pages();
+    for (let i = 0; i < 4; i++) {
+      const from = app.calls.length;
+      await app.tid("history-messages").evaluate((el) => el.scrollTo(0, el.scrollHeight));
+      await app.waitForCall("history_page", (a) => a.from.from === "after", { from });
+      await app.page.waitForSelector(sel("history-loading"), { state: "detached" });
+      await app.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
+    }
+    assert.equal(pages(), before + 4, "one page per scroll to the end");
+    const seqs = await app.page.$$eval(sel("history-message"), (els) => els.map((e) => Number(e.getAttribute("data-seq"))));
+    assert.ok(seqs.length <= 150, `at most 150 messages in the page, not ${seqs.length}`);
+    assert.equal(seqs[seqs.length - 1], 200, "read to the last message");
+    assert.ok(seqs[0] > 1, "the first messages left the page");
+    // Scrolling back up reads the earlier messages again.
+    const from = app.calls.length;
+    await app.tid("history-messages").evaluate((el) => el.scrollTo(0, 0));
+    await app.waitForCall("history_page", (a) => a.from.from === "before" && a.from.seq === seqs[0], { from });
+    for (let i = 1; i < seqs.length; i++) assert.equal(seqs[i], seqs[i - 1] + 1, "consecutive messages");
+    await app.close();
+  });
+
+  test("resume continues the session in the chat", async () => {
+    const app = await openWithHistory();
+    await openBrowser(app);
+    await app.page.locator(`${sel("history-session")}[data-session-id="c3"]`).click();
+    await app.tid("history-resume").waitFor();
+    const from = app.calls.length;
+    await app.tid("history-resume").click();
+    const start = await app.waitForCall("start_session", () => true, { from });
+    assert.equal(start.args.resume, "c3");
+    await app.page.waitForSelector(sel("history-panel"), { state: "detached" });
+    await waitForText(app.page, sel("message-user"), "question 1 about the okapi");
+    await waitForText(app.page, sel("message-model"), "answer 2");
+    await app.close();
+  });
+
+  test("rename, delete (after confirming) and export", async () => {
+    const app = await openWithHistory();
+    await openBrowser(app);
+    await app.page.locator(`${sel("history-session")}[data-session-id="c3"]`).click();
+    await app.tid("history-rename").click();
+    await app.tid("history-rename-input").fill("Renamed chat");
+    await app.tid("history-rename-save").click();
+    const rename = await app.waitForCall("history_rename");
+    assert.deepEqual(rename.args, { sessionId: "c3", title: "Renamed chat" });
+    await waitForText(app.page, sel("history-title"), "Renamed chat");
+    await waitForText(app.page, `${sel("history-session")}[data-session-id="c3"] .title`, "Renamed chat");
+
+    await app.tid("history-export-md").click();
+    const md = await app.waitForCall("history_export");
+    assert.deepEqual(md.args, { sessionId: "c3", format: "markdown", path: null });
+    await waitForText(app.page, sel("history-status"), "Exported to /home/dev/Downloads/gemini-session-c3.md");
+    await app.tid("history-export-json").click();
+    await app.waitForCall("history_export", (a) => a.format === "json");
+    await waitForText(app.page, sel("history-status"), "Exported to /home/dev/Downloads/gemini-session-c3.json");
+
+    await app.tid("history-delete").click();
+    await app.tid("history-delete-confirmation").waitFor();
+    assert.equal(app.callsOf("history_delete").length, 0, "nothing deleted before confirming");
+    await app.tid("history-delete-cancel").click();
+    assert.equal(await app.tid("history-delete-confirmation").count(), 0);
+    await app.tid("history-delete").click();
+    await app.page.screenshot({ path: screenshotPath("history-transcript-light.png") });
+    await app.tid("history-delete-confirm").click();
+    const del = await app.waitForCall("history_delete");
+    assert.deepEqual(del.args, { sessionId: "c3" });
+    await app.page.waitForSelector(`${sel("history-session")}[data-session-id="c3"]`, { state: "detached" });
+    assert.equal(await app.tid("history-transcript").count(), 0);
+    await app.close();
+  });
+
+  test("Gemini CLI sessions are listed read-only, imported when opened, and resumable", async () => {
+    const app = await openWithHistory();
+    await openBrowser(app);
+    const cli = app.page.locator(`${sel("history-cli-session")}[data-session-id="cli-1"]`);
+    await cli.waitFor();
+    assert.match(await cli.innerText(), /read-only/);
+    await cli.click();
+    const imported = await app.waitForCall("history_import_gemini_cli");
+    assert.deepEqual(imported.args, { file: "/home/dev/.gemini/tmp/abc/chats/session-1.jsonl", workspace: WS });
+    await app.page.waitForSelector(`${sel("history-transcript")}[data-session-id="cli-1"]`);
+    await app.tid("history-cli-badge").waitFor();
+    // Now listed with our sessions (marked Gemini CLI), no longer as a file to import.
+    await app.page.waitForSelector(`${sel("history-session")}[data-session-id="cli-1"][data-source="gemini-cli"]`);
+    assert.equal(await app.tid("history-cli-session").count(), 0);
+    const from = app.calls.length;
+    await app.tid("history-resume").click();
+    const start = await app.waitForCall("start_session", () => true, { from });
+    assert.equal(start.args.resume, "cli-1");
+    await app.close();
+  });
+
+  test("dark theme", async () => {
+    const app = await openWithHistory({ colorScheme: "dark" });
+    await openBrowser(app);
+    await app.page.locator(`${sel("history-session")}[data-session-id="a1"]`).click();
+    await app.tid("history-transcript").waitFor();
+    await app.tid("history-search").fill("okapi");
+    await app.page.waitForSelector(sel("history-hit"));
+    await app.page.screenshot({ path: screenshotPath("history-dark.png") });
+    const bg = await app.tid("history-panel").evaluate((el) => getComputedStyle(el).backgroundColor);
+    assert.notEqual(bg, "rgb(255, 255, 255)");
+    await app.close();
+  });
+});
+
+describe("reopening the last session", () => {
+  test("the app resumes the workspace's last session and shows its last messages", async () => {
+    const app = await openWithHistory({ last: "c3" });
+    const last = app.callsOf("history_last_session")[0];
+    assert.deepEqual(last.args, { workspace: WS });
+    const start = app.callsOf("start_session")[0];
+    assert.equal(start.args.resume, "c3");
+    await waitForText(app.page, sel("message-user"), "question 1 about the okapi");
+    await waitForText(app.page, sel("message-model"), "answer 2");
+    await app.close();
+  });
+
+  test("without a previous session a new one starts", async () => {
+    const app = await openWithHistory();
+    assert.equal(app.callsOf("start_session")[0].args.resume, null);
+    assert.equal(await app.tid("message-user").count(), 0);
+    await app.close();
+  });
+});
+
+describe("restore code and conversation", () => {
+  test("puts the code back, then rewinds to the prompt of the edit's turn; the chat drops that turn", async () => {
+    const app = await openWithHistory();
+    await app.emit(E.sessionConfigured("s1"));
+    // A first turn that stays.
+    await app.sendPrompt("first question");
+    await app.emitAll([
+      { type: "message_recorded", message_id: "p1", seq: 1, kind: "prompt", call_ids: [] },
+      E.turnStarted("t1"),
+      E.delta("first answer"),
+      E.turnComplete("completed", "t1"),
+    ]);
+    // The turn with the edit.
+    await app.sendPrompt("edit things");
+    await app.emitAll([
+      { type: "message_recorded", message_id: "p2", seq: 3, kind: "prompt", call_ids: [] },
+      E.turnStarted("t2"),
+      E.toolRequest("e1", "replace", { file_path: `${WS}/a.txt`, old_string: "a", new_string: "b" }),
+      { type: "message_recorded", message_id: "m4", seq: 4, kind: "model", call_ids: ["e1"] },
+      E.toolState("e1", "scheduled"),
+      E.checkpointCreated("e1", "cp-1", ["a.txt"]),
+      E.toolResponse("e1", "replace", "success", "Edited a.txt"),
+      E.turnComplete("completed", "t2"),
+    ]);
+    await app.page.waitForSelector(`${sel("tool-card")}[data-call-id="e1"] ${sel("restore-checkpoint")}`);
+    assert.equal(await app.tid("message-user").count(), 2);
+    await app.page.locator(`${sel("tool-card")}[data-call-id="e1"]`).getByTestId("restore-checkpoint").click();
+    await app.tid("restore-both").click();
+    const restore = await app.waitForCall("restore_checkpoint");
+    assert.deepEqual(restore.args, { sessionId: "s1", checkpointId: "cp-1", code: true, conversation: false });
+    assert.equal(app.callsOf("rewind_conversation").length, 0, "the conversation waits for the code");
+    await app.emit(E.checkpointRestored("cp-1", [["a.txt", "reverted"]]));
+    const rewind = await app.waitForCall("rewind_conversation");
+    assert.deepEqual(rewind.args, { sessionId: "s1", messageId: "p2" });
+    await app.emit({ type: "rewound", message_id: "p2", removed: 3 });
+    await app.until(() => document.querySelectorAll('[data-testid="message-user"]').length === 1);
+    await waitForText(app.page, sel("message-user"), "first question");
+    await waitForText(app.page, sel("notice"), "Restored 1 file and the conversation to before this edit");
+    assert.equal(await app.page.locator(`${sel("tool-card")}[data-call-id="e1"]`).count(), 0);
+    await app.close();
+  });
+
+  test("conversation only rewinds without touching the code", async () => {
+    const app = await openWithHistory();
+    await app.emit(E.sessionConfigured("s1"));
+    await app.sendPrompt("edit things");
+    await app.emitAll([
+      { type: "message_recorded", message_id: "p1", seq: 1, kind: "prompt", call_ids: [] },
+      E.turnStarted("t1"),
+      E.toolRequest("e1", "replace", { file_path: `${WS}/a.txt` }),
+      { type: "message_recorded", message_id: "m2", seq: 2, kind: "model", call_ids: ["e1"] },
+      E.checkpointCreated("e1", "cp-1", ["a.txt"]),
+      E.toolResponse("e1", "replace", "success", "Edited a.txt"),
+      E.turnComplete("completed", "t1"),
+    ]);
+    await app.page.locator(`${sel("tool-card")}[data-call-id="e1"]`).getByTestId("restore-checkpoint").click();
+    await app.tid("restore-conversation").click();
+    const rewind = await app.waitForCall("rewind_conversation");
+    assert.deepEqual(rewind.args, { sessionId: "s1", messageId: "p1" });
+    assert.equal(app.callsOf("restore_checkpoint").length, 0);
+    await app.emit({ type: "rewound", message_id: "p1", removed: 3 });
+    await waitForText(app.page, sel("notice"), "Restored the conversation to before this edit");
+    assert.equal(await app.tid("message-user").count(), 0);
+    await app.close();
+  });
+});
