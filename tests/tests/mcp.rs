@@ -72,6 +72,9 @@ async fn the_panel_shows_a_real_stdio_server_connected_with_its_tools() -> Resul
     app.click("mcp-open").await?;
     app.wait_for_count("mcp-panel", "opened", |n| n == 1)
         .await?;
+    // The panel may open before the session has listed its servers: wait for the row.
+    app.wait_for_count("mcp-server", "one server row", |n| n == 1)
+        .await?;
     let servers = app.attrs("mcp-server", "data-server").await?;
     ensure!(
         servers == [Some("fixture".to_owned())],
