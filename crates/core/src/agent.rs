@@ -1,16 +1,20 @@
 //! One user turn: model requests and tool rounds until the model answers
 //! without calling tools, the user cancels, or a limit stops it.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use chrono::Local;
 use gd_gemini::{Content, Part};
-use gd_protocol::{ErrorKind, Event, InputItem, TurnStatus, Usage};
+use gd_protocol::{
+    CompressionSkipReason, ErrorKind, Event, InputItem, McpPromptInfo, TurnStatus, Usage,
+};
 use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, info_span, warn};
 
 use crate::chat::{Chat, ChatError, ModelResponse, ToolCallRequest, not_executed_responses};
-use crate::compression::{CompressionOutcome, maybe_compress};
+use crate::commands::{Catalog, CustomCommand, Target};
+use crate::compression::{CompressionOutcome, history_tokens, maybe_compress};
 use crate::config::SessionConfig;
 use crate::context::session_context;
 use crate::events::EventSink;
@@ -36,6 +40,56 @@ pub struct Agent {
     tools_generation: Option<u64>,
     /// Records every message into the session history, when set.
     pub history: Option<HistoryRecorder>,
+}
+
+/// How long a `/name` that is not known (yet) waits, after the MCP
+/// discovery, for the servers to list their prompts before it is sent as
+/// text. Listing follows the connection within milliseconds; this only
+/// bounds a server that hangs.
+pub const PROMPTS_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// What starts a turn.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TurnInput {
+    /// What the user typed: a prompt with `@` references, or `/name args`
+    /// of a custom command or an MCP prompt.
+    Items(Vec<InputItem>),
+    /// An MCP prompt with its arguments already known (`Op::McpRunPrompt`).
+    McpPrompt {
+        server: String,
+        name: String,
+        arguments: BTreeMap<String, String>,
+    },
+}
+
+impl TurnInput {
+    /// The input as the user would have typed it, for the history.
+    fn typed(&self) -> String {
+        match self {
+            TurnInput::Items(items) => items
+                .iter()
+                .map(|item| match item {
+                    InputItem::Text { text } => text.as_str(),
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+            TurnInput::McpPrompt {
+                name, arguments, ..
+            } => {
+                let mut typed = format!("/{name}");
+                for (key, value) in arguments {
+                    typed.push_str(&format!(" --{key}=\"{}\"", value.replace('"', "\\\"")));
+                }
+                typed
+            }
+        }
+    }
+}
+
+/// A command a typed `/name` runs in the core.
+enum Command {
+    Custom(CustomCommand),
+    McpPrompt(McpPromptInfo),
 }
 
 /// The user-side message a turn is about to add to the chat history, for
@@ -94,6 +148,95 @@ impl Agent {
         Ok(removed)
     }
 
+    /// `/clear`: forgets the conversation and starts a new one, recorded as
+    /// a new session in the history (the old one stays there). Returns the
+    /// new conversation's id.
+    pub async fn clear(&mut self, sink: &EventSink) -> String {
+        let id = uuid::Uuid::new_v4().to_string();
+        self.chat.start_over(id.clone());
+        self.loops.reset();
+        self.requests_made = 0;
+        self.compression_disabled = false;
+        self.config.session_id = id.clone();
+        if let Some(checkpoints) = self.scheduler.checkpoints() {
+            checkpoints.set_session_id(&id);
+            checkpoints.set_message_id(None);
+        }
+        if let Some(history) = self.history.as_mut()
+            && let Err(error) = history.start_next(&id, self.chat.model()).await
+        {
+            warn!(%error, "the new conversation is not recorded");
+            sink.emit(Event::Warning {
+                message: format!("The new conversation is not saved to the history: {error}"),
+            });
+            self.history = None;
+        }
+        id
+    }
+
+    /// `/compress`: summarises the history now, whatever its size, and
+    /// reports the outcome (`ChatCompressed`, or `CompressionSkipped` with
+    /// the reason in Gemini CLI's words).
+    pub async fn compress_now(&mut self, cancel: &CancellationToken, sink: &EventSink) {
+        let original = history_tokens(&self.chat);
+        let threshold = self.config.compression_threshold;
+        let nothing = Content::user(Vec::new());
+        let skipped = |reason, original_tokens, message: String| {
+            sink.emit(Event::CompressionSkipped {
+                reason,
+                original_tokens,
+                message,
+            })
+        };
+        match maybe_compress(&mut self.chat, threshold, &nothing, true, cancel).await {
+            CompressionOutcome::NotNeeded => skipped(
+                CompressionSkipReason::NothingToCompress,
+                original,
+                "Nothing to compress.".into(),
+            ),
+            CompressionOutcome::Compressed {
+                original_tokens,
+                new_tokens,
+            } => {
+                self.compression_disabled = false;
+                self.compressed(original_tokens, new_tokens, sink).await;
+            }
+            CompressionOutcome::Inflated {
+                original_tokens, ..
+            } => skipped(
+                CompressionSkipReason::NotBeneficial,
+                original_tokens,
+                if original_tokens < 50_000 {
+                    "Compression was not beneficial for this history size.".into()
+                } else {
+                    "Chat history compression did not reduce its size; the history is unchanged."
+                        .into()
+                },
+            ),
+            CompressionOutcome::Failed(_) if cancel.is_cancelled() => skipped(
+                CompressionSkipReason::Cancelled,
+                original,
+                "Compression cancelled; the history is unchanged.".into(),
+            ),
+            CompressionOutcome::Failed(reason) => skipped(
+                CompressionSkipReason::Failed,
+                original,
+                format!("Failed to compress chat history: {reason}"),
+            ),
+        }
+    }
+
+    /// The chat's history was replaced by a summary: record it and say so.
+    async fn compressed(&mut self, original_tokens: u64, new_tokens: u64, sink: &EventSink) {
+        if let Some(history) = self.history.as_mut() {
+            history.context_replaced(self.chat.history(), sink).await;
+        }
+        sink.emit(Event::ChatCompressed {
+            original_tokens,
+            new_tokens,
+        });
+    }
+
     /// Brings the chat's declared tools up to date before a model request.
     /// Before the first request it waits until the MCP servers' discovery
     /// is over, as Gemini CLI does. `false` when cancelled while waiting.
@@ -120,7 +263,7 @@ impl Agent {
     pub async fn run_turn(
         &mut self,
         turn_id: &str,
-        items: Vec<InputItem>,
+        input: TurnInput,
         cancel: CancellationToken,
         sink: &EventSink,
     ) -> TurnStatus {
@@ -128,7 +271,7 @@ impl Agent {
             turn_id: turn_id.to_owned(),
         });
         let span = info_span!("turn", turn_id, session_id = %self.config.session_id);
-        let status = self.turn_loop(items, &cancel, sink).instrument(span).await;
+        let status = self.turn_loop(input, &cancel, sink).instrument(span).await;
         sink.emit(Event::TurnComplete {
             turn_id: turn_id.to_owned(),
             status,
@@ -138,20 +281,14 @@ impl Agent {
 
     async fn turn_loop(
         &mut self,
-        items: Vec<InputItem>,
+        input: TurnInput,
         cancel: &CancellationToken,
         sink: &EventSink,
     ) -> TurnStatus {
         self.loops.reset();
         // The prompt as typed, for the history (the model gets it with its @-references
         // expanded).
-        let typed = items
-            .iter()
-            .map(|item| match item {
-                InputItem::Text { text } => text.as_str(),
-            })
-            .collect::<Vec<_>>()
-            .join("\n");
+        let typed = input.typed();
         let tool_ctx = ToolContext {
             workspace_dirs: Arc::new(self.config.workspace_dirs.clone()),
             file_filtering: self.config.file_filtering,
@@ -160,7 +297,7 @@ impl Agent {
             output: None,
             confirmed: false,
         };
-        let parts = match self.prompt_parts(items, &tool_ctx, sink).await {
+        let parts = match self.prompt_parts(input, &tool_ctx, sink).await {
             Ok(parts) => parts,
             Err(status) => return status,
         };
@@ -264,21 +401,55 @@ impl Agent {
     }
 
     /// The user's input as parts: a custom command (`/name args`) is
-    /// expanded ([`crate::commands`]), `@path` references are expanded
-    /// ([`crate::at_refs`]) and the ones that cannot be used are reported as
-    /// warnings. A custom command that cannot run ends the turn early.
+    /// expanded ([`crate::commands`]), an MCP prompt is fetched from its
+    /// server, `@path` references are expanded ([`crate::at_refs`]) and the
+    /// ones that cannot be used are reported as warnings. A command that
+    /// cannot run ends the turn early. Anything else that starts with `/`
+    /// (a built-in command, a path, an unknown name) is sent as it is, as
+    /// Gemini CLI does.
     async fn prompt_parts(
         &mut self,
-        items: Vec<InputItem>,
+        input: TurnInput,
         ctx: &ToolContext,
         sink: &EventSink,
     ) -> Result<Vec<Part>, TurnStatus> {
+        let items = match input {
+            TurnInput::Items(items) => items,
+            TurnInput::McpPrompt {
+                server,
+                name,
+                arguments,
+            } => {
+                let tools = self.scheduler.tools().clone();
+                tokio::select! {
+                    biased;
+                    _ = ctx.cancel.cancelled() => return Err(TurnStatus::Cancelled),
+                    _ = tools.ready() => {}
+                }
+                return self.mcp_prompt(&server, &name, &arguments, ctx, sink).await;
+            }
+        };
         let mut parts = Vec::new();
         for item in items {
             let InputItem::Text { text } = item;
-            if let Some(command_parts) = self.custom_command(&text, ctx, sink).await? {
-                parts.extend(command_parts);
-                continue;
+            if let Some((name, args)) = crate::commands::parse_invocation(&text) {
+                match self.find_command(name, &ctx.cancel).await {
+                    Some(Command::Custom(command)) => {
+                        parts.extend(self.custom_command(&command, name, args, ctx, sink).await?);
+                        continue;
+                    }
+                    Some(Command::McpPrompt(prompt)) => {
+                        let arguments =
+                            crate::commands::mcp_args::parse_args(args, &prompt.arguments)
+                                .map_err(|message| fail_turn(sink, message))?;
+                        parts.extend(
+                            self.mcp_prompt(&prompt.server, &prompt.name, &arguments, ctx, sink)
+                                .await?,
+                        );
+                        continue;
+                    }
+                    None => {}
+                }
             }
             match crate::at_refs::expand_prompt(&text, ctx).await {
                 Some(expanded) => {
@@ -293,6 +464,81 @@ impl Agent {
         Ok(parts)
     }
 
+    /// The command `/name` runs in the core, if any (built-in commands are
+    /// the frontends'). A name that is unknown while the MCP servers are
+    /// still being discovered waits for the discovery, and then at most
+    /// [`PROMPTS_WAIT`] for their prompt lists: it may be one of their
+    /// prompts. (Gemini CLI refuses such a command until its servers are
+    /// loaded.)
+    async fn find_command(&self, name: &str, cancel: &CancellationToken) -> Option<Command> {
+        let tools = self.scheduler.tools().clone();
+        let mut waited = false;
+        loop {
+            let (custom, _) = crate::commands::load_commands(
+                self.user_home().as_deref(),
+                self.config.primary_workspace(),
+            );
+            let prompts = tools.mcp().map(|m| m.manager.prompts()).unwrap_or_default();
+            let catalog = Catalog::new(&custom, &prompts, self.config.checkpointing.is_some());
+            match catalog.find(name).map(|entry| &entry.target) {
+                Some(Target::Custom(key)) => return custom.get(key).cloned().map(Command::Custom),
+                Some(Target::McpPrompt(prompt)) => return Some(Command::McpPrompt(prompt.clone())),
+                Some(Target::BuiltIn(_)) => return None,
+                None if !waited && tools.mcp().is_some() => {
+                    waited = true;
+                    let mcp = tools.mcp()?;
+                    // The first request waits for the discovery anyway; the
+                    // prompt lists that follow it get a bounded wait.
+                    tokio::select! {
+                        biased;
+                        _ = cancel.cancelled() => return None,
+                        _ = async {
+                            tools.ready().await;
+                            let _ = tokio::time::timeout(PROMPTS_WAIT, mcp.manager.wait_prompts()).await;
+                        } => {}
+                    }
+                }
+                None => return None,
+            }
+        }
+    }
+
+    /// Fetches an MCP prompt; its text is the user's message.
+    async fn mcp_prompt(
+        &self,
+        server: &str,
+        name: &str,
+        arguments: &BTreeMap<String, String>,
+        ctx: &ToolContext,
+        sink: &EventSink,
+    ) -> Result<Vec<Part>, TurnStatus> {
+        let tools = self.scheduler.tools().clone();
+        let Some(mcp) = tools.mcp() else {
+            return Err(fail_turn(
+                sink,
+                format!("MCP server '{server}' is not configured."),
+            ));
+        };
+        let fetched = tokio::select! {
+            biased;
+            _ = ctx.cancel.cancelled() => return Err(TurnStatus::Cancelled),
+            fetched = mcp.manager.get_prompt(server, name, arguments) => fetched,
+        };
+        match fetched {
+            Ok(text) if !text.trim().is_empty() => Ok(vec![Part::text(text)]),
+            Ok(_) => Err(fail_turn(
+                sink,
+                format!(
+                    "MCP prompt '{name}' of server '{server}' returned no text: received an empty or invalid prompt response from the server."
+                ),
+            )),
+            Err(error) => Err(fail_turn(
+                sink,
+                format!("Error invoking MCP prompt '{name}' of server '{server}': {error}"),
+            )),
+        }
+    }
+
     /// The home directory commands and memory are read from.
     pub fn user_home(&self) -> Option<std::path::PathBuf> {
         self.config
@@ -302,38 +548,19 @@ impl Agent {
             .or_else(crate::launch::home_dir)
     }
 
-    /// Expands `text` if it invokes a custom command: `Ok(None)` when it
-    /// does not. `!{…}` pieces run as `run_shell_command` calls through the
-    /// scheduler (policy, confirmation and events as for the model's calls).
+    /// Expands the custom command `command` invoked as `/name args`.
+    /// `!{…}` pieces run as `run_shell_command` calls through the scheduler
+    /// (policy, confirmation and events as for the model's calls).
     async fn custom_command(
         &mut self,
-        text: &str,
+        command: &CustomCommand,
+        name: &str,
+        args: &str,
         ctx: &ToolContext,
         sink: &EventSink,
-    ) -> Result<Option<Vec<Part>>, TurnStatus> {
+    ) -> Result<Vec<Part>, TurnStatus> {
         use crate::commands::template::{Piece, expand};
-        let Some((name, args)) = crate::commands::parse_invocation(text) else {
-            return Ok(None);
-        };
-        if crate::commands::BUILT_IN.iter().any(|(n, _)| *n == name) {
-            return Ok(None);
-        }
-        let (commands, _) = crate::commands::load_commands(
-            self.user_home().as_deref(),
-            self.config.primary_workspace(),
-        );
-        let Some(command) = commands.get(name) else {
-            return Ok(None);
-        };
-        let fail = |message: String| {
-            sink.emit(Event::Error {
-                kind: ErrorKind::Internal,
-                message,
-                status: None,
-                fatal: true,
-            });
-            TurnStatus::Failed
-        };
+        let fail = |message: String| fail_turn(sink, message);
         let pieces = expand(&command.prompt, name, args).map_err(|e| {
             fail(format!(
                 "Custom command /{name} ({}): {e}",
@@ -407,7 +634,7 @@ impl Agent {
         if !text_out.is_empty() {
             parts.push(Part::text(text_out));
         }
-        Ok(Some(parts))
+        Ok(parts)
     }
 
     /// The first message of a session carries the session context.
@@ -434,28 +661,20 @@ impl Agent {
         if self.compression_disabled {
             return;
         }
-        match maybe_compress(
+        let outcome = maybe_compress(
             &mut self.chat,
             self.config.compression_threshold,
             pending,
             false,
             cancel,
         )
-        .await
-        {
+        .await;
+        match outcome {
             CompressionOutcome::NotNeeded => {}
             CompressionOutcome::Compressed {
                 original_tokens,
                 new_tokens,
-            } => {
-                if let Some(history) = self.history.as_mut() {
-                    history.context_replaced(self.chat.history(), sink).await;
-                }
-                sink.emit(Event::ChatCompressed {
-                    original_tokens,
-                    new_tokens,
-                })
-            }
+            } => self.compressed(original_tokens, new_tokens, sink).await,
             CompressionOutcome::Inflated { .. } => {
                 self.compression_disabled = true;
                 sink.emit(Event::Warning {
@@ -536,6 +755,17 @@ impl Agent {
                 .await;
         }
     }
+}
+
+/// Reports why a turn cannot go on (a command that cannot run) and ends it.
+fn fail_turn(sink: &EventSink, message: String) -> TurnStatus {
+    sink.emit(Event::Error {
+        kind: ErrorKind::Internal,
+        message,
+        status: None,
+        fatal: true,
+    });
+    TurnStatus::Failed
 }
 
 fn report_chat_error(error: &ChatError, sink: &EventSink) {

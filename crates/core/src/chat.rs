@@ -130,6 +130,15 @@ impl Chat {
         self.history = history;
     }
 
+    /// Forgets the conversation (`/clear`): no history, and requests from
+    /// now on belong to the session `session_id`.
+    pub fn start_over(&mut self, session_id: String) {
+        self.history.clear();
+        self.session_id = session_id;
+        self.prompt_count = 0;
+        self.last_prompt_tokens = 0;
+    }
+
     /// Appends a message without sending it, e.g. tool responses of a turn
     /// that was stopped before the next request.
     pub fn append(&mut self, content: Content) {

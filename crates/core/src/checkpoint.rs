@@ -28,7 +28,8 @@ pub const CHECKPOINTED_TOOLS: &[&str] = &["write_file", "replace"];
 #[derive(Debug)]
 pub struct SessionCheckpoints {
     checkpointer: Checkpointer,
-    session_id: String,
+    /// The conversation's id (a new one after `/clear`).
+    session_id: Mutex<String>,
     /// The prompt id of the running turn, recorded as the message id.
     message_id: Mutex<Option<String>>,
 }
@@ -42,7 +43,7 @@ impl SessionCheckpoints {
     ) -> Result<Self, CheckpointError> {
         Ok(Self {
             checkpointer: Checkpointer::new(ShadowRepo::shared(config, workspace)?),
-            session_id: session_id.to_owned(),
+            session_id: Mutex::new(session_id.to_owned()),
             message_id: Mutex::new(None),
         })
     }
@@ -66,6 +67,11 @@ impl SessionCheckpoints {
     /// Links the checkpoints from now on to this message (the turn's prompt).
     pub fn set_message_id(&self, id: Option<String>) {
         *self.message_id.lock().unwrap_or_else(|e| e.into_inner()) = id;
+    }
+
+    /// Links the checkpoints from now on to this conversation (`/clear`).
+    pub fn set_session_id(&self, id: &str) {
+        *self.session_id.lock().unwrap_or_else(|e| e.into_inner()) = id.to_owned();
     }
 
     /// Whether calls of `tool` get a checkpoint.
@@ -100,7 +106,12 @@ impl SessionCheckpoints {
             return None;
         };
         let meta = CheckpointMeta {
-            session_id: Some(self.session_id.clone()),
+            session_id: Some(
+                self.session_id
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .clone(),
+            ),
             message_id: self
                 .message_id
                 .lock()

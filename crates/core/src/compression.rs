@@ -75,6 +75,15 @@ pub fn find_split_point(history: &[Content], fraction: f64) -> usize {
     }
 }
 
+/// The size of the chat's history in tokens: what the API counted for the
+/// latest request, or an estimate before the first.
+pub fn history_tokens(chat: &Chat) -> u64 {
+    match chat.last_prompt_tokens() {
+        0 => estimate_tokens(chat.history()),
+        n => n,
+    }
+}
+
 /// Compresses when the last prompt plus `pending` crosses `threshold` of the
 /// window, or always when `force` is set.
 pub async fn maybe_compress(
@@ -84,11 +93,7 @@ pub async fn maybe_compress(
     force: bool,
     cancel: &CancellationToken,
 ) -> CompressionOutcome {
-    let history_tokens = match chat.last_prompt_tokens() {
-        0 => estimate_tokens(chat.history()),
-        n => n,
-    };
-    let original_tokens = history_tokens + estimate_tokens(std::slice::from_ref(pending));
+    let original_tokens = history_tokens(chat) + estimate_tokens(std::slice::from_ref(pending));
     let limit = token_limit(chat.model()) as f64;
     if !force && (original_tokens as f64) < threshold * limit {
         return CompressionOutcome::NotNeeded;

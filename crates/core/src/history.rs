@@ -162,6 +162,34 @@ impl HistoryRecorder {
         Ok(Self::new(store, session_id, history))
     }
 
+    /// Records from now on into a new session `session_id` of the same
+    /// workspace, model and source (`/clear`): the current one stays in the
+    /// history as it is.
+    pub async fn start_next(&mut self, session_id: &str, model: &str) -> Result<(), HistoryError> {
+        let (s, current) = (self.store.clone(), self.session_id.clone());
+        let previous = blocking(move || s.session(&current)).await?;
+        let session = NewSession {
+            id: session_id.to_owned(),
+            workspace: previous
+                .as_ref()
+                .map(|p| p.workspace.clone())
+                .unwrap_or_default(),
+            title: String::new(),
+            model: Some(model.to_owned()),
+            created_ms: gd_store::now_ms(),
+            source: previous
+                .map(|p| p.source)
+                .unwrap_or_else(|| gd_store::SOURCE_DESKTOP.to_owned()),
+            origin: None,
+        };
+        let s = self.store.clone();
+        blocking(move || s.create_session(&session)).await?;
+        self.session_id = session_id.to_owned();
+        self.last_prompt = None;
+        self.failed = false;
+        Ok(())
+    }
+
     fn new(store: Store, session_id: &str, initial: Vec<Content>) -> Self {
         Self {
             store,

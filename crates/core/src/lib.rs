@@ -19,7 +19,10 @@
 //! * [`history`] records every message into the session history store
 //!   (gd-store) before the next request, and resumes stored sessions.
 //! * [`memory`] loads the context files (`GEMINI.md`) into the system
-//!   instruction.
+//!   instruction;
+//! * [`commands`] names the slash commands (built-in, MCP prompts, custom)
+//!   and expands custom ones;
+//! * [`stats`] counts what a session used, for `/stats`.
 
 pub mod agent;
 pub mod approval;
@@ -40,6 +43,7 @@ pub mod policy;
 pub mod prompts;
 pub mod scheduler;
 pub mod session;
+pub mod stats;
 pub mod thought;
 pub mod tokens;
 pub mod tools;

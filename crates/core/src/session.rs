@@ -6,12 +6,12 @@ use std::time::Duration;
 
 use gd_gemini::GeminiClient;
 use gd_mcp::{McpEvent, McpManager};
-use gd_protocol::{ErrorKind, Event, InputItem, McpDiscoveryState, Op};
+use gd_protocol::{ConfirmationOutcome, ErrorKind, Event, McpDiscoveryState, Op};
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, info_span, warn};
 
-use crate::agent::Agent;
+use crate::agent::{Agent, TurnInput};
 use crate::approval::{Answer, ApprovalPolicy, Confirmations};
 use crate::chat::Chat;
 use crate::checkpoint::SessionCheckpoints;
@@ -19,6 +19,7 @@ use crate::config::SessionConfig;
 use crate::events::{EventSink, WeakEventSink};
 use crate::history::HistoryRecorder;
 use crate::scheduler::Scheduler;
+use crate::stats::StatsRecorder;
 use crate::tools::services::ModelAccess;
 use crate::tools::{LiveTools, SessionTools, ToolServices};
 
@@ -37,11 +38,21 @@ pub struct SessionHandle {
     mcp: Option<McpManager>,
     events: WeakEventSink,
     finished: CancellationToken,
-    /// Where custom commands are read from: the home and workspace.
-    commands_from: (Option<std::path::PathBuf>, std::path::PathBuf),
+    /// Where custom commands are read from, and whether `/restore` exists.
+    commands: CommandSources,
     /// Broken command files already reported, so listing again (each `/`
     /// typed) does not repeat the warning.
     reported_command_problems: Arc<Mutex<Vec<String>>>,
+    /// What the session used so far (`/stats`).
+    stats: Arc<Mutex<StatsRecorder>>,
+}
+
+/// Where a session's slash commands come from.
+#[derive(Debug, Clone)]
+struct CommandSources {
+    home: Option<std::path::PathBuf>,
+    workspace: std::path::PathBuf,
+    checkpointing: bool,
 }
 
 impl std::fmt::Debug for SessionHandle {
@@ -69,10 +80,10 @@ impl SessionHandle {
         &self.session_id
     }
 
-    /// Queues an operation. [`Op::Interrupt`], [`Op::ConfirmTool`] and the
-    /// MCP operations other than [`Op::McpRunPrompt`] take effect
-    /// immediately, even while a turn is running; their answers and
-    /// failures arrive as events.
+    /// Queues an operation. [`Op::Interrupt`], [`Op::ConfirmTool`],
+    /// [`Op::Stats`], [`Op::ListCommands`] and the MCP operations other than
+    /// [`Op::McpRunPrompt`] take effect immediately, even while a turn is
+    /// running; their answers and failures arrive as events.
     pub fn submit(&self, op: Op) -> Result<(), SessionError> {
         match op {
             Op::Interrupt => {
@@ -84,10 +95,14 @@ impl SessionHandle {
                 outcome,
                 content,
             } => {
+                let modified = outcome == ConfirmationOutcome::ModifyWithEditor;
                 if self
                     .confirmations
                     .answer(&call_id, Answer { outcome, content })
                 {
+                    if modified {
+                        self.stats().modified(&call_id);
+                    }
                     Ok(())
                 } else {
                     Err(SessionError::NoSuchConfirmation(call_id))
@@ -135,11 +150,17 @@ impl SessionHandle {
                 }
                 Ok(())
             }
+            Op::Stats => {
+                self.ensure_open()?;
+                let stats = self.stats().snapshot();
+                self.events.emit(Event::SessionStats { stats });
+                Ok(())
+            }
             Op::ListCommands => {
                 self.ensure_open()?;
-                let (home, workspace) = &self.commands_from;
+                let sources = &self.commands;
                 let (commands, problems) =
-                    crate::commands::load_commands(home.as_deref(), workspace);
+                    crate::commands::load_commands(sources.home.as_deref(), &sources.workspace);
                 let mut reported = self
                     .reported_command_problems
                     .lock()
@@ -150,8 +171,11 @@ impl SessionHandle {
                         self.events.emit(Event::Warning { message });
                     }
                 }
+                let prompts = self.mcp.as_ref().map(|m| m.prompts()).unwrap_or_default();
+                let catalog =
+                    crate::commands::Catalog::new(&commands, &prompts, sources.checkpointing);
                 self.events.emit(Event::Commands {
-                    commands: crate::commands::list(&commands),
+                    commands: catalog.infos(),
                 });
                 Ok(())
             }
@@ -163,6 +187,10 @@ impl SessionHandle {
             }
             op => self.ops.send(op).map_err(|_| SessionError::Closed),
         }
+    }
+
+    fn stats(&self) -> std::sync::MutexGuard<'_, StatsRecorder> {
+        self.stats.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn ensure_open(&self) -> Result<(), SessionError> {
@@ -257,7 +285,18 @@ impl Session {
             m.start();
             events
         });
+        let stats = Arc::new(Mutex::new(StatsRecorder::new(
+            &config.session_id,
+            &config.model,
+        )));
         let (sink, events) = EventSink::new();
+        let counted = stats.clone();
+        let sink = sink.observed(Arc::new(move |event: &Event| {
+            counted
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .record(event);
+        }));
         let (ops_tx, mut ops_rx) = mpsc::unbounded_channel();
         let current_turn = Arc::new(Mutex::new(None::<CancellationToken>));
         let confirmations = Arc::new(Confirmations::default());
@@ -270,15 +309,17 @@ impl Session {
             mcp: mcp.clone(),
             events: sink.downgrade(),
             finished: finished.clone(),
-            commands_from: (
-                config
+            commands: CommandSources {
+                home: config
                     .memory
                     .as_ref()
                     .and_then(|m| m.home.clone())
                     .or_else(crate::launch::home_dir),
-                config.workspace_dirs[0].clone(),
-            ),
+                workspace: config.workspace_dirs[0].clone(),
+                checkpointing: config.checkpointing.is_some(),
+            },
             reported_command_problems: Arc::default(),
+            stats: stats.clone(),
         };
         let tools = Arc::new(LiveTools::new(tools));
         let current = tools.current();
@@ -354,43 +395,30 @@ impl Session {
             async move {
                 let mut turns = 0u64;
                 while let Some(op) = ops_rx.recv().await {
-                    let items = match op {
-                        Op::UserTurn { items } => items,
+                    let input = match op {
+                        Op::UserTurn { items } => TurnInput::Items(items),
                         Op::McpRunPrompt {
                             server,
                             name,
                             arguments,
-                        } => {
-                            let Some(manager) = &mcp else {
-                                sink.emit(Event::Warning {
-                                    message: format!("MCP server '{server}' is not configured"),
-                                });
-                                continue;
-                            };
-                            match manager.get_prompt(&server, &name, &arguments).await {
-                                Ok(text) if !text.trim().is_empty() => {
-                                    vec![InputItem::Text { text }]
-                                }
-                                Ok(_) => {
-                                    sink.emit(Event::Warning {
-                                        message: format!(
-                                            "MCP prompt '{name}' of server '{server}' has no text."
-                                        ),
-                                    });
-                                    continue;
-                                }
-                                Err(e) => {
-                                    sink.emit(Event::Error {
-                                        kind: ErrorKind::Internal,
-                                        message: format!(
-                                            "Cannot get MCP prompt '{name}' of server '{server}': {e}"
-                                        ),
-                                        status: None,
-                                        fatal: false,
-                                    });
-                                    continue;
-                                }
-                            }
+                        } => TurnInput::McpPrompt {
+                            server,
+                            name,
+                            arguments,
+                        },
+                        Op::Clear => {
+                            let id = agent.clear(&sink).await;
+                            stats.lock().unwrap_or_else(|e| e.into_inner()).reset(&id);
+                            sink.emit(Event::ConversationCleared { session_id: id });
+                            continue;
+                        }
+                        Op::Compress => {
+                            let cancel = CancellationToken::new();
+                            *current_turn.lock().unwrap_or_else(|e| e.into_inner()) =
+                                Some(cancel.clone());
+                            agent.compress_now(&cancel, &sink).await;
+                            *current_turn.lock().unwrap_or_else(|e| e.into_inner()) = None;
+                            continue;
                         }
                         Op::ListCheckpoints => {
                             list_checkpoints(checkpoints.as_ref(), &sink).await;
@@ -440,11 +468,11 @@ impl Session {
                                 .and_then(|m| m.home.clone())
                                 .or_else(crate::launch::home_dir);
                             let added = match home {
-                                Some(home) => {
-                                    crate::memory::add_global_memory(&home, &text)
+                                Some(home) => crate::memory::add_global_memory(&home, &text),
+                                None => {
+                                    Err("Cannot find the home directory to save the memory."
+                                        .to_owned())
                                 }
-                                None => Err("Cannot find the home directory to save the memory."
-                                    .to_owned()),
                             };
                             match added {
                                 Ok(_) => refresh_memory(&mut agent, &sink).await,
@@ -459,7 +487,7 @@ impl Session {
                     let cancel = CancellationToken::new();
                     *current_turn.lock().unwrap_or_else(|e| e.into_inner()) = Some(cancel.clone());
                     agent
-                        .run_turn(&format!("turn-{turns}"), items, cancel, &sink)
+                        .run_turn(&format!("turn-{turns}"), input, cancel, &sink)
                         .await;
                     *current_turn.lock().unwrap_or_else(|e| e.into_inner()) = None;
                 }

@@ -5,58 +5,16 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use common::*;
 use gd_core::ApprovalMode;
 use gd_core::policy::PolicyApproval;
-use gd_core::tools::ToolRegistry;
-use gd_core::tools::live::SessionTools;
-use gd_core::tools::mcp::McpTools;
-use gd_mcp::{McpManager, McpOptions};
 use gd_policy::{PolicyEngine, default_rules};
 use gd_protocol::{ConfirmationDetails, ConfirmationOutcome, Event, Op, TurnStatus};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-
-/// The python with `mcp` (scripts/install-mcp-test-deps.sh); missing, the
-/// test fails rather than skips.
-fn python() -> PathBuf {
-    let python = std::env::var_os("GD_TEST_MCP_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-deps/venv-mcp/bin/python")
-        });
-    assert!(
-        python.exists(),
-        "{} not found: run scripts/install-mcp-test-deps.sh or set GD_TEST_MCP_PYTHON",
-        python.display()
-    );
-    python
-}
-
-/// The built-in tools plus the untrusted fixture server as `fixture`,
-/// started at once (the session holds its first request until discovery
-/// completes).
-fn with_fixture_server(workspace: &Path) -> SessionTools {
-    let script =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/mcp/fixture_server.py");
-    let servers = json!({"fixture": {
-        "command": python(),
-        "args": [script, "stdio"],
-        "timeout": 60000
-    }});
-    let manager = McpManager::new(McpOptions::new(
-        servers.as_object().unwrap(),
-        vec![workspace.to_path_buf()],
-    ));
-    manager.start();
-    SessionTools {
-        registry: ToolRegistry::with_builtins(),
-        mcp: Some(McpTools::new(manager)),
-    }
-}
 
 fn start(scenario: Value, state: &Path) -> Harness {
     let policy = Arc::new(PolicyApproval::new(

@@ -188,6 +188,8 @@ struct Slot {
     tools: Vec<Arc<McpTool>>,
     prompts: Vec<McpPromptInfo>,
     resources: Vec<McpResource>,
+    /// Connected, and its prompts and resources are still being listed.
+    listing: bool,
     conn: Option<Arc<Connection>>,
     run: Option<CancellationToken>,
     generation: u64,
@@ -291,6 +293,7 @@ impl McpManager {
                     tools: Vec::new(),
                     prompts: Vec::new(),
                     resources: Vec::new(),
+                    listing: false,
                     conn: None,
                     run: None,
                     generation: 0,
@@ -384,6 +387,19 @@ impl McpManager {
         let _ = rx
             .wait_for(|state| *state != McpDiscoveryState::InProgress)
             .await;
+    }
+
+    /// Resolves once the first discovery is over and every connected server
+    /// has listed its prompts and resources (they follow the tools, which
+    /// is all [`McpManager::wait_discovery`] waits for).
+    pub async fn wait_prompts(&self) {
+        let mut events = self.subscribe();
+        self.wait_discovery().await;
+        while self.inner.lock().iter().any(|s| s.listing) {
+            if let Err(broadcast::error::RecvError::Closed) = events.recv().await {
+                return;
+            }
+        }
     }
 
     /// Every configured server, in settings order.
@@ -810,6 +826,7 @@ impl Inner {
             self.spawn(async move { conn.close(STOP_GRACE).await });
         }
         let had_tools = !slot.tools.is_empty() || !slot.resources.is_empty();
+        slot.listing = false;
         slot.tools.clear();
         slot.prompts.clear();
         slot.resources.clear();
@@ -1559,6 +1576,7 @@ async fn supervise(
                 let conn = Arc::new(conn);
                 let installed = inner.update(name, generation, |slot| {
                     inner.apply_discovery(slot, &found);
+                    slot.listing = true;
                     slot.conn = Some(conn.clone());
                     slot.status.state = McpServerState::Connected;
                     slot.status.error = None;
@@ -1593,7 +1611,10 @@ async fn supervise(
                                 && resources.as_ref().is_none_or(Vec::is_empty);
                             if empty && !has_tools {
                                 conn.close(STOP_GRACE).await;
-                                inner.update(name, generation, |slot| slot.conn = None);
+                                inner.update(name, generation, |slot| {
+                                    slot.conn = None;
+                                    slot.listing = false;
+                                });
                                 inner.set_state(
                                     name,
                                     generation,
@@ -1612,6 +1633,7 @@ async fn supervise(
                             let resources_changed = lists.resources.as_ref().is_some_and(|r| !r.is_empty());
                             inner.update(name, generation, |slot| {
                                 inner.apply_discovery(slot, &lists);
+                                slot.listing = false;
                                 inner.emit_status(slot);
                             });
                             if resources_changed {
@@ -1655,6 +1677,7 @@ async fn supervise(
                 warn!(server = name, "{message}");
                 let had = inner.update(name, generation, |slot| {
                     slot.conn = None;
+                    slot.listing = false;
                     let had = !slot.tools.is_empty() || !slot.resources.is_empty();
                     slot.tools.clear();
                     slot.prompts.clear();

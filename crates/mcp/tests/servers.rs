@@ -39,7 +39,7 @@ async fn stdio_discovery_names_and_schemas() {
     // Prompts and resources arrive after the tools (the first request does
     // not wait for them).
     let status = wait_status(&manager, "fx", "fully listed", |s| {
-        (s.prompts, s.resources) == (1, 2)
+        (s.prompts, s.resources) == (2, 2)
     })
     .await;
     assert_eq!(status.state, McpServerState::Connected);

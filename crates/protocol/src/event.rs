@@ -6,7 +6,7 @@ use ts_rs::TS;
 
 use crate::{
     CheckpointInfo, CheckpointScope, ConfirmationDetails, McpDiscoveryState, McpPromptInfo,
-    McpServerStatus, MemoryFileNode, RestoredFile, SlashCommandInfo,
+    McpServerStatus, MemoryFileNode, RestoredFile, SessionStats, SlashCommandInfo,
 };
 
 /// Everything a session reports. Events of one turn arrive in order between
@@ -88,7 +88,8 @@ pub enum Event {
         delay_ms: u64,
         reason: String,
     },
-    /// Older history was summarised to stay within the context window.
+    /// Older history was summarised: near the context window's limit, or
+    /// because `Op::Compress` asked for it.
     ChatCompressed {
         #[ts(type = "number")]
         original_tokens: u64,
@@ -203,11 +204,45 @@ pub enum Event {
         #[ts(type = "number")]
         chars: u64,
     },
-    /// The slash commands available (answers `Op::ListCommands`), built-in
-    /// ones first, then custom ones by name.
+    /// The slash commands available (answers `Op::ListCommands`): built-in
+    /// ones first, then the MCP servers' prompts, then custom ones by name.
     Commands {
         commands: Vec<SlashCommandInfo>,
     },
+    /// The conversation was cleared (answers `Op::Clear`). `session_id` is
+    /// the id the new conversation is recorded under in the history; the
+    /// session itself keeps the id it was started with, for every `Op`.
+    ConversationCleared {
+        session_id: String,
+    },
+    /// `Op::Compress` left the history as it was; `message` says why in
+    /// words for the user.
+    CompressionSkipped {
+        reason: CompressionSkipReason,
+        /// The history's size in tokens (estimated when no request told).
+        #[ts(type = "number")]
+        original_tokens: u64,
+        message: String,
+    },
+    /// The session's statistics (answers `Op::Stats`).
+    SessionStats {
+        stats: SessionStats,
+    },
+}
+
+/// Why a requested compression changed nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum CompressionSkipReason {
+    /// The history is empty or has no complete exchange to summarise.
+    NothingToCompress,
+    /// The summary would not have been smaller than the history.
+    NotBeneficial,
+    /// The summary request failed or came back empty.
+    Failed,
+    /// `Op::Interrupt` stopped it.
+    Cancelled,
 }
 
 /// Token counts of one model request, as `usageMetadata` reports them.

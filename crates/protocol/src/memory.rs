@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::McpPromptArgument;
+
 /// One loaded context file and the files it imports, in import order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[ts(export)]
@@ -17,16 +19,28 @@ pub struct MemoryFileNode {
     pub imports: Vec<MemoryFileNode>,
 }
 
-/// A slash command offered when the user types `/`: a built-in one or a
-/// custom command from a TOML file.
+/// A slash command offered when the user types `/`: a built-in one, an MCP
+/// server's prompt or a custom command from a TOML file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[ts(export)]
 pub struct SlashCommandInfo {
     /// The name without the slash; custom commands in subfolders are
-    /// `folder:name`.
+    /// `folder:name`. A name two commands want is given to a built-in one;
+    /// the others are prefixed as Gemini CLI does (`server.prompt`,
+    /// `user.name`, `workspace.name`).
     pub name: String,
     pub description: String,
     pub source: SlashCommandSource,
+    /// Other names that run it (`/new` for `/clear`).
+    #[serde(default)]
+    pub alt_names: Vec<String>,
+    /// The MCP server of an MCP prompt.
+    #[serde(default)]
+    pub server: Option<String>,
+    /// An MCP prompt's arguments: given as `--name="value"`, or by position
+    /// in the order of the required ones.
+    #[serde(default)]
+    pub arguments: Vec<McpPromptArgument>,
 }
 
 /// Where a slash command comes from.
@@ -41,4 +55,7 @@ pub enum SlashCommandSource {
     /// `<workspace>/.gemini/commands/*.toml` (wins over a user command of the
     /// same name).
     Project,
+    /// A prompt of a connected MCP server: running it sends the prompt's
+    /// text to the model.
+    McpPrompt,
 }

@@ -79,10 +79,26 @@ pub enum Op {
     /// `save_memory` does), then refresh the memory. Queued behind a running
     /// turn.
     AddMemory { text: String },
-    /// List the slash commands for autocomplete (`Event::Commands`); custom
-    /// commands are read from disk each time. A user turn whose text starts
-    /// with `/name` of a custom command runs it. Takes effect immediately.
+    /// List the slash commands for autocomplete (`Event::Commands`): the
+    /// built-in ones, the MCP servers' prompts and the custom commands (read
+    /// from disk each time). A user turn whose text starts with `/name` of a
+    /// custom command or an MCP prompt runs it. Takes effect immediately.
     ListCommands,
+    /// `/clear`: start a fresh conversation in the same session. The model
+    /// forgets everything said so far, the statistics start again and the
+    /// next messages are recorded as a new session in the history (the old
+    /// one stays there). MCP servers, approvals given for the session and
+    /// the memory are kept. Answered by `Event::ConversationCleared`.
+    /// Queued behind a running turn.
+    Clear,
+    /// `/compress`: summarise the conversation now, whatever its size.
+    /// Answered by `Event::ChatCompressed`, or `Event::CompressionSkipped`
+    /// saying why nothing changed. `Op::Interrupt` cancels it. Queued behind
+    /// a running turn.
+    Compress,
+    /// `/stats`: the session's statistics so far (`Event::SessionStats`).
+    /// Takes effect immediately, even during a turn.
+    Stats,
 }
 
 /// One piece of user input.

@@ -3,4 +3,4 @@
 /**
  * Where a slash command comes from.
  */
-export type SlashCommandSource = "built_in" | "user" | "project";
+export type SlashCommandSource = "built_in" | "user" | "project" | "mcp_prompt";

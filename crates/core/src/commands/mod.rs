@@ -13,27 +13,72 @@
 //! `run_shell_command` calls (so the usual policy and confirmation apply)
 //! and reads the file pieces like `@`-references.
 
+pub mod catalog;
+pub mod mcp_args;
 pub mod template;
+
+pub use catalog::{Catalog, Target};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use gd_protocol::{SlashCommandInfo, SlashCommandSource};
+use gd_protocol::SlashCommandSource;
 use serde::Deserialize;
 use tracing::warn;
 
-/// The built-in commands frontends handle, offered in autocomplete.
-pub const BUILT_IN: &[(&str, &str)] = &[
-    ("clear", "Start a new conversation"),
-    ("compress", "Summarise the conversation to save context"),
-    (
-        "memory",
-        "Show, refresh or add to the memory (GEMINI.md): /memory show|refresh|add <text>",
-    ),
-    ("mcp", "List the MCP servers and their tools"),
-    ("stats", "Show token usage of this session"),
-    ("restore", "Restore files from a checkpoint"),
+/// A built-in command: the frontends handle these (the desktop UI with
+/// `Op::Clear`, `Op::Compress`, `Op::Stats`…); the core only offers them in
+/// autocomplete and keeps their names from being taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuiltIn {
+    pub name: &'static str,
+    /// Other names Gemini CLI accepts for it.
+    pub alt_names: &'static [&'static str],
+    pub description: &'static str,
+}
+
+/// The built-in commands, in the order they are offered.
+pub const BUILT_IN: &[BuiltIn] = &[
+    BuiltIn {
+        name: "clear",
+        alt_names: &["new"],
+        description: "Clear the screen and start a new conversation",
+    },
+    BuiltIn {
+        name: "compress",
+        alt_names: &["summarize", "compact"],
+        description: "Replace the conversation so far with a summary, to save context",
+    },
+    BuiltIn {
+        name: "memory",
+        alt_names: &[],
+        description: "Show, refresh or add to the memory (GEMINI.md): /memory show|refresh|add <text>",
+    },
+    BuiltIn {
+        name: "mcp",
+        alt_names: &[],
+        description: "MCP servers, their state and tools: /mcp [list|auth|enable|disable|refresh] [server]",
+    },
+    BuiltIn {
+        name: "stats",
+        alt_names: &["usage"],
+        description: "Session statistics: time, tokens per model, tool calls. /stats [session|model|tools]",
+    },
+    BuiltIn {
+        name: "restore",
+        alt_names: &[],
+        description: "List the checkpoints taken before edits, or restore one: /restore [id]",
+    },
 ];
+
+/// The built-in command `name` (or one of its other names) is, if any.
+/// `/restore` exists only with checkpointing on, as in Gemini CLI.
+pub fn built_in(name: &str, checkpointing: bool) -> Option<&'static BuiltIn> {
+    BUILT_IN
+        .iter()
+        .filter(|b| checkpointing || b.name != "restore")
+        .find(|b| b.name == name || b.alt_names.contains(&name))
+}
 
 /// A custom command loaded from a TOML file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,33 +173,14 @@ fn load_one(dir: &Path, path: &Path, source: SlashCommandSource) -> Result<Custo
     })
 }
 
-/// Built-in commands, then the custom ones by name (a custom command named
-/// like a built-in one is not offered: the built-in one wins).
-pub fn list(commands: &BTreeMap<String, CustomCommand>) -> Vec<SlashCommandInfo> {
-    let mut out: Vec<SlashCommandInfo> = BUILT_IN
-        .iter()
-        .map(|(name, description)| SlashCommandInfo {
-            name: (*name).to_owned(),
-            description: (*description).to_owned(),
-            source: SlashCommandSource::BuiltIn,
-        })
-        .collect();
-    out.extend(
-        commands
-            .values()
-            .filter(|c| !BUILT_IN.iter().any(|(name, _)| *name == c.name))
-            .map(|c| SlashCommandInfo {
-                name: c.name.clone(),
-                description: c.description.clone(),
-                source: c.source,
-            }),
-    );
-    out
-}
-
-/// `(name, args)` when `text` is `/name` or `/name args`.
+/// `(name, args)` when `text` is `/name` or `/name args`. Like Gemini CLI,
+/// `//…` and `/*…` are not commands (a comment, a path with an empty
+/// segment).
 pub fn parse_invocation(text: &str) -> Option<(&str, &str)> {
     let rest = text.trim_start().strip_prefix('/')?;
+    if rest.starts_with(['/', '*']) {
+        return None;
+    }
     let (name, args) = match rest.find(char::is_whitespace) {
         Some(i) => (&rest[..i], rest[i..].trim()),
         None => (rest.trim_end(), ""),
@@ -175,5 +201,7 @@ mod tests {
         assert_eq!(parse_invocation("  /plan"), Some(("plan", "")));
         assert_eq!(parse_invocation("/"), None);
         assert_eq!(parse_invocation("no slash"), None);
+        assert_eq!(parse_invocation("// a comment"), None);
+        assert_eq!(parse_invocation("/* a comment */"), None);
     }
 }

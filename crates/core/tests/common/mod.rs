@@ -21,7 +21,7 @@ pub struct Harness {
     pub workspace: PathBuf,
     pub handle: SessionHandle,
     pub events: UnboundedReceiver<Event>,
-    _dir: tempfile::TempDir,
+    pub _dir: tempfile::TempDir,
 }
 
 /// A copy of the peer-bench workspace (`hello.txt`, `README.md`, `src/main.rs`).
@@ -193,6 +193,45 @@ pub fn strip_descriptions(value: &mut Value) {
         }
         Value::Array(items) => items.iter_mut().for_each(strip_descriptions),
         _ => {}
+    }
+}
+
+/// The python with `mcp` (scripts/install-mcp-test-deps.sh); missing, the
+/// test fails rather than skips.
+pub fn mcp_python() -> PathBuf {
+    let python = std::env::var_os("GD_TEST_MCP_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../target/test-deps/venv-mcp/bin/python")
+        });
+    assert!(
+        python.exists(),
+        "{} not found: run scripts/install-mcp-test-deps.sh or set GD_TEST_MCP_PYTHON",
+        python.display()
+    );
+    python
+}
+
+/// The built-in tools plus the untrusted python fixture server
+/// (`tests/fixtures/mcp/fixture_server.py`) as `fixture`, started at once
+/// (the session holds its first request until discovery completes).
+pub fn with_fixture_server(workspace: &std::path::Path) -> gd_core::tools::live::SessionTools {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/mcp/fixture_server.py");
+    let servers = serde_json::json!({"fixture": {
+        "command": mcp_python(),
+        "args": [script, "stdio"],
+        "timeout": 60000
+    }});
+    let manager = gd_mcp::McpManager::new(gd_mcp::McpOptions::new(
+        servers.as_object().unwrap(),
+        vec![workspace.to_path_buf()],
+    ));
+    manager.start();
+    gd_core::tools::live::SessionTools {
+        registry: ToolRegistry::with_builtins(),
+        mcp: Some(gd_core::tools::mcp::McpTools::new(manager)),
     }
 }
 
