@@ -239,6 +239,62 @@ pub fn list_commands(state: State<'_, AppState>, session_id: String) -> Result<(
     state.sessions.submit(&session_id, Op::ListCommands)
 }
 
+/// `/clear`: the session starts a fresh conversation (recorded as a new
+/// session in the history); `conversation_cleared` follows on the
+/// session's channel.
+#[tauri::command]
+pub fn clear_conversation(
+    state: State<'_, AppState>,
+    session_id: String,
+) -> Result<(), CommandError> {
+    state.sessions.submit(&session_id, Op::Clear)
+}
+
+/// `/compress`: summarise the conversation now; `chat_compressed` or
+/// `compression_skipped` follows on the session's channel.
+#[tauri::command]
+pub fn compress_conversation(
+    state: State<'_, AppState>,
+    session_id: String,
+) -> Result<(), CommandError> {
+    state.sessions.submit(&session_id, Op::Compress)
+}
+
+/// `/stats`: the session's statistics arrive as a `session_stats` event.
+#[tauri::command]
+pub fn session_stats(state: State<'_, AppState>, session_id: String) -> Result<(), CommandError> {
+    state.sessions.submit(&session_id, Op::Stats)
+}
+
+/// The connected MCP servers' prompts (an `mcp_prompts` event follows).
+#[tauri::command]
+pub fn mcp_list_prompts(
+    state: State<'_, AppState>,
+    session_id: String,
+) -> Result<(), CommandError> {
+    state.sessions.submit(&session_id, Op::McpListPrompts)
+}
+
+/// Runs an MCP prompt with these arguments: its text is sent to the model
+/// as the user's next turn (typing `/prompt args` does the same).
+#[tauri::command]
+pub fn mcp_run_prompt(
+    state: State<'_, AppState>,
+    session_id: String,
+    server: String,
+    name: String,
+    arguments: std::collections::BTreeMap<String, String>,
+) -> Result<(), CommandError> {
+    state.sessions.submit(
+        &session_id,
+        Op::McpRunPrompt {
+            server,
+            name,
+            arguments,
+        },
+    )
+}
+
 /// Stops an MCP server and starts it again; its status events follow on
 /// the session's channel.
 #[tauri::command]

@@ -93,9 +93,9 @@ fn picker_config(workspace: &Path, home: Option<PathBuf>) -> (Vec<PathBuf>, Filt
         Ok(loaded) => {
             let context = &loaded.settings.context;
             for dir in &context.include_directories {
-                let path = workspace.join(dir.trim());
-                match path.canonicalize() {
-                    Ok(path) if path.is_dir() && !roots.contains(&path) => roots.push(path),
+                // As the session reads them (`~` is the home directory).
+                match gd_core::tools::files::existing_dir(workspace, dir, options.home.as_deref()) {
+                    Some(path) if !roots.contains(&path) => roots.push(path),
                     _ => {}
                 }
             }
@@ -242,13 +242,22 @@ mod tests {
         }
         std::fs::write(
             ws.join(".gemini/settings.json"),
-            r#"{"context": {"includeDirectories": ["../shared", "../missing"],
+            r#"{"context": {"includeDirectories": ["../shared", "../missing", "~/notes", "~"],
                 "fileFiltering": {"respectGitIgnore": false}}}"#,
         )
         .unwrap();
+        std::fs::create_dir_all(home.join("notes")).unwrap();
         let ws = ws.canonicalize().unwrap();
-        let (roots, filtering) = picker_config(&ws, Some(home));
-        assert_eq!(roots, [ws.clone(), shared.canonicalize().unwrap()]);
+        let (roots, filtering) = picker_config(&ws, Some(home.clone()));
+        assert_eq!(
+            roots,
+            [
+                ws.clone(),
+                shared.canonicalize().unwrap(),
+                home.join("notes").canonicalize().unwrap(),
+                home.canonicalize().unwrap()
+            ]
+        );
         assert!(!filtering.respect_git_ignore && filtering.respect_gemini_ignore);
 
         // Broken settings: the workspace alone, default rules.

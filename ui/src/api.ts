@@ -174,9 +174,27 @@ export function addMemory(sessionId: string, text: string): Promise<void> {
   return invoke("add_memory", { sessionId, text });
 }
 
-/** Asks for the slash commands (built-in and custom); a `commands` event answers. */
+/** Asks for the slash commands (built-in, MCP prompts and custom); a `commands` event answers. */
 export function listCommands(sessionId: string): Promise<void> {
   return invoke("list_commands", { sessionId });
+}
+
+/**
+ * `/clear`: the session starts a fresh conversation (the old one stays in the history); a
+ * `conversation_cleared` event answers.
+ */
+export function clearConversation(sessionId: string): Promise<void> {
+  return invoke("clear_conversation", { sessionId });
+}
+
+/** `/compress`: answered by `chat_compressed` or `compression_skipped` (with the reason). */
+export function compressConversation(sessionId: string): Promise<void> {
+  return invoke("compress_conversation", { sessionId });
+}
+
+/** `/stats`: a `session_stats` event answers. */
+export function sessionStats(sessionId: string): Promise<void> {
+  return invoke("session_stats", { sessionId });
 }
 
 /** Stops an MCP server and starts it again; its status events follow on the channel. */

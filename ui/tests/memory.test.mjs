@@ -32,10 +32,10 @@ const memoryLoaded = {
 const commands = {
   type: "commands",
   commands: [
-    { name: "clear", description: "Start a new conversation", source: "built_in" },
-    { name: "memory", description: "Show, refresh or add to the memory", source: "built_in" },
-    { name: "git:commit", description: "Writes a commit message", source: "user" },
-    { name: "review", description: "Project review", source: "project" },
+    { name: "clear", description: "Start a new conversation", source: "built_in", alt_names: ["new"], server: null, arguments: [] },
+    { name: "memory", description: "Show, refresh or add to the memory", source: "built_in", alt_names: [], server: null, arguments: [] },
+    { name: "git:commit", description: "Writes a commit message", source: "user", alt_names: [], server: null, arguments: [] },
+    { name: "review", description: "Project review", source: "project", alt_names: [], server: null, arguments: [] },
   ],
 };
 

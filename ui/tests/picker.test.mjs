@@ -3,8 +3,10 @@
 // token estimate, `@path` references in the sent prompt, the inline `@` search, live updates.
 // The backend's picker_* commands are faked in the page (window.__gdExtraIPC).
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { screenshotPath, sel, setup } from "./support/harness.mjs";
+import { bundle, screenshotPath, sel, setup, UI_DIR } from "./support/harness.mjs";
 
 let env;
 before(async () => {
@@ -202,6 +204,30 @@ describe("file picker", () => {
     await app.close();
   });
 
+  test("a binary or large file inserted with @ is flagged like its chip would be", async () => {
+    const app = await env.open({ init: [fakePicker] });
+    const input = app.tid("prompt-input");
+    await input.click();
+    await input.pressSequentially("what is in @logo");
+    await app.page.locator(`${sel("picker-inline-row")}[data-path="logo.png"]`).waitFor();
+    await input.press("Enter");
+    assert.equal(await input.inputValue(), "what is in @logo.png ");
+    const flag = app.page.locator(`${sel("picker-inline-flag")}[data-path="logo.png"]`);
+    await flag.waitFor();
+    assert.equal(await flag.getAttribute("data-flag"), "binary");
+    assert.match(await flag.innerText(), /binary: not sent as text/);
+    await app.waitForCall("picker_estimate", (a) => a.paths.length === 1 && a.paths[0] === "logo.png");
+    // A text file is not flagged; removing the reference removes its flag.
+    await input.pressSequentially("and @READ");
+    await app.page.locator(`${sel("picker-inline-row")}[data-path="README.md"]`).waitFor();
+    await input.press("Enter");
+    await app.waitForCall("picker_estimate", (a) => a.paths[0] === "README.md");
+    assert.equal(await app.tid("picker-inline-flag").count(), 1);
+    await input.fill("never mind");
+    await app.tid("picker-inline-flag").waitFor({ state: "detached" });
+    await app.close();
+  });
+
   test("a change on disk reloads the listed folder", async () => {
     const app = await openPicker();
     await app.waitForCall("picker_watch");
@@ -226,5 +252,18 @@ describe("file picker", () => {
     // A new event stream for the new index.
     assert.equal(app.callsOf("picker_watch").length, 2);
     await app.close();
+  });
+});
+
+describe("@ mentions", () => {
+  test("mention() writes each awkward name as the core reads it back (tests/fixtures/at-mentions.json)", async () => {
+    const script = readFileSync(await bundle(path.join(UI_DIR, "src", "lib", "picker.ts"), "GdPicker"), "utf8");
+    const fixture = JSON.parse(readFileSync(path.join(UI_DIR, "..", "tests", "fixtures", "at-mentions.json"), "utf8"));
+    const page = await env.browser.newPage();
+    await page.setContent("<!doctype html><html><body></body></html>");
+    await page.addScriptTag({ content: script });
+    const written = await page.evaluate((paths) => paths.map((p) => window.GdPicker.mention(p)), fixture.cases.map((c) => c.path));
+    assert.deepEqual(written, fixture.cases.map((c) => c.mention));
+    await page.close();
   });
 });

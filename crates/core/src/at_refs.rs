@@ -37,53 +37,74 @@ pub struct AtReference {
     pub path: String,
 }
 
-/// Finds `@path` references: `@` at the start or after whitespace, up to
-/// the next unescaped whitespace; `\ ` is a space inside the path and a
-/// trailing `,;:!?.)` is sentence punctuation, not part of it. A lone `@`
-/// and e-mail addresses are not references.
+/// Finds `@path` references, with Gemini CLI's path syntax: the path runs
+/// up to whitespace or one of `,;!?()[]{}`; a backslash makes the next
+/// character part of the path whatever it is (`@my\ file\(1\).txt`); a
+/// final `.`, `:` or quote is punctuation unless escaped. The `@` must
+/// start the prompt or follow whitespace or an opening `(`, `[`, `{` or
+/// quote, so e-mail addresses are not references; a lone `@` is not one
+/// either. The UI's `mention()` (ui/src/lib/picker.ts) writes paths this
+/// way; `tests/fixtures/at-mentions.json` holds the pairs both are tested
+/// against.
 pub fn parse_references(prompt: &str) -> Vec<AtReference> {
     let mut found = Vec::new();
     let chars: Vec<(usize, char)> = prompt.char_indices().collect();
     let mut i = 0;
     while i < chars.len() {
         let (start, c) = chars[i];
-        let after_space = i == 0 || chars[i - 1].1.is_whitespace();
-        if c != '@' || !after_space {
+        let opens = i == 0 || {
+            let before = chars[i - 1].1;
+            before.is_whitespace() || matches!(before, '(' | '[' | '{' | '"' | '\'' | '`')
+        };
+        if c != '@' || !opens {
             i += 1;
             continue;
         }
-        let mut path = String::new();
+        // The path's characters, whether each was escaped, and the byte
+        // offset just after each.
+        let mut path: Vec<(char, bool, usize)> = Vec::new();
         let mut j = i + 1;
         while j < chars.len() {
-            let ch = chars[j].1;
-            if ch == '\\' && j + 1 < chars.len() && chars[j + 1].1.is_whitespace() {
-                path.push(chars[j + 1].1);
+            let (at, ch) = chars[j];
+            let after = |k: usize| chars.get(k).map_or(prompt.len(), |&(pos, _)| pos);
+            if ch == '\\' && j + 1 < chars.len() {
+                path.push((chars[j + 1].1, true, after(j + 2)));
                 j += 2;
-            } else if ch.is_whitespace() {
+            } else if ch.is_whitespace() || TERMINATORS.contains(&ch) {
                 break;
             } else {
-                path.push(ch);
+                path.push((ch, false, at + ch.len_utf8()));
                 j += 1;
             }
         }
-        let mut end = chars.get(j).map_or(prompt.len(), |&(pos, _)| pos);
-        while let Some(last) = path.chars().last()
-            && matches!(last, ',' | ';' | ':' | '!' | '?' | '.' | ')')
-            && !(last == '.' && (path.ends_with("/.") || path == "." || path.ends_with("..")))
+        while let Some(&(last, escaped, _)) = path.last()
+            && !escaped
+            && matches!(last, '.' | ':' | '"' | '\'' | '`')
+            && !(last == '.' && is_dot_component(&path))
         {
             path.pop();
-            end -= last.len_utf8();
         }
-        if !path.is_empty() {
+        if let Some(&(_, _, end)) = path.last() {
             found.push(AtReference {
                 start,
                 end,
-                path: path.clone(),
+                path: path.iter().map(|(c, _, _)| c).collect(),
             });
         }
         i = j.max(i + 1);
     }
     found
+}
+
+/// Characters that end a path unless escaped (Gemini CLI's set).
+const TERMINATORS: &[char] = &[',', ';', '!', '?', '(', ')', '[', ']', '{', '}'];
+
+/// The path ends in a `.` or `..` component (`@.`, `@../..`), whose final
+/// dot is part of it.
+fn is_dot_component(path: &[(char, bool, usize)]) -> bool {
+    let text: String = path.iter().map(|(c, _, _)| c).collect();
+    let last = text.rsplit('/').next().unwrap_or_default();
+    last == "." || last == ".."
 }
 
 /// Content read for a set of references.
@@ -233,9 +254,53 @@ mod tests {
             paths(r"see @src/main.rs, @docs/ and @my\ notes.txt. Mail a@b.c or @ alone"),
             ["src/main.rs", "docs/", "my notes.txt"]
         );
-        assert_eq!(paths("@../up and @./"), ["../up", "./"]);
+        assert_eq!(
+            paths("@../up and @./ and @.. and @."),
+            ["../up", "./", "..", "."]
+        );
+        assert_eq!(
+            paths(r"(@a.rs) [@b.rs] @c.rs: @d\:, @e.rs? @f\(1\).txt"),
+            ["a.rs", "b.rs", "c.rs", "d:", "e.rs", "f(1).txt"]
+        );
+        assert_eq!(paths(r"@notes\. is a file, @x\\y too"), ["notes.", r"x\y"]);
+        assert_eq!(
+            paths(r#"'@a.rs' "@b.rs". `@c.rs` @d\'"#),
+            ["a.rs", "b.rs", "c.rs", "d'"]
+        );
         let prompt = "x @a.md!";
         let r = &parse_references(prompt)[0];
         assert_eq!(&prompt[r.start..r.end], "@a.md");
+        let prompt = r"x @ü\ b\. y";
+        let r = &parse_references(prompt)[0];
+        assert_eq!(
+            (&prompt[r.start..r.end], r.path.as_str()),
+            (r"@ü\ b\.", "ü b.")
+        );
+    }
+
+    /// What the picker writes (`mention()` in ui/src/lib/picker.ts, tested
+    /// against the same file) is read back as the same path, alone or in
+    /// a sentence.
+    #[test]
+    fn picker_mentions_round_trip() {
+        let fixture: serde_json::Value =
+            serde_json::from_str(include_str!("../../../tests/fixtures/at-mentions.json")).unwrap();
+        let cases = fixture["cases"].as_array().unwrap();
+        assert!(cases.len() >= 10);
+        for case in cases {
+            let (path, mention) = (
+                case["path"].as_str().unwrap(),
+                case["mention"].as_str().unwrap(),
+            );
+            assert_eq!(paths(mention), [path], "{mention}");
+            assert_eq!(
+                paths(&format!("{mention} and ({mention}), then {mention}.")),
+                [path, path, path],
+                "{mention} in a sentence"
+            );
+            let prompt = format!("{mention}\nexplain");
+            let r = &parse_references(&prompt)[0];
+            assert_eq!(&prompt[r.start..r.end], mention);
+        }
     }
 }

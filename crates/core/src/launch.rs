@@ -435,10 +435,7 @@ pub fn select_backend(settings: &Settings, env: &Env) -> Result<Backend, LaunchE
 }
 
 fn resolve_dir(base: &Path, dir: &str) -> Option<PathBuf> {
-    crate::tools::files::resolve(base, dir.trim())
-        .canonicalize()
-        .ok()
-        .filter(|p| p.is_dir())
+    crate::tools::files::existing_dir(base, dir, home_dir().as_deref())
 }
 
 fn push_unique(dirs: &mut Vec<PathBuf>, dir: PathBuf) {

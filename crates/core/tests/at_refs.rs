@@ -99,3 +99,47 @@ async fn prompts_without_references_are_sent_as_typed() {
         [json!({"text": "mail me at a@b.c, or @ me"})]
     );
 }
+
+/// Files with awkward names, referenced the way the picker writes them
+/// (`tests/fixtures/at-mentions.json`), all reach the model.
+#[tokio::test]
+async fn picker_mentions_of_awkward_names_reach_the_model() {
+    let fixture: Value =
+        serde_json::from_str(include_str!("../../../tests/fixtures/at-mentions.json")).unwrap();
+    let cases: Vec<(String, String)> = fixture["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["path"].as_str().unwrap().to_owned(),
+                c["mention"].as_str().unwrap().to_owned(),
+            )
+        })
+        .filter(|(path, _)| !path.starts_with('/'))
+        .collect();
+    let mut h = Harness::start(json!({"steps": [{"text": "ok"}]}));
+    for (path, _) in &cases {
+        let file = h.workspace.join(path);
+        if !file.exists() {
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(&file, format!("content of {path}")).unwrap();
+        }
+    }
+    let mentions: Vec<&str> = cases.iter().map(|(_, m)| m.as_str()).collect();
+    let prompt = format!("{}\nwhat are these?", mentions.join(" "));
+    let events = h.turn(&prompt).await;
+    assert_eq!(status(&events), TurnStatus::Completed);
+    assert_eq!(warnings(&events), Vec::<String>::new());
+    let headers: Vec<String> = prompt_parts(&h)
+        .iter()
+        .filter_map(|p| p["text"].as_str())
+        .filter_map(|t| t.strip_prefix("\nContent from @"))
+        .map(|t| t.trim_end_matches(":\n").to_owned())
+        .collect();
+    let mut expected: Vec<String> = cases.iter().map(|(p, _)| p.clone()).collect();
+    let mut got = headers.clone();
+    expected.sort();
+    got.sort();
+    assert_eq!(got, expected);
+}

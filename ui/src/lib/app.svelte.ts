@@ -4,6 +4,7 @@
 import * as api from "../api";
 import type { ApprovalMode } from "../protocol/ApprovalMode";
 import type { ConfirmationOutcome } from "../protocol/ConfirmationOutcome";
+import type { CheckpointInfo } from "../protocol/CheckpointInfo";
 import type { Event } from "../protocol/Event";
 import type { MemoryFileNode } from "../protocol/MemoryFileNode";
 import type { ModelChoice } from "../protocol/ModelChoice";
@@ -14,6 +15,8 @@ import { ChatStore } from "./chat.svelte";
 import { type Confirmation, ConfirmationQueue } from "./confirmations.svelte";
 import { HistoryBrowser } from "./history.svelte";
 import { McpStore } from "./mcp.svelte";
+import { type BuiltIn, builtIn, findCommand, type Invocation, parseSlash, promptHelp } from "./slash";
+import type { StatsView } from "./chat.svelte";
 
 export type ConnectionState = "connecting" | "connected" | "busy" | "disconnected";
 
@@ -60,6 +63,12 @@ export class AppController {
   commands = $state.raw<SlashCommandInfo[]>([]);
   /** Servers whose details (tools, stderr) are expanded in the panel. */
   private expandedServers = new Set<string>();
+  /** The views of the `/stats` commands waiting for their `session_stats`, in order. */
+  private statsViews: StatsView[] = [];
+  /** A `/restore` waiting for the checkpoint list: `""` lists them, an id restores that one. */
+  private restoreRequests: string[] = [];
+  /** A `/compress` is running (busy until it is answered). */
+  private compressing = false;
 
   /** Bumped per session, so events of a replaced session are ignored. */
   private generation = 0;
@@ -149,6 +158,9 @@ export class AppController {
     this.mcp.clear();
     this.memory = null;
     this.commands = [];
+    this.statsViews = [];
+    this.restoreRequests = [];
+    this.compressing = false;
     let info: SessionInfo;
     try {
       info = await api.startSession(
@@ -287,9 +299,29 @@ export class AppController {
       case "commands":
         this.commands = event.commands;
         return;
+      case "conversation_cleared":
+        this.conversationCleared();
+        return;
+      case "session_stats":
+        this.chat.addStats(event.stats, this.statsViews.shift() ?? "session");
+        return;
+      case "checkpoints":
+        this.checkpointsListed(event.checkpoints);
+        return;
+      case "chat_compressed":
+      case "compression_skipped":
+        if (this.compressing) {
+          this.compressing = false;
+          this.busy = false;
+        }
+        break;
       case "mcp_server_status":
       case "mcp_discovery":
       case "mcp_server_log": {
+        // MCP prompts are slash commands: list them again when a server's prompts change.
+        const prompts = event.type === "mcp_server_status" ? this.mcp.servers.find((s) => s.name === event.name)?.prompts : undefined;
+        if (event.type === "mcp_server_status" && event.prompts !== (prompts ?? 0)) void this.loadCommands();
+        if (event.type === "mcp_discovery" && event.state === "completed") void this.loadCommands();
         const changed = this.mcp.handle(event);
         // A server that changed state may have written to stderr (why it failed): refresh the
         // tail of an expanded one.
@@ -312,13 +344,26 @@ export class AppController {
     return `Agent not connected: ${this.disconnectedReason ?? "unknown reason"}`;
   }
 
-  /** Sends a prompt; false when it cannot be sent now. */
+  /**
+   * Sends a prompt; false when it cannot be sent now. A built-in slash command is carried out
+   * here instead (`/clear`, `/compress`, `/stats`, `/mcp`, `/memory`, `/restore`); `/prompt help`
+   * of an MCP prompt lists its arguments. Custom commands, MCP prompts and any other text go to
+   * the session as typed.
+   */
   async send(text: string): Promise<boolean> {
     const session = this.session;
     const prompt = text.trim();
     if (!session || this.busy || !prompt) return false;
-    const memory = /^\/memory(?:\s+(\S+))?\s*([\s\S]*)$/.exec(prompt);
-    if (memory) return this.memoryCommand(memory[1] ?? "show", (memory[2] ?? "").trim());
+    const slash = parseSlash(prompt);
+    if (slash) {
+      const command = builtIn(slash.name);
+      if (command) return this.builtInCommand(command, slash);
+      const listed = findCommand(this.commands, slash.name);
+      if (listed?.source === "mcp_prompt" && slash.args === "help") {
+        this.chat.addNotice("info", promptHelp(listed));
+        return true;
+      }
+    }
     this.chat.addUser(prompt);
     this.busy = true;
     try {
@@ -328,6 +373,134 @@ export class AppController {
       this.busy = false;
     }
     return true;
+  }
+
+  /** Carries out a built-in command typed in the composer. */
+  private async builtInCommand(command: BuiltIn, { args }: Invocation): Promise<boolean> {
+    const session = this.session;
+    if (!session) return false;
+    const [action = "", ...rest] = args.split(/\s+/).filter(Boolean);
+    const target = rest.join(" ");
+    const run = async (call: () => Promise<void>, what: string): Promise<boolean> => {
+      try {
+        await call();
+        return true;
+      } catch (error) {
+        this.chat.addNotice("error", `Could not ${what}: ${api.errorMessage(error)}`);
+        return false;
+      }
+    };
+    switch (command) {
+      case "memory": {
+        const memory = /^(\S+)?\s*([\s\S]*)$/.exec(args);
+        return this.memoryCommand(memory?.[1] ?? "show", (memory?.[2] ?? "").trim());
+      }
+      case "clear":
+        return run(() => api.clearConversation(session.session_id), "clear the conversation");
+      case "compress": {
+        const item = this.chat.startCompression();
+        this.compressing = true;
+        this.busy = true;
+        const sent = await run(() => api.compressConversation(session.session_id), "compress the conversation");
+        if (!sent) {
+          this.compressing = false;
+          this.busy = false;
+          item.state = "failed";
+          item.text = "Failed to compress chat history.";
+        }
+        return sent;
+      }
+      case "stats": {
+        const view: StatsView = action === "model" || action === "tools" ? action : "session";
+        if (action && !["session", "model", "tools"].includes(action)) {
+          this.chat.addNotice("warning", `Unknown /stats view "${action}": use session, model or tools.`);
+          return false;
+        }
+        this.statsViews.push(view);
+        return run(() => api.sessionStats(session.session_id), "get the statistics");
+      }
+      case "mcp":
+        return this.mcpCommand(action, target);
+      case "restore":
+        this.restoreRequests.push(args);
+        return run(() => api.listCheckpoints(session.session_id), "list the checkpoints");
+    }
+  }
+
+  /**
+   * `/mcp [list|desc|schema]` opens the MCP panel; `/mcp auth|enable|disable <server>` act on a
+   * server (and open the panel to show it); `/mcp refresh` restarts every server.
+   */
+  private async mcpCommand(action: string, server: string): Promise<boolean> {
+    this.mcpPanelOpen = true;
+    const needsServer = (verb: string) => {
+      this.chat.addNotice("warning", `Usage: /mcp ${verb} <server name>`);
+      return false;
+    };
+    switch (action) {
+      case "":
+      case "list":
+      case "ls":
+      case "desc":
+      case "schema":
+        return true;
+      case "auth":
+        if (!server) return needsServer("auth");
+        await this.mcpAuthenticate(server);
+        return true;
+      case "enable":
+      case "disable":
+        if (!server) return needsServer(action);
+        await this.mcpSetEnabled(server, action === "enable");
+        return true;
+      case "refresh":
+      case "reload":
+        for (const s of this.mcp.servers) {
+          if (s.state !== "disabled" && s.state !== "blocked") await this.mcpRestart(s.name);
+        }
+        return true;
+      default:
+        this.chat.addNotice("warning", `Unknown /mcp action "${action}": use list, auth, enable, disable or refresh.`);
+        return false;
+    }
+  }
+
+  /** `/clear` was carried out: an empty screen for the new conversation. */
+  private conversationCleared(): void {
+    this.chat.clear();
+    this.confirmations.clear();
+    // The same session goes on: restores are still sent to it.
+    this.chat.checkpoints.sessionId = this.session?.session_id ?? null;
+  }
+
+  /**
+   * The checkpoint list a `/restore` asked for: shown, or (`/restore <id>`) the checkpoint with
+   * that id (or id prefix) is restored: its files, and the conversation too when the edit was
+   * made in this one (as Gemini CLI's `/restore <id>` does).
+   */
+  private checkpointsListed(checkpoints: CheckpointInfo[]): void {
+    const request = this.restoreRequests.shift();
+    if (request === undefined) return;
+    if (request === "") {
+      if (checkpoints.length === 0) {
+        this.chat.addNotice("info", "No checkpoints yet: one is taken before every approved edit (general.checkpointing.enabled).");
+      } else {
+        this.chat.addCheckpointList(checkpoints);
+      }
+      return;
+    }
+    const matches = checkpoints.filter((c) => c.checkpoint_id === request || c.checkpoint_id.startsWith(request));
+    const exact = matches.find((c) => c.checkpoint_id === request);
+    const chosen = exact ?? (matches.length === 1 ? matches[0] : undefined);
+    if (!chosen) {
+      this.chat.addNotice(
+        "error",
+        matches.length > 1 ? `Checkpoint "${request}" is ambiguous: ${matches.length} checkpoints start with it.` : `No checkpoint "${request}": /restore lists them.`,
+      );
+      return;
+    }
+    const { checkpoint } = this.chat.addCheckpointList([chosen]).entries[0]!;
+    void checkpoint.restore({ code: true, conversation: checkpoint.conversationAvailable });
   }
 
   /** `/memory show|refresh|add <text>` from the composer. */

@@ -4,7 +4,9 @@
 // appending an item only adds a row, and a streaming answer only updates its own `text`, so
 // nothing else in the history re-renders. Text deltas are buffered and applied at most once per
 // animation frame.
+import type { CheckpointInfo } from "../protocol/CheckpointInfo";
 import type { Event } from "../protocol/Event";
+import type { SessionStats } from "../protocol/SessionStats";
 import type { StoredMessage } from "../protocol/StoredMessage";
 import type { ToolCallState } from "../protocol/ToolCallState";
 import type { ToolCallStatus } from "../protocol/ToolCallStatus";
@@ -100,7 +102,45 @@ export class FooterItem {
   ) {}
 }
 
-export type Item = UserItem | ModelItem | ThoughtItem | ToolItem | NoticeItem | FooterItem;
+/** `/compress`: pending until the session answers. */
+export type CompressionState = "pending" | "compressed" | "skipped" | "failed";
+
+export class CompressionItem {
+  readonly kind = "compression";
+  readonly id = nextId++;
+  state = $state<CompressionState>("pending");
+  text = $state("Compressing chat history…");
+}
+
+/** Which part of the statistics `/stats` shows (`/stats session|model|tools`). */
+export type StatsView = "session" | "model" | "tools";
+
+export class StatsItem {
+  readonly kind = "stats";
+  readonly id = nextId++;
+  constructor(
+    readonly stats: SessionStats,
+    readonly view: StatsView,
+  ) {}
+}
+
+/** `/restore`: the workspace's checkpoints, each restorable from here. */
+export class CheckpointListItem {
+  readonly kind = "checkpoints";
+  readonly id = nextId++;
+  constructor(readonly entries: { info: CheckpointInfo; checkpoint: Checkpoint }[]) {}
+}
+
+export type Item =
+  | UserItem
+  | ModelItem
+  | ThoughtItem
+  | ToolItem
+  | NoticeItem
+  | FooterItem
+  | CompressionItem
+  | StatsItem
+  | CheckpointListItem;
 
 function emptyUsage(): TurnUsage {
   return { model: null, prompt: 0, output: 0, cached: 0, thoughts: 0, total: 0, requests: 0 };
@@ -131,6 +171,8 @@ export class ChatStore {
   private currentPrompt: string | null = null;
   /** The prompt the user sent whose `message_recorded` has not arrived yet. */
   private unrecordedUser: UserItem | null = null;
+  /** The `/compress` waiting for its answer. */
+  private compression: CompressionItem | null = null;
 
   constructor() {
     this.checkpoints.conversationTarget = (callId) => this.promptForCall(callId);
@@ -230,6 +272,29 @@ export class ChatStore {
     this.addNotice("info", result ?? `Rewound the conversation: removed ${n}; the model no longer sees them.`);
   }
 
+  /** `/compress` was sent: a pending line until `chat_compressed` or `compression_skipped`. */
+  startCompression(): CompressionItem {
+    this.flush();
+    const item = new CompressionItem();
+    this.compression = item;
+    this.push(item);
+    return item;
+  }
+
+  /** `/stats`: the statistics card. */
+  addStats(stats: SessionStats, view: StatsView): void {
+    this.flush();
+    this.push(new StatsItem(stats, view));
+  }
+
+  /** `/restore`: the listed checkpoints, each with the restore controls of an edit card. */
+  addCheckpointList(infos: CheckpointInfo[]): CheckpointListItem {
+    this.flush();
+    const item = new CheckpointListItem(infos.map((info) => ({ info, checkpoint: this.checkpoints.listed(info) })));
+    this.push(item);
+    return item;
+  }
+
   addNotice(level: NoticeLevel, text: string, options?: { prominent?: boolean; title?: string }): NoticeItem {
     this.flush();
     const item = new NoticeItem(level, text, options);
@@ -248,6 +313,7 @@ export class ChatStore {
     this.callPrompt.clear();
     this.currentPrompt = null;
     this.unrecordedUser = null;
+    this.compression = null;
     this.resetTurn();
   }
 
@@ -327,11 +393,24 @@ export class ChatStore {
         return false;
       }
       case "chat_compressed":
-        this.addNotice(
-          "info",
-          `Older messages were summarised to save context (${event.original_tokens.toLocaleString()} → ${event.new_tokens.toLocaleString()} tokens).`,
-        );
+        if (this.compression) {
+          this.compression.state = "compressed";
+          this.compression.text = `Chat history compressed from ${event.original_tokens.toLocaleString("en-US")} to ${event.new_tokens.toLocaleString("en-US")} tokens.`;
+          this.compression = null;
+        } else {
+          this.addNotice(
+            "info",
+            `Older messages were summarised to save context (${event.original_tokens.toLocaleString()} → ${event.new_tokens.toLocaleString()} tokens).`,
+          );
+        }
         return false;
+      case "compression_skipped": {
+        const item = this.compression ?? this.startCompression();
+        item.state = event.reason === "failed" ? "failed" : "skipped";
+        item.text = event.message;
+        this.compression = null;
+        return false;
+      }
       case "loop_detected":
         this.loopReported = true;
         this.addNotice("warning", `Loop detected, the turn was stopped: ${event.detail}`);
@@ -359,6 +438,9 @@ export class ChatStore {
       case "mcp_prompts":
       case "memory_loaded":
       case "commands":
+      // Answers to the composer's commands: the app shows them (AppController.onEvent).
+      case "session_stats":
+      case "conversation_cleared":
         return false;
       case "checkpoint_created": {
         const item = this.tools.get(event.call_id);
@@ -374,7 +456,7 @@ export class ChatStore {
       case "checkpoint_error":
         if (!this.checkpoints.answered(event)) this.addNotice("error", `Checkpoint: ${event.message}`);
         return false;
-      // The list of checkpoints is not shown yet.
+      // `/restore` shows the list (AppController.onEvent).
       case "checkpoints":
         return false;
       // Session history bookkeeping: which prompt started the turn of each tool call, so a

@@ -7,6 +7,7 @@
 // The state lives here rather than in the card's component, so a card scrolled out of the
 // virtualised list and back keeps its confirmation and result.
 import * as api from "../api";
+import type { CheckpointInfo } from "../protocol/CheckpointInfo";
 import type { CheckpointScope } from "../protocol/CheckpointScope";
 import type { Event } from "../protocol/Event";
 import type { RestoredFile } from "../protocol/RestoredFile";
@@ -50,7 +51,17 @@ export class Checkpoint {
     /** Workspace-relative paths the edit was about to change. */
     readonly files: string[],
     private readonly store: CheckpointStore,
+    /** Listed by `/restore` rather than met as an edit of this conversation. */
+    readonly listed = false,
   ) {}
+
+  /**
+   * Whether the conversation can be rewound to before this edit: it must have been made in this
+   * conversation (a checkpoint listed by `/restore` may come from an earlier one).
+   */
+  get conversationAvailable(): boolean {
+    return CONVERSATION_RESTORE_AVAILABLE && (!this.listed || this.store.conversationTarget(this.callId) !== null);
+  }
 
   /** Opens or closes the confirmation (the card's Restore button). */
   toggleConfirm(): void {
@@ -131,6 +142,15 @@ export class CheckpointStore {
   /** Records a `checkpoint_created`; the chat attaches it to the call's tool card. */
   created(event: Extract<Event, { type: "checkpoint_created" }>): Checkpoint {
     const checkpoint = new Checkpoint(event.checkpoint_id, event.call_id, event.scope, event.files, this);
+    this.byId.set(checkpoint.id, checkpoint);
+    return checkpoint;
+  }
+
+  /** A checkpoint listed by `/restore` (the same object when an edit card already has it). */
+  listed(info: CheckpointInfo): Checkpoint {
+    const known = this.byId.get(info.checkpoint_id);
+    if (known) return known;
+    const checkpoint = new Checkpoint(info.checkpoint_id, info.call_id ?? "", info.scope, info.files, this, true);
     this.byId.set(checkpoint.id, checkpoint);
     return checkpoint;
   }

@@ -226,6 +226,20 @@ export class PickerController {
     }
   }
 
+  /**
+   * Whether the file or folder at `path` (an index key) holds binary or large files, the flags
+   * its chip would show; for a path inserted by the inline `@` search.
+   */
+  async flagsOf(path: string): Promise<{ binary: boolean; huge: boolean }> {
+    try {
+      const estimate = await api.pickerEstimate([path]);
+      const item = estimate.items.find((i) => i.path === path);
+      return { binary: (item?.binaryFiles ?? 0) > 0, huge: (item?.hugeFiles ?? 0) > 0 };
+    } catch {
+      return { binary: false, huge: false };
+    }
+  }
+
   /** The prompt with the picked paths as `@path` references. */
   promptWith(text: string): string {
     return api.withMentions(text, this.selected.map((p) => p.key));

@@ -83,11 +83,14 @@ export function pickerWatch(onEvent: (event: IndexEvent) => void): Promise<void>
 }
 
 /**
- * The `@path` reference of a picked file or folder, as Gemini CLI writes it: spaces (and
- * backslashes) escaped with a backslash so the path stays one token.
+ * The `@path` reference of a picked file or folder, in Gemini CLI's syntax as the core reads it
+ * (crates/core/src/at_refs.rs): a backslash before whitespace, backslashes, the characters that
+ * end a path (`,;!?()[]{}`) and quotes, and before a final `.` or `:` (else read as
+ * punctuation). `tests/fixtures/at-mentions.json` holds the pairs both sides are tested with.
  */
 export function mention(path: string): string {
-  return `@${path.replace(/([\\ ])/g, "\\$1")}`;
+  const escaped = path.replace(/([\s\\,;!?()[\]{}"'`])/g, "\\$1").replace(/([.:])$/, "\\$1");
+  return `@${escaped}`;
 }
 
 /** The prompt sent for `text` with `paths` picked: their `@path` references, then the text. */

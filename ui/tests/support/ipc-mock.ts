@@ -143,6 +143,11 @@ mockIPC(async (cmd, args) => {
     case "refresh_memory":
     case "add_memory":
     case "list_commands":
+    case "clear_conversation":
+    case "compress_conversation":
+    case "session_stats":
+    case "mcp_list_prompts":
+    case "mcp_run_prompt":
     case "send_prompt":
     case "interrupt_turn":
     case "confirm_tool":

@@ -25,12 +25,33 @@ pub fn resolve(base: &Path, path: &str) -> PathBuf {
 }
 
 fn expand_home(path: &str) -> PathBuf {
-    if let Some(rest) = path.strip_prefix("~/")
-        && let Some(home) = std::env::var_os("HOME")
-    {
-        return PathBuf::from(home).join(rest);
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    expand_home_in(path, home.as_deref())
+}
+
+/// `~` and `~/…` in `home`.
+fn expand_home_in(path: &str, home: Option<&Path>) -> PathBuf {
+    match (path.strip_prefix('~'), home) {
+        (Some(""), Some(home)) => home.to_path_buf(),
+        (Some(rest), Some(home)) if rest.starts_with('/') => home.join(&rest[1..]),
+        _ => PathBuf::from(path),
     }
-    PathBuf::from(path)
+}
+
+/// The directory `dir` names, canonical, if it exists: `~` and `~/…` are in
+/// `home`, a relative path is relative to `base` (how
+/// `context.includeDirectories` and `--include-directories` are read).
+pub fn existing_dir(base: &Path, dir: &str, home: Option<&Path>) -> Option<PathBuf> {
+    let expanded = expand_home_in(dir.trim(), home);
+    let joined = if expanded.is_absolute() {
+        expanded
+    } else {
+        base.join(expanded)
+    };
+    normalize(&joined)
+        .canonicalize()
+        .ok()
+        .filter(|p| p.is_dir())
 }
 
 /// Removes `.` and resolves `..` components lexically.

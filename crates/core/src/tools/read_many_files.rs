@@ -410,7 +410,9 @@ fn collect(job: &Job, found: &mut Found) {
     let mut any_glob = false;
     for pattern in &job.patterns {
         let pattern = pattern.trim();
-        if !is_glob(pattern) {
+        // A pattern naming an existing file is that file, even when its name
+        // has glob characters (`report[1].txt`), as in Gemini CLI.
+        if !is_glob(pattern) || files::resolve(&job.roots[0], pattern).is_file() {
             collect_literal(job, pattern, found);
             continue;
         }
