@@ -10,6 +10,7 @@ pub mod history;
 pub mod mcp;
 pub mod output;
 pub mod setup;
+pub mod slash;
 pub mod stats;
 
 use std::io::Write;
@@ -121,6 +122,13 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
     };
     let mut launch = prepared.launch;
     let model = launch.config.model.clone();
+    if let Some(fatal) = slash::unsupported(&prepared.prompt, launch.config.checkpointing.is_some())
+    {
+        if let Some(mcp) = &launch.tools.mcp {
+            mcp.manager.terminate();
+        }
+        return report_failure(output, None, &fatal, &Stats::new(&model), started);
+    }
     let mut warnings = launch.warnings.clone();
     let recorder = match open_history(args, &mut launch, &mut warnings).await {
         Ok(recorder) => recorder,
@@ -342,6 +350,7 @@ fn finish(
         )),
         TurnStatus::Failed => Some(match last_error {
             Some((ErrorKind::Auth, message)) => Fatal::auth(message),
+            Some((ErrorKind::Input, message)) => Fatal::input(message),
             Some((kind, message)) => Fatal::general(error_type(kind), message),
             None => Fatal::general("InternalError", "The session ended unexpectedly."),
         }),
@@ -367,6 +376,7 @@ fn error_type(kind: ErrorKind) -> &'static str {
         ErrorKind::Blocked => "PromptBlockedError",
         ErrorKind::InvalidResponse => "InvalidResponseError",
         ErrorKind::TurnLimit => "FatalTurnLimitedError",
+        ErrorKind::Input => "FatalInputError",
         ErrorKind::Internal => "InternalError",
     }
 }

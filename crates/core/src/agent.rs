@@ -441,7 +441,7 @@ impl Agent {
                     Some(Command::McpPrompt(prompt)) => {
                         let arguments =
                             crate::commands::mcp_args::parse_args(args, &prompt.arguments)
-                                .map_err(|message| fail_turn(sink, message))?;
+                                .map_err(|message| input_error(sink, message))?;
                         parts.extend(
                             self.mcp_prompt(&prompt.server, &prompt.name, &arguments, ctx, sink)
                                 .await?,
@@ -514,7 +514,7 @@ impl Agent {
     ) -> Result<Vec<Part>, TurnStatus> {
         let tools = self.scheduler.tools().clone();
         let Some(mcp) = tools.mcp() else {
-            return Err(fail_turn(
+            return Err(input_error(
                 sink,
                 format!("MCP server '{server}' is not configured."),
             ));
@@ -759,8 +759,17 @@ impl Agent {
 
 /// Reports why a turn cannot go on (a command that cannot run) and ends it.
 fn fail_turn(sink: &EventSink, message: String) -> TurnStatus {
+    end_turn(sink, ErrorKind::Internal, message)
+}
+
+/// Ends a turn whose input cannot be used (nothing was sent).
+fn input_error(sink: &EventSink, message: String) -> TurnStatus {
+    end_turn(sink, ErrorKind::Input, message)
+}
+
+fn end_turn(sink: &EventSink, kind: ErrorKind, message: String) -> TurnStatus {
     sink.emit(Event::Error {
-        kind: ErrorKind::Internal,
+        kind,
         message,
         status: None,
         fatal: true,

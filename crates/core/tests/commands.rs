@@ -318,7 +318,7 @@ async fn mcp_prompts_are_commands_and_their_text_reaches_the_model() {
     assert_eq!(
         errors(&events),
         [(
-            ErrorKind::Internal,
+            ErrorKind::Input,
             "Missing required argument(s): --focus".to_owned()
         )]
     );

@@ -315,6 +315,9 @@ pub enum ErrorKind {
     InvalidResponse,
     /// The session reached its configured maximum number of turns.
     TurnLimit,
+    /// What the user typed cannot be used (e.g. an MCP prompt's required
+    /// argument is missing); nothing was sent.
+    Input,
     /// Anything else.
     Internal,
 }

@@ -3,4 +3,4 @@
 /**
  * What kind of failure an [`Event::Error`] reports.
  */
-export type ErrorKind = "auth" | "api" | "network" | "stream_interrupted" | "blocked" | "invalid_response" | "turn_limit" | "internal";
+export type ErrorKind = "auth" | "api" | "network" | "stream_interrupted" | "blocked" | "invalid_response" | "turn_limit" | "input" | "internal";

@@ -103,3 +103,40 @@ pub fn shape(value: &Value) -> Value {
         other => other.clone(),
     }
 }
+
+/// The fixture server's interpreter and script. Like gd-mcp's server
+/// tests, a missing interpreter fails the test rather than skipping it.
+pub fn fixture_server() -> (String, String) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let python = std::env::var_os("GD_TEST_MCP_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target/test-deps/venv-mcp/bin/python"));
+    assert!(
+        python.exists(),
+        "{} not found: run scripts/install-mcp-test-deps.sh (or scripts/install-deps.sh --test), or set GD_TEST_MCP_PYTHON",
+        python.display()
+    );
+    let script = root.join("tests/fixtures/mcp/fixture_server.py");
+    (
+        python.to_str().unwrap().to_owned(),
+        script.to_str().unwrap().to_owned(),
+    )
+}
+
+/// A workspace settings file with the fixture server as `fixture`.
+pub fn workspace_settings(run: &Run, python: &str, script: &str, trust: bool) {
+    let settings = serde_json::json!({
+        "mcpServers": {
+            "fixture": {
+                "command": python,
+                "args": [script, "stdio"],
+                "trust": trust,
+                "timeout": 30000
+            }
+        }
+    });
+    run.write_settings(
+        &run.ws.join(".gemini/settings.json"),
+        &serde_json::to_string_pretty(&settings).unwrap(),
+    );
+}
