@@ -113,6 +113,10 @@ pub enum Command {
 
 #[derive(Debug, Subcommand)]
 pub enum McpCommand {
+    /// List the configured MCP servers: each is started, and its state,
+    /// transport, tools and prompts are printed (Gemini CLI's `gemini mcp
+    /// list`; what `/mcp` shows in the app).
+    List,
     /// Sign in to an HTTP MCP server with OAuth (Gemini CLI's `/mcp auth
     /// <server>`): prints the address to open on standard error, opens the
     /// browser, waits up to 5 minutes for the redirect, stores the tokens

@@ -1,3 +1,7 @@
+//! `gemini-desktop-cli mcp list`: the configured servers with their state
+//! and tools (Gemini CLI's `gemini mcp list`, the text form of the app's
+//! MCP panel and `/mcp`).
+//!
 //! `gemini-desktop-cli mcp auth [<server>] | logout <server>`: OAuth sign-in
 //! to HTTP MCP servers from a terminal (what Gemini CLI's `/mcp auth` does).
 //! The tokens go where the app keeps its secrets, so the desktop app and
@@ -25,6 +29,7 @@ pub async fn run(command: &McpCommand) -> i32 {
         }
     };
     match command {
+        McpCommand::List => list_servers(options).await,
         McpCommand::Auth { server: None, .. } => list(&options, &oauth).await,
         McpCommand::Auth {
             server: Some(server),
@@ -99,6 +104,89 @@ fn unknown(options: &McpOptions, server: &str) -> i32 {
         );
     }
     exit::INPUT_ERROR
+}
+
+/// How long `mcp list` waits for the servers' prompt lists once they are
+/// connected.
+const LIST_PROMPTS_WAIT: Duration = Duration::from_secs(5);
+
+/// `mcp list`: starts every server, waits for the discovery, prints each
+/// one's state, target and transport (Gemini CLI's line), then its tools
+/// and prompts. Exit 0 whatever the servers' states.
+async fn list_servers(options: McpOptions) -> i32 {
+    if options.servers.is_empty() {
+        println!("No MCP servers configured.");
+        return exit::SUCCESS;
+    }
+    let targets: Vec<(String, String)> = options
+        .servers
+        .iter()
+        .map(|e| (e.name.clone(), target(e)))
+        .collect();
+    let manager = McpManager::new(options);
+    manager.start();
+    tokio::select! {
+        _ = async {
+            manager.wait_discovery().await;
+            let _ = tokio::time::timeout(LIST_PROMPTS_WAIT, manager.wait_prompts()).await;
+        } => {}
+        _ = tokio::signal::ctrl_c() => {
+            manager.terminate();
+            return exit::INTERRUPTED;
+        }
+    }
+    let prompts = manager.prompts();
+    println!("Configured MCP servers:\n");
+    for status in manager.statuses() {
+        let (mark, word) = match status.state {
+            McpServerState::Connected => ("✓", "Connected"),
+            McpServerState::Connecting => ("…", "Connecting"),
+            McpServerState::Blocked => ("⛔", "Blocked"),
+            McpServerState::Disabled => ("○", "Disabled"),
+            McpServerState::NeedsAuth => ("✗", "Needs authentication"),
+            McpServerState::Error => ("✗", "Error"),
+            McpServerState::Disconnected | McpServerState::Authenticating => ("✗", "Disconnected"),
+        };
+        let shown = targets
+            .iter()
+            .find(|(name, _)| *name == status.name)
+            .map_or("", |(_, t)| t.as_str());
+        let reason = status
+            .error
+            .as_deref()
+            .map(|e| format!(": {e}"))
+            .unwrap_or_default();
+        println!("{mark} {}: {shown} - {word}{reason}", status.name);
+        if !status.tool_list.is_empty() {
+            let names: Vec<&str> = status.tool_list.iter().map(|t| t.name.as_str()).collect();
+            println!("    Tools: {}", names.join(", "));
+        }
+        let own: Vec<&str> = prompts
+            .iter()
+            .filter(|p| p.server == status.name)
+            .map(|p| p.name.as_str())
+            .collect();
+        if !own.is_empty() {
+            println!("    Prompts: {}", own.join(", "));
+        }
+    }
+    manager.shutdown(Duration::from_secs(2)).await;
+    exit::SUCCESS
+}
+
+/// What a server runs or where it is, with its transport, as Gemini CLI's
+/// `mcp list` writes it: `python server.py (stdio)`, `https://… (http)`.
+fn target(entry: &gd_mcp::ServerEntry) -> String {
+    match &entry.config {
+        Err(reason) => format!("invalid entry ({reason})"),
+        Ok(config) => match &config.transport {
+            TransportConfig::Stdio { command, args, .. } => {
+                format!("{command} {} (stdio)", args.join(" "))
+            }
+            TransportConfig::Http { url, .. } => format!("{url} (http)"),
+            TransportConfig::Sse { url, .. } => format!("{url} (sse)"),
+        },
+    }
 }
 
 /// The HTTP servers and their sign-in state.

@@ -173,3 +173,45 @@ fn a_server_wildcard_deny_rule_hides_its_tools_even_in_yolo_mode() {
         "{response:#}"
     );
 }
+
+/// `mcp list` (Gemini CLI's `gemini mcp list`, the text form of `/mcp`):
+/// every configured server with its state, target, tools and prompts.
+#[test]
+fn mcp_list_shows_servers_with_state_tools_and_prompts() {
+    let (python, script) = fixture_server();
+    let run = Run::new(json!({"steps": []}));
+    let settings = json!({"mcpServers": {
+        "fixture": {"command": python, "args": [script, "stdio"], "timeout": 30000},
+        "broken": {"command": "/nonexistent/mcp-server"}
+    }});
+    run.write_settings(
+        &run.ws.join(".gemini/settings.json"),
+        &serde_json::to_string_pretty(&settings).unwrap(),
+    );
+    let out = run.run(&["mcp", "list"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "Configured MCP servers:");
+    assert_eq!(
+        lines[2],
+        format!("✓ fixture: {python} {script} stdio (stdio) - Connected")
+    );
+    assert!(
+        lines[3].starts_with("    Tools: add, echo, image"),
+        "{stdout}"
+    );
+    assert_eq!(lines[4], "    Prompts: greet, review");
+    assert!(
+        lines[5].starts_with("✗ broken: /nonexistent/mcp-server  (stdio) - Error: "),
+        "{stdout}"
+    );
+    assert!(run.bodies().is_empty(), "no model request");
+
+    let run = Run::new(json!({"steps": []}));
+    let out = run.run(&["mcp", "list"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "No MCP servers configured.\n"
+    );
+}
