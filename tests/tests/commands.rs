@@ -78,7 +78,10 @@ async fn stats_and_clear() -> Result<()> {
 
     // /stats: counted by the core from the exchange that just happened.
     let (turns, requests, input, output) = stats(&app, 0).await?;
-    ensure!(turns == "1" && requests == "1", "turns {turns}, requests {requests}");
+    ensure!(
+        turns == "1" && requests == "1",
+        "turns {turns}, requests {requests}"
+    );
     ensure!(input > 0 && output > 0, "tokens in {input}, out {output}");
     ensure!(
         app.count("message-user").await? == 1,

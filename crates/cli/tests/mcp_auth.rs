@@ -12,19 +12,6 @@ use std::time::{Duration, Instant};
 use common::*;
 use serde_json::json;
 
-fn python() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let python = std::env::var_os("GD_TEST_MCP_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target/test-deps/venv-mcp/bin/python"));
-    assert!(
-        python.exists(),
-        "{} not found: run scripts/install-mcp-test-deps.sh, or set GD_TEST_MCP_PYTHON",
-        python.display()
-    );
-    python
-}
-
 /// The OAuth fixture (its port; the port file's directory lives as long);
 /// killed on drop.
 struct OAuthServer(
@@ -39,7 +26,7 @@ impl OAuthServer {
         let port_file = dir.path().join("port");
         let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("../../tests/fixtures/mcp/oauth_server.py");
-        let child = std::process::Command::new(python())
+        let child = std::process::Command::new(mcp_python())
             .arg(script)
             .arg(&port_file)
             .stdin(std::process::Stdio::null())
@@ -79,7 +66,7 @@ fn mcp_auth_signs_in_and_later_runs_use_the_tokens() {
         &browser,
         format!(
             "#!/bin/sh\nexec '{}' -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1]).read()' \"$1\"\n",
-            python().display()
+            mcp_python().display()
         ),
     )
     .unwrap();

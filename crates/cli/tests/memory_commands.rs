@@ -5,18 +5,11 @@ mod common;
 
 use common::*;
 use pretty_assertions::assert_eq;
-use serde_json::{Value, json};
+use serde_json::json;
 
 fn write(path: &std::path::Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
-}
-
-fn prompt_texts(body: &Value) -> Vec<String> {
-    body["contents"][0]["parts"].as_array().unwrap()[1..]
-        .iter()
-        .map(|p| p["text"].as_str().unwrap_or_default().to_owned())
-        .collect()
 }
 
 #[test]

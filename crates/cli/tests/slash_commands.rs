@@ -8,15 +8,7 @@ mod common;
 
 use common::*;
 use pretty_assertions::assert_eq;
-use serde_json::{Value, json};
-
-/// The user's texts in the (only) request, after the session context.
-fn prompt_texts(body: &Value) -> Vec<String> {
-    body["contents"][0]["parts"].as_array().unwrap()[1..]
-        .iter()
-        .map(|p| p["text"].as_str().unwrap_or_default().to_owned())
-        .collect()
-}
+use serde_json::json;
 
 #[test]
 fn mcp_prompts_run_with_p() {

@@ -33,6 +33,23 @@ async fn next<T>(h: &mut Harness, mut pick: impl FnMut(Event) -> Option<T>) -> T
     }
 }
 
+/// The user's texts in the last message of the `index`-th request.
+fn last_user_texts(h: &Harness, index: usize) -> Vec<String> {
+    let body = &h.bodies()[index];
+    let last = body["contents"].as_array().unwrap().len() - 1;
+    user_texts(body, last)
+}
+
+/// A completed turn; fails with the turn's errors otherwise.
+fn completed(events: &[Event]) {
+    assert_eq!(
+        status(events),
+        TurnStatus::Completed,
+        "{:?}",
+        errors(events)
+    );
+}
+
 async fn stats(h: &mut Harness) -> SessionStats {
     h.handle.submit(Op::Stats).unwrap();
     next(h, |e| match e {
@@ -260,14 +277,8 @@ async fn mcp_prompts_are_commands_and_their_text_reaches_the_model() {
     );
     // Typed before the server has even connected: the session waits for
     // its prompts rather than sending "/greet Ada" as text.
-    let events = h.turn("/greet Ada").await;
-    assert_eq!(
-        status(&events),
-        TurnStatus::Completed,
-        "{:?}",
-        errors(&events)
-    );
-    assert_eq!(user_texts(&h.bodies()[0], 0), ["Please greet Ada warmly."]);
+    completed(&h.turn("/greet Ada").await);
+    assert_eq!(last_user_texts(&h, 0), ["Please greet Ada warmly."]);
 
     h.handle.submit(Op::ListCommands).unwrap();
     let commands = next(&mut h, |e| match e {
@@ -310,19 +321,12 @@ async fn mcp_prompts_are_commands_and_their_text_reaches_the_model() {
     );
 
     // Positional and named arguments, as Gemini CLI parses them.
-    let events = h
-        .turn(r#"/review src/main.rs "error handling" --tone="dry""#)
-        .await;
-    assert_eq!(
-        status(&events),
-        TurnStatus::Completed,
-        "{:?}",
-        errors(&events)
+    completed(
+        &h.turn(r#"/review src/main.rs "error handling" --tone="dry""#)
+            .await,
     );
-    let bodies = h.bodies();
-    let last = bodies[1]["contents"].as_array().unwrap().len() - 1;
     assert_eq!(
-        user_texts(&bodies[1], last),
+        last_user_texts(&h, 1),
         ["Review src/main.rs for error handling, in a dry tone."]
     );
 
@@ -346,23 +350,12 @@ async fn mcp_prompts_are_commands_and_their_text_reaches_the_model() {
             arguments: [("name".to_owned(), "Grace".to_owned())].into(),
         })
         .unwrap();
-    let events = h.collect_turn().await;
-    assert_eq!(
-        status(&events),
-        TurnStatus::Completed,
-        "{:?}",
-        errors(&events)
-    );
-    let bodies = h.bodies();
-    let last = bodies[2]["contents"].as_array().unwrap().len() - 1;
-    assert_eq!(user_texts(&bodies[2], last), ["Please greet Grace warmly."]);
+    completed(&h.collect_turn().await);
+    assert_eq!(last_user_texts(&h, 2), ["Please greet Grace warmly."]);
 
     // Not a command: sent as typed.
-    let events = h.turn("/usr/bin/env is missing").await;
-    assert_eq!(status(&events), TurnStatus::Completed);
-    let bodies = h.bodies();
-    let last = bodies[3]["contents"].as_array().unwrap().len() - 1;
-    assert_eq!(user_texts(&bodies[3], last), ["/usr/bin/env is missing"]);
+    completed(&h.turn("/usr/bin/env is missing").await);
+    assert_eq!(last_user_texts(&h, 3), ["/usr/bin/env is missing"]);
 }
 
 #[tokio::test]

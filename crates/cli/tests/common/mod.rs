@@ -104,9 +104,10 @@ pub fn shape(value: &Value) -> Value {
     }
 }
 
-/// The fixture server's interpreter and script. Like gd-mcp's server
-/// tests, a missing interpreter fails the test rather than skipping it.
-pub fn fixture_server() -> (String, String) {
+/// The python with the `mcp` package (`GD_TEST_MCP_PYTHON`, else the venv
+/// scripts/install-mcp-test-deps.sh installs). Like gd-mcp's server tests,
+/// a missing interpreter fails the test rather than skipping it.
+pub fn mcp_python() -> PathBuf {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let python = std::env::var_os("GD_TEST_MCP_PYTHON")
         .map(PathBuf::from)
@@ -116,11 +117,26 @@ pub fn fixture_server() -> (String, String) {
         "{} not found: run scripts/install-mcp-test-deps.sh (or scripts/install-deps.sh --test), or set GD_TEST_MCP_PYTHON",
         python.display()
     );
+    python
+}
+
+/// The fixture server's interpreter and script.
+pub fn fixture_server() -> (String, String) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let script = root.join("tests/fixtures/mcp/fixture_server.py");
     (
-        python.to_str().unwrap().to_owned(),
+        mcp_python().to_str().unwrap().to_owned(),
         script.to_str().unwrap().to_owned(),
     )
+}
+
+/// The user's texts in a request's first message, after the session
+/// context.
+pub fn prompt_texts(body: &Value) -> Vec<String> {
+    body["contents"][0]["parts"].as_array().unwrap()[1..]
+        .iter()
+        .map(|p| p["text"].as_str().unwrap_or_default().to_owned())
+        .collect()
 }
 
 /// A workspace settings file with the fixture server as `fixture`.
