@@ -29,7 +29,8 @@ pub const CHECKPOINTED_TOOLS: &[&str] = &["write_file", "replace"];
 pub struct SessionCheckpoints {
     checkpointer: Checkpointer,
     session_id: String,
-    /// The prompt id of the running turn, recorded as the message id.
+    /// The stored id of the running turn's prompt (see
+    /// [`CheckpointMeta::message_id`]).
     message_id: Mutex<Option<String>>,
 }
 
@@ -63,7 +64,8 @@ impl SessionCheckpoints {
         self.checkpointer.repo().workspace()
     }
 
-    /// Links the checkpoints from now on to this message (the turn's prompt).
+    /// Links the checkpoints from now on to this recorded message (the
+    /// turn's prompt in the history store; `None` when it is not recorded).
     pub fn set_message_id(&self, id: Option<String>) {
         *self.message_id.lock().unwrap_or_else(|e| e.into_inner()) = id;
     }
@@ -127,18 +129,9 @@ impl SessionCheckpoints {
             .unwrap_or_else(|e| Err(join_error(e)))
             .map(|list| list.iter().map(info).collect())
     }
-
-    /// Puts the workspace's files back as they were at checkpoint `id`.
-    pub async fn restore(self: &Arc<Self>, id: &str) -> Result<RestoreReport, CheckpointError> {
-        let this = self.clone();
-        let id = id.to_owned();
-        tokio::task::spawn_blocking(move || this.checkpointer.repo().restore(&id))
-            .await
-            .unwrap_or_else(|e| Err(join_error(e)))
-    }
 }
 
-fn join_error(e: tokio::task::JoinError) -> CheckpointError {
+pub(crate) fn join_error(e: tokio::task::JoinError) -> CheckpointError {
     CheckpointError::Io {
         path: PathBuf::new(),
         source: std::io::Error::other(format!("the checkpoint task failed: {e}")),
