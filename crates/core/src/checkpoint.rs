@@ -131,6 +131,38 @@ impl SessionCheckpoints {
     }
 }
 
+/// Where the shadow repositories are (`$GEMINI_DESKTOP_CHECKPOINT_DIR`, else
+/// `~/.gemini/gemini-desktop/checkpoints`).
+pub fn default_root() -> Option<PathBuf> {
+    let env = |name: &str| std::env::var(name).ok();
+    CheckpointConfig::default_root(&env, crate::launch::home_dir().as_deref())
+}
+
+/// The checkpoints of a recorded session, newest first, read from its
+/// workspace's shadow repository without a running session (the history
+/// browser offers them on the transcript's edits): its edits and the
+/// snapshots taken before its restores. None when the folder is gone or
+/// has no checkpoints (no repository is created for asking).
+pub fn session_checkpoints(
+    root: &Path,
+    workspace: &Path,
+    session_id: &str,
+) -> Result<Vec<CheckpointInfo>, CheckpointError> {
+    let Ok(workspace) = workspace.canonicalize() else {
+        return Ok(Vec::new());
+    };
+    if !ShadowRepo::dir_for(root, &workspace).join("HEAD").is_file() {
+        return Ok(Vec::new());
+    }
+    let repo = ShadowRepo::open(&CheckpointConfig::new(root), &workspace)?;
+    Ok(repo
+        .list()?
+        .iter()
+        .filter(|c| c.meta.session_id.as_deref() == Some(session_id))
+        .map(info)
+        .collect())
+}
+
 pub(crate) fn join_error(e: tokio::task::JoinError) -> CheckpointError {
     CheckpointError::Io {
         path: PathBuf::new(),

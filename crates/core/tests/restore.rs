@@ -479,3 +479,37 @@ async fn a_checkpoint_naming_the_chats_prompt_id_is_found_by_its_tool_call() {
         "{error}"
     );
 }
+
+#[tokio::test]
+async fn a_stored_sessions_checkpoints_are_listed_without_a_session() {
+    let place = Place::new(false);
+    let id = record_edits(&place).await;
+    let root = place.dir.path().join("checkpoints");
+    let list = gd_core::checkpoint::session_checkpoints(&root, &place.ws, &id).unwrap();
+    assert_eq!(
+        list.iter()
+            .map(|c| c.tool.as_deref().unwrap())
+            .collect::<Vec<_>>(),
+        ["write_file", "replace"],
+        "newest first"
+    );
+    assert!(list.iter().all(|c| c.message_id.is_some()));
+    assert!(
+        gd_core::checkpoint::session_checkpoints(&root, &place.ws, "another")
+            .unwrap()
+            .is_empty()
+    );
+    // A folder without checkpoints, or gone: nothing, and nothing created.
+    let elsewhere = place.dir.path().join("no-checkpoints");
+    assert!(
+        gd_core::checkpoint::session_checkpoints(&elsewhere, &place.ws, &id)
+            .unwrap()
+            .is_empty()
+    );
+    assert!(!elsewhere.exists());
+    assert!(
+        gd_core::checkpoint::session_checkpoints(&root, &place.dir.path().join("gone"), &id)
+            .unwrap()
+            .is_empty()
+    );
+}

@@ -8,9 +8,11 @@ import type { Event } from "../protocol/Event";
 import type { MemoryFileNode } from "../protocol/MemoryFileNode";
 import type { ModelChoice } from "../protocol/ModelChoice";
 import type { SessionInfo } from "../protocol/SessionInfo";
+import type { SessionSummary } from "../protocol/SessionSummary";
 import type { SlashCommandInfo } from "../protocol/SlashCommandInfo";
 import { AuthStore } from "./auth.svelte";
 import { ChatStore } from "./chat.svelte";
+import type { Checkpoint, RestoreChoice } from "./checkpoints.svelte";
 import { type Confirmation, ConfirmationQueue } from "./confirmations.svelte";
 import { HistoryBrowser } from "./history.svelte";
 import { McpStore } from "./mcp.svelte";
@@ -48,8 +50,11 @@ export class AppController {
   /** The history browser (Header's History button). */
   readonly history = new HistoryBrowser({
     workspace: () => this.workspace,
-    resume: (sessionId) => this.resume(sessionId),
+    resume: (session) => this.resumeStored(session),
+    restore: (session, checkpoint, choice) => this.restoreFromHistory(session, checkpoint, choice),
   });
+  /** The list of the folder's checkpoints is open. */
+  checkpointsPanelOpen = $state(false);
   /** The MCP panel is open. */
   mcpPanelOpen = $state(false);
   /** The context files in the system instruction (from `memory_loaded`); null until known. */
@@ -104,6 +109,54 @@ export class AppController {
       // No history (e.g. it cannot be opened): start afresh; start_session says why if it matters.
       return undefined;
     }
+  }
+
+  /**
+   * Continues a stored session from the history browser, in its own folder (opened first when
+   * the window is on another one, so its tools work where its conversation happened).
+   */
+  async resumeStored(session: SessionSummary): Promise<void> {
+    if (session.workspace !== this.workspace) {
+      let path: string | null;
+      try {
+        path = await api.openWorkspace(session.workspace);
+      } catch (error) {
+        this.chat.addNotice("error", `Could not open ${session.workspace}: ${api.errorMessage(error)}`);
+        return;
+      }
+      if (!path) return;
+      this.workspace = path;
+      this.chat.workspace = path;
+    }
+    await this.resume(session.id);
+  }
+
+  /**
+   * Restores an edit's checkpoint from the history browser's transcript. The conversation part
+   * applies to the edit's session, so that session is resumed first unless it is the current
+   * one; the code alone goes through the current session when it works on the same folder.
+   * The answer shows on `checkpoint` (and on the edit's card in the chat, when it is there).
+   */
+  async restoreFromHistory(session: SessionSummary, checkpoint: Checkpoint, choice: RestoreChoice): Promise<void> {
+    checkpoint.begin(choice);
+    const current = this.session?.session_id ?? null;
+    const sameFolder = session.workspace === this.workspace && current !== null;
+    if (current !== session.id && (choice.conversation || !sameFolder)) {
+      await this.resumeStored(session);
+      if (this.session?.session_id !== session.id) {
+        checkpoint.fail(`Could not restore: the session could not be resumed${this.disconnectedReason ? ` (${this.disconnectedReason})` : ""}.`);
+        return;
+      }
+    }
+    const live = this.chat.checkpoints.track(checkpoint);
+    if (live === checkpoint) {
+      await this.chat.checkpoints.restore(checkpoint, choice);
+      return;
+    }
+    // The chat already shows this checkpoint on its card: restore that one, mirror its answer.
+    await this.chat.checkpoints.restore(live, choice);
+    await live.settled();
+    checkpoint.copyFrom(live);
   }
 
   /**
@@ -178,6 +231,7 @@ export class AppController {
     }
     if (generation !== this.generation) return;
     this.session = info;
+    this.chat.checkpoints.sessionId = info.session_id;
     this.connecting = false;
     this.model = info.model;
     this.approvalMode = info.approval_mode;
@@ -188,6 +242,8 @@ export class AppController {
     for (const warning of info.warnings) this.chat.addNotice("warning", warning);
     // The resumed session keeps its id (info.session_id is `resume`).
     if (resume) await this.loadTranscript(resume, generation);
+    // The folder's checkpoints: the list panel, and the cards of a resumed transcript.
+    if (generation === this.generation) void this.chat.checkpoints.refresh();
     void this.loadModels(info.session_id, generation);
     void this.loadMcpStatus(info.session_id);
     void this.loadCommands(info.session_id);
