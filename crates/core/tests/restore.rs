@@ -155,6 +155,15 @@ impl Running {
         }
     }
 
+    /// The snapshot the last restore took first (to undo it).
+    async fn undo_snapshot(&mut self) -> CheckpointInfo {
+        self.checkpoints()
+            .await
+            .into_iter()
+            .find(|c| c.label.is_some())
+            .expect("the undo snapshot is listed")
+    }
+
     /// Restores and returns the answer: the restored event or the error's message.
     async fn restore(
         &mut self,
@@ -266,16 +275,21 @@ async fn replace_checkpoint(place: &Place, session: &mut Running, id: &str) -> C
     (*replace).clone()
 }
 
-async fn code_and_conversation_across_a_resume(in_git: bool) {
-    let place = Place::new(in_git);
-    let head = in_git.then(|| git_head(&place.ws));
-    let id = record_edits(&place).await;
-
-    // A new session continues the stored one (as after a restart).
+/// Records the edits in a session that ends, and resumes it from the store (as after a
+/// restart): the session id, the resumed session and the `replace`'s checkpoint.
+async fn resumed_after_edits(place: &Place) -> (String, Running, CheckpointInfo) {
+    let id = record_edits(place).await;
     let mut resumed = place
         .session(json!({"steps": [{"text": "Fresh answer."}]}), Some(&id))
         .await;
-    let checkpoint = replace_checkpoint(&place, &mut resumed, &id).await;
+    let checkpoint = replace_checkpoint(place, &mut resumed, &id).await;
+    (id, resumed, checkpoint)
+}
+
+async fn code_and_conversation_across_a_resume(in_git: bool) {
+    let place = Place::new(in_git);
+    let head = in_git.then(|| git_head(&place.ws));
+    let (id, mut resumed, checkpoint) = resumed_after_edits(&place).await;
     let (files, conversation) = resumed
         .restore(&checkpoint.checkpoint_id, true, true)
         .await
@@ -329,12 +343,7 @@ async fn code_and_conversation_across_a_resume(in_git: bool) {
     assert!(sent.contains("what now?"), "{sent}");
 
     // The snapshot taken before the restore is this session's and undoes it.
-    let undo = resumed
-        .checkpoints()
-        .await
-        .into_iter()
-        .find(|c| c.label.is_some())
-        .expect("the undo snapshot is listed");
+    let undo = resumed.undo_snapshot().await;
     assert_eq!(undo.session_id.as_deref(), Some(id.as_str()));
     resumed
         .restore(&undo.checkpoint_id, true, false)
@@ -362,11 +371,7 @@ async fn code_and_conversation_are_restored_across_a_resume_in_a_plain_folder() 
 #[tokio::test]
 async fn the_conversation_alone_leaves_the_files_and_the_code_alone_leaves_the_conversation() {
     let place = Place::new(false);
-    let id = record_edits(&place).await;
-    let mut resumed = place
-        .session(json!({"steps": [{"text": "Fresh answer."}]}), Some(&id))
-        .await;
-    let checkpoint = replace_checkpoint(&place, &mut resumed, &id).await;
+    let (id, mut resumed, checkpoint) = resumed_after_edits(&place).await;
 
     // Code only: the files go back, the conversation stays.
     let (files, conversation) = resumed
@@ -379,12 +384,7 @@ async fn the_conversation_alone_leaves_the_files_and_the_code_alone_leaves_the_c
     assert_eq!(place.transcript(&id).len(), 8);
 
     // Put the edits back (the undo snapshot), then the conversation only.
-    let undo = resumed
-        .checkpoints()
-        .await
-        .into_iter()
-        .find(|c| c.label.is_some())
-        .unwrap();
+    let undo = resumed.undo_snapshot().await;
     resumed
         .restore(&undo.checkpoint_id, true, false)
         .await
