@@ -5,8 +5,8 @@ use gd_store::highlight::{MARK_END, MARK_START, spans};
 use gd_store::retention::Retention;
 use gd_store::schema;
 use gd_store::{
-    ListCursor, ListQuery, MessageKind, NewMessage, NewSession, PageFrom, PageQuery, Role,
-    SearchQuery, Store, StoreError, TokenUsage, ToolCallRecord, title_from,
+    ListCursor, ListQuery, MessageKind, MessageRef, NewMessage, NewSession, PageFrom, PageQuery,
+    Role, SearchQuery, Store, StoreError, TokenUsage, ToolCallRecord, title_from,
 };
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -324,26 +324,33 @@ fn delete_removes_messages_and_index_entries() {
     .unwrap();
 }
 
+/// In session `s`: prompt "one" and its answer, a prompt "failed" out of the context, prompt
+/// "two" and its answer. Returns the two answered prompts.
+fn two_turns_and_a_failed_prompt(store: &Store) -> (MessageRef, MessageRef) {
+    let prompt = |text: &str, at| {
+        store
+            .append_message("s", &msg(Role::User, MessageKind::Prompt, text, at))
+            .unwrap()
+    };
+    let answer = |text: &str, at| {
+        store
+            .append_message("s", &msg(Role::Model, MessageKind::Model, text, at))
+            .unwrap()
+    };
+    let one = prompt("one", 2);
+    answer("answer one", 3);
+    let failed = prompt("failed", 4);
+    store.exclude_from_context(&failed.id).unwrap();
+    let two = prompt("two", 5);
+    answer("answer two", 6);
+    (one, two)
+}
+
 #[test]
 fn rewind_truncates_at_a_message_and_context_excludes_failed_prompts() {
     let (_d, store) = store();
     session(&store, "s", "/w", 1);
-    let a = store
-        .append_message("s", &msg(Role::User, MessageKind::Prompt, "one", 2))
-        .unwrap();
-    store
-        .append_message("s", &msg(Role::Model, MessageKind::Model, "answer one", 3))
-        .unwrap();
-    let failed = store
-        .append_message("s", &msg(Role::User, MessageKind::Prompt, "failed", 4))
-        .unwrap();
-    store.exclude_from_context(&failed.id).unwrap();
-    let b = store
-        .append_message("s", &msg(Role::User, MessageKind::Prompt, "two", 5))
-        .unwrap();
-    store
-        .append_message("s", &msg(Role::Model, MessageKind::Model, "answer two", 6))
-        .unwrap();
+    let (a, b) = two_turns_and_a_failed_prompt(&store);
     let ctx = store.load_context("s").unwrap();
     assert_eq!(
         ctx.iter()
@@ -688,22 +695,7 @@ fn rewinding_to_before_a_compression_brings_the_compressed_messages_back() {
             .map(|m| m.parts[0]["text"].as_str().unwrap().to_owned())
             .collect::<Vec<_>>()
     };
-    store
-        .append_message("s", &msg(Role::User, MessageKind::Prompt, "one", 2))
-        .unwrap();
-    store
-        .append_message("s", &msg(Role::Model, MessageKind::Model, "answer one", 3))
-        .unwrap();
-    let failed = store
-        .append_message("s", &msg(Role::User, MessageKind::Prompt, "failed", 4))
-        .unwrap();
-    store.exclude_from_context(&failed.id).unwrap();
-    let two = store
-        .append_message("s", &msg(Role::User, MessageKind::Prompt, "two", 5))
-        .unwrap();
-    store
-        .append_message("s", &msg(Role::Model, MessageKind::Model, "answer two", 6))
-        .unwrap();
+    let (_, two) = two_turns_and_a_failed_prompt(&store);
     // A compression: the summary replaces the context.
     store
         .replace_context(
