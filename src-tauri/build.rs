@@ -37,6 +37,7 @@ const COMMANDS: &[&str] = &[
     "list_checkpoints",
     "restore_checkpoint",
     "rewind_conversation",
+    "history_checkpoints",
     "auth_status",
     "auth_validate_api_key",
     "auth_set_api_key",

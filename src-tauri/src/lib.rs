@@ -115,6 +115,7 @@ pub fn run() {
             checkpoints::list_checkpoints,
             checkpoints::restore_checkpoint,
             checkpoints::rewind_conversation,
+            checkpoints::history_checkpoints,
             signin::auth_status,
             signin::auth_validate_api_key,
             signin::auth_set_api_key,

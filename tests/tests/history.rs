@@ -3,11 +3,13 @@
 //! the chat; find it in the history browser by a word from it, open it, resume it, and check
 //! that the next request carries the earlier conversation. Then an edit's checkpoint is
 //! restored with "code and conversation": the file is back on disk and the next request no
-//! longer has the undone turn.
+//! longer has the undone turn. A second test makes the edit before a restart and undoes it
+//! after, from the history browser's transcript.
 //!
 //! Test ids (see `README.md` of this crate): `history-open`, `history-search`, `history-hit`,
-//! `history-transcript`, `history-message`, `history-resume`, `history-panel`, and the chat's
-//! `message-user`, `message-model`, `notice`, `restore-checkpoint`, `restore-both`.
+//! `history-transcript`, `history-message`, `history-resume`, `history-panel`, `history-call`,
+//! `history-restore-checkpoint`, `history-restore-both`, `history-status`, and the chat's
+//! `message-user`, `message-model`, `notice`, `tool-card`, `restore-checkpoint`, `restore-both`.
 //!
 //! Build first: `npm --prefix ui ci && npm --prefix ui run build && cargo build -p gemini-desktop`.
 
@@ -85,10 +87,11 @@ fn last_request_prompts(fake: &FakeGemini) -> Result<(Vec<String>, usize)> {
     Ok((texts, calls))
 }
 
-async fn launch(ws: &Path, fake: &FakeGemini) -> Result<App> {
+/// Launches the app on `ws` (artifacts in `target/e2e/<name>/`).
+async fn launch(name: &str, ws: &Path, fake: &FakeGemini) -> Result<App> {
     let base = fake.base_url();
     let app = App::launch_with_env(
-        "history",
+        name,
         &[ws],
         &[
             ("GEMINI_API_KEY", "e2e-key"),
@@ -110,6 +113,45 @@ async fn connected(app: &App) -> Result<()> {
     Ok(())
 }
 
+/// Sends the edit prompt (the fake answers with `edit_script`), approves the edit and waits for
+/// the turn to end; returns the edit's call id.
+async fn approved_edit(app: &App, ws: &Path) -> Result<String> {
+    app.type_and_enter("prompt-input", EDIT_PROMPT).await?;
+    let call_id = app
+        .wait_for_attr("confirmation", "data-call-id", "names the call", |id| {
+            !id.is_empty()
+        })
+        .await?;
+    app.click("approve").await?;
+    app.wait_for_last_text("message-model", "gave the closing answer", |t| {
+        t.contains("The greeting is global.")
+    })
+    .await?;
+    app.wait_until_gone("cancel", "is hidden once the turn ended")
+        .await?;
+    ensure!(
+        std::fs::read_to_string(ws.join(FILE))? == EDITED,
+        "the edit is on disk"
+    );
+    Ok(call_id)
+}
+
+/// The next request (answered "Fresh start.") has the first prompt but not the undone turn.
+async fn next_request_lacks_the_undone_turn(app: &App, fake: &FakeGemini) -> Result<()> {
+    fake.reset(answer("Fresh start."), &[]);
+    chat(app, "What now?", "Fresh start.").await?;
+    let (prompts, calls) = last_request_prompts(fake)?;
+    ensure!(
+        prompts.iter().any(|t| t.contains(FIRST)),
+        "the earlier prompt stays: {prompts:?}"
+    );
+    ensure!(
+        !prompts.iter().any(|t| t.contains(EDIT_PROMPT)) && calls == 0,
+        "the undone turn is gone: {prompts:?}, {calls} function calls"
+    );
+    Ok(())
+}
+
 /// Sends a prompt and waits for the model's answer containing `answer`.
 async fn chat(app: &App, prompt: &str, answer: &str) -> Result<()> {
     app.type_and_enter("prompt-input", prompt).await?;
@@ -126,7 +168,7 @@ async fn chat_restart_find_resume_and_restore_code_and_conversation() -> Result<
     let ws = workspace(&temp)?;
     let ws_str = ws.to_str().context("UTF-8 path")?.to_owned();
     let fake = FakeGemini::start(answer("Noted: the okapi."));
-    let mut app = launch(&ws, &fake).await?;
+    let mut app = launch("history", &ws, &fake).await?;
 
     chat(&app, FIRST, "Noted: the okapi.").await?;
 
@@ -166,23 +208,7 @@ async fn chat_restart_find_resume_and_restore_code_and_conversation() -> Result<
 
     // The next prompt carries the earlier conversation: an edit, approved.
     fake.reset(edit_script(), &[("WORKSPACE", &ws_str)]);
-    app.type_and_enter("prompt-input", EDIT_PROMPT).await?;
-    let call_id = app
-        .wait_for_attr("confirmation", "data-call-id", "names the call", |id| {
-            !id.is_empty()
-        })
-        .await?;
-    app.click("approve").await?;
-    app.wait_for_last_text("message-model", "gave the closing answer", |t| {
-        t.contains("The greeting is global.")
-    })
-    .await?;
-    app.wait_until_gone("cancel", "is hidden once the turn ended")
-        .await?;
-    ensure!(
-        std::fs::read_to_string(ws.join(FILE))? == EDITED,
-        "the edit is on disk"
-    );
+    let call_id = approved_edit(&app, &ws).await?;
     let first_request = fake
         .main_requests()
         .first()
@@ -232,16 +258,90 @@ async fn chat_restart_find_resume_and_restore_code_and_conversation() -> Result<
     app.screenshot("history-restored").await?;
 
     // The next request no longer has the undone turn.
-    fake.reset(answer("Fresh start."), &[]);
-    chat(&app, "What now?", "Fresh start.").await?;
-    let (prompts, calls) = last_request_prompts(&fake)?;
+    next_request_lacks_the_undone_turn(&app, &fake).await?;
+    app.close().await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_from_before_a_restart_is_undone_from_the_history_with_its_conversation()
+-> Result<()> {
+    let temp = tempfile::tempdir()?;
+    let ws = workspace(&temp)?;
+    let ws_str = ws.to_str().context("UTF-8 path")?.to_owned();
+    let fake = FakeGemini::start(answer("Noted: the okapi."));
+    let mut app = launch("history_restore", &ws, &fake).await?;
+    chat(&app, FIRST, "Noted: the okapi.").await?;
+    fake.reset(edit_script(), &[("WORKSPACE", &ws_str)]);
+    let call_id = approved_edit(&app, &ws).await?;
+
+    // Restart: the session reopens from the store, and its edit card, rebuilt from the stored
+    // transcript, gets its checkpoint back.
+    app.restart().await?;
+    connected(&app).await?;
+    app.wait_for_any_text("message-user", "shows the reopened edit prompt", |t| {
+        t == EDIT_PROMPT
+    })
+    .await?;
+    let card = format!(
+        "[data-testid=tool-card][data-call-id=\"{call_id}\"] [data-testid=restore-checkpoint]"
+    );
+    app.wait_for_script(
+        &format!("return document.querySelector('{card}') !== null;"),
+        "the reopened edit card offers Restore",
+    )
+    .await?;
+
+    // Find the session in the history browser and undo the edit from its transcript.
+    app.click("history-open").await?;
+    app.type_into("history-search", "okapi").await?;
+    app.wait_for_text("history-hit", "finds the session", |t| t.contains("okapi"))
+        .await?;
+    app.click("history-hit").await?;
+    let call = format!("[data-testid=history-call][data-call-id=\"{call_id}\"]");
+    app.wait_for_script(
+        &format!(
+            "return document.querySelector('{call} [data-testid=history-restore-checkpoint]') !== null;"
+        ),
+        "the transcript's edit offers Restore",
+    )
+    .await?;
+    app.click("history-restore-checkpoint").await?;
+    app.wait_for_text("history-restore-file", "lists the edited file", |t| {
+        t == FILE
+    })
+    .await?;
+    app.screenshot("history-restore-confirm").await?;
+    app.click("history-restore-both").await?;
+    app.wait_for_text("history-status", "reports the restore", |t| {
+        t.starts_with("Restored") || t.contains("Could not")
+    })
+    .await?;
+    let status = app.texts("history-status").await?;
     ensure!(
-        prompts.iter().any(|t| t.contains(FIRST)),
-        "the earlier prompt stays: {prompts:?}"
+        status == ["Restored 1 file and the conversation to before this edit"],
+        "status: {status:?}"
     );
     ensure!(
-        !prompts.iter().any(|t| t.contains(EDIT_PROMPT)) && calls == 0,
-        "the undone turn is gone: {prompts:?}, {calls} function calls"
+        std::fs::read_to_string(ws.join(FILE))? == ORIGINAL,
+        "the file is back to its original content"
     );
+    // The transcript was read again without the undone turn.
+    app.wait_for_script(
+        &format!(
+            "return document.querySelector('{call}') === null && document.querySelectorAll('[data-testid=history-message]').length === 2;"
+        ),
+        "the transcript lost the undone turn",
+    )
+    .await?;
+    app.screenshot("history-restored-from-transcript").await?;
+    app.click("history-close").await?;
+    app.wait_until_gone("history-panel", "closes").await?;
+    let users = app.texts("message-user").await?;
+    ensure!(
+        users == [FIRST],
+        "the chat dropped the undone turn: {users:?}"
+    );
+
+    next_request_lacks_the_undone_turn(&app, &fake).await?;
     app.close().await
 }

@@ -9,6 +9,7 @@ import type { ApprovalMode } from "./protocol/ApprovalMode";
 import type { CommandError } from "./protocol/CommandError";
 import type { ConfirmationOutcome } from "./protocol/ConfirmationOutcome";
 import type { Event } from "./protocol/Event";
+import type { CheckpointInfo } from "./protocol/CheckpointInfo";
 import type { ModelChoice } from "./protocol/ModelChoice";
 import type { SessionInfo } from "./protocol/SessionInfo";
 import type { ApiKeyCheck } from "./protocol/ApiKeyCheck";
@@ -135,9 +136,9 @@ export function listCheckpoints(sessionId: string): Promise<void> {
 
 /**
  * Restores a checkpoint taken before an edit: `code` puts the files back, `conversation`
- * truncates the history at that message (refused until the history store exists). The answer
- * (`checkpoint_restored` or `checkpoint_error`) arrives on the session's event channel, after a
- * running turn.
+ * truncates the session's history at the prompt of the edit's turn (the session's own
+ * checkpoints), both does the code then the conversation. The answer (`checkpoint_restored` or
+ * `checkpoint_error`) arrives on the session's event channel, after a running turn.
  */
 export function restoreCheckpoint(
   sessionId: string,
@@ -271,6 +272,14 @@ export function historyExport(sessionId: string, format: "markdown" | "json"): P
 }
 
 /** The session the app reopens for a workspace (the newest), or null. */
+/**
+ * A stored session's checkpoints (its edits and the snapshots taken before its restores), newest
+ * first, read without starting it: the history browser's transcript offers Restore on them.
+ */
+export function historyCheckpoints(sessionId: string): Promise<CheckpointInfo[]> {
+  return invoke<CheckpointInfo[]>("history_checkpoints", { sessionId });
+}
+
 export function historyLastSession(workspace: string): Promise<SessionSummary | null> {
   return invoke<SessionSummary | null>("history_last_session", { workspace });
 }

@@ -1,8 +1,8 @@
-// The built-in slash commands in the composer and what they show in the chat: /clear (a fresh
-// conversation), /compress (pending, then tokens before/after or why not), /stats (session,
-// model and tool views), /mcp (the MCP panel, server actions), /restore (the checkpoint list with
-// the edit cards' restore controls; /restore <id>); MCP prompts offered with their arguments,
-// `/prompt help`, and an unknown `/word` hinted and sent as a message.
+// The built-in slash commands in the composer and what they show: /clear (a fresh conversation;
+// later edits are its own), /compress (pending, then tokens before/after or why not), /stats
+// (session, model and tool views), /mcp (the MCP panel, server actions), /restore (the checkpoint
+// list; /restore <id> restores one); MCP prompts offered with their arguments, `/prompt help`, and
+// an unknown `/word` hinted and sent as a message.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import * as E from "./support/events.mjs";
@@ -209,13 +209,13 @@ describe("built-in commands", () => {
     await app.close();
   });
 
-  test("/restore lists the checkpoints with the restore controls; /restore <id> restores one", async () => {
+  test("/restore opens the checkpoint list; /restore <id> restores that checkpoint", async () => {
     const app = await open();
-    const checkpoint = (id, tool, files, call_id) => ({
+    const checkpoint = (id, tool, files, call_id, session_id) => ({
       checkpoint_id: id,
       scope: "full",
       created_at: "2026-05-01T10:00:00Z",
-      session_id: "old",
+      session_id,
       message_id: null,
       call_id,
       tool,
@@ -224,47 +224,99 @@ describe("built-in commands", () => {
     });
     const list = {
       type: "checkpoints",
-      checkpoints: [checkpoint("20260501T100000000Z-aaaa1111", "replace", ["src/a.rs"], "c2"), checkpoint("20260501T090000000Z-bbbb2222", "write_file", ["notes.md"], "c1")],
+      checkpoints: [
+        checkpoint("20260501T100000000Z-aaaa1111", "replace", ["src/a.rs"], "c2", "s1"),
+        checkpoint("20260501T090000000Z-bbbb2222", "write_file", ["notes.md"], "c1", "old"),
+      ],
     };
+    let from = app.calls.length;
     await enter(app, "/restore");
-    await app.waitForCall("list_checkpoints", (a) => a.sessionId === "s1");
+    await app.tid("checkpoints-panel").waitFor();
+    await app.waitForCall("list_checkpoints", (a) => a.sessionId === "s1", { from });
     await app.emit(list);
-    await app.tid("checkpoint-list").waitFor();
     assert.deepEqual(
       await app.tid("checkpoint-row").evaluateAll((els) => els.map((e) => e.dataset.checkpointId)),
       ["20260501T100000000Z-aaaa1111", "20260501T090000000Z-bbbb2222"],
     );
-    const first = app.page.locator(`${sel("checkpoint-row")}[data-checkpoint-id="20260501T100000000Z-aaaa1111"]`);
-    await first.getByTestId("restore-checkpoint").click();
-    await first.getByTestId("restore-confirm").waitFor();
-    // An edit of another conversation: its files only.
-    assert.equal(await first.getByTestId("restore-conversation").isDisabled(), true);
-    assert.equal(await first.getByTestId("restore-both").isDisabled(), true);
-    await app.tid("checkpoint-list").screenshot({ path: screenshotPath("restore-list-light.png") });
-    await first.getByTestId("restore-code").click();
-    await app.waitForCall("restore_checkpoint", (a) => a.checkpointId === "20260501T100000000Z-aaaa1111" && a.code && !a.conversation);
-    await app.emit(E.checkpointRestored("20260501T100000000Z-aaaa1111", [["src/a.rs", "reverted"]]));
-    await waitForText(app.page, `${sel("checkpoint-row")} ${sel("restore-result-text")}`, "Restored 1 file to before this edit");
+    await app.tid("checkpoints-close").click();
+    await app.tid("checkpoints-panel").waitFor({ state: "detached" });
 
-    // By id (a unique prefix is enough): restored at once.
-    let from = app.calls.length;
-    await enter(app, "/restore 20260501T09");
+    // By id (a unique prefix is enough): restored at once, code and conversation when the edit is
+    // this conversation's…
+    from = app.calls.length;
+    await enter(app, "/restore 20260501T10");
     await app.waitForCall("list_checkpoints", () => true, { from });
     await app.emit(list);
-    await app.waitForCall("restore_checkpoint", (a) => a.checkpointId === "20260501T090000000Z-bbbb2222" && a.code);
-    // An unknown id says so.
+    await app.waitForCall("restore_checkpoint", (a) => a.checkpointId === "20260501T100000000Z-aaaa1111" && a.code && a.conversation, { from });
+    await app.tid("checkpoints-panel").waitFor();
+    await waitForText(app.page, sel("checkpoints-restore-result"), "Restoring…");
+    // …its code only when it belongs to another session.
+    from = app.calls.length;
+    await enter(app, "/restore 20260501T090000000Z-bbbb2222");
+    await app.waitForCall("list_checkpoints", () => true, { from });
+    await app.emit(list);
+    await app.waitForCall("restore_checkpoint", (a) => a.checkpointId === "20260501T090000000Z-bbbb2222" && a.code && !a.conversation, { from });
+    // An unknown or ambiguous id says so.
     from = app.calls.length;
     await enter(app, "/restore nope");
     await app.waitForCall("list_checkpoints", () => true, { from });
     await app.emit(list);
     await waitForText(app.page, sel("notice"), 'No checkpoint "nope": /restore lists them.');
-    // None at all.
+    from = app.calls.length;
+    await enter(app, "/restore 2026");
+    await app.waitForCall("list_checkpoints", () => true, { from });
+    await app.emit(list);
+    await waitForText(app.page, sel("notice"), 'Checkpoint "2026" is ambiguous: 2 checkpoints start with it.');
+    assert.equal(app.callsOf("restore_checkpoint").length, 2);
+    assert.equal(app.callsOf("send_prompt").length, 0);
+    await app.close();
+  });
+
+  test("after /clear, new edits belong to the new conversation; the old ones are another session's", async () => {
+    const app = await open();
+    await app.sendPrompt("edit a");
+    await app.emitAll([
+      E.turnStarted(),
+      E.toolRequest("e1", "replace", { file_path: "/home/dev/project/a.txt" }),
+      E.checkpointCreated("e1", "cp-1", ["a.txt"]),
+      E.toolResponse("e1", "replace", "success", "Edited a.txt"),
+      E.turnComplete(),
+    ]);
+    await enter(app, "/clear");
+    await app.waitForCall("clear_conversation");
+    let from = app.calls.length;
+    await app.emit({ type: "conversation_cleared", session_id: "conv-2" });
+    // The folder's checkpoints are listed again for the panel.
+    await app.waitForCall("list_checkpoints", (a) => a.sessionId === "s1", { from });
+    await app.sendPrompt("edit b");
+    await app.emitAll([
+      E.turnStarted(),
+      E.toolRequest("e2", "replace", { file_path: "/home/dev/project/b.txt" }),
+      E.checkpointCreated("e2", "cp-2", ["b.txt"]),
+      E.toolResponse("e2", "replace", "success", "Edited b.txt"),
+      E.turnComplete(),
+    ]);
+    // The new edit's card offers its conversation (the new conversation's own)…
+    await app.tid("restore-checkpoint").click();
+    assert.equal(await app.tid("restore-both").isEnabled(), true);
+    await app.tid("restore-cancel").click();
+    // …and the list puts the edit from before /clear under the other sessions.
     from = app.calls.length;
     await enter(app, "/restore");
     await app.waitForCall("list_checkpoints", () => true, { from });
-    await app.emit({ type: "checkpoints", checkpoints: [] });
-    await waitForText(app.page, sel("notice"), /^No checkpoints yet/);
-    assert.equal(app.callsOf("send_prompt").length, 0);
+    await app.emit({
+      type: "checkpoints",
+      checkpoints: [
+        { checkpoint_id: "cp-2", scope: "full", created_at: "2026-05-01T10:01:00Z", session_id: "conv-2", message_id: null, call_id: "e2", tool: "replace", files: ["b.txt"], label: null },
+        { checkpoint_id: "cp-1", scope: "full", created_at: "2026-05-01T10:00:00Z", session_id: "s1", message_id: null, call_id: "e1", tool: "replace", files: ["a.txt"], label: null },
+      ],
+    });
+    await app.tid("checkpoints-panel").waitFor();
+    const own = await app.tid("checkpoint-row").evaluateAll((els) => els.map((e) => [e.dataset.checkpointId, e.dataset.own]));
+    assert.deepEqual(own, [
+      ["cp-2", "true"],
+      ["cp-1", "false"],
+    ]);
     await app.close();
   });
 });

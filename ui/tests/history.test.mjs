@@ -1,7 +1,7 @@
 // The history browser (mocked IPC with an in-page fake of the history commands): sessions
 // grouped by workspace and day, search with highlighted words (never HTML), a transcript read
 // page by page, resume, rename, delete with confirmation, export; the app reopening the last
-// session; and restoring a checkpoint's code and conversation.
+// session; and restoring an edit's checkpoint (code, conversation or both) from a transcript.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import * as E from "./support/events.mjs";
@@ -60,6 +60,34 @@ function fakeHistory(now) {
   };
   const messages = {};
   for (const s of sessions) messages[s.id] = Array.from({ length: s.message_count }, (_, i) => message(s.id, i + 1));
+  // Sessions with edits: a chat, then a turn with a `replace` (checkpointed) and a `read_file`.
+  const withEdits = (id, workspace) => {
+    sessions.push(summary(id, workspace, `Edits in ${id}`, now - 90_000, 6));
+    const m = (seq, kind, text, tool_calls = []) => ({
+      ...message(id, seq),
+      role: kind === "model" ? "model" : "user",
+      kind,
+      text,
+      tool_calls,
+    });
+    messages[id] = [
+      m(1, "prompt", "remember the okapi"),
+      m(2, "model", "Noted."),
+      m(3, "prompt", "change a.txt"),
+      m(4, "model", "", [
+        { call_id: `${id}-edit`, name: "replace", args: { file_path: `${workspace}/a.txt` } },
+        { call_id: `${id}-read`, name: "read_file", args: { absolute_path: `${workspace}/a.txt` } },
+      ]),
+      m(5, "tool_result", "Edited a.txt", [
+        { call_id: `${id}-edit`, name: "replace", status: "success", summary: "Edited a.txt" },
+        { call_id: `${id}-read`, name: "read_file", status: "success", summary: "Read 1 line" },
+      ]),
+      m(6, "model", "Done."),
+    ];
+  };
+  withEdits("e5", WS);
+  withEdits("f6", OTHER);
+  sessions.sort((a, b) => b.updated_ms - a.updated_ms);
   return { sessions, messages };
 }
 
@@ -165,8 +193,26 @@ function installHistory({ data, last }) {
         return true;
       case "history_export":
         return `/home/dev/Downloads/gemini-session-${args.sessionId}.${args.format === "json" ? "json" : "md"}`;
-      case "rewind_conversation":
-        return null;
+      case "history_checkpoints":
+        return state.messages[args.sessionId]?.some((m) => m.seq === 4 && m.tool_calls.length > 0)
+          ? [
+              {
+                checkpoint_id: `cp-${args.sessionId}`,
+                scope: "full",
+                created_at: "2026-05-01T10:00:00Z",
+                session_id: args.sessionId,
+                message_id: `${args.sessionId}-m3`,
+                call_id: `${args.sessionId}-edit`,
+                tool: "replace",
+                files: ["a.txt"],
+                label: null,
+              },
+            ]
+          : [];
+      case "restore_checkpoint":
+        // What the session does to the stored conversation (the event comes from the test).
+        if (args.conversation) state.messages[args.sessionId] = state.messages[args.sessionId].filter((m) => m.seq < 3);
+        return undefined;
       default:
         return undefined;
     }
@@ -196,7 +242,7 @@ describe("history browser", () => {
     assert.equal(days.length, 3);
     assert.deepEqual(days.slice(0, 2), ["Today", "Yesterday"]);
     const ids = await app.page.$$eval(sel("history-session"), (els) => els.map((e) => e.getAttribute("data-session-id")));
-    assert.deepEqual(ids, ["a1", "c3", "d4", "b2"]);
+    assert.deepEqual(ids, ["a1", "e5", "c3", "d4", "f6", "b2"]);
     assert.match(await app.page.locator(`${sel("history-session")}[data-session-id="d4"]`).innerText(), /Gemini CLI/);
     await app.page.screenshot({ path: screenshotPath("history-list-light.png") });
     await app.close();
@@ -371,69 +417,92 @@ describe("reopening the last session", () => {
   });
 });
 
-describe("restore code and conversation", () => {
-  test("puts the code back, then rewinds to the prompt of the edit's turn; the chat drops that turn", async () => {
+describe("restore from a transcript", () => {
+  const call = (app, id) => app.page.locator(`${sel("history-call")}[data-call-id="${id}"]`);
+
+  async function openEdits(app, id) {
+    await openBrowser(app);
+    await app.page.locator(`${sel("history-session")}[data-session-id="${id}"]`).click();
+    await call(app, `${id}-edit`).getByTestId("history-restore-checkpoint").waitFor();
+  }
+
+  test("an edit with a checkpoint offers Restore; code only goes through the current session", async () => {
     const app = await openWithHistory();
-    await app.emit(E.sessionConfigured("s1"));
-    // A first turn that stays.
-    await app.sendPrompt("first question");
-    await app.emitAll([
-      { type: "message_recorded", message_id: "p1", seq: 1, kind: "prompt", call_ids: [] },
-      E.turnStarted("t1"),
-      E.delta("first answer"),
-      E.turnComplete("completed", "t1"),
-    ]);
-    // The turn with the edit.
-    await app.sendPrompt("edit things");
-    await app.emitAll([
-      { type: "message_recorded", message_id: "p2", seq: 3, kind: "prompt", call_ids: [] },
-      E.turnStarted("t2"),
-      E.toolRequest("e1", "replace", { file_path: `${WS}/a.txt`, old_string: "a", new_string: "b" }),
-      { type: "message_recorded", message_id: "m4", seq: 4, kind: "model", call_ids: ["e1"] },
-      E.toolState("e1", "scheduled"),
-      E.checkpointCreated("e1", "cp-1", ["a.txt"]),
-      E.toolResponse("e1", "replace", "success", "Edited a.txt"),
-      E.turnComplete("completed", "t2"),
-    ]);
-    await app.page.waitForSelector(`${sel("tool-card")}[data-call-id="e1"] ${sel("restore-checkpoint")}`);
-    assert.equal(await app.tid("message-user").count(), 2);
-    await app.page.locator(`${sel("tool-card")}[data-call-id="e1"]`).getByTestId("restore-checkpoint").click();
-    await app.tid("restore-both").click();
-    const restore = await app.waitForCall("restore_checkpoint");
-    assert.deepEqual(restore.args, { sessionId: "s1", checkpointId: "cp-1", code: true, conversation: false });
-    assert.equal(app.callsOf("rewind_conversation").length, 0, "the conversation waits for the code");
-    await app.emit(E.checkpointRestored("cp-1", [["a.txt", "reverted"]]));
-    const rewind = await app.waitForCall("rewind_conversation");
-    assert.deepEqual(rewind.args, { sessionId: "s1", messageId: "p2" });
-    await app.emit({ type: "rewound", message_id: "p2", removed: 3 });
-    await app.until(() => document.querySelectorAll('[data-testid="message-user"]').length === 1);
-    await waitForText(app.page, sel("message-user"), "first question");
-    await waitForText(app.page, sel("notice"), "Restored 1 file and the conversation to before this edit");
-    assert.equal(await app.page.locator(`${sel("tool-card")}[data-call-id="e1"]`).count(), 0);
+    await openEdits(app, "e5");
+    assert.equal(await app.tid("history-restore-checkpoint").count(), 1, "only the checkpointed edit");
+    assert.equal(await call(app, "e5-read").getByTestId("history-restore-checkpoint").count(), 0);
+    await call(app, "e5-edit").getByTestId("history-restore-checkpoint").click();
+    await app.tid("history-restore-confirm").waitFor();
+    assert.deepEqual(await app.tid("history-restore-file").allInnerTexts(), ["a.txt"]);
+    for (const id of ["history-restore-code", "history-restore-conversation", "history-restore-both"]) {
+      assert.equal(await app.tid(id).isEnabled(), true, `${id} is enabled`);
+    }
+    // The chat's own controls are not these.
+    assert.equal(await app.tid("restore-confirm").count(), 0);
+    await app.tid("history-transcript").screenshot({ path: screenshotPath("history-restore-confirm.png") });
+    const from = app.calls.length;
+    await app.tid("history-restore-code").click();
+    const restore = await app.waitForCall("restore_checkpoint", () => true, { from });
+    assert.deepEqual(restore.args, { sessionId: "s1", checkpointId: "cp-e5", code: true, conversation: false });
+    assert.equal(app.callsOf("start_session").length, 1, "same folder, code only: nothing is resumed");
+    await waitForText(app.page, sel("history-restore-result"), "Restoring…");
+    await app.emit(E.checkpointRestored("cp-e5", [["a.txt", "reverted"]]));
+    await waitForText(app.page, sel("history-restore-result-text"), "Restored 1 file to before this edit");
+    assert.equal(await app.tid("history-restore-files").innerText(), "a.txt reverted");
     await app.close();
   });
 
-  test("conversation only rewinds without touching the code", async () => {
+  test("code and conversation resume the edit's session first; the transcript drops the undone turn", async () => {
     const app = await openWithHistory();
-    await app.emit(E.sessionConfigured("s1"));
-    await app.sendPrompt("edit things");
-    await app.emitAll([
-      { type: "message_recorded", message_id: "p1", seq: 1, kind: "prompt", call_ids: [] },
-      E.turnStarted("t1"),
-      E.toolRequest("e1", "replace", { file_path: `${WS}/a.txt` }),
-      { type: "message_recorded", message_id: "m2", seq: 2, kind: "model", call_ids: ["e1"] },
-      E.checkpointCreated("e1", "cp-1", ["a.txt"]),
-      E.toolResponse("e1", "replace", "success", "Edited a.txt"),
-      E.turnComplete("completed", "t1"),
-    ]);
-    await app.page.locator(`${sel("tool-card")}[data-call-id="e1"]`).getByTestId("restore-checkpoint").click();
-    await app.tid("restore-conversation").click();
-    const rewind = await app.waitForCall("rewind_conversation");
-    assert.deepEqual(rewind.args, { sessionId: "s1", messageId: "p1" });
-    assert.equal(app.callsOf("restore_checkpoint").length, 0);
-    await app.emit({ type: "rewound", message_id: "p1", removed: 3 });
-    await waitForText(app.page, sel("notice"), "Restored the conversation to before this edit");
-    assert.equal(await app.tid("message-user").count(), 0);
+    await openEdits(app, "e5");
+    await call(app, "e5-edit").getByTestId("history-restore-checkpoint").click();
+    const from = app.calls.length;
+    await app.tid("history-restore-both").click();
+    const start = await app.waitForCall("start_session", () => true, { from });
+    assert.equal(start.args.resume, "e5");
+    const restore = await app.waitForCall("restore_checkpoint", () => true, { from });
+    assert.deepEqual(restore.args, { sessionId: "e5", checkpointId: "cp-e5", code: true, conversation: true });
+    // The chat behind shows the resumed session.
+    await waitForText(app.page, sel("message-user"), "change a.txt");
+    await app.emit(E.checkpointRestored("cp-e5", [["a.txt", "reverted"]], { conversation: { message_id: "e5-m3", removed: 4 } }));
+    await waitForText(app.page, sel("history-status"), "Restored 1 file and the conversation to before this edit");
+    await app.until(() => document.querySelectorAll('[data-testid="history-message"]').length === 2);
+    assert.deepEqual(await app.tid("history-message").evaluateAll((els) => els.map((e) => e.dataset.seq)), ["1", "2"]);
+    // The chat dropped the turn too.
+    await app.until(() => [...document.querySelectorAll('[data-testid="message-user"]')].map((e) => e.textContent?.trim()).join("|") === "remember the okapi");
+    await app.tid("history-panel").screenshot({ path: screenshotPath("history-restored.png") });
+    await app.close();
+  });
+
+  test("an edit of another folder's session opens that folder and resumes the session", async () => {
+    const app = await openWithHistory();
+    await openEdits(app, "f6");
+    await call(app, "f6-edit").getByTestId("history-restore-checkpoint").click();
+    const from = app.calls.length;
+    await app.tid("history-restore-code").click();
+    const open = await app.waitForCall("open_workspace", () => true, { from });
+    assert.deepEqual(open.args, { path: OTHER });
+    const start = await app.waitForCall("start_session", () => true, { from });
+    assert.equal(start.args.resume, "f6");
+    const restore = await app.waitForCall("restore_checkpoint", () => true, { from });
+    assert.deepEqual(restore.args, { sessionId: "f6", checkpointId: "cp-f6", code: true, conversation: false });
+    await waitForText(app.page, sel("workspace-path"), OTHER);
+    await app.emit(E.checkpointError("cp-f6", "Cannot restore checkpoint cp-f6: no checkpoint cp-f6"));
+    await waitForText(app.page, sel("history-restore-result-text"), "Could not restore: Cannot restore checkpoint cp-f6: no checkpoint cp-f6");
+    await app.close();
+  });
+
+  test("Resume of another folder's session opens that folder first", async () => {
+    const app = await openWithHistory();
+    await openBrowser(app);
+    await app.page.locator(`${sel("history-session")}[data-session-id="b2"]`).click();
+    const from = app.calls.length;
+    await app.tid("history-resume").click();
+    const open = await app.waitForCall("open_workspace", () => true, { from });
+    assert.deepEqual(open.args, { path: OTHER });
+    const start = await app.waitForCall("start_session", () => true, { from });
+    assert.equal(start.args.resume, "b2");
+    await waitForText(app.page, sel("workspace-path"), OTHER);
     await app.close();
   });
 });

@@ -12,7 +12,10 @@ const FORMAT_VERSION: u32 = 1;
 pub struct CheckpointMeta {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
-    /// The user message (prompt) whose turn made the edit.
+    /// The recorded message the edit belongs to: the id (in the session
+    /// history store) of the prompt whose turn made it, where a restore of
+    /// the conversation rewinds to. Checkpoints from before the history
+    /// store held the chat's prompt id here; they are found by `call_id`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

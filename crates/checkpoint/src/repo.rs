@@ -678,8 +678,16 @@ impl ShadowRepo {
     /// are never touched. The state before is snapshotted first (the
     /// report's `undo`).
     pub fn restore(&self, id: &str) -> Result<RestoreReport> {
+        self.restore_in_session(id, None)
+    }
+
+    /// [`Self::restore`] for a session: the snapshot of the state before
+    /// (the undo) is linked to `session_id`, so it is listed with that
+    /// session's checkpoints.
+    pub fn restore_in_session(&self, id: &str, session_id: Option<&str>) -> Result<RestoreReport> {
         let checkpoint = self.get(id)?;
         let label = Some(format!("before restoring {id}"));
+        let session_id = session_id.map(str::to_owned);
         match checkpoint.kind {
             CheckpointKind::Full => {
                 let _guard = self.lock();
@@ -688,6 +696,7 @@ impl ShadowRepo {
                     CheckpointKind::Full,
                     &staged.tree,
                     &CheckpointMeta {
+                        session_id,
                         label,
                         ..CheckpointMeta::default()
                     },
@@ -712,6 +721,7 @@ impl ShadowRepo {
             }
             CheckpointKind::Partial => {
                 let undo = self.snapshot_files(&CheckpointMeta {
+                    session_id,
                     files: checkpoint.meta.files.clone(),
                     label,
                     ..CheckpointMeta::default()

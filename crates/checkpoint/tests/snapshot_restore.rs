@@ -127,7 +127,16 @@ fn restore_in_a_git_repository_leaves_the_projects_git_untouched() {
 
     // The restore can be undone.
     let undo = report.undo.expect("an undo checkpoint");
-    repo.restore(&undo).unwrap();
+    let undo_meta = repo.get(&undo).unwrap().meta;
+    assert_eq!(undo_meta.session_id, None);
+    assert_eq!(
+        undo_meta.label.as_deref(),
+        Some(format!("before restoring {}", checkpoint.id).as_str())
+    );
+    // Restored for a session, the undo snapshot is that session's.
+    let redo = repo.restore_in_session(&undo, Some("s1")).unwrap();
+    let redo_meta = repo.get(&redo.undo.unwrap()).unwrap().meta;
+    assert_eq!(redo_meta.session_id.as_deref(), Some("s1"));
     assert_eq!(
         fx.read("src/main.rs").unwrap(),
         "fn main() { println!(\"changed\"); }\n"

@@ -13,6 +13,17 @@ pub enum OutputFormat {
     StreamJson,
 }
 
+/// What `--restore-checkpoint` puts back (Gemini CLI's `/rewind` choices).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RestoreMode {
+    /// The files only.
+    Code,
+    /// The conversation only.
+    Conversation,
+    /// The files, then the conversation.
+    Both,
+}
+
 #[derive(Debug, Parser)]
 #[command(
     name = "gemini-desktop-cli",
@@ -67,11 +78,24 @@ pub struct Args {
     #[arg(long = "list-checkpoints", conflicts_with_all = ["prompt", "query", "restore_checkpoint"])]
     pub list_checkpoints: bool,
 
-    /// Put this folder's files back as they were at checkpoint ID (from
-    /// --list-checkpoints) and exit. The state before is checkpointed too,
-    /// so the restore can be undone.
+    /// Go back to checkpoint ID (from --list-checkpoints) and exit: by
+    /// default this folder's files are put back as they were before that
+    /// edit (the state before is checkpointed too, so the restore can be
+    /// undone); see --restore-mode for the conversation.
     #[arg(long = "restore-checkpoint", value_name = "ID", conflicts_with_all = ["prompt", "query"])]
     pub restore_checkpoint: Option<String>,
+
+    /// What --restore-checkpoint restores: `code` (the files), `conversation`
+    /// (the edit's session history is cut before the prompt of the edit's
+    /// turn, so a resumed session no longer carries it) or `both`.
+    #[arg(
+        long = "restore-mode",
+        value_enum,
+        value_name = "WHAT",
+        default_value = "code",
+        requires = "restore_checkpoint"
+    )]
+    pub restore_mode: RestoreMode,
     /// Continue a stored session: `latest` (the default), its number from
     /// --list-sessions, or its id. Gemini CLI's sessions of this project
     /// can be resumed too (they are imported into Gemini Desktop's history).

@@ -71,7 +71,7 @@ pub fn main_entry() -> i32 {
         return runtime.block_on(mcp::run(command));
     }
     if args.list_checkpoints || args.restore_checkpoint.is_some() {
-        return checkpoints::run(&args);
+        return runtime.block_on(checkpoints::run(&args));
     }
     if args.list_sessions || args.delete_session.is_some() {
         if args.prompt.is_some() || args.query.is_some() {

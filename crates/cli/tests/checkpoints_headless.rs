@@ -79,3 +79,75 @@ fn headless_runs_do_not_checkpoint_by_default() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("No checkpoints for "));
 }
+
+#[test]
+fn restore_mode_both_puts_back_the_files_and_cuts_the_conversation() {
+    let run = Run::new(json!({"steps": [{"text": "Noted: okapis."}]}));
+    run.write_settings(
+        &run.user_settings(),
+        r#"{"general": {"checkpointing": {"enabled": true}}}"#,
+    );
+    let vars = [("WORKSPACE", run.ws.to_str().unwrap())];
+    let out = run.run(&["-p", "remember the okapi", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let session = stdout_json(&out)["session_id"].as_str().unwrap().to_owned();
+    run.fake.reset(write_hello(), &vars);
+    let out = run.run(&["--resume", "-p", "rewrite hello", "-o", "json", "--yolo"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout_json(&out)["session_id"], session.as_str());
+    assert_eq!(
+        std::fs::read_to_string(run.ws.join("hello.txt")).unwrap(),
+        "rewritten\n"
+    );
+    let list = stdout_json(&run.run(&["--list-checkpoints", "-o", "json"]));
+    let id = list[0]["checkpoint_id"].as_str().unwrap().to_owned();
+    assert_eq!(list[0]["session_id"], session.as_str());
+
+    // A mode without a checkpoint is refused by the argument parser.
+    let out = run.run(&["--restore-mode", "both"]);
+    assert_ne!(out.status.code(), Some(0));
+
+    let out = run.run(&[
+        "--restore-checkpoint",
+        &id,
+        "--restore-mode",
+        "both",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let restored = stdout_json(&out);
+    assert_eq!(
+        restored["files"],
+        json!([{"path": "hello.txt", "action": "reverted"}])
+    );
+    // The prompt, the call, its result and the answer.
+    assert_eq!(restored["conversation"]["removed"], 4);
+    assert_eq!(
+        std::fs::read_to_string(run.ws.join("hello.txt")).unwrap(),
+        "hello\n"
+    );
+
+    // Resumed again, the model no longer sees the undone turn.
+    run.fake.reset(json!({"steps": [{"text": "Fine."}]}), &vars);
+    let out = run.run(&["--resume", "-p", "what now?", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let sent = run.bodies().last().unwrap()["contents"].to_string();
+    assert!(sent.contains("remember the okapi"), "{sent}");
+    assert!(!sent.contains("rewrite hello"), "{sent}");
+    assert!(!sent.contains("functionCall"), "{sent}");
+
+    // Its conversation is gone now; the code can still be restored.
+    let out = run.run(&[
+        "--restore-checkpoint",
+        &id,
+        "--restore-mode",
+        "conversation",
+    ]);
+    assert_eq!(out.status.code(), Some(42));
+    assert!(
+        stderr(&out).contains("no longer in the history"),
+        "{}",
+        stderr(&out)
+    );
+}

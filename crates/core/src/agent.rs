@@ -304,9 +304,6 @@ impl Agent {
         let mut message = self.user_message(parts);
         let mut pending = Pending::Prompt(typed);
         let prompt_id = self.chat.next_prompt_id();
-        if let Some(checkpoints) = self.scheduler.checkpoints() {
-            checkpoints.set_message_id(Some(prompt_id.clone()));
-        }
         loop {
             if let Some(max) = self.config.max_session_turns
                 && self.requests_made >= max
@@ -339,6 +336,12 @@ impl Agent {
             // loses nothing the user saw.
             self.record(&message, &pending, sink).await;
             let is_prompt = matches!(pending, Pending::Prompt(_));
+            if is_prompt && let Some(checkpoints) = self.scheduler.checkpoints() {
+                // The turn's edits belong to this recorded prompt: restoring
+                // their conversation rewinds to it.
+                let recorded = self.history.as_ref().and_then(|h| h.last_prompt_id());
+                checkpoints.set_message_id(recorded.map(str::to_owned));
+            }
             let before = self.chat.history().len();
             let response = match self
                 .chat

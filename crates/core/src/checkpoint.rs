@@ -30,7 +30,8 @@ pub struct SessionCheckpoints {
     checkpointer: Checkpointer,
     /// The conversation's id (a new one after `/clear`).
     session_id: Mutex<String>,
-    /// The prompt id of the running turn, recorded as the message id.
+    /// The stored id of the running turn's prompt (see
+    /// [`CheckpointMeta::message_id`]).
     message_id: Mutex<Option<String>>,
 }
 
@@ -64,7 +65,8 @@ impl SessionCheckpoints {
         self.checkpointer.repo().workspace()
     }
 
-    /// Links the checkpoints from now on to this message (the turn's prompt).
+    /// Links the checkpoints from now on to this recorded message (the
+    /// turn's prompt in the history store; `None` when it is not recorded).
     pub fn set_message_id(&self, id: Option<String>) {
         *self.message_id.lock().unwrap_or_else(|e| e.into_inner()) = id;
     }
@@ -138,18 +140,41 @@ impl SessionCheckpoints {
             .unwrap_or_else(|e| Err(join_error(e)))
             .map(|list| list.iter().map(info).collect())
     }
-
-    /// Puts the workspace's files back as they were at checkpoint `id`.
-    pub async fn restore(self: &Arc<Self>, id: &str) -> Result<RestoreReport, CheckpointError> {
-        let this = self.clone();
-        let id = id.to_owned();
-        tokio::task::spawn_blocking(move || this.checkpointer.repo().restore(&id))
-            .await
-            .unwrap_or_else(|e| Err(join_error(e)))
-    }
 }
 
-fn join_error(e: tokio::task::JoinError) -> CheckpointError {
+/// Where the shadow repositories are (`$GEMINI_DESKTOP_CHECKPOINT_DIR`, else
+/// `~/.gemini/gemini-desktop/checkpoints`).
+pub fn default_root() -> Option<PathBuf> {
+    let env = |name: &str| std::env::var(name).ok();
+    CheckpointConfig::default_root(&env, crate::launch::home_dir().as_deref())
+}
+
+/// The checkpoints of a recorded session, newest first, read from its
+/// workspace's shadow repository without a running session (the history
+/// browser offers them on the transcript's edits): its edits and the
+/// snapshots taken before its restores. None when the folder is gone or
+/// has no checkpoints (no repository is created for asking).
+pub fn session_checkpoints(
+    root: &Path,
+    workspace: &Path,
+    session_id: &str,
+) -> Result<Vec<CheckpointInfo>, CheckpointError> {
+    let Ok(workspace) = workspace.canonicalize() else {
+        return Ok(Vec::new());
+    };
+    if !ShadowRepo::dir_for(root, &workspace).join("HEAD").is_file() {
+        return Ok(Vec::new());
+    }
+    let repo = ShadowRepo::open(&CheckpointConfig::new(root), &workspace)?;
+    Ok(repo
+        .list()?
+        .iter()
+        .filter(|c| c.meta.session_id.as_deref() == Some(session_id))
+        .map(info)
+        .collect())
+}
+
+pub(crate) fn join_error(e: tokio::task::JoinError) -> CheckpointError {
     CheckpointError::Io {
         path: PathBuf::new(),
         source: std::io::Error::other(format!("the checkpoint task failed: {e}")),

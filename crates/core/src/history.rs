@@ -208,6 +208,12 @@ impl HistoryRecorder {
         &self.store
     }
 
+    /// The stored id of the last recorded prompt (the running turn's, once
+    /// it is committed), until its request fails or the history is rewound.
+    pub fn last_prompt_id(&self) -> Option<&str> {
+        self.last_prompt.as_deref()
+    }
+
     /// The resumed history (empty for a new session); taken once.
     pub fn take_initial_history(&mut self) -> Vec<Content> {
         std::mem::take(&mut self.initial)
@@ -239,10 +245,9 @@ impl HistoryRecorder {
         let mut message = NewMessage::new(Role::User, kind, parts_json(content), text);
         message.tool_calls = calls;
         let title = (kind == MessageKind::Prompt).then(|| title_from(&message.text));
-        if let Some(r) = self.commit(message, title, sink).await
-            && kind == MessageKind::Prompt
-        {
-            self.last_prompt = Some(r.id);
+        let recorded = self.commit(message, title, sink).await;
+        if kind == MessageKind::Prompt {
+            self.last_prompt = recorded.map(|r| r.id);
         }
     }
 

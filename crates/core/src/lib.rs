@@ -41,6 +41,7 @@ pub mod loop_detection;
 pub mod memory;
 pub mod policy;
 pub mod prompts;
+pub mod restore;
 pub mod scheduler;
 pub mod session;
 pub mod stats;

@@ -18,6 +18,7 @@ use crate::checkpoint::SessionCheckpoints;
 use crate::config::SessionConfig;
 use crate::events::{EventSink, WeakEventSink};
 use crate::history::HistoryRecorder;
+use crate::restore::{RestoreChoice, RestoreError};
 use crate::scheduler::Scheduler;
 use crate::stats::StatsRecorder;
 use crate::tools::services::ModelAccess;
@@ -430,10 +431,10 @@ impl Session {
                             conversation,
                         } => {
                             restore_checkpoint(
+                                &mut agent,
                                 checkpoints.as_ref(),
                                 checkpoint_id,
-                                code,
-                                conversation,
+                                RestoreChoice { code, conversation },
                                 &sink,
                             )
                             .await;
@@ -538,42 +539,46 @@ async fn list_checkpoints(checkpoints: Option<&Arc<SessionCheckpoints>>, sink: &
     }
 }
 
-/// `Op::RestoreCheckpoint`. Restoring the conversation needs the session
-/// history store; until it exists the whole request is refused, so that a
-/// "code and conversation" restore never happens by halves.
+/// `Op::RestoreCheckpoint`: the code, the conversation or both (see
+/// [`crate::restore`]); the conversation is rewound in the stored history
+/// and in the model's context.
 async fn restore_checkpoint(
+    agent: &mut Agent,
     checkpoints: Option<&Arc<SessionCheckpoints>>,
     checkpoint_id: String,
-    code: bool,
-    conversation: bool,
+    choice: RestoreChoice,
     sink: &EventSink,
 ) {
-    let refuse = |message: String| {
-        sink.emit(Event::CheckpointError {
-            checkpoint_id: Some(checkpoint_id.clone()),
-            message,
-        })
+    let result = match checkpoints {
+        None => Err(RestoreError::CheckpointsOff),
+        Some(checkpoints) => {
+            let store = agent.history.as_ref().map(|h| h.store().clone());
+            let session_id = agent.config.session_id.clone();
+            crate::restore::restore(
+                checkpoints.checkpointer().repo(),
+                &checkpoint_id,
+                choice,
+                Some(&session_id),
+                store.as_ref(),
+                async |point| agent.rewind(&point.message_id).await,
+            )
+            .await
+        }
     };
-    if conversation {
-        return refuse(
-            "Restoring the conversation is not available yet; restore the code only.".into(),
-        );
-    }
-    if !code {
-        return refuse("Nothing to restore: ask for the code, the conversation or both.".into());
-    }
-    let Some(checkpoints) = checkpoints else {
-        return refuse(
-            "Checkpointing is off for this session (general.checkpointing.enabled).".into(),
-        );
-    };
-    match checkpoints.restore(&checkpoint_id).await {
-        Ok(report) => sink.emit(Event::CheckpointRestored {
-            checkpoint_id: checkpoint_id.clone(),
-            files: crate::checkpoint::restored_files(&report),
-            undo_checkpoint_id: report.undo,
+    match result {
+        Ok(restored) => sink.emit(Event::CheckpointRestored {
+            checkpoint_id: restored.checkpoint_id,
+            files: restored.files,
+            undo_checkpoint_id: restored.undo_checkpoint_id,
+            conversation: restored.conversation,
         }),
-        Err(e) => refuse(format!("Cannot restore checkpoint {checkpoint_id}: {e}")),
+        Err(error) => {
+            warn!(%error, checkpoint_id, "restore failed");
+            sink.emit(Event::CheckpointError {
+                checkpoint_id: Some(checkpoint_id),
+                message: error.to_string(),
+            })
+        }
     }
 }
 

@@ -154,7 +154,8 @@ async fn an_approved_replace_is_checkpointed_and_restored() {
     assert_eq!(list[1].checkpoint_id, first);
     assert_eq!(list[1].call_id.as_deref(), Some(call_id.as_str()));
     assert_eq!(list[1].tool.as_deref(), Some("replace"));
-    assert!(list[1].message_id.is_some());
+    // The session is not recorded: there is no stored message to link to.
+    assert_eq!(list[1].message_id, None);
     assert!(list[1].session_id.is_some());
 
     // Restore the code to before the replace: hello.txt back, the file
@@ -198,7 +199,7 @@ async fn an_approved_replace_is_checkpointed_and_restored() {
 }
 
 #[tokio::test]
-async fn conversation_restore_is_refused_until_the_history_store_exists() {
+async fn conversation_restore_needs_a_recorded_session_and_changes_nothing_without_one() {
     let state = tempfile::tempdir().unwrap();
     let mut h = Harness::start_with_policy(
         replace_then_create(),
@@ -224,7 +225,7 @@ async fn conversation_restore_is_refused_until_the_history_store_exists() {
     })
     .await;
     assert_eq!(id.as_deref(), Some(first.as_str()));
-    assert!(message.contains("not available yet"), "{message}");
+    assert!(message.contains("not recorded"), "{message}");
     assert_eq!(
         std::fs::read_to_string(h.workspace.join("hello.txt")).unwrap(),
         "goodbye\n",

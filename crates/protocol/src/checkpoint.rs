@@ -56,6 +56,17 @@ pub struct RestoredFile {
     pub action: RestoreAction,
 }
 
+/// The conversation half of a restore: the session history was truncated
+/// at `message_id` (the recorded prompt whose turn made the edit; it and
+/// everything after it left the history and the model's context).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct RestoredConversation {
+    pub message_id: String,
+    /// How many stored messages were removed.
+    pub removed: u32,
+}
+
 #[cfg(test)]
 mod tests {
     use crate::{Event, Op};

@@ -6,7 +6,8 @@ use ts_rs::TS;
 
 use crate::{
     CheckpointInfo, CheckpointScope, ConfirmationDetails, McpDiscoveryState, McpPromptInfo,
-    McpServerStatus, MemoryFileNode, RestoredFile, SessionStats, SlashCommandInfo,
+    McpServerStatus, MemoryFileNode, RestoredConversation, RestoredFile, SessionStats,
+    SlashCommandInfo,
 };
 
 /// Everything a session reports. Events of one turn arrive in order between
@@ -163,10 +164,14 @@ pub enum Event {
     /// A checkpoint was restored (answers `Op::RestoreCheckpoint`).
     CheckpointRestored {
         checkpoint_id: String,
-        /// The files the restore changed.
+        /// The files the restore changed (none when only the conversation
+        /// was asked for).
         files: Vec<RestoredFile>,
         /// A checkpoint of the state just before the restore, to undo it.
         undo_checkpoint_id: Option<String>,
+        /// What happened to the conversation, when it was restored too: the
+        /// history now ends before the prompt of the edit's turn.
+        conversation: Option<RestoredConversation>,
     },
     /// A checkpoint operation failed (answers `Op::ListCheckpoints` or
     /// `Op::RestoreCheckpoint`); nothing was changed.

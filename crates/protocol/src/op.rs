@@ -56,9 +56,12 @@ pub enum Op {
     /// behind a running turn.
     ListCheckpoints,
     /// Go back to a checkpoint: `code` puts the workspace's files back as
-    /// they were before that edit (answered by `Event::CheckpointRestored`);
-    /// `conversation` truncates the history at that message (not available
-    /// yet: refused with an error). Queued behind a running turn.
+    /// they were before that edit; `conversation` truncates the session
+    /// history at the prompt whose turn made the edit (this session's
+    /// checkpoints only), so the model forgets that turn; both: the code
+    /// first, then the conversation, everything checked before anything
+    /// changes. Answered by `Event::CheckpointRestored` or
+    /// `Event::CheckpointError`. Queued behind a running turn.
     RestoreCheckpoint {
         checkpoint_id: String,
         code: bool,

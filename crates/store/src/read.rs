@@ -371,6 +371,42 @@ impl Store {
         Ok(found)
     }
 
+    /// The prompt whose turn made a tool call: the last prompt at or before
+    /// the model message that made it (a checkpoint's conversation restore
+    /// point when the checkpoint does not name it).
+    pub fn turn_prompt_for_call(&self, session_id: &str, call_id: &str) -> Result<Option<String>> {
+        let Some(message_id) = self.message_for_call(session_id, call_id)? else {
+            return Ok(None);
+        };
+        let conn = self.reader();
+        Ok(conn
+            .query_row(
+                "SELECT id FROM messages WHERE session_id = ?1 AND kind = 'prompt'
+                   AND seq <= (SELECT seq FROM messages WHERE id = ?2)
+                 ORDER BY seq DESC LIMIT 1",
+                params![session_id, message_id],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Where a message is: its `seq` and kind, when it belongs to `session_id`.
+    pub fn locate(&self, session_id: &str, message_id: &str) -> Result<Option<(i64, MessageKind)>> {
+        let conn = self.reader();
+        Ok(conn
+            .query_row(
+                "SELECT seq, kind FROM messages WHERE session_id = ?1 AND id = ?2",
+                params![session_id, message_id],
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        MessageKind::parse(&r.get::<_, String>(1)?),
+                    ))
+                },
+            )
+            .optional()?)
+    }
+
     /// How many messages the store holds.
     pub fn message_count(&self) -> Result<i64> {
         Ok(self

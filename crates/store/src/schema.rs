@@ -10,7 +10,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::{Result, StoreError};
 
 /// Migration `i` takes the database from version `i` to `i + 1`.
-pub const MIGRATIONS: &[&str] = &[V1, V2];
+pub const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 /// The schema version this build writes.
 pub const CURRENT_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -78,6 +78,14 @@ ALTER TABLE sessions ADD COLUMN source TEXT NOT NULL DEFAULT 'gemini-desktop';
 ALTER TABLE sessions ADD COLUMN origin TEXT;
 CREATE INDEX sessions_by_workspace ON sessions(workspace, updated_ms DESC, id);
 CREATE INDEX messages_by_call ON messages(session_id, call_ids) WHERE call_ids IS NOT NULL;
+"#;
+
+/// v3: which compression took a message out of the context (the `seq` of
+/// the first summary message that replaced it), so that rewinding to before
+/// that compression brings the message back. Failed prompts, also out of
+/// context, have none.
+pub const V3: &str = r#"
+ALTER TABLE messages ADD COLUMN compressed_at INTEGER;
 "#;
 
 /// The database's schema version.

@@ -85,9 +85,15 @@ impl Store {
     pub fn replace_context(&self, session_id: &str, summary: &[NewMessage]) -> Result<()> {
         let mut conn = self.writer();
         let tx = conn.transaction()?;
-        tx.execute(
-            "UPDATE messages SET in_context = 0 WHERE session_id = ?1 AND in_context = 1",
+        let next_seq: i64 = tx.query_row(
+            "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?1",
             params![session_id],
+            |r| r.get(0),
+        )?;
+        tx.execute(
+            "UPDATE messages SET in_context = 0, compressed_at = ?2
+             WHERE session_id = ?1 AND in_context = 1",
+            params![session_id, next_seq],
         )?;
         for message in summary {
             append_in(&tx, session_id, message)?;
@@ -98,7 +104,9 @@ impl Store {
 
     /// Removes `message_id` and everything after it from the session (the
     /// conversation half of a restore: the model forgets the undone turns).
-    /// Returns how many messages were removed.
+    /// A compression among the removed messages is undone too: the messages
+    /// it took out of the context come back into it. Returns how many
+    /// messages were removed.
     pub fn rewind(&self, session_id: &str, message_id: &str) -> Result<usize> {
         let mut conn = self.writer();
         let tx = conn.transaction()?;
@@ -112,6 +120,11 @@ impl Store {
         let Some(seq) = seq else {
             return Err(StoreError::NoSuchMessage(message_id.to_owned()));
         };
+        tx.execute(
+            "UPDATE messages SET in_context = 1, compressed_at = NULL
+             WHERE session_id = ?1 AND seq < ?2 AND compressed_at >= ?2",
+            params![session_id, seq],
+        )?;
         let removed = tx.execute(
             "DELETE FROM messages WHERE session_id = ?1 AND seq >= ?2",
             params![session_id, seq],

@@ -5,8 +5,8 @@ use gd_store::highlight::{MARK_END, MARK_START, spans};
 use gd_store::retention::Retention;
 use gd_store::schema;
 use gd_store::{
-    ListCursor, ListQuery, MessageKind, NewMessage, NewSession, PageFrom, PageQuery, Role,
-    SearchQuery, Store, StoreError, TokenUsage, ToolCallRecord, title_from,
+    ListCursor, ListQuery, MessageKind, MessageRef, NewMessage, NewSession, PageFrom, PageQuery,
+    Role, SearchQuery, Store, StoreError, TokenUsage, ToolCallRecord, title_from,
 };
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -324,26 +324,33 @@ fn delete_removes_messages_and_index_entries() {
     .unwrap();
 }
 
+/// In session `s`: prompt "one" and its answer, a prompt "failed" out of the context, prompt
+/// "two" and its answer. Returns the two answered prompts.
+fn two_turns_and_a_failed_prompt(store: &Store) -> (MessageRef, MessageRef) {
+    let prompt = |text: &str, at| {
+        store
+            .append_message("s", &msg(Role::User, MessageKind::Prompt, text, at))
+            .unwrap()
+    };
+    let answer = |text: &str, at| {
+        store
+            .append_message("s", &msg(Role::Model, MessageKind::Model, text, at))
+            .unwrap()
+    };
+    let one = prompt("one", 2);
+    answer("answer one", 3);
+    let failed = prompt("failed", 4);
+    store.exclude_from_context(&failed.id).unwrap();
+    let two = prompt("two", 5);
+    answer("answer two", 6);
+    (one, two)
+}
+
 #[test]
 fn rewind_truncates_at_a_message_and_context_excludes_failed_prompts() {
     let (_d, store) = store();
     session(&store, "s", "/w", 1);
-    let a = store
-        .append_message("s", &msg(Role::User, MessageKind::Prompt, "one", 2))
-        .unwrap();
-    store
-        .append_message("s", &msg(Role::Model, MessageKind::Model, "answer one", 3))
-        .unwrap();
-    let failed = store
-        .append_message("s", &msg(Role::User, MessageKind::Prompt, "failed", 4))
-        .unwrap();
-    store.exclude_from_context(&failed.id).unwrap();
-    let b = store
-        .append_message("s", &msg(Role::User, MessageKind::Prompt, "two", 5))
-        .unwrap();
-    store
-        .append_message("s", &msg(Role::Model, MessageKind::Model, "answer two", 6))
-        .unwrap();
+    let (a, b) = two_turns_and_a_failed_prompt(&store);
     let ctx = store.load_context("s").unwrap();
     assert_eq!(
         ctx.iter()
@@ -460,7 +467,17 @@ fn token_totals_and_tool_calls_are_kept() {
         ),
         (300, 12, 10, 325)
     );
-    assert_eq!(store.message_for_call("s", "c1").unwrap(), Some(model.id));
+    assert_eq!(
+        store.message_for_call("s", "c1").unwrap(),
+        Some(model.id.clone())
+    );
+    // No prompt before the call: no turn prompt.
+    assert_eq!(store.turn_prompt_for_call("s", "c1").unwrap(), None);
+    assert_eq!(
+        store.locate("s", &model.id).unwrap(),
+        Some((1, MessageKind::Model))
+    );
+    assert_eq!(store.locate("other", &model.id).unwrap(), None);
     let page = store.page("s", &PageQuery::default()).unwrap();
     assert_eq!(
         page.messages[1].tool_calls[0].status.as_deref(),
@@ -627,4 +644,93 @@ fn two_processes_worth_of_connections_open_a_new_database_at_once() {
     }
     let conn = rusqlite::Connection::open(&path).unwrap();
     assert_eq!(schema::version(&conn).unwrap(), schema::CURRENT_VERSION);
+}
+
+#[test]
+fn the_prompt_of_a_calls_turn_is_found() {
+    let (_d, store) = store();
+    session(&store, "s", "/w", 1);
+    store
+        .append_message("s", &msg(Role::User, MessageKind::Prompt, "first", 2))
+        .unwrap();
+    let second = store
+        .append_message("s", &msg(Role::User, MessageKind::Prompt, "second", 3))
+        .unwrap();
+    let call = |id: &str| ToolCallRecord {
+        call_id: id.into(),
+        name: "replace".into(),
+        args: None,
+        status: None,
+        summary: None,
+    };
+    // Two rounds of tool calls in the second prompt's turn.
+    for (i, id) in ["c1", "c2"].iter().enumerate() {
+        let mut m = msg(Role::Model, MessageKind::Model, "", 4 + i as i64 * 2);
+        m.tool_calls = vec![call(id)];
+        store.append_message("s", &m).unwrap();
+        let mut r = msg(Role::User, MessageKind::ToolResult, "ok", 5 + i as i64 * 2);
+        r.tool_calls = vec![call(id)];
+        store.append_message("s", &r).unwrap();
+    }
+    assert_eq!(
+        store.turn_prompt_for_call("s", "c2").unwrap(),
+        Some(second.id.clone())
+    );
+    assert_eq!(
+        store.turn_prompt_for_call("s", "c1").unwrap(),
+        Some(second.id)
+    );
+    assert_eq!(store.turn_prompt_for_call("s", "nope").unwrap(), None);
+}
+
+#[test]
+fn rewinding_to_before_a_compression_brings_the_compressed_messages_back() {
+    let (_d, store) = store();
+    session(&store, "s", "/w", 1);
+    let texts = |store: &Store| {
+        store
+            .load_context("s")
+            .unwrap()
+            .iter()
+            .map(|m| m.parts[0]["text"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    let (_, two) = two_turns_and_a_failed_prompt(&store);
+    // A compression: the summary replaces the context.
+    store
+        .replace_context(
+            "s",
+            &[
+                msg(Role::User, MessageKind::Summary, "summary", 7),
+                msg(Role::Model, MessageKind::Summary, "got it", 7),
+            ],
+        )
+        .unwrap();
+    let three = store
+        .append_message("s", &msg(Role::User, MessageKind::Prompt, "three", 8))
+        .unwrap();
+    store
+        .append_message(
+            "s",
+            &msg(Role::Model, MessageKind::Model, "answer three", 9),
+        )
+        .unwrap();
+    assert_eq!(
+        texts(&store),
+        ["summary", "got it", "three", "answer three"]
+    );
+    // After the compression: the summary stays the context.
+    assert_eq!(store.rewind("s", &three.id).unwrap(), 2);
+    assert_eq!(texts(&store), ["summary", "got it"]);
+    // Before it: the compression is undone, the failed prompt stays out.
+    assert_eq!(store.rewind("s", &two.id).unwrap(), 4);
+    assert_eq!(texts(&store), ["one", "answer one"]);
+    let page = store.page("s", &PageQuery::default()).unwrap();
+    assert_eq!(
+        page.messages
+            .iter()
+            .map(|m| (m.text.as_str(), m.in_context))
+            .collect::<Vec<_>>(),
+        [("one", true), ("answer one", true), ("failed", false)]
+    );
 }

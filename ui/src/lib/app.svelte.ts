@@ -4,14 +4,15 @@
 import * as api from "../api";
 import type { ApprovalMode } from "../protocol/ApprovalMode";
 import type { ConfirmationOutcome } from "../protocol/ConfirmationOutcome";
-import type { CheckpointInfo } from "../protocol/CheckpointInfo";
 import type { Event } from "../protocol/Event";
 import type { MemoryFileNode } from "../protocol/MemoryFileNode";
 import type { ModelChoice } from "../protocol/ModelChoice";
 import type { SessionInfo } from "../protocol/SessionInfo";
+import type { SessionSummary } from "../protocol/SessionSummary";
 import type { SlashCommandInfo } from "../protocol/SlashCommandInfo";
 import { AuthStore } from "./auth.svelte";
 import { ChatStore } from "./chat.svelte";
+import type { Checkpoint, RestoreChoice } from "./checkpoints.svelte";
 import { type Confirmation, ConfirmationQueue } from "./confirmations.svelte";
 import { HistoryBrowser } from "./history.svelte";
 import { McpStore } from "./mcp.svelte";
@@ -51,8 +52,11 @@ export class AppController {
   /** The history browser (Header's History button). */
   readonly history = new HistoryBrowser({
     workspace: () => this.workspace,
-    resume: (sessionId) => this.resume(sessionId),
+    resume: (session) => this.resumeStored(session),
+    restore: (session, checkpoint, choice) => this.restoreFromHistory(session, checkpoint, choice),
   });
+  /** The list of the folder's checkpoints is open. */
+  checkpointsPanelOpen = $state(false);
   /** The MCP panel is open. */
   mcpPanelOpen = $state(false);
   /** The context files in the system instruction (from `memory_loaded`); null until known. */
@@ -65,13 +69,21 @@ export class AppController {
   private expandedServers = new Set<string>();
   /** The views of the `/stats` commands waiting for their `session_stats`, in order. */
   private statsViews: StatsView[] = [];
-  /** A `/restore` waiting for the checkpoint list: `""` lists them, an id restores that one. */
+  /** The ids of `/restore <id>` commands waiting for the checkpoint list. */
   private restoreRequests: string[] = [];
   /** A `/compress` is running (busy until it is answered). */
   private compressing = false;
 
   /** Bumped per session, so events of a replaced session are ignored. */
   private generation = 0;
+
+  /**
+   * The conversation the session records now, as the history knows it: the session's id, or a
+   * new one after `/clear` (the session keeps its id for every command).
+   */
+  get conversationId(): string | null {
+    return this.chat.checkpoints.conversationId ?? this.session?.session_id ?? null;
+  }
 
   get connection(): ConnectionState {
     if (this.session) return this.busy ? "busy" : "connected";
@@ -113,6 +125,54 @@ export class AppController {
       // No history (e.g. it cannot be opened): start afresh; start_session says why if it matters.
       return undefined;
     }
+  }
+
+  /**
+   * Continues a stored session from the history browser, in its own folder (opened first when
+   * the window is on another one, so its tools work where its conversation happened).
+   */
+  async resumeStored(session: SessionSummary): Promise<void> {
+    if (session.workspace !== this.workspace) {
+      let path: string | null;
+      try {
+        path = await api.openWorkspace(session.workspace);
+      } catch (error) {
+        this.chat.addNotice("error", `Could not open ${session.workspace}: ${api.errorMessage(error)}`);
+        return;
+      }
+      if (!path) return;
+      this.workspace = path;
+      this.chat.workspace = path;
+    }
+    await this.resume(session.id);
+  }
+
+  /**
+   * Restores an edit's checkpoint from the history browser's transcript. The conversation part
+   * applies to the edit's session, so that session is resumed first unless it is the current
+   * one; the code alone goes through the current session when it works on the same folder.
+   * The answer shows on `checkpoint` (and on the edit's card in the chat, when it is there).
+   */
+  async restoreFromHistory(session: SessionSummary, checkpoint: Checkpoint, choice: RestoreChoice): Promise<void> {
+    checkpoint.begin(choice);
+    const current = this.conversationId;
+    const sameFolder = session.workspace === this.workspace && current !== null;
+    if (current !== session.id && (choice.conversation || !sameFolder)) {
+      await this.resumeStored(session);
+      if (this.conversationId !== session.id) {
+        checkpoint.fail(`Could not restore: the session could not be resumed${this.disconnectedReason ? ` (${this.disconnectedReason})` : ""}.`);
+        return;
+      }
+    }
+    const live = this.chat.checkpoints.track(checkpoint);
+    if (live === checkpoint) {
+      await this.chat.checkpoints.restore(checkpoint, choice);
+      return;
+    }
+    // The chat already shows this checkpoint on its card: restore that one, mirror its answer.
+    await this.chat.checkpoints.restore(live, choice);
+    await live.settled();
+    checkpoint.copyFrom(live);
   }
 
   /**
@@ -190,6 +250,8 @@ export class AppController {
     }
     if (generation !== this.generation) return;
     this.session = info;
+    this.chat.checkpoints.sessionId = info.session_id;
+    this.chat.checkpoints.conversationId = info.session_id;
     this.connecting = false;
     this.model = info.model;
     this.approvalMode = info.approval_mode;
@@ -200,6 +262,8 @@ export class AppController {
     for (const warning of info.warnings) this.chat.addNotice("warning", warning);
     // The resumed session keeps its id (info.session_id is `resume`).
     if (resume) await this.loadTranscript(resume, generation);
+    // The folder's checkpoints: the list panel, and the cards of a resumed transcript.
+    if (generation === this.generation) void this.chat.checkpoints.refresh();
     void this.loadModels(info.session_id, generation);
     void this.loadMcpStatus(info.session_id);
     void this.loadCommands(info.session_id);
@@ -300,14 +364,18 @@ export class AppController {
         this.commands = event.commands;
         return;
       case "conversation_cleared":
-        this.conversationCleared();
+        this.conversationCleared(event.session_id);
         return;
       case "session_stats":
         this.chat.addStats(event.stats, this.statsViews.shift() ?? "session");
         return;
-      case "checkpoints":
-        this.checkpointsListed(event.checkpoints);
+      case "checkpoints": {
+        // The chat keeps the list (the checkpoint panel shows it); a `/restore <id>` waits for it.
+        this.chat.handle(event);
+        const request = this.restoreRequests.shift();
+        if (request) this.restoreListed(request);
         return;
+      }
       case "chat_compressed":
       case "compression_skipped":
         if (this.compressing) {
@@ -422,7 +490,9 @@ export class AppController {
       case "mcp":
         return this.mcpCommand(action, target);
       case "restore":
-        this.restoreRequests.push(args);
+        // The checkpoint list (Header's Checkpoints button), fresh; with an id, that one restored.
+        if (!args) this.checkpointsPanelOpen = true;
+        else this.restoreRequests.push(args);
         return run(() => api.listCheckpoints(session.session_id), "list the checkpoints");
     }
   }
@@ -465,32 +535,26 @@ export class AppController {
     }
   }
 
-  /** `/clear` was carried out: an empty screen for the new conversation. */
-  private conversationCleared(): void {
+  /** `/clear` was carried out: an empty screen for the new conversation `conversationId`. */
+  private conversationCleared(conversationId: string): void {
     this.chat.clear();
     this.confirmations.clear();
-    // The same session goes on: restores are still sent to it.
+    // The same session goes on (restores are still sent to it); its edits from now on belong to
+    // the new conversation, and the folder's checkpoints stay listed.
     this.chat.checkpoints.sessionId = this.session?.session_id ?? null;
+    this.chat.checkpoints.conversationId = conversationId;
+    void this.chat.checkpoints.refresh();
   }
 
   /**
-   * The checkpoint list a `/restore` asked for: shown, or (`/restore <id>`) the checkpoint with
-   * that id (or id prefix) is restored: its files, and the conversation too when the edit was
-   * made in this one (as Gemini CLI's `/restore <id>` does).
+   * `/restore <id>` once the checkpoints are listed: the checkpoint with that id (or the only
+   * one starting with it) is restored — its files, and its conversation when it is this one's,
+   * as Gemini CLI's `/restore <id>` does — in the checkpoint list, which opens to show it.
    */
-  private checkpointsListed(checkpoints: CheckpointInfo[]): void {
-    const request = this.restoreRequests.shift();
-    if (request === undefined) return;
-    if (request === "") {
-      if (checkpoints.length === 0) {
-        this.chat.addNotice("info", "No checkpoints yet: one is taken before every approved edit (general.checkpointing.enabled).");
-      } else {
-        this.chat.addCheckpointList(checkpoints);
-      }
-      return;
-    }
-    const matches = checkpoints.filter((c) => c.checkpoint_id === request || c.checkpoint_id.startsWith(request));
-    const exact = matches.find((c) => c.checkpoint_id === request);
+  private restoreListed(request: string): void {
+    const list = this.chat.checkpoints.list;
+    const exact = list.find((c) => c.id === request);
+    const matches = list.filter((c) => c.id.startsWith(request));
     const chosen = exact ?? (matches.length === 1 ? matches[0] : undefined);
     if (!chosen) {
       this.chat.addNotice(
@@ -499,8 +563,8 @@ export class AppController {
       );
       return;
     }
-    const { checkpoint } = this.chat.addCheckpointList([chosen]).entries[0]!;
-    void checkpoint.restore({ code: true, conversation: checkpoint.conversationAvailable });
+    this.checkpointsPanelOpen = true;
+    void chosen.restore({ code: true, conversation: chosen.conversationBlocked(this.conversationId) === null });
   }
 
   /** `/memory show|refresh|add <text>` from the composer. */

@@ -4,7 +4,6 @@
 // appending an item only adds a row, and a streaming answer only updates its own `text`, so
 // nothing else in the history re-renders. Text deltas are buffered and applied at most once per
 // animation frame.
-import type { CheckpointInfo } from "../protocol/CheckpointInfo";
 import type { Event } from "../protocol/Event";
 import type { SessionStats } from "../protocol/SessionStats";
 import type { StoredMessage } from "../protocol/StoredMessage";
@@ -124,13 +123,6 @@ export class StatsItem {
   ) {}
 }
 
-/** `/restore`: the workspace's checkpoints, each restorable from here. */
-export class CheckpointListItem {
-  readonly kind = "checkpoints";
-  readonly id = nextId++;
-  constructor(readonly entries: { info: CheckpointInfo; checkpoint: Checkpoint }[]) {}
-}
-
 export type Item =
   | UserItem
   | ModelItem
@@ -139,8 +131,7 @@ export type Item =
   | NoticeItem
   | FooterItem
   | CompressionItem
-  | StatsItem
-  | CheckpointListItem;
+  | StatsItem;
 
 function emptyUsage(): TurnUsage {
   return { model: null, prompt: 0, output: 0, cached: 0, thoughts: 0, total: 0, requests: 0 };
@@ -166,17 +157,10 @@ export class ChatStore {
   private loopReported = false;
   /** Recorded prompts (message id) and their chat items: a rewind removes from there on. */
   private readonly promptItems = new Map<string, UserItem>();
-  /** The recorded prompt that started the turn of each tool call (its conversation restore point). */
-  private readonly callPrompt = new Map<string, string>();
-  private currentPrompt: string | null = null;
   /** The prompt the user sent whose `message_recorded` has not arrived yet. */
   private unrecordedUser: UserItem | null = null;
   /** The `/compress` waiting for its answer. */
   private compression: CompressionItem | null = null;
-
-  constructor() {
-    this.checkpoints.conversationTarget = (callId) => this.promptForCall(callId);
-  }
 
   private push(item: Item): void {
     this.items = [...this.items, item];
@@ -197,14 +181,6 @@ export class ChatStore {
   }
 
   /**
-   * The recorded prompt that started the turn in which `callId` ran: rewinding to it makes the
-   * model forget that turn. Null when the session is not recorded (or the call is unknown).
-   */
-  promptForCall(callId: string): string | null {
-    return this.callPrompt.get(callId) ?? null;
-  }
-
-  /**
    * Shows a resumed session's last messages (a transcript page, oldest first) before anything
    * else in the chat. `hasBefore`: older messages exist (the history browser shows them).
    */
@@ -216,7 +192,6 @@ export class ChatStore {
         case "prompt": {
           const item = new UserItem(m.text);
           this.promptItems.set(m.id, item);
-          this.currentPrompt = m.id;
           items.push(item);
           break;
         }
@@ -231,8 +206,9 @@ export class ChatStore {
           for (const call of m.tool_calls) {
             const item = new ToolItem(call.call_id, call.name, call.args ?? null, this.workspace);
             item.state = "success";
+            // Its checkpoint, if it has one, comes with the session's `checkpoints`.
+            item.checkpoint = this.checkpoints.list.find((c) => c.callId === call.call_id) ?? null;
             this.tools.set(call.call_id, item);
-            if (this.currentPrompt) this.callPrompt.set(call.call_id, this.currentPrompt);
             items.push(item);
           }
           break;
@@ -256,20 +232,24 @@ export class ChatStore {
     this.items = [...items, ...this.items];
   }
 
-  /** A `rewound`: the chat drops the rewound prompt and everything after it. */
-  private rewound(messageId: string, removed: number): void {
+  /**
+   * The conversation was rewound to `messageId` (a `rewound`, or a checkpoint's conversation
+   * restore): the chat drops that prompt and everything after it, and says so with `text`.
+   */
+  private rewound(messageId: string, removed: number, text: string | null): void {
     const item = this.promptItems.get(messageId);
-    const at = item ? this.items.indexOf(item) : -1;
+    const at = item ? this.items.indexOf(item) : removed > 0 ? 0 : -1;
     if (at >= 0) {
+      // An unknown prompt is older than everything shown (a resumed session shows its last
+      // page): all of it went.
       const kept = new Set(this.items.slice(0, at));
       this.items = this.items.slice(0, at);
       for (const [callId, tool] of this.tools) if (!kept.has(tool)) this.tools.delete(callId);
+      if (!item) this.addNotice("info", "Earlier messages of this session are in the history (History button).");
     }
     for (const [id, prompt] of this.promptItems) if (!this.items.includes(prompt)) this.promptItems.delete(id);
-    if (this.currentPrompt && !this.promptItems.has(this.currentPrompt)) this.currentPrompt = null;
-    const result = this.checkpoints.rewound(messageId);
     const n = `${removed} message${removed === 1 ? "" : "s"}`;
-    this.addNotice("info", result ?? `Rewound the conversation: removed ${n}; the model no longer sees them.`);
+    this.addNotice("info", text ?? `Rewound the conversation: removed ${n}; the model no longer sees them.`);
   }
 
   /** `/compress` was sent: a pending line until `chat_compressed` or `compression_skipped`. */
@@ -287,14 +267,6 @@ export class ChatStore {
     this.push(new StatsItem(stats, view));
   }
 
-  /** `/restore`: the listed checkpoints, each with the restore controls of an edit card. */
-  addCheckpointList(infos: CheckpointInfo[]): CheckpointListItem {
-    this.flush();
-    const item = new CheckpointListItem(infos.map((info) => ({ info, checkpoint: this.checkpoints.listed(info) })));
-    this.push(item);
-    return item;
-  }
-
   addNotice(level: NoticeLevel, text: string, options?: { prominent?: boolean; title?: string }): NoticeItem {
     this.flush();
     const item = new NoticeItem(level, text, options);
@@ -310,8 +282,6 @@ export class ChatStore {
     this.checkpoints.clear();
     this.items = [];
     this.promptItems.clear();
-    this.callPrompt.clear();
-    this.currentPrompt = null;
     this.unrecordedUser = null;
     this.compression = null;
     this.resetTurn();
@@ -419,7 +389,6 @@ export class ChatStore {
         this.addNotice("warning", event.message);
         return false;
       case "error": {
-        if (this.checkpoints.rewindFailed(event.message)) return false;
         const status = event.status !== null ? ` (HTTP ${event.status})` : "";
         this.errorNotice = this.addNotice("error", `${event.message}${status}`);
         return false;
@@ -444,37 +413,44 @@ export class ChatStore {
         return false;
       case "checkpoint_created": {
         const item = this.tools.get(event.call_id);
-        if (item) item.checkpoint = this.checkpoints.created(event);
+        const checkpoint = this.checkpoints.created(event, item?.name ?? null);
+        if (item) item.checkpoint = checkpoint;
         return false;
       }
-      case "checkpoint_restored":
-        if (!this.checkpoints.answered(event)) {
+      case "checkpoint_restored": {
+        const checkpoint = this.checkpoints.answered(event);
+        if (event.conversation) {
+          // The turn of the edit went: its card (and result) with it, so the result is a notice.
+          this.rewound(event.conversation.message_id, event.conversation.removed, checkpoint?.result ?? null);
+        } else if (!checkpoint) {
           const n = event.files.length;
           this.addNotice("info", `Restored ${n} file${n === 1 ? "" : "s"} from checkpoint ${event.checkpoint_id}.`);
         }
         return false;
+      }
       case "checkpoint_error":
         if (!this.checkpoints.answered(event)) this.addNotice("error", `Checkpoint: ${event.message}`);
         return false;
-      // `/restore` shows the list (AppController.onEvent).
+      // The folder's checkpoints (the list panel shows them): cards rebuilt from a stored
+      // transcript get theirs back.
       case "checkpoints":
+        for (const checkpoint of this.checkpoints.listed(event.checkpoints)) {
+          const tool = checkpoint.callId ? this.tools.get(checkpoint.callId) : undefined;
+          if (tool && !tool.checkpoint) tool.checkpoint = checkpoint;
+        }
         return false;
-      // Session history bookkeeping: which prompt started the turn of each tool call, so a
-      // checkpoint's conversation restore rewinds to it.
+      // Which chat item each recorded prompt is, so a rewind drops it and what follows.
       case "message_recorded":
         if (event.kind === "prompt") {
-          this.currentPrompt = event.message_id;
           if (this.unrecordedUser) this.promptItems.set(event.message_id, this.unrecordedUser);
           this.unrecordedUser = null;
-        } else if (this.currentPrompt) {
-          for (const callId of event.call_ids) this.callPrompt.set(callId, this.currentPrompt);
         }
         return false;
       // The resumed transcript is loaded by the app (AppController.startSession).
       case "session_resumed":
         return false;
       case "rewound":
-        this.rewound(event.message_id, event.removed);
+        this.rewound(event.message_id, event.removed, null);
         return false;
     }
   }

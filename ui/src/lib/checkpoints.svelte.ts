@@ -1,26 +1,21 @@
-// Checkpoints taken before edits, and restoring them from the edit's tool card.
+// Checkpoints taken before edits, and restoring them: from an edit's tool card in the chat, from
+// the list of the session's checkpoints, and from an edit in the history browser's transcript.
 //
-// The session emits `checkpoint_created` right before an approved write_file / replace runs;
-// the card of that call then offers "Restore". A restore is an op: `restore_checkpoint` only
-// submits it, and the answer (`checkpoint_restored` / `checkpoint_error`) arrives later on the
-// session's event channel (after a running turn), matched back to the card by checkpoint id.
-// The state lives here rather than in the card's component, so a card scrolled out of the
-// virtualised list and back keeps its confirmation and result.
+// The session emits `checkpoint_created` right before an approved write_file / replace runs, and
+// answers `list_checkpoints` with `checkpoints` (the folder's, newest first: that is how the cards
+// of a resumed session, rebuilt from the stored transcript, get theirs back). A restore is one op:
+// `restore_checkpoint` with the code and/or the conversation, done by the session itself (code
+// first, then the conversation rewound to the prompt of the edit's turn); the answer
+// (`checkpoint_restored` / `checkpoint_error`) arrives later on the session's event channel, after
+// a running turn, matched back by checkpoint id. The state lives here rather than in the
+// components, so a card scrolled out of the virtualised list and back keeps its confirmation and
+// result.
 import * as api from "../api";
 import type { CheckpointInfo } from "../protocol/CheckpointInfo";
 import type { CheckpointScope } from "../protocol/CheckpointScope";
 import type { Event } from "../protocol/Event";
+import type { RestoredConversation } from "../protocol/RestoredConversation";
 import type { RestoredFile } from "../protocol/RestoredFile";
-
-/**
- * Whether "Restore conversation" and "Restore code and conversation" can be used. They rewind
- * the recorded history to the prompt that started the edit's turn (`rewind_conversation`), so
- * the model forgets that turn; code is restored first, and the conversation only when that
- * succeeded, so a "both" never happens by halves.
- */
-export const CONVERSATION_RESTORE_AVAILABLE = true;
-/** Why the conversation choices are disabled (their tooltip) while they are not available. */
-export const CONVERSATION_RESTORE_PENDING = "Coming with session history";
 
 export type RestorePhase = "idle" | "restoring" | "restored" | "failed";
 
@@ -30,43 +25,77 @@ export interface RestoreChoice {
   conversation: boolean;
 }
 
+/**
+ * Where a restore control is shown; the test ids are prefixed by it (`restore-code` in the chat,
+ * `checkpoints-restore-code` in the checkpoint list, `history-restore-code` in the transcript).
+ */
+export type RestorePlace = "chat" | "checkpoints" | "history";
+
+/** The test id of a restore control shown in `place`. */
+export function restoreTestId(place: RestorePlace, name: string): string {
+  return place === "chat" ? name : `${place}-${name}`;
+}
+
 export class Checkpoint {
-  /** The confirmation under the card is open. */
-  confirming = $state(false);
+  /** Where the confirmation is open (one place at a time), or null. */
+  confirmingIn = $state<RestorePlace | null>(null);
   phase = $state<RestorePhase>("idle");
   /** The result line ("Restored 2 files to before this edit" or the error), once answered. */
   result = $state<string | null>(null);
   /** What the last restore did to each file. */
   restored = $state.raw<RestoredFile[]>([]);
+  /** What the last restore asked for (the result's wording depends on it). */
+  choice: RestoreChoice = { code: true, conversation: false };
   /** The user just opened the confirmation: its first button takes the focus once (not when
    * the card is merely re-rendered, e.g. scrolled back into the virtualised list). */
   private focusRequested = false;
-  /** What the last restore asked for (the result's wording depends on it). */
-  choice: RestoreChoice = { code: true, conversation: false };
+  /** The edit's tool (`replace`, `write_file`); null for a snapshot taken before a restore. */
+  tool = $state<string | null>(null);
+  /** RFC 3339, UTC; null until listed (a `checkpoint_created` just now). */
+  createdAt = $state<string | null>(null);
+  private waiting: (() => void)[] = [];
 
   constructor(
     readonly id: string,
-    readonly callId: string,
+    /** The edit's tool call; null for the snapshot taken before a restore. */
+    readonly callId: string | null,
     readonly scope: CheckpointScope,
     /** Workspace-relative paths the edit was about to change. */
     readonly files: string[],
-    private readonly store: CheckpointStore,
-    /** Listed by `/restore` rather than met as an edit of this conversation. */
-    readonly listed = false,
+    /** The session the edit belongs to (its conversation is the one a restore rewinds). */
+    readonly sessionId: string | null,
+    /** What a snapshot not made for an edit was for ("before restoring …"). */
+    readonly label: string | null,
+    /** Sends the restore (the chat's session, or the history browser's resume-then-restore). */
+    private readonly restorer: (checkpoint: Checkpoint, choice: RestoreChoice) => Promise<void>,
   ) {}
 
-  /**
-   * Whether the conversation can be rewound to before this edit: it must have been made in this
-   * conversation (a checkpoint listed by `/restore` may come from an earlier one).
-   */
-  get conversationAvailable(): boolean {
-    return CONVERSATION_RESTORE_AVAILABLE && (!this.listed || this.store.conversationTarget(this.callId) !== null);
+  static fromInfo(info: CheckpointInfo, restorer: Checkpoint["restorer"]): Checkpoint {
+    const checkpoint = new Checkpoint(info.checkpoint_id, info.call_id, info.scope, info.files, info.session_id, info.label, restorer);
+    checkpoint.describe(info);
+    return checkpoint;
   }
 
-  /** Opens or closes the confirmation (the card's Restore button). */
-  toggleConfirm(): void {
-    this.confirming = !this.confirming;
-    this.focusRequested = this.confirming;
+  /** Takes what a listing knows about it (its tool and time). */
+  describe(info: CheckpointInfo): void {
+    this.tool = info.tool;
+    this.createdAt = info.created_at;
+  }
+
+  /**
+   * Why the conversation of this checkpoint cannot be restored in session `sessionId` (the
+   * buttons' tooltip), or null when it can.
+   */
+  conversationBlocked(sessionId: string | null): string | null {
+    if (!this.sessionId || !this.callId) return "This snapshot has no conversation of its own; restore the code only";
+    if (this.sessionId !== sessionId) return "From another session: open it from the history to restore its conversation";
+    return null;
+  }
+
+  /** Opens or closes the confirmation in `place` (the Restore button there). */
+  toggleConfirm(place: RestorePlace): void {
+    this.confirmingIn = this.confirmingIn === place ? null : place;
+    this.focusRequested = this.confirmingIn !== null;
   }
 
   /** True once after the user opened the confirmation. */
@@ -77,142 +106,183 @@ export class Checkpoint {
   }
 
   restore(choice: RestoreChoice): Promise<void> {
-    return this.store.restore(this, choice);
+    if (this.phase === "restoring") return Promise.resolve();
+    return this.restorer(this, choice);
+  }
+
+  /** The restore was sent (or is about to be): the card says "Restoring…". */
+  begin(choice: RestoreChoice): void {
+    this.confirmingIn = null;
+    this.choice = choice;
+    this.restored = [];
+    this.phase = "restoring";
+    this.result = null;
+  }
+
+  succeed(files: RestoredFile[], conversation: RestoredConversation | null): void {
+    this.restored = files;
+    this.phase = "restored";
+    this.result = restoredText(files.length, this.choice, conversation);
+    this.settle();
+  }
+
+  fail(message: string): void {
+    this.phase = "failed";
+    this.result = message;
+    this.settle();
+  }
+
+  /** Shows the state of `other` (the same checkpoint restored through another object). */
+  copyFrom(other: Checkpoint): void {
+    this.choice = other.choice;
+    this.restored = other.restored;
+    this.phase = other.phase;
+    this.result = other.result;
+    if (this.phase !== "restoring") this.settle();
+  }
+
+  /** Resolves once the restore under way (if any) has its answer. */
+  settled(): Promise<void> {
+    if (this.phase !== "restoring") return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private settle(): void {
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const resolve of waiting) resolve();
   }
 }
 
 export class CheckpointStore {
-  /** The session restores go to (from `session_configured`, the first event of a session). */
+  /** The session restores go to (set when it starts). */
   sessionId: string | null = null;
   /**
-   * The recorded message a conversation restore of an edit (by call id) rewinds to: the prompt
-   * that started the edit's turn (set by the chat, which follows `message_recorded`).
+   * The conversation that session records now: its id at first, a new one after `/clear`
+   * (`conversation_cleared`). New edits belong to it, and only its conversation can be rewound.
    */
-  conversationTarget: (callId: string) => string | null = () => null;
+  conversationId = $state<string | null>(null);
+  /** The folder's checkpoints, newest first: this session's edits and restores, then others'. */
+  list = $state.raw<Checkpoint[]>([]);
+  /** Each checkpoint's object (shared by its card, the list and a history transcript). */
   private readonly byId = new Map<string, Checkpoint>();
   /** The checkpoint whose restore was sent last: a `checkpoint_error` without an id is its. */
   private pending: Checkpoint | null = null;
-  /** The checkpoint whose conversation rewind was sent, and the message it rewinds to. */
-  private rewinding: { checkpoint: Checkpoint; messageId: string } | null = null;
 
   clear(): void {
     this.sessionId = null;
+    this.conversationId = null;
     this.byId.clear();
+    this.list = [];
     this.pending = null;
-    this.rewinding = null;
   }
 
-  /** A `rewound` arrived: the result line of the checkpoint that asked for it, if one did. */
-  rewound(messageId: string): string | null {
-    const r = this.rewinding;
-    if (!r || r.messageId !== messageId) return null;
-    this.rewinding = null;
-    r.checkpoint.phase = "restored";
-    r.checkpoint.result = restoredText(r.checkpoint.restored.length, r.checkpoint.choice);
-    return r.checkpoint.result;
+  get(id: string): Checkpoint | undefined {
+    return this.byId.get(id);
   }
 
-  /** An `error` event while a rewind was pending is its failure; true when it was. */
-  rewindFailed(message: string): boolean {
-    const r = this.rewinding;
-    if (!r) return false;
-    this.rewinding = null;
-    r.checkpoint.phase = "failed";
-    r.checkpoint.result = `Could not restore the conversation: ${message}`;
-    return true;
-  }
-
-  private async rewind(checkpoint: Checkpoint): Promise<void> {
-    const messageId = this.conversationTarget(checkpoint.callId);
-    if (!this.sessionId || !messageId) {
-      checkpoint.phase = "failed";
-      checkpoint.result = "Could not restore the conversation: this edit is not in the recorded history.";
-      return;
+  /** The object of a listed checkpoint (made once per id). */
+  adopt(info: CheckpointInfo): Checkpoint {
+    let checkpoint = this.byId.get(info.checkpoint_id);
+    if (!checkpoint) {
+      checkpoint = Checkpoint.fromInfo(info, (c, choice) => this.restore(c, choice));
+      this.byId.set(checkpoint.id, checkpoint);
+    } else {
+      checkpoint.describe(info);
     }
-    this.rewinding = { checkpoint, messageId };
-    try {
-      await api.rewindConversation(this.sessionId, messageId);
-    } catch (error) {
-      this.rewinding = null;
-      checkpoint.phase = "failed";
-      checkpoint.result = `Could not restore the conversation: ${api.errorMessage(error)}`;
-    }
-  }
-
-  /** Records a `checkpoint_created`; the chat attaches it to the call's tool card. */
-  created(event: Extract<Event, { type: "checkpoint_created" }>): Checkpoint {
-    const checkpoint = new Checkpoint(event.checkpoint_id, event.call_id, event.scope, event.files, this);
-    this.byId.set(checkpoint.id, checkpoint);
     return checkpoint;
   }
 
-  /** A checkpoint listed by `/restore` (the same object when an edit card already has it). */
-  listed(info: CheckpointInfo): Checkpoint {
-    const known = this.byId.get(info.checkpoint_id);
+  /**
+   * Makes `checkpoint` (made elsewhere, e.g. the history browser's) the one answers of its id
+   * apply to, unless this store already has one; returns the one in use.
+   */
+  track(checkpoint: Checkpoint): Checkpoint {
+    const known = this.byId.get(checkpoint.id);
     if (known) return known;
-    const checkpoint = new Checkpoint(info.checkpoint_id, info.call_id ?? "", info.scope, info.files, this, true);
     this.byId.set(checkpoint.id, checkpoint);
     return checkpoint;
   }
 
   /**
-   * Applies a restore's answer to the card that asked for it. Returns false when no card did
-   * (e.g. an error of listing), so the chat shows it on its own.
+   * Records a `checkpoint_created` (before an edit of `tool`); the chat attaches it to the call's
+   * tool card.
    */
-  answered(event: Extract<Event, { type: "checkpoint_restored" | "checkpoint_error" }>): boolean {
-    const checkpoint = (event.checkpoint_id !== null ? this.byId.get(event.checkpoint_id) : undefined) ?? (
-      event.type === "checkpoint_error" && event.checkpoint_id === null ? this.pending : null
+  created(event: Extract<Event, { type: "checkpoint_created" }>, tool: string | null): Checkpoint {
+    const owner = this.conversationId ?? this.sessionId;
+    const checkpoint = new Checkpoint(event.checkpoint_id, event.call_id, event.scope, event.files, owner, null, (c, choice) =>
+      this.restore(c, choice),
     );
-    if (!checkpoint) return false;
-    if (checkpoint === this.pending) this.pending = null;
-    if (event.type === "checkpoint_restored") {
-      checkpoint.restored = event.files;
-      if (checkpoint.choice.conversation) {
-        // The code is back; now the conversation (answered by `rewound`).
-        void this.rewind(checkpoint);
-        return true;
-      }
-      checkpoint.phase = "restored";
-      checkpoint.result = restoredText(event.files.length, checkpoint.choice);
-    } else {
-      checkpoint.phase = "failed";
-      checkpoint.result = `Could not restore: ${event.message}`;
-    }
-    return true;
+    checkpoint.tool = tool;
+    this.byId.set(checkpoint.id, checkpoint);
+    this.list = [checkpoint, ...this.list];
+    return checkpoint;
   }
 
+  /** A `checkpoints` answer: the list shown, its objects reused where known. */
+  listed(checkpoints: CheckpointInfo[]): Checkpoint[] {
+    const adopted = checkpoints.map((info) => this.adopt(info));
+    this.list = adopted;
+    return adopted;
+  }
+
+  /** Asks the session for the folder's checkpoints again (a `checkpoints` event answers). */
+  async refresh(): Promise<void> {
+    if (!this.sessionId) return;
+    try {
+      await api.listCheckpoints(this.sessionId);
+    } catch {
+      // The session ended; the next one lists them.
+    }
+  }
+
+  /**
+   * Applies a restore's answer to the checkpoint that asked for it. Returns it, or null when no
+   * restore did (e.g. an error of listing), so the chat shows it on its own.
+   */
+  answered(event: Extract<Event, { type: "checkpoint_restored" | "checkpoint_error" }>): Checkpoint | null {
+    const checkpoint =
+      (event.checkpoint_id !== null ? this.byId.get(event.checkpoint_id) : undefined) ??
+      (event.type === "checkpoint_error" && event.checkpoint_id === null ? this.pending : null);
+    if (!checkpoint || checkpoint.phase !== "restoring") return null;
+    if (checkpoint === this.pending) this.pending = null;
+    if (event.type === "checkpoint_restored") {
+      checkpoint.succeed(event.files, event.conversation);
+      // The snapshot taken before the restore (to undo it) is new in the list.
+      void this.refresh();
+    } else {
+      checkpoint.fail(`Could not restore: ${event.message}`);
+    }
+    return checkpoint;
+  }
+
+  /** Sends the restore of `checkpoint` to this store's session. */
   async restore(checkpoint: Checkpoint, choice: RestoreChoice): Promise<void> {
-    if (checkpoint.phase === "restoring") return;
-    checkpoint.confirming = false;
-    checkpoint.choice = choice;
-    checkpoint.restored = [];
+    checkpoint.begin(choice);
     if (!this.sessionId) {
-      checkpoint.phase = "failed";
-      checkpoint.result = "Could not restore: the agent is not connected.";
+      checkpoint.fail("Could not restore: the agent is not connected.");
       return;
     }
-    checkpoint.phase = "restoring";
-    checkpoint.result = null;
-    if (!choice.code) return this.rewind(checkpoint);
+    // The answer goes to the object that asked (and is shown wherever it is).
+    this.byId.set(checkpoint.id, checkpoint);
     this.pending = checkpoint;
     try {
-      // The code only: the conversation is rewound once the code is back (see `answered`).
-      await api.restoreCheckpoint(this.sessionId, checkpoint.id, true, false);
+      await api.restoreCheckpoint(this.sessionId, checkpoint.id, choice.code, choice.conversation);
     } catch (error) {
       if (this.pending === checkpoint) this.pending = null;
-      checkpoint.phase = "failed";
-      checkpoint.result = `Could not restore: ${api.errorMessage(error)}`;
+      checkpoint.fail(`Could not restore: ${api.errorMessage(error)}`);
     }
   }
 }
 
-function restoredText(count: number, choice: RestoreChoice): string {
+function restoredText(count: number, choice: RestoreChoice, conversation: RestoredConversation | null): string {
   if (!choice.code) return "Restored the conversation to before this edit";
+  const rewound = choice.conversation && conversation !== null;
   if (count === 0) {
-    return choice.conversation
+    return rewound
       ? "Restored the conversation; the files were already as they were before this edit"
       : "Nothing to restore: the files are as they were before this edit";
   }
   const files = `${count} file${count === 1 ? "" : "s"}`;
-  return `Restored ${files}${choice.conversation ? " and the conversation" : ""} to before this edit`;
+  return `Restored ${files}${rewound ? " and the conversation" : ""} to before this edit`;
 }

@@ -4,6 +4,7 @@
 import * as api from "../api";
 import type { GeminiCliSessionInfo, SearchHit, SessionSummary, StoredMessage } from "../api";
 import type { PageFrom } from "../protocol/PageFrom";
+import { Checkpoint, type RestoreChoice } from "./checkpoints.svelte";
 
 /** Start and end of a matched word in a search snippet (gd-store's highlight markers). */
 const MARK_START = "\u0002";
@@ -106,8 +107,25 @@ export class Transcript {
   error = $state<string | null>(null);
   /** The message to scroll to and mark (a search hit), once. */
   focusSeq = $state<number | null>(null);
+  /** The session's edits that have a checkpoint, by tool call id (their Restore action). */
+  checkpoints = $state.raw<Map<string, Checkpoint>>(new Map());
 
   constructor(readonly session: SessionSummary) {}
+
+  /** Reads which of the session's edits have a checkpoint; `restorer` restores one. */
+  async loadCheckpoints(restorer: (checkpoint: Checkpoint, choice: RestoreChoice) => Promise<void>): Promise<void> {
+    try {
+      const list = await api.historyCheckpoints(this.session.id);
+      const byCall = new Map<string, Checkpoint>();
+      for (const info of list) {
+        if (info.call_id && !byCall.has(info.call_id)) byCall.set(info.call_id, Checkpoint.fromInfo(info, restorer));
+      }
+      this.checkpoints = byCall;
+    } catch {
+      // Without them the transcript reads the same, just without Restore actions.
+      this.checkpoints = new Map();
+    }
+  }
 
   async load(from: PageFrom): Promise<void> {
     this.loading = true;
@@ -177,7 +195,12 @@ export interface HistoryActions {
   /** The workspace the window works on (listed first; Gemini CLI sessions are its). */
   workspace: () => string | null;
   /** Continues a stored session in the chat. */
-  resume: (sessionId: string) => Promise<void>;
+  resume: (session: SessionSummary) => Promise<void>;
+  /**
+   * Restores a checkpoint of a stored session's edit (resuming the session when the conversation
+   * is restored too); the answer shows on `checkpoint`.
+   */
+  restore: (session: SessionSummary, checkpoint: Checkpoint, choice: RestoreChoice) => Promise<void>;
 }
 
 export class HistoryBrowser {
@@ -286,8 +309,26 @@ export class HistoryBrowser {
     this.status = null;
     const transcript = new Transcript(session);
     this.transcript = transcript;
-    await transcript.load(seq === null ? { from: "start" } : { from: "around", seq });
+    await Promise.all([
+      transcript.load(seq === null ? { from: "start" } : { from: "around", seq }),
+      transcript.loadCheckpoints((checkpoint, choice) => this.restore(transcript, checkpoint, choice)),
+    ]);
     transcript.focusSeq = seq;
+  }
+
+  /**
+   * Restores an edit's checkpoint from the open transcript. A restored conversation removed the
+   * edit's turn from the session: the transcript is read again (its end), and the result stays
+   * in the status line since the edit's message is gone.
+   */
+  private async restore(transcript: Transcript, checkpoint: Checkpoint, choice: RestoreChoice): Promise<void> {
+    this.status = null;
+    await this.actions.restore(transcript.session, checkpoint, choice);
+    await checkpoint.settled();
+    if (checkpoint.phase !== "restored" || !choice.conversation || this.transcript !== transcript) return;
+    this.status = { level: "info", text: checkpoint.result ?? "Restored." };
+    await transcript.load({ from: "end" });
+    void this.refresh();
   }
 
   async openHit(hit: SearchHit): Promise<void> {
@@ -326,7 +367,7 @@ export class HistoryBrowser {
     const session = this.transcript?.session;
     if (!session) return;
     this.close();
-    await this.actions.resume(session.id);
+    await this.actions.resume(session);
   }
 
   startRename(): void {

@@ -11,6 +11,7 @@ import type { McpServerState } from "./McpServerState";
 import type { McpToolInfo } from "./McpToolInfo";
 import type { McpTransportKind } from "./McpTransportKind";
 import type { MemoryFileNode } from "./MemoryFileNode";
+import type { RestoredConversation } from "./RestoredConversation";
 import type { RestoredFile } from "./RestoredFile";
 import type { SessionStats } from "./SessionStats";
 import type { SlashCommandInfo } from "./SlashCommandInfo";
@@ -86,13 +87,19 @@ auth_url?: string, } | { "type": "mcp_discovery", state: McpDiscoveryState, } | 
  */
 files: Array<string>, } | { "type": "checkpoints", checkpoints: Array<CheckpointInfo>, } | { "type": "checkpoint_restored", checkpoint_id: string, 
 /**
- * The files the restore changed.
+ * The files the restore changed (none when only the conversation
+ * was asked for).
  */
 files: Array<RestoredFile>, 
 /**
  * A checkpoint of the state just before the restore, to undo it.
  */
-undo_checkpoint_id: string | null, } | { "type": "checkpoint_error", checkpoint_id: string | null, message: string, } | { "type": "message_recorded", message_id: string, seq: number, kind: string, call_ids: Array<string>, } | { "type": "session_resumed", session_id: string, messages: number, } | { "type": "rewound", message_id: string, removed: number, } | { "type": "memory_loaded", files: Array<MemoryFileNode>, 
+undo_checkpoint_id: string | null, 
+/**
+ * What happened to the conversation, when it was restored too: the
+ * history now ends before the prompt of the edit's turn.
+ */
+conversation: RestoredConversation | null, } | { "type": "checkpoint_error", checkpoint_id: string | null, message: string, } | { "type": "message_recorded", message_id: string, seq: number, kind: string, call_ids: Array<string>, } | { "type": "session_resumed", session_id: string, messages: number, } | { "type": "rewound", message_id: string, removed: number, } | { "type": "memory_loaded", files: Array<MemoryFileNode>, 
 /**
  * Characters of memory text in the system instruction.
  */

@@ -100,11 +100,28 @@ export const checkpointCreated = (call_id, checkpoint_id, files, scope = "full")
   scope,
   files,
 });
-/** `files`: `[path, action]` pairs, action `reverted`, `removed` or `recreated`. */
-export const checkpointRestored = (checkpoint_id, files, undo_checkpoint_id = "undo-1") => ({
+/**
+ * `files`: `[path, action]` pairs, action `reverted`, `removed` or `recreated`; `conversation`:
+ * `{ message_id, removed }` when the conversation was restored too.
+ */
+export const checkpointRestored = (checkpoint_id, files, { undo = "undo-1", conversation = null } = {}) => ({
   type: "checkpoint_restored",
   checkpoint_id,
   files: files.map(([path, action]) => ({ path, action })),
-  undo_checkpoint_id,
+  undo_checkpoint_id: undo,
+  conversation,
 });
+/** A `CheckpointInfo` of `list_checkpoints` / `history_checkpoints`. */
+export const checkpointInfo = (checkpoint_id, { call_id = null, session_id = "s1", files = [], tool = "replace", label = null, scope = "full", message_id = null, created_at = "2026-05-01T10:00:00Z" } = {}) => ({
+  checkpoint_id,
+  scope,
+  created_at,
+  session_id,
+  message_id,
+  call_id,
+  tool: label ? null : tool,
+  files,
+  label,
+});
+export const checkpoints = (list) => ({ type: "checkpoints", checkpoints: list });
 export const checkpointError = (checkpoint_id, message) => ({ type: "checkpoint_error", checkpoint_id, message });

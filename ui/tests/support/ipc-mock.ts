@@ -102,8 +102,10 @@ mockIPC(async (cmd, args) => {
       sessions += 1;
       window.__gd.sessions = sessions;
       const model = ((args as { model?: string | null }).model ?? null) || "gemini-2.5-pro";
+      // Like the backend, a resumed session keeps its stored id.
+      const resume = (args as { resume?: string | null }).resume ?? null;
       return {
-        session_id: `s${sessions}`,
+        session_id: resume ?? `s${sessions}`,
         model,
         auth: "gemini-api-key",
         approval_mode: "default",
