@@ -97,7 +97,7 @@ describe("MCP panel", () => {
     await app.close();
   });
 
-  test("an open row's stderr tail follows the server's writes; closed rows and a closed panel fetch nothing", async () => {
+  test("an open row's stderr tail follows the server's writes; collapsed rows and a closed panel fetch nothing", async () => {
     const app = await openPanel();
     const fixture = server(app, "fixture");
     const logCalls = () => app.callsOf("mcp_server_log").filter((c) => c.args.name === "fixture").length;
@@ -126,27 +126,27 @@ describe("MCP panel", () => {
     await app.emit({ type: "mcp_server_log_changed", name: "remote" });
     assert.equal(app.callsOf("mcp_server_log").filter((c) => c.args.name === "remote").length, 0);
 
-    // The panel closed: nothing is fetched. Reopened: the row is still open, with a fresh tail,
-    // and live again.
-    await app.tid("mcp-close").click();
+    // Collapsed: writes are not fetched.
+    await fixture.getByTestId("mcp-expand").click();
     let count = logCalls();
     await app.emit(changed);
     await app.page.waitForTimeout(100);
-    assert.equal(logCalls(), count, "no fetch while the panel is closed");
-    from = app.calls.length;
-    await app.tid("mcp-open").click();
-    await app.waitForCall("mcp_server_log", (a) => a.name === "fixture", { from });
-    assert.equal(await fixture.getByTestId("mcp-expand").getAttribute("aria-expanded"), "true");
-    from = app.calls.length;
-    await app.emit(changed);
-    await app.waitForCall("mcp_server_log", (a) => a.name === "fixture", { from });
+    assert.equal(logCalls(), count);
 
-    // Collapsed again: writes are not fetched.
+    // Expanded, then the panel closed: nothing is fetched, and it reopens collapsed.
+    from = app.calls.length;
     await fixture.getByTestId("mcp-expand").click();
+    await app.waitForCall("mcp_server_log", (a) => a.name === "fixture", { from });
+    await app.tid("mcp-close").click();
     count = logCalls();
     await app.emit(changed);
     await app.page.waitForTimeout(100);
-    assert.equal(logCalls(), count);
+    assert.equal(logCalls(), count, "no fetch while the panel is closed");
+    await app.tid("mcp-open").click();
+    assert.equal(await fixture.getByTestId("mcp-expand").getAttribute("aria-expanded"), "false");
+    await app.emit(changed);
+    await app.page.waitForTimeout(100);
+    assert.equal(logCalls(), count, "no fetch for a row that reopened collapsed");
     await app.close();
   });
 

@@ -485,9 +485,9 @@ export class AppController {
     await this.startSession(this.model || undefined, await this.lastSession());
   }
 
-  /** Servers whose details are expanded (restored when the MCP panel opens again). */
-  mcpExpandedNames(): string[] {
-    return [...this.expandedServers];
+  /** The MCP panel closed: its rows are collapsed (they open collapsed next time). */
+  mcpCollapseAll(): void {
+    this.expandedServers.clear();
   }
 
   /** Whether a server's stderr tail is on screen: the panel is open and its row expanded. */
