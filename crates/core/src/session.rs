@@ -604,6 +604,7 @@ async fn forward_mcp_events(
         match event {
             Ok(McpEvent::Status(status)) => sink.emit(Event::McpServerStatus { status }),
             Ok(McpEvent::Discovery(state)) => sink.emit(Event::McpDiscovery { state }),
+            Ok(McpEvent::LogChanged(name)) => sink.emit(Event::McpServerLogChanged { name }),
             Ok(McpEvent::ToolsChanged) => {
                 let names = tools.current().names();
                 if names != declared {

@@ -349,9 +349,14 @@ export class AppController {
         const changed = this.mcp.handle(event);
         // A server that changed state may have written to stderr (why it failed): refresh the
         // tail of an expanded one.
-        if (changed && this.expandedServers.has(changed)) void this.mcpFetchLog(changed);
+        if (changed && this.mcpLogShown(changed)) void this.mcpFetchLog(changed);
         return;
       }
+      case "mcp_server_log_changed":
+        // The server wrote to stderr (the core sends this at most a few times a second): the
+        // tail of an open row follows it live; closed rows fetch nothing.
+        if (this.mcpLogShown(event.name)) void this.mcpFetchLog(event.name);
+        return;
     }
     const done = this.chat.handle(event);
     if (done) this.busy = false;
@@ -534,6 +539,16 @@ export class AppController {
     this.chat.clear();
     this.confirmations.clear();
     await this.startSession(this.model || undefined, await this.lastSession());
+  }
+
+  /** The MCP panel closed: its rows are collapsed (they open collapsed next time). */
+  mcpCollapseAll(): void {
+    this.expandedServers.clear();
+  }
+
+  /** Whether a server's stderr tail is on screen: the panel is open and its row expanded. */
+  private mcpLogShown(name: string): boolean {
+    return this.mcpPanelOpen && this.expandedServers.has(name);
   }
 
   /** Remembers whether a server's details are shown; fetches its stderr tail when expanded. */
