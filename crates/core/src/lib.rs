@@ -40,6 +40,7 @@ pub mod policy;
 pub mod prompts;
 pub mod scheduler;
 pub mod session;
+pub mod settings_screen;
 pub mod thought;
 pub mod tokens;
 pub mod tools;
