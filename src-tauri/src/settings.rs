@@ -5,7 +5,9 @@
 
 use gd_core::launch::home_dir;
 use gd_core::settings_screen::{self, SettingsScreenError};
-use gd_protocol::{CommandError, CommandErrorKind, SettingsScope, SettingsView, TrustInfo, TrustLevel};
+use gd_protocol::{
+    CommandError, CommandErrorKind, SettingsScope, SettingsView, TrustInfo, TrustLevel,
+};
 use tauri::State;
 
 use crate::state::AppState;
@@ -17,7 +19,10 @@ fn workspace(state: &AppState) -> Result<std::path::PathBuf, CommandError> {
 }
 
 fn join_error(e: tauri::Error) -> CommandError {
-    CommandError::new(CommandErrorKind::Config, format!("The settings task failed: {e}"))
+    CommandError::new(
+        CommandErrorKind::Config,
+        format!("The settings task failed: {e}"),
+    )
 }
 
 fn screen_error(e: SettingsScreenError) -> CommandError {

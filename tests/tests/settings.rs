@@ -72,7 +72,10 @@ async fn an_untrusted_folder_is_restricted_until_trusted_then_settings_are_writt
     let app = App::launch_untrusted(
         "settings_trust",
         &[&ws],
-        &[("GEMINI_API_KEY", "e2e-key"), ("GOOGLE_GEMINI_BASE_URL", &base)],
+        &[
+            ("GEMINI_API_KEY", "e2e-key"),
+            ("GOOGLE_GEMINI_BASE_URL", &base),
+        ],
     )
     .await?;
     app.wait_ready().await?;
@@ -80,8 +83,10 @@ async fn an_untrusted_folder_is_restricted_until_trusted_then_settings_are_writt
     write(&user_file, USER_SETTINGS)?;
 
     // Undecided: the prompt, restricted mode, and the workspace's model is not in effect.
-    app.wait_for_attr("trust-prompt", "data-state", "the trust prompt", |s| s == "undecided")
-        .await?;
+    app.wait_for_attr("trust-prompt", "data-state", "the trust prompt", |s| {
+        s == "undecided"
+    })
+    .await?;
     app.wait_for_text("trust-found", "listed the workspace settings", |t| {
         t.contains("Settings: model")
     })
@@ -91,15 +96,27 @@ async fn an_untrusted_folder_is_restricted_until_trusted_then_settings_are_writt
     })
     .await?;
     app.screenshot("trust-prompt").await?;
-    let model = send(&app, &fake, "Hello from restricted mode", "Restricted answer.").await?;
-    ensure!(model == "gemini-2.5-pro", "restricted: the default model, not {model}");
+    let model = send(
+        &app,
+        &fake,
+        "Hello from restricted mode",
+        "Restricted answer.",
+    )
+    .await?;
+    ensure!(
+        model == "gemini-2.5-pro",
+        "restricted: the default model, not {model}"
+    );
 
     // Trust it: the choice is saved and the session reloads with the workspace's settings.
     app.click("trust-folder").await?;
-    app.wait_until_gone("trust-prompt", "after trusting").await?;
-    app.wait_for_text("connection-text", "reloaded with the workspace's model", |t| {
-        t.contains("gemini-from-workspace")
-    })
+    app.wait_until_gone("trust-prompt", "after trusting")
+        .await?;
+    app.wait_for_text(
+        "connection-text",
+        "reloaded with the workspace's model",
+        |t| t.contains("gemini-from-workspace"),
+    )
     .await?;
     let trusted: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(
         app.home().join(".gemini/trustedFolders.json"),
@@ -114,8 +131,17 @@ async fn an_untrusted_folder_is_restricted_until_trusted_then_settings_are_writt
     })
     .await?;
     let model = send(&app, &fake, "And now?", "Trusted answer.").await?;
-    ensure!(model == "gemini-from-workspace", "trusted: the workspace's model, not {model}");
-    let last = fake.main_requests().last().context("a request")?.body.clone().context("a body")?;
+    ensure!(
+        model == "gemini-from-workspace",
+        "trusted: the workspace's model, not {model}"
+    );
+    let last = fake
+        .main_requests()
+        .last()
+        .context("a request")?
+        .body
+        .clone()
+        .context("a body")?;
     ensure!(
         last.to_string().contains("Hello from restricted mode"),
         "the reloaded session sent the earlier conversation"
@@ -128,8 +154,10 @@ async fn an_untrusted_folder_is_restricted_until_trusted_then_settings_are_writt
     })
     .await?;
     let theme = "setting[data-key=ui.theme]";
-    app.select_option(&format!("{theme} setting-input"), "dark").await?;
-    app.select_option(&format!("{theme} setting-scope"), "user").await?;
+    app.select_option(&format!("{theme} setting-input"), "dark")
+        .await?;
+    app.select_option(&format!("{theme} setting-scope"), "user")
+        .await?;
     app.click(&format!("{theme} setting-save")).await?;
     app.wait_for_text("settings-status", "confirmed the save", |t| {
         t.contains("Saved ui.theme")
@@ -144,8 +172,10 @@ async fn an_untrusted_folder_is_restricted_until_trusted_then_settings_are_writt
 
     // The model in the workspace's file: the running session picks it up.
     let model = "setting[data-key=model.name]";
-    app.replace_text(&format!("{model} setting-input"), "gemini-2.5-flash").await?;
-    app.select_option(&format!("{model} setting-scope"), "workspace").await?;
+    app.replace_text(&format!("{model} setting-input"), "gemini-2.5-flash")
+        .await?;
+    app.select_option(&format!("{model} setting-scope"), "workspace")
+        .await?;
     app.click(&format!("{model} setting-save")).await?;
     app.wait_for_text("connection-text", "reloaded with the new model", |t| {
         t.contains("gemini-2.5-flash")

@@ -66,7 +66,10 @@ fn an_untrusted_folder_exits_55_before_using_anything_of_it() {
     assert_eq!(out.status.code(), Some(55), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(err.contains("not running in a trusted directory"), "{err}");
-    assert!(err.contains("--skip-trust") && err.contains("GEMINI_CLI_TRUST_WORKSPACE=true"), "{err}");
+    assert!(
+        err.contains("--skip-trust") && err.contains("GEMINI_CLI_TRUST_WORKSPACE=true"),
+        "{err}"
+    );
     assert!(run.fake.requests().is_empty());
     assert!(!marker.exists(), "the workspace's MCP server was started");
 
@@ -94,7 +97,9 @@ fn an_untrusted_folder_exits_55_before_using_anything_of_it() {
 
 #[test]
 fn trusting_the_folder_or_skipping_the_check_loads_the_workspace() {
-    let run = Run::new(json!({"steps": [{"text": "one"}, {"text": "two"}, {"text": "three"}, {"text": "four"}]}));
+    let run = Run::new(
+        json!({"steps": [{"text": "one"}, {"text": "two"}, {"text": "three"}, {"text": "four"}]}),
+    );
     workspace_with_everything(&run);
     std::fs::remove_file(run.ws.join(".gemini/settings.json")).unwrap();
     run.write_settings(
@@ -106,7 +111,10 @@ fn trusting_the_folder_or_skipping_the_check_loads_the_workspace() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     // A TRUST_PARENT rule on a sibling trusts the parent and so this folder.
     let sibling = run.ws.parent().unwrap().join("sibling");
-    run.write_settings(&run.trusted_folders(), &json!({sibling.to_str().unwrap(): "TRUST_PARENT"}).to_string());
+    run.write_settings(
+        &run.trusted_folders(),
+        &json!({sibling.to_str().unwrap(): "TRUST_PARENT"}).to_string(),
+    );
     let out = run.run(&["-p", "/wscmd"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     run.untrust();
@@ -138,7 +146,10 @@ fn with_folder_trust_off_in_user_settings_every_folder_runs() {
         &run.user_settings(),
         r#"{"security": {"folderTrust": {"enabled": false}}}"#,
     );
-    run.write_settings(&run.ws.join(".gemini/settings.json"), r#"{"model": {"name": "gemini-ws"}}"#);
+    run.write_settings(
+        &run.ws.join(".gemini/settings.json"),
+        r#"{"model": {"name": "gemini-ws"}}"#,
+    );
     let out = run.run(&["-p", "hi"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(model_of(&run.fake.main_requests()[0]), "gemini-ws");
@@ -171,8 +182,16 @@ fn restricted_mode_leaves_out_the_workspace_mcp_and_privileged_modes() {
     let requests = run.fake.main_requests();
     assert_eq!(model_of(&requests[0]), gd_core::launch::DEFAULT_MODEL);
     let body = requests[0].body.as_ref().unwrap();
-    assert_eq!(user_text(body), "/wscmd", "the workspace command was expanded");
-    assert!(!body["systemInstruction"].to_string().contains("WORKSPACE MEMORY MARKER"));
+    assert_eq!(
+        user_text(body),
+        "/wscmd",
+        "the workspace command was expanded"
+    );
+    assert!(
+        !body["systemInstruction"]
+            .to_string()
+            .contains("WORKSPACE MEMORY MARKER")
+    );
     // --yolo was overridden to default: nothing that would ask is offered.
     let tools: Vec<String> = body["tools"][0]["functionDeclarations"]
         .as_array()
@@ -181,7 +200,10 @@ fn restricted_mode_leaves_out_the_workspace_mcp_and_privileged_modes() {
         .map(|d| d["name"].as_str().unwrap().to_owned())
         .collect();
     assert!(tools.contains(&"read_file".to_owned()), "{tools:?}");
-    assert!(!tools.contains(&"run_shell_command".to_owned()), "{tools:?}");
+    assert!(
+        !tools.contains(&"run_shell_command".to_owned()),
+        "{tools:?}"
+    );
     assert!(!tools.contains(&"write_file".to_owned()), "{tools:?}");
     assert!(!marker.exists(), "the workspace's MCP server was started");
     assert!(

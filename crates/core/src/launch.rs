@@ -227,7 +227,9 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     // Headless, nobody can be asked to trust the folder: Gemini CLI stops
     // (exit code 55) unless the folder is trusted.
     if trust.enabled && !trust.is_trusted() && !options.interactive {
-        return Err(LaunchError::Untrusted(UNTRUSTED_HEADLESS_MESSAGE.to_owned()));
+        return Err(LaunchError::Untrusted(
+            UNTRUSTED_HEADLESS_MESSAGE.to_owned(),
+        ));
     }
     let trusted = trust.is_trusted();
     let getter = |name: &str| env.get(name);

@@ -10,10 +10,12 @@ use std::path::{Path, PathBuf};
 
 use gd_mcp::enablement::{Enablement, enablement_file};
 use gd_protocol::{
-    McpServerSetting, SettingValue, SettingsLayer, SettingsLayerInfo, SettingsScope,
-    SettingsView, TrustDiscovery, TrustInfo, TrustLevel, TrustSource,
+    McpServerSetting, SettingValue, SettingsLayer, SettingsLayerInfo, SettingsScope, SettingsView,
+    TrustDiscovery, TrustInfo, TrustLevel, TrustSource,
 };
-use gd_settings::layers::{LoadOptions, layer_paths, lookup, user_settings_path, workspace_settings_path};
+use gd_settings::layers::{
+    LoadOptions, layer_paths, lookup, user_settings_path, workspace_settings_path,
+};
 use gd_settings::merge::merge_into;
 use gd_settings::trust::{self, TrustedFolders};
 use gd_settings::write::{WriteError, key_path, write_setting};
@@ -140,8 +142,7 @@ pub fn settings_view(workspace: &Path, home: Option<&Path>) -> SettingsView {
             key: key.to_owned(),
             value: lookup(&merged, &path).cloned(),
             source: in_effect()
-                .filter(|(_, v, _)| lookup(v, &path).is_some())
-                .last()
+                .rfind(|(_, v, _)| lookup(v, &path).is_some())
                 .map(|(l, _, _)| *l),
             user: of_layer(SettingsLayer::User, &path),
             workspace: of_layer(SettingsLayer::Workspace, &path),
@@ -179,9 +180,13 @@ pub fn check_value(key: &str, value: &Value) -> Result<(), SettingsScreenError> 
         ("general.defaultApprovalMode", Value::String(mode))
             if !["default", "auto_edit", "plan"].contains(&mode.as_str()) =>
         {
-            invalid("The default approval mode is `default`, `auto_edit` or `plan` (YOLO can only be chosen for a session).")
+            invalid(
+                "The default approval mode is `default`, `auto_edit` or `plan` (YOLO can only be chosen for a session).",
+            )
         }
-        ("model.name", Value::String(name)) if name.trim().is_empty() || name.contains(char::is_whitespace) => {
+        ("model.name", Value::String(name))
+            if name.trim().is_empty() || name.contains(char::is_whitespace) =>
+        {
             invalid("A model name has no spaces, e.g. gemini-2.5-pro.")
         }
         ("context.fileName", Value::String(name)) => check_file_names(&[name]),
@@ -199,7 +204,9 @@ pub fn check_value(key: &str, value: &Value) -> Result<(), SettingsScreenError> 
             }
         }
         ("context.includeDirectories", Value::Array(dirs))
-            if dirs.iter().any(|d| d.as_str().is_none_or(|d| d.trim().is_empty())) =>
+            if dirs
+                .iter()
+                .any(|d| d.as_str().is_none_or(|d| d.trim().is_empty())) =>
         {
             invalid("Each include directory is a non-empty path.")
         }
@@ -209,9 +216,14 @@ pub fn check_value(key: &str, value: &Value) -> Result<(), SettingsScreenError> 
 
 fn check_file_names(names: &[&String]) -> Result<(), SettingsScreenError> {
     if names.is_empty() {
-        return Err(SettingsScreenError::Invalid("Name at least one context file, e.g. GEMINI.md.".into()));
+        return Err(SettingsScreenError::Invalid(
+            "Name at least one context file, e.g. GEMINI.md.".into(),
+        ));
     }
-    match names.iter().find(|n| n.trim().is_empty() || n.contains(['/', '\\'])) {
+    match names
+        .iter()
+        .find(|n| n.trim().is_empty() || n.contains(['/', '\\']))
+    {
         Some(bad) => Err(SettingsScreenError::Invalid(format!(
             "`{bad}` is not a file name: context file names have no folders in them."
         ))),
@@ -226,9 +238,9 @@ pub fn scope_file(
     home: Option<&Path>,
 ) -> Result<PathBuf, SettingsScreenError> {
     match scope {
-        SettingsScope::User => home
-            .map(user_settings_path)
-            .ok_or_else(|| SettingsScreenError::File("There is no home directory for user settings.".into())),
+        SettingsScope::User => home.map(user_settings_path).ok_or_else(|| {
+            SettingsScreenError::File("There is no home directory for user settings.".into())
+        }),
         SettingsScope::Workspace => Ok(workspace_settings_path(workspace)),
     }
 }
@@ -265,8 +277,10 @@ pub fn trust_info(workspace: &Path, home: Option<&Path>) -> TrustInfo {
     let (trust, error) = decide(workspace, home);
     let parent = workspace.parent().unwrap_or(workspace);
     let name = |p: &Path| {
-        p.file_name()
-            .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+        p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
     };
     TrustInfo {
         workspace: workspace.display().to_string(),
