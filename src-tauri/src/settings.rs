@@ -1,7 +1,10 @@
 //! The settings screen's and the trust prompt's commands. The logic lives
 //! in `gd_core::settings_screen`; these read the workspace from the app
-//! state and turn errors into [`CommandError`]s (`input` for a value the
-//! field should show next to it, `config` for a file problem).
+//! state, run the file work off the async runtime and turn errors into
+//! [`CommandError`]s (`input` for a value the field should show next to it,
+//! `config` for a file problem).
+
+use std::path::{Path, PathBuf};
 
 use gd_core::launch::home_dir;
 use gd_core::settings_screen::{self, SettingsScreenError};
@@ -12,19 +15,6 @@ use tauri::State;
 
 use crate::state::AppState;
 
-fn workspace(state: &AppState) -> Result<std::path::PathBuf, CommandError> {
-    state
-        .workspace()
-        .ok_or_else(|| CommandError::new(CommandErrorKind::NoWorkspace, "No folder is open."))
-}
-
-fn join_error(e: tauri::Error) -> CommandError {
-    CommandError::new(
-        CommandErrorKind::Config,
-        format!("The settings task failed: {e}"),
-    )
-}
-
 fn screen_error(e: SettingsScreenError) -> CommandError {
     match e {
         SettingsScreenError::Invalid(m) => CommandError::new(CommandErrorKind::Input, m),
@@ -32,17 +22,31 @@ fn screen_error(e: SettingsScreenError) -> CommandError {
     }
 }
 
+/// Runs `work` on the open folder and the user's home on a blocking thread.
+async fn with_workspace<T: Send + 'static>(
+    state: &AppState,
+    work: impl FnOnce(&Path, Option<&Path>) -> Result<T, SettingsScreenError> + Send + 'static,
+) -> Result<T, CommandError> {
+    let workspace: PathBuf = state
+        .workspace()
+        .ok_or_else(|| CommandError::new(CommandErrorKind::NoWorkspace, "No folder is open."))?;
+    let home = home_dir();
+    tauri::async_runtime::spawn_blocking(move || work(&workspace, home.as_deref()))
+        .await
+        .map_err(|e| {
+            CommandError::new(
+                CommandErrorKind::Config,
+                format!("The settings task failed: {e}"),
+            )
+        })?
+        .map_err(screen_error)
+}
+
 /// The open folder's trust: whether to show the trust prompt, and what the
 /// folder would load once trusted.
 #[tauri::command]
 pub async fn trust_status(state: State<'_, AppState>) -> Result<TrustInfo, CommandError> {
-    let workspace = workspace(&state)?;
-    let home = home_dir();
-    tauri::async_runtime::spawn_blocking(move || {
-        settings_screen::trust_info(&workspace, home.as_deref())
-    })
-    .await
-    .map_err(join_error)
+    with_workspace(&state, |ws, home| Ok(settings_screen::trust_info(ws, home))).await
 }
 
 /// Records the user's choice in `~/.gemini/trustedFolders.json`. The UI
@@ -53,26 +57,19 @@ pub async fn trust_folder(
     state: State<'_, AppState>,
     level: TrustLevel,
 ) -> Result<TrustInfo, CommandError> {
-    let workspace = workspace(&state)?;
-    let home = home_dir();
-    tauri::async_runtime::spawn_blocking(move || {
-        settings_screen::set_trust(&workspace, home.as_deref(), level)
+    with_workspace(&state, move |ws, home| {
+        settings_screen::set_trust(ws, home, level)
     })
     .await
-    .map_err(join_error)?
-    .map_err(screen_error)
 }
 
 /// The settings layers and the common keys, read from disk now.
 #[tauri::command]
 pub async fn settings_get(state: State<'_, AppState>) -> Result<SettingsView, CommandError> {
-    let workspace = workspace(&state)?;
-    let home = home_dir();
-    tauri::async_runtime::spawn_blocking(move || {
-        settings_screen::settings_view(&workspace, home.as_deref())
+    with_workspace(&state, |ws, home| {
+        Ok(settings_screen::settings_view(ws, home))
     })
     .await
-    .map_err(join_error)
 }
 
 /// Writes one key (`value: null` removes it) into the user or workspace
@@ -84,12 +81,8 @@ pub async fn settings_set(
     key: String,
     value: Option<serde_json::Value>,
 ) -> Result<SettingsView, CommandError> {
-    let workspace = workspace(&state)?;
-    let home = home_dir();
-    tauri::async_runtime::spawn_blocking(move || {
-        settings_screen::write(&workspace, home.as_deref(), scope, &key, value.as_ref())
+    with_workspace(&state, move |ws, home| {
+        settings_screen::write(ws, home, scope, &key, value.as_ref())
     })
     .await
-    .map_err(join_error)?
-    .map_err(screen_error)
 }

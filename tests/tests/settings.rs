@@ -33,16 +33,6 @@ const WORKSPACE_SETTINGS: &str = r#"{
 }
 "#;
 
-fn model_of(request: &gd_fake_gemini::RecordedRequest) -> String {
-    request
-        .path
-        .split("/models/")
-        .nth(1)
-        .and_then(|p| p.split(':').next())
-        .unwrap_or_default()
-        .to_owned()
-}
-
 /// Sends `text` and waits for `answer` (the fake's next reply); returns the model the request
 /// named.
 async fn send(app: &App, fake: &FakeGemini, text: &str, answer: &str) -> Result<String> {
@@ -53,7 +43,8 @@ async fn send(app: &App, fake: &FakeGemini, text: &str, answer: &str) -> Result<
         .await?;
     let requests = fake.main_requests();
     ensure!(requests.len() == before + 1, "one request per prompt");
-    Ok(model_of(requests.last().context("a request")?))
+    let last = requests.last().context("a request")?;
+    Ok(last.model.clone().unwrap_or_default())
 }
 
 fn write(path: &Path, text: &str) -> Result<()> {

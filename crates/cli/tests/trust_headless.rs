@@ -39,16 +39,6 @@ fn workspace_with_everything(run: &Run) -> std::path::PathBuf {
     marker
 }
 
-fn model_of(request: &gd_fake_gemini::record::RecordedRequest) -> String {
-    request
-        .path
-        .split("/models/")
-        .nth(1)
-        .and_then(|p| p.split(':').next())
-        .unwrap_or_default()
-        .to_owned()
-}
-
 /// The user's prompt (after the session context part).
 fn user_text(body: &Value) -> String {
     body["contents"][0]["parts"].as_array().unwrap()[1..]
@@ -130,7 +120,7 @@ fn trusting_the_folder_or_skipping_the_check_loads_the_workspace() {
     let requests = run.fake.main_requests();
     assert_eq!(requests.len(), 4);
     for request in &requests {
-        assert_eq!(model_of(request), "gemini-from-workspace");
+        assert_eq!(request.model.as_deref(), Some("gemini-from-workspace"));
         let body = request.body.as_ref().unwrap();
         assert_eq!(user_text(body), "expanded from the workspace command");
         let system = body["systemInstruction"].to_string();
@@ -152,7 +142,10 @@ fn with_folder_trust_off_in_user_settings_every_folder_runs() {
     );
     let out = run.run(&["-p", "hi"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(model_of(&run.fake.main_requests()[0]), "gemini-ws");
+    assert_eq!(
+        run.fake.main_requests()[0].model.as_deref(),
+        Some("gemini-ws")
+    );
 }
 
 #[test]
@@ -180,7 +173,10 @@ fn restricted_mode_leaves_out_the_workspace_mcp_and_privileged_modes() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let requests = run.fake.main_requests();
-    assert_eq!(model_of(&requests[0]), gd_core::launch::DEFAULT_MODEL);
+    assert_eq!(
+        requests[0].model.as_deref(),
+        Some(gd_core::launch::DEFAULT_MODEL)
+    );
     let body = requests[0].body.as_ref().unwrap();
     assert_eq!(
         user_text(body),

@@ -168,15 +168,8 @@ pub fn load_layers(options: &LoadOptions<'_>) -> Result<LoadedSettings, Settings
             }
             continue;
         }
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => {
-                return Err(SettingsError::Io {
-                    path,
-                    message: e.to_string(),
-                });
-            }
+        let Some(text) = read_optional(&path)? else {
+            continue;
         };
         debug!(path = %path.display(), ?kind, "loading settings layer");
         let mut value = parse_file(&path, &text)?;
@@ -195,6 +188,18 @@ pub fn load_layers(options: &LoadOptions<'_>) -> Result<LoadedSettings, Settings
         settings,
         skipped_workspace,
     })
+}
+
+/// A settings file's text; `None` when it does not exist.
+pub fn read_optional(path: &Path) -> Result<Option<String>, SettingsError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(SettingsError::Io {
+            path: path.to_owned(),
+            message: e.to_string(),
+        }),
+    }
 }
 
 /// Merges the layers and types the result. Each file was checked on its

@@ -24,7 +24,9 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::edit;
-use crate::layers::{LayerKind, LoadOptions, SettingsError, layer_paths, parse_file};
+use crate::layers::{
+    LayerKind, LoadOptions, SettingsError, layer_paths, parse_file, read_optional,
+};
 use crate::merge::merge_into;
 use crate::model::Settings;
 use crate::write::{WriteError, edit_file};
@@ -132,20 +134,11 @@ impl TrustedFolders {
     /// non-object or an unknown trust level is an error naming the file and
     /// line (Gemini CLI refuses to start on one, exit code 52).
     pub fn load(file: &Path) -> Result<Self, SettingsError> {
-        let text = match std::fs::read_to_string(file) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Self {
-                    file: file.to_owned(),
-                    rules: Vec::new(),
-                });
-            }
-            Err(e) => {
-                return Err(SettingsError::Io {
-                    path: file.to_owned(),
-                    message: e.to_string(),
-                });
-            }
+        let Some(text) = read_optional(file)? else {
+            return Ok(Self {
+                file: file.to_owned(),
+                rules: Vec::new(),
+            });
         };
         let value = crate::layers::parse_json(file, &text)?;
         let Value::Object(map) = value else {
@@ -277,15 +270,8 @@ pub fn folder_trust_enabled(options: &LoadOptions<'_>) -> Result<bool, SettingsE
         if kind == LayerKind::Workspace {
             continue;
         }
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => {
-                return Err(SettingsError::Io {
-                    path,
-                    message: e.to_string(),
-                });
-            }
+        let Some(text) = read_optional(&path)? else {
+            continue;
         };
         merge_into(&mut merged, &parse_file(&path, &text)?);
     }

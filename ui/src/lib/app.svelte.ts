@@ -128,6 +128,15 @@ export class AppController {
    * shows the stored one's last messages and the model sees its history.
    */
   async resume(sessionId: string): Promise<void> {
+    await this.stopCurrent();
+    await this.startSession(this.model || undefined, sessionId);
+  }
+
+  /**
+   * Stops the current session (if any; its remaining events are ignored) and empties the chat.
+   * Returns the stopped session.
+   */
+  private async stopCurrent(): Promise<SessionInfo | null> {
     const old = this.session;
     this.generation++;
     this.session = null;
@@ -135,12 +144,12 @@ export class AppController {
       try {
         await api.stopSession(old.session_id);
       } catch {
-        // Already gone.
+        // Already gone (e.g. open_workspace stopped it).
       }
     }
     this.chat.clear();
     this.confirmations.clear();
-    await this.startSession(this.model || undefined, sessionId);
+    return old;
   }
 
   private fail(message: string): void {
@@ -244,21 +253,10 @@ export class AppController {
       return;
     }
     this.reloadPending = false;
-    const old = this.session;
-    const keep = old !== null && this.chat.items.some((item) => item.kind === "user");
-    this.generation++;
-    this.session = null;
-    if (old) {
-      try {
-        await api.stopSession(old.session_id);
-      } catch {
-        // Already gone.
-      }
-    }
-    this.chat.clear();
-    this.confirmations.clear();
+    const keep = this.chat.items.some((item) => item.kind === "user");
+    const old = await this.stopCurrent();
     this.model = "";
-    await this.startSession(undefined, keep ? old.session_id : undefined);
+    await this.startSession(undefined, keep && old ? old.session_id : undefined);
     void this.loadTheme();
   }
 
@@ -307,18 +305,7 @@ export class AppController {
 
   /** Stops the current session (if any) and starts a fresh one with an empty chat. */
   async restart(model?: string): Promise<void> {
-    const old = this.session;
-    this.generation++; // ignore the old session's remaining events
-    this.session = null;
-    if (old) {
-      try {
-        await api.stopSession(old.session_id);
-      } catch {
-        // Already gone (e.g. open_workspace stopped it).
-      }
-    }
-    this.chat.clear();
-    this.confirmations.clear();
+    await this.stopCurrent();
     await this.startSession(model);
   }
 
