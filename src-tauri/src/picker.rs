@@ -80,18 +80,17 @@ impl Picker {
 /// The roots (workspace first, then include directories that exist) and
 /// the ignore settings, read from the settings layers like a session does.
 fn picker_config(workspace: &Path, home: Option<PathBuf>) -> (Vec<PathBuf>, Filtering) {
-    let env = gd_core::launch::Env::load(workspace, home.as_deref());
-    let getter = |name: &str| env.get(name);
-    let options = gd_settings::layers::LoadOptions {
-        home,
-        workspace: workspace.to_path_buf(),
-        env: &getter,
-    };
     let mut roots = vec![workspace.to_path_buf()];
     let mut filtering = Filtering::default();
-    match gd_settings::load_layers(&options) {
+    // An untrusted folder's own settings (and so its include directories)
+    // are not read, as for a session.
+    match gd_core::launch::load_workspace(
+        workspace,
+        home.as_deref(),
+        gd_core::launch::TrustOverride::Decide,
+    ) {
         Ok(loaded) => {
-            let context = &loaded.settings.context;
+            let context = &loaded.settings().context;
             for dir in &context.include_directories {
                 let path = workspace.join(dir.trim());
                 match path.canonicalize() {

@@ -323,7 +323,9 @@ impl Agent {
         }
         let (commands, _) = crate::commands::load_commands(
             self.user_home().as_deref(),
-            self.config.primary_workspace(),
+            self.config
+                .workspace_trusted
+                .then(|| self.config.primary_workspace()),
         );
         let Some(command) = commands.get(name) else {
             return Ok(None);

@@ -41,6 +41,7 @@ pub mod prompts;
 pub mod restore;
 pub mod scheduler;
 pub mod session;
+pub mod settings_screen;
 pub mod thought;
 pub mod tokens;
 pub mod tools;

@@ -39,7 +39,7 @@ pub struct SessionHandle {
     events: WeakEventSink,
     finished: CancellationToken,
     /// Where custom commands are read from: the home and workspace.
-    commands_from: (Option<std::path::PathBuf>, std::path::PathBuf),
+    commands_from: (Option<std::path::PathBuf>, Option<std::path::PathBuf>),
     /// Broken command files already reported, so listing again (each `/`
     /// typed) does not repeat the warning.
     reported_command_problems: Arc<Mutex<Vec<String>>>,
@@ -140,7 +140,7 @@ impl SessionHandle {
                 self.ensure_open()?;
                 let (home, workspace) = &self.commands_from;
                 let (commands, problems) =
-                    crate::commands::load_commands(home.as_deref(), workspace);
+                    crate::commands::load_commands(home.as_deref(), workspace.as_deref());
                 let mut reported = self
                     .reported_command_problems
                     .lock()
@@ -277,7 +277,9 @@ impl Session {
                     .as_ref()
                     .and_then(|m| m.home.clone())
                     .or_else(crate::launch::home_dir),
-                config.workspace_dirs[0].clone(),
+                config
+                    .workspace_trusted
+                    .then(|| config.workspace_dirs[0].clone()),
             ),
             reported_command_problems: Arc::default(),
         };
@@ -566,6 +568,7 @@ async fn refresh_memory(agent: &mut Agent, sink: &EventSink) {
             file_names: vec![crate::memory::DEFAULT_CONTEXT_FILE_NAME.to_owned()],
             max_dirs: crate::memory::DEFAULT_MAX_DIRS,
             filtering: agent.config.file_filtering,
+            workspace_files: agent.config.workspace_trusted,
         }
     });
     let dirs = agent.config.workspace_dirs.clone();

@@ -13,6 +13,7 @@ mod event;
 mod mcp;
 mod memory;
 mod op;
+mod settings;
 
 pub use checkpoint::*;
 pub use command::*;
@@ -21,3 +22,4 @@ pub use event::*;
 pub use mcp::*;
 pub use memory::*;
 pub use op::*;
+pub use settings::*;

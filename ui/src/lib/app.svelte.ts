@@ -16,6 +16,11 @@ import type { Checkpoint, RestoreChoice } from "./checkpoints.svelte";
 import { type Confirmation, ConfirmationQueue } from "./confirmations.svelte";
 import { HistoryBrowser } from "./history.svelte";
 import { McpStore } from "./mcp.svelte";
+import { SettingsStore } from "./settings.svelte";
+import { applyTheme } from "./theme";
+
+/** Settings that a running session picks up by being reloaded (its conversation is kept). */
+const RELOAD_KEYS = ["model.name", "context.fileName", "context.includeDirectories", "general.checkpointing.enabled"];
 
 export type ConnectionState = "connecting" | "connected" | "busy" | "disconnected";
 
@@ -63,6 +68,17 @@ export class AppController {
   memoryPanelOpen = $state(false);
   /** Slash commands for the composer's autocomplete (built-in and custom). */
   commands = $state.raw<SlashCommandInfo[]>([]);
+  /** The settings screen and the folder's trust (prompt, restricted mode). */
+  readonly settings = new SettingsStore({
+    settingChanged: (key, value) => this.settingChanged(key, value?.value ?? null),
+    trustChanged: () => this.reload(),
+    setMcpEnabled: async (name, enabled) => {
+      if (!this.session) throw new Error("Start a session first: servers are switched through it.");
+      await api.mcpSetServerEnabled(this.session.session_id, name, enabled);
+    },
+  });
+  /** A reload waits for the running turn to end. */
+  private reloadPending = false;
   /** Servers whose details (tools, stderr) are expanded in the panel. */
   private expandedServers = new Set<string>();
 
@@ -91,6 +107,7 @@ export class AppController {
       return;
     }
     void this.auth.refresh();
+    void this.loadTheme();
     try {
       await api.onWorkspaceChanged((path) => void this.workspaceChanged(path));
     } catch (error) {
@@ -164,6 +181,15 @@ export class AppController {
    * shows the stored one's last messages and the model sees its history.
    */
   async resume(sessionId: string): Promise<void> {
+    await this.stopCurrent();
+    await this.startSession(this.model || undefined, sessionId);
+  }
+
+  /**
+   * Stops the current session (if any; its remaining events are ignored) and empties the chat.
+   * Returns the stopped session.
+   */
+  private async stopCurrent(): Promise<SessionInfo | null> {
     const old = this.session;
     this.generation++;
     this.session = null;
@@ -171,12 +197,12 @@ export class AppController {
       try {
         await api.stopSession(old.session_id);
       } catch {
-        // Already gone.
+        // Already gone (e.g. open_workspace stopped it).
       }
     }
     this.chat.clear();
     this.confirmations.clear();
-    await this.startSession(this.model || undefined, sessionId);
+    return old;
   }
 
   private fail(message: string): void {
@@ -247,6 +273,47 @@ export class AppController {
     void this.loadModels(info.session_id, generation);
     void this.loadMcpStatus(info.session_id);
     void this.loadCommands(info.session_id);
+    void this.settings.loadTrust();
+  }
+
+  /** Applies `ui.theme` from the settings (the system's theme until then, or without it). */
+  private async loadTheme(): Promise<void> {
+    try {
+      const view = await api.settingsGet();
+      applyTheme(view.values.find((v) => v.key === "ui.theme")?.value ?? null);
+    } catch {
+      applyTheme(null);
+    }
+  }
+
+  /** A setting was written on the settings screen: make it count now where that makes sense. */
+  private async settingChanged(key: string, value: unknown): Promise<void> {
+    if (key === "ui.theme") {
+      applyTheme(value);
+    } else if (key === "general.defaultApprovalMode") {
+      const mode = value === "auto_edit" ? "auto_edit" : value === "default" || value === null ? "default" : null;
+      if (mode && !this.settings.restricted) await this.setApprovalMode(mode);
+    } else if (RELOAD_KEYS.includes(key)) {
+      await this.reload();
+    }
+  }
+
+  /**
+   * Restarts the session so it reads the settings, commands, MCP servers and context files again
+   * (after a trust decision or a settings change), continuing the same conversation. The model
+   * comes from the settings again. While a turn runs, the reload waits for its end.
+   */
+  async reload(): Promise<void> {
+    if (this.busy) {
+      this.reloadPending = true;
+      return;
+    }
+    this.reloadPending = false;
+    const keep = this.chat.items.some((item) => item.kind === "user");
+    const old = await this.stopCurrent();
+    this.model = "";
+    await this.startSession(undefined, keep && old ? old.session_id : undefined);
+    void this.loadTheme();
   }
 
   /** Asks for the slash commands (answered by a `commands` event); again when `/` is typed. */
@@ -294,18 +361,7 @@ export class AppController {
 
   /** Stops the current session (if any) and starts a fresh one with an empty chat. */
   async restart(model?: string): Promise<void> {
-    const old = this.session;
-    this.generation++; // ignore the old session's remaining events
-    this.session = null;
-    if (old) {
-      try {
-        await api.stopSession(old.session_id);
-      } catch {
-        // Already gone (e.g. open_workspace stopped it).
-      }
-    }
-    this.chat.clear();
-    this.confirmations.clear();
+    await this.stopCurrent();
     await this.startSession(model);
   }
 
@@ -336,6 +392,7 @@ export class AppController {
         break;
       case "turn_complete":
         this.confirmations.clear();
+        if (this.reloadPending) queueMicrotask(() => void this.reload());
         break;
       case "memory_loaded":
         this.memory = { files: event.files, chars: event.chars };
@@ -538,6 +595,7 @@ export class AppController {
     this.session = null;
     this.chat.clear();
     this.confirmations.clear();
+    void this.loadTheme();
     await this.startSession(this.model || undefined, await this.lastSession());
   }
 
