@@ -7,6 +7,7 @@
 //! - [`sessions`]: the agent sessions and the forwarding of their events to the UI;
 //! - [`checkpoints`]: listing and restoring the workspace checkpoints taken before edits;
 //! - [`picker`]: the file-tree context picker (gd-workspace-index);
+//! - [`settings`]: the settings screen and the trust prompt (gd-core's `settings_screen`);
 //! - [`signin`]: the sign-in screen's and the auth status view's commands (gd-auth);
 //! - [`history`]: the session history commands (list, search, pages, rename, delete, export);
 //! - [`state`]: the state managed by Tauri and the launch options it is built from;
@@ -31,6 +32,7 @@ pub mod logging;
 pub mod picker;
 pub mod renderer;
 pub mod sessions;
+pub mod settings;
 pub mod signin;
 pub mod single_instance;
 pub mod state;
@@ -144,6 +146,10 @@ pub fn run() {
             picker::picker_estimate,
             picker::picker_watch,
             history::history_import_gemini_cli,
+            settings::trust_status,
+            settings::trust_folder,
+            settings::settings_get,
+            settings::settings_set,
         ])
         .run(tauri::generate_context!("../tauri.conf.json"));
     if let Err(error) = result {

@@ -80,21 +80,20 @@ impl Picker {
 /// The roots (workspace first, then include directories that exist) and
 /// the ignore settings, read from the settings layers like a session does.
 fn picker_config(workspace: &Path, home: Option<PathBuf>) -> (Vec<PathBuf>, Filtering) {
-    let env = gd_core::launch::Env::load(workspace, home.as_deref());
-    let getter = |name: &str| env.get(name);
-    let options = gd_settings::layers::LoadOptions {
-        home,
-        workspace: workspace.to_path_buf(),
-        env: &getter,
-    };
     let mut roots = vec![workspace.to_path_buf()];
     let mut filtering = Filtering::default();
-    match gd_settings::load_layers(&options) {
+    // An untrusted folder's own settings (and so its include directories)
+    // are not read, as for a session.
+    match gd_core::launch::load_workspace(
+        workspace,
+        home.as_deref(),
+        gd_core::launch::TrustOverride::Decide,
+    ) {
         Ok(loaded) => {
-            let context = &loaded.settings.context;
+            let context = &loaded.settings().context;
             for dir in &context.include_directories {
                 // As the session reads them (`~` is the home directory).
-                match gd_core::tools::files::existing_dir(workspace, dir, options.home.as_deref()) {
+                match gd_core::tools::files::existing_dir(workspace, dir, home.as_deref()) {
                     Some(path) if !roots.contains(&path) => roots.push(path),
                     _ => {}
                 }
@@ -237,7 +236,7 @@ mod tests {
         let home = temp.path().join("home");
         let ws = temp.path().join("ws");
         let shared = temp.path().join("shared");
-        for dir in [&home, &ws.join(".gemini"), &shared] {
+        for dir in [&home.join(".gemini"), &ws.join(".gemini"), &shared] {
             std::fs::create_dir_all(dir).unwrap();
         }
         std::fs::write(
@@ -248,6 +247,12 @@ mod tests {
         .unwrap();
         std::fs::create_dir_all(home.join("notes")).unwrap();
         let ws = ws.canonicalize().unwrap();
+        // Folder trust is on: a workspace's settings are read once it is trusted.
+        std::fs::write(
+            home.join(".gemini/trustedFolders.json"),
+            serde_json::json!({ ws.to_str().unwrap(): "TRUST_FOLDER" }).to_string(),
+        )
+        .unwrap();
         let (roots, filtering) = picker_config(&ws, Some(home.clone()));
         assert_eq!(
             roots,
@@ -262,7 +267,7 @@ mod tests {
 
         // Broken settings: the workspace alone, default rules.
         std::fs::write(ws.join(".gemini/settings.json"), "{ not json").unwrap();
-        let (roots, filtering) = picker_config(&ws, None);
+        let (roots, filtering) = picker_config(&ws, Some(home));
         assert_eq!(roots, [ws]);
         assert_eq!(filtering, Filtering::default());
     }

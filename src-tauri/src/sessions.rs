@@ -81,6 +81,8 @@ impl Sessions {
             LaunchError::Auth(m) => CommandError::new(CommandErrorKind::Auth, m),
             LaunchError::Config(m) => CommandError::new(CommandErrorKind::Config, m),
             LaunchError::Input(m) => CommandError::new(CommandErrorKind::Input, m),
+            // Only headless launches stop for an untrusted folder.
+            LaunchError::Untrusted(m) => CommandError::new(CommandErrorKind::Config, m),
         })?;
         let recorder = match history
             .recorder(&mut launch.config, resume.as_deref())
@@ -171,7 +173,8 @@ impl Sessions {
         session_id: &str,
         mode: ApprovalMode,
     ) -> Result<(), CommandError> {
-        self.with(session_id, |r| r.policy.set_mode(mode))
+        self.with(session_id, |r| r.policy.set_mode(mode))?
+            .map_err(|m| CommandError::new(CommandErrorKind::Input, m))
     }
 
     /// The models the session's credentials can use.

@@ -25,9 +25,34 @@ use crate::process::GroupChild;
 use crate::xvfb::Xvfb;
 use crate::{STARTUP_TIMEOUT, UI_TIMEOUT};
 
-/// CSS selector of the element carrying `data-testid="<id>"`.
+/// CSS selector of the element carrying `data-testid="<id>"`. A test id inside another
+/// element is written `<outer id>[<attr>=<value>] <id>` (e.g.
+/// `setting[data-key=ui.theme] setting-input`, the theme row's field): each word is a test id,
+/// optionally narrowed by attribute selectors.
 pub fn testid(id: &str) -> String {
-    format!("[data-testid=\"{id}\"]")
+    id.split_whitespace()
+        .map(|part| match part.split_once('[') {
+            Some((name, attrs)) => format!("[data-testid=\"{name}\"][{}", quote_attrs(attrs)),
+            None => format!("[data-testid=\"{part}\"]"),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `data-key=ui.theme]` → `data-key="ui.theme"]` (attribute values quoted for CSS).
+fn quote_attrs(attrs: &str) -> String {
+    attrs
+        .split("][")
+        .map(|a| {
+            let a = a.trim_end_matches(']');
+            match a.split_once('=') {
+                Some((k, v)) if !v.starts_with('"') => format!("{k}=\"{v}\""),
+                _ => a.to_owned(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("][")
+        + "]"
 }
 
 /// The X display the app is shown on.
@@ -48,6 +73,22 @@ impl Display {
     }
 }
 
+/// Trusts the folders among `args` in `home`'s `~/.gemini/trustedFolders.json` (Gemini
+/// CLI's file; folder trust is on by default).
+fn trust_folder_args<S: AsRef<OsStr>>(home: &Path, args: &[S]) -> Result<()> {
+    let rules: serde_json::Map<String, serde_json::Value> = args
+        .iter()
+        .map(|a| PathBuf::from(a.as_ref()))
+        .filter(|p| p.is_dir())
+        .filter_map(|p| p.canonicalize().ok())
+        .map(|p| (p.to_string_lossy().into_owned(), "TRUST_FOLDER".into()))
+        .collect();
+    let file = home.join(".gemini/trustedFolders.json");
+    std::fs::create_dir_all(home.join(".gemini")).context("create ~/.gemini")?;
+    std::fs::write(&file, serde_json::to_string_pretty(&rules)?)
+        .with_context(|| format!("write {}", file.display()))
+}
+
 /// The D-Bus name `tauri-plugin-single-instance` owns while the app runs: the app's
 /// identifier (tauri.conf.json) + `.SingleInstance`.
 const SINGLE_INSTANCE_NAME: &str = "dev.geminidesktop.gemini-desktop.SingleInstance";
@@ -65,6 +106,11 @@ const ISOLATED_ENV: &[&str] = &[
     "CODE_ASSIST_ENDPOINT",
     "GEMINI_MODEL",
     "GEMINI_SYSTEM_MD",
+    "GEMINI_CLI_TRUST_WORKSPACE",
+    "GEMINI_RESTRICTED_MODE",
+    "GEMINI_CLI_TRUSTED_FOLDERS_PATH",
+    "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+    "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
 ];
 
 /// The real app, running under tauri-driver, with an open WebDriver session.
@@ -106,7 +152,19 @@ impl App {
         args: &[S],
         env: &[(&str, &str)],
     ) -> Result<Self> {
-        Self::launch_inner(name, args, env, false).await
+        Self::launch_inner(name, args, env, false, true).await
+    }
+
+    /// Like [`App::launch_with_env`], but the folders on the command line are not trusted
+    /// (every other launch trusts them in the app's `~/.gemini/trustedFolders.json`, as a
+    /// user who answered the trust prompt would have): the app opens them in restricted mode
+    /// with its trust prompt.
+    pub async fn launch_untrusted<S: AsRef<OsStr>>(
+        name: &str,
+        args: &[S],
+        env: &[(&str, &str)],
+    ) -> Result<Self> {
+        Self::launch_inner(name, args, env, false, false).await
     }
 
     /// Like [`App::launch_with_env`], with an unlocked throwaway gnome-keyring on the app's
@@ -116,7 +174,7 @@ impl App {
         args: &[S],
         env: &[(&str, &str)],
     ) -> Result<Self> {
-        Self::launch_inner(name, args, env, true).await
+        Self::launch_inner(name, args, env, true, true).await
     }
 
     async fn launch_inner<S: AsRef<OsStr>>(
@@ -124,6 +182,7 @@ impl App {
         args: &[S],
         env: &[(&str, &str)],
         keyring: bool,
+        trust_folders: bool,
     ) -> Result<Self> {
         let external_display = std::env::var("GD_E2E_DISPLAY")
             .ok()
@@ -157,6 +216,9 @@ impl App {
             .prefix("gd-e2e-home-")
             .tempdir()
             .context("create a temporary HOME")?;
+        if trust_folders {
+            trust_folder_args(home.path(), args)?;
+        }
         // XDG_RUNTIME_DIR must be private (mode 0700, which tempdirs have) and holds the bus.
         let runtime_dir = home.path().join("run");
         std::fs::create_dir(&runtime_dir).context("create XDG_RUNTIME_DIR")?;

@@ -3,15 +3,17 @@
 //! - "Sign in with Google" against the fake Google OAuth server and the fake Code Assist
 //!   server, the test acting as the browser (the app runs `GEMINI_DESKTOP_BROWSER` with the
 //!   authorization URL; the test follows it, the fake redirects to the app's loopback callback);
-//!   then a prompt goes through the Code Assist transport with the bearer token, a restart
-//!   keeps the user signed in, and a sign-in Google revoked leads back to the sign-in screen
-//!   with the reason;
+//!   then a prompt goes through the Code Assist transport with the bearer token, the account
+//!   view changes the Code Assist project (the next request carries it), a restart keeps the
+//!   user signed in with that project, and a sign-in Google revoked leads back to the sign-in
+//!   screen with the reason;
 //! - an API key entered on the sign-in screen, validated against the fake Gemini API, used by
 //!   the chat, and deleted by Sign out (the sign-in screen is back, also after a restart).
 //!
 //! Test ids (see this crate's README): `signin-screen`, `signin-google`, `signin-stage`,
 //! `signin-api-key`, `api-key-input`, `api-key-save`, `account-open`, `account-label`,
-//! `auth-status`, `account-email`, `auth-store`, `auth-method`, plus the chat ones.
+//! `auth-status`, `account-email`, `auth-store`, `auth-method`, `project-list-load`,
+//! `project-select`, `project-pick`, `auth-project`, `auth-close`, plus the chat ones.
 //!
 //! Build first: `npm --prefix ui run build && cargo build -p gemini-desktop`.
 
@@ -219,6 +221,41 @@ async fn google_sign_in_then_chat_over_code_assist_survives_a_restart_until_revo
     let shot = app.screenshot("account").await?;
     eprintln!("screenshot: {}", shot.display());
 
+    // Change project: the picker lists the projects the fake Cloud Resource Manager returns,
+    // onboarding runs again with the pick, and the next chat request carries it.
+    app.wait_for_text("project-list-load", "offers a change", |t| {
+        t == "Change project…"
+    })
+    .await?;
+    app.click("project-list-load").await?;
+    app.select_option("project-select", "other-project").await?;
+    app.click("project-pick").await?;
+    app.wait_for_any_text("notice", "says the project changed", |t| {
+        t.contains("Gemini Code Assist is set up") && t.contains("project other-project")
+    })
+    .await?;
+    wait_connected(&app).await?;
+    let load = fake
+        .requests()
+        .into_iter()
+        .rfind(|r| r.api_method.as_deref() == Some("loadCodeAssist"))
+        .context("onboarding ran again")?;
+    ensure!(
+        load.body.as_ref().context("JSON body")?["cloudaicompanionProject"] == "other-project",
+        "{:?}",
+        load.body
+    );
+    // The new session's chat is empty; its first answer is the scenario's first step again.
+    app.type_and_enter("prompt-input", "And now?").await?;
+    app.wait_for_last_text("message-model", "shows the answer", |t| {
+        t.contains("Hello over Code Assist.")
+    })
+    .await?;
+    let main = fake.main_requests();
+    ensure!(main.len() == 2, "a second chat request: {}", main.len());
+    let body = main[1].body.clone().context("JSON body")?;
+    ensure!(body["project"] == "other-project", "{body}");
+
     // A restart keeps the sign-in: no sign-in screen, the chat connects at once.
     app.restart().await?;
     app.wait_ready().await?;
@@ -231,6 +268,13 @@ async fn google_sign_in_then_chat_over_code_assist_survives_a_restart_until_revo
         app.count("signin-screen").await? == 0,
         "no sign-in screen after a restart"
     );
+    // ...and the picked project.
+    app.click("account-open").await?;
+    app.wait_for_text("auth-project", "keeps the picked project", |t| {
+        t.contains("other-project") && t.contains("picked in Gemini Desktop")
+    })
+    .await?;
+    app.click("auth-close").await?;
 
     // Google revokes the sign-in: the next request is refused (401), the refresh fails with
     // invalid_grant, and the app goes back to the sign-in screen saying so, without retrying.

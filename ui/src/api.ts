@@ -28,6 +28,10 @@ import type { PageFrom } from "./protocol/PageFrom";
 import type { SearchHit } from "./protocol/SearchHit";
 import type { SessionSummary } from "./protocol/SessionSummary";
 import type { StoredMessage } from "./protocol/StoredMessage";
+import type { SettingsScope } from "./protocol/SettingsScope";
+import type { SettingsView } from "./protocol/SettingsView";
+import type { TrustInfo } from "./protocol/TrustInfo";
+import type { TrustLevel } from "./protocol/TrustLevel";
 
 export type { ApprovalMode, CommandError, ConfirmationOutcome, Event, ModelChoice, SessionInfo };
 
@@ -206,6 +210,26 @@ export function mcpRestartServer(sessionId: string, name: string): Promise<void>
 /** Turns an MCP server off or on (persisted; the settings entry stays as it is). */
 export function mcpSetServerEnabled(sessionId: string, name: string, enabled: boolean): Promise<void> {
   return invoke("mcp_set_server_enabled", { sessionId, name, enabled });
+}
+
+/** The open folder's trust (whether to show the trust prompt) and what it would load. */
+export function trustStatus(): Promise<TrustInfo> {
+  return invoke("trust_status");
+}
+
+/** Records the user's trust decision in `~/.gemini/trustedFolders.json`. */
+export function trustFolder(level: TrustLevel): Promise<TrustInfo> {
+  return invoke("trust_folder", { level });
+}
+
+/** The settings layers and the common keys, as on disk now. */
+export function settingsGet(): Promise<SettingsView> {
+  return invoke("settings_get");
+}
+
+/** Writes one setting (`null` removes it) into the user or workspace settings file. */
+export function settingsSet(scope: SettingsScope, key: string, value: unknown): Promise<SettingsView> {
+  return invoke("settings_set", { scope, key, value });
 }
 
 /** Asks for a server's stderr tail (answered by an `mcp_server_log` event). */

@@ -1,5 +1,7 @@
 // First import, so that its mark is set before the other modules are evaluated.
 import "./lib/script-mark";
+// Sets <html data-theme> from the system before the first paint; `ui.theme` refines it.
+import "./lib/theme";
 import { mount } from "svelte";
 import App from "./App.svelte";
 import "./styles/base.css";

@@ -1,6 +1,7 @@
 // The MCP panel: opened from the header, one row per server with its state (colour + text),
 // transport, tools (expandable), last error and stderr tail; Restart / Disable-Enable /
-// Authenticate send their commands; status events update it live.
+// Authenticate send their commands; status events update it live, and an open row's stderr tail
+// follows `mcp_server_log_changed`.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import * as E from "./support/events.mjs";
@@ -93,6 +94,59 @@ describe("MCP panel", () => {
     assert.equal(await fixture.getByTestId("mcp-log").innerText(), "starting\nlistening on stdio");
     await fixture.getByTestId("mcp-expand").click();
     assert.equal(await fixture.getByTestId("mcp-tool").count(), 0);
+    await app.close();
+  });
+
+  test("an open row's stderr tail follows the server's writes; collapsed rows and a closed panel fetch nothing", async () => {
+    const app = await openPanel();
+    const fixture = server(app, "fixture");
+    const logCalls = () => app.callsOf("mcp_server_log").filter((c) => c.args.name === "fixture").length;
+    const changed = { type: "mcp_server_log_changed", name: "fixture" };
+
+    // Collapsed: a write is not fetched.
+    await app.emit(changed);
+    await app.emit(E.mcpServerStatus(E.mcpStatus("remote", { state: "error", transport: "http", tools: 0, tool_list: [], error: "x" })));
+    assert.equal(logCalls(), 0);
+
+    await fixture.getByTestId("mcp-expand").click();
+    await app.waitForCall("mcp_server_log", (a) => a.name === "fixture");
+    await app.emit(E.mcpLog("fixture", ["starting"]));
+    await fixture.getByTestId("mcp-log").waitFor();
+
+    // The server writes: the core says so, the panel re-reads the tail and shows the new line.
+    let from = app.calls.length;
+    await app.emit(changed);
+    await app.waitForCall("mcp_server_log", (a) => a.sessionId === "s1" && a.name === "fixture", { from });
+    await app.emit(E.mcpLog("fixture", ["starting", "request 1 done"]));
+    await app.page.waitForFunction(
+      (s) => document.querySelector(`${s} [data-testid="mcp-log"]`)?.textContent?.includes("request 1 done"),
+      `[data-testid="mcp-server"][data-server="fixture"]`,
+    );
+    // Other servers' writes do not fetch this one.
+    await app.emit({ type: "mcp_server_log_changed", name: "remote" });
+    assert.equal(app.callsOf("mcp_server_log").filter((c) => c.args.name === "remote").length, 0);
+
+    // Collapsed: writes are not fetched.
+    await fixture.getByTestId("mcp-expand").click();
+    let count = logCalls();
+    await app.emit(changed);
+    await app.page.waitForTimeout(100);
+    assert.equal(logCalls(), count);
+
+    // Expanded, then the panel closed: nothing is fetched, and it reopens collapsed.
+    from = app.calls.length;
+    await fixture.getByTestId("mcp-expand").click();
+    await app.waitForCall("mcp_server_log", (a) => a.name === "fixture", { from });
+    await app.tid("mcp-close").click();
+    count = logCalls();
+    await app.emit(changed);
+    await app.page.waitForTimeout(100);
+    assert.equal(logCalls(), count, "no fetch while the panel is closed");
+    await app.tid("mcp-open").click();
+    assert.equal(await fixture.getByTestId("mcp-expand").getAttribute("aria-expanded"), "false");
+    await app.emit(changed);
+    await app.page.waitForTimeout(100);
+    assert.equal(logCalls(), count, "no fetch for a row that reopened collapsed");
     await app.close();
   });
 

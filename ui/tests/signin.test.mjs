@@ -1,7 +1,8 @@
 // The sign-in screen and the account ("auth doctor") view with a mocked backend: first launch
 // without credentials, API key ok / rejected, Vertex AI, Google sign-in with its stages, cancel,
 // paste-code, the project picker after a Code Assist failure, every kind of error message, the
-// view's buttons, and a sign-in that ends mid-session.
+// view's buttons, the account view's Choose / Change project (listed or typed, not offered when
+// GOOGLE_CLOUD_PROJECT fixes it, reachable after a restart), and a sign-in that ends mid-session.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { screenshotPath, setup } from "./support/harness.mjs";
@@ -35,7 +36,7 @@ function authBackend(cfg) {
     google: { signed_in: false, email: null, tier_id: null, tier_name: null, project: null, project_source: null, ...cfg.google },
     apiKeyStored: cfg.apiKeyStored ?? false,
     apiKeyInEnv: cfg.apiKeyInEnv ?? false,
-    problem: null,
+    problem: cfg.problem ?? null,
     lastError: cfg.lastError ?? null,
     channel: null,
     wait: null,
@@ -67,7 +68,13 @@ function authBackend(cfg) {
     last_error: s.lastError,
     notes: cfg.notes ?? [],
     actions: s.google.signed_in
-      ? ["switch_method", "re_authenticate", "pick_project", ...(s.ready ? [] : ["retry_code_assist_setup"]), "sign_out"]
+      ? [
+          "switch_method",
+          "re_authenticate",
+          ...(cfg.pickProject === false ? [] : ["pick_project"]),
+          ...(s.ready ? [] : ["retry_code_assist_setup"]),
+          "sign_out",
+        ]
       : ["switch_method", "sign_in_with_google", "set_api_key", "configure_vertex", ...(s.active ? ["sign_out"] : [])],
   });
   const settle = (result) => {
@@ -141,6 +148,7 @@ function authBackend(cfg) {
         setTimeout(() => window.__gdAuth.complete(cfg.outcome), 50);
         return null;
       case "auth_list_projects":
+        if (cfg.listError) throw cfg.listError;
         return s.projects;
       case "auth_pick_project":
       case "auth_retry_setup": {
@@ -504,6 +512,113 @@ describe("account view", () => {
     const starts = app.callsOf("start_session").length;
     await app.page.waitForTimeout(300);
     assert.equal(app.callsOf("start_session").length, starts);
+    await app.close();
+  });
+
+  const PROJECTS = [
+    { project_id: "proj-123", name: "Main", project_number: "111" },
+    { project_id: "beta-2", name: "Beta", project_number: "222" },
+  ];
+
+  test("Change project: the account view lists the projects and a pick sets Code Assist up again", async () => {
+    const app = await open({ ...signedIn, projects: PROJECTS });
+    await app.tid("account-open").click();
+    assert.equal(await app.tid("project-list-load").innerText(), "Change project…");
+    const starts = app.callsOf("start_session").length;
+    await app.tid("project-list-load").click();
+    await app.tid("project-select").waitFor();
+    assert.deepEqual(await app.tid("project-select").locator("option:not([disabled])").allInnerTexts(), [
+      "Main (proj-123) · current",
+      "Beta (beta-2)",
+    ]);
+    await app.tid("project-select").selectOption("beta-2");
+    await app.tid("auth-status").screenshot({ path: screenshotPath("auth-status-change-project.png") });
+    await app.tid("project-pick").click();
+    assert.deepEqual((await app.waitForCall("auth_pick_project")).args, { project: "beta-2" });
+    // A new session starts with the project, and says so.
+    await app.tid("auth-status").waitFor({ state: "detached" });
+    await connected(app);
+    assert.ok(app.callsOf("start_session").length > starts, "a new session");
+    assert.match(await app.tid("notice").last().innerText(), /Gemini Code Assist is set up \(Gemini Code Assist Standard, project beta-2\)/);
+    await app.tid("account-open").click();
+    assert.match(await app.tid("auth-project").innerText(), /beta-2 · picked in Gemini Desktop/);
+    await app.close();
+  });
+
+  test("Cancel closes the picker without changing anything", async () => {
+    const app = await open({ ...signedIn, projects: PROJECTS });
+    await app.tid("account-open").click();
+    await app.tid("project-list-load").click();
+    await app.tid("project-select").waitFor();
+    await app.tid("project-cancel").click();
+    assert.equal(await app.tid("project-picker").count(), 0);
+    assert.equal(await app.tid("project-list-load").innerText(), "Change project…");
+    assert.equal(app.callsOf("auth_pick_project").length, 0);
+    await app.close();
+  });
+
+  test("a project the account cannot list is typed in; listing's failure stays explained", async () => {
+    const listError = { kind: "protocol", message: "Could not list your Google Cloud projects (HTTP 403): permission denied", url: null };
+    const app = await open({ ...signedIn, listError });
+    await app.tid("account-open").click();
+    await app.tid("project-list-load").click();
+    await app.tid("auth-error").waitFor();
+    assert.equal(await app.tid("auth-error").locator(".message").innerText(), listError.message);
+    assert.match(await app.tid("project-loading").innerText(), /could not be listed; type the project ID/);
+    assert.ok(await app.tid("project-pick").isDisabled(), "nothing chosen yet");
+    await app.tid("project-id-input").fill("  typed-proj-9 ");
+    await app.tid("project-pick").click();
+    assert.deepEqual((await app.waitForCall("auth_pick_project")).args, { project: "typed-proj-9" });
+    await connected(app);
+    await app.close();
+  });
+
+  test("a project set by GOOGLE_CLOUD_PROJECT is not offered for change; the note says where it comes from", async () => {
+    const note = "The Code Assist project env-proj comes from the GOOGLE_CLOUD_PROJECT environment variable; change it there to use another project.";
+    const app = await open({
+      ...signedIn,
+      pickProject: false,
+      google: { ...signedIn.google, project: "env-proj", project_source: "env_google_cloud_project" },
+      notes: [note],
+    });
+    await app.tid("account-open").click();
+    await app.tid("auth-status").waitFor();
+    assert.match(await app.tid("auth-project").innerText(), /env-proj · GOOGLE_CLOUD_PROJECT/);
+    assert.equal(await app.tid("auth-note").innerText(), note);
+    assert.equal(await app.tid("project-list-load").count(), 0);
+    await app.close();
+  });
+
+  test("after a restart without a project: Choose project in the account view and on the sign-in screen", async () => {
+    const message =
+      "Your account needs a Google Cloud project for Gemini Code Assist (Standard, Enterprise or Workspace). Set GOOGLE_CLOUD_PROJECT, or pick a project on the sign-in screen.";
+    const app = await open({
+      active: "google-login",
+      ready: false,
+      google: { signed_in: true, email: "dev@example.com" },
+      problem: { kind: "code_assist", message, url: null },
+      startMessage: message,
+      projects: PROJECTS,
+    });
+    // The launch could not start a session: the sign-in screen says why and, the Google sign-in
+    // being kept, offers the picker and Retry setup without signing in again.
+    await app.tid("signin-screen").waitFor();
+    assert.equal(await app.tid("signin-reason").innerText(), message);
+    await app.tid("signin-setup").waitFor();
+    assert.ok(await app.tid("retry-setup").isVisible());
+    assert.equal(await app.tid("signin-setup").locator('[data-testid="project-list-load"]').innerText(), "Choose a Google Cloud project…");
+
+    // The account view offers it too.
+    await app.tid("account-open").click();
+    await app.tid("auth-status").waitFor();
+    const picker = app.tid("auth-project-picker");
+    assert.equal(await picker.locator('[data-testid="project-list-load"]').innerText(), "Choose project…");
+    await picker.locator('[data-testid="project-list-load"]').click();
+    await picker.locator('[data-testid="project-select"]').selectOption("proj-123");
+    await picker.locator('[data-testid="project-pick"]').click();
+    assert.deepEqual((await app.waitForCall("auth_pick_project")).args, { project: "proj-123" });
+    await connected(app);
+    assert.equal(await app.tid("signin-screen").count(), 0);
     await app.close();
   });
 });

@@ -144,13 +144,20 @@ impl ProjectSource {
 /// The OAuth client baked in at build time, if the builder set
 /// `GEMINI_DESKTOP_OAUTH_CLIENT_ID` (and `..._SECRET`).
 pub fn built_in_client() -> Option<OAuthClient> {
-    let id = option_env!("GEMINI_DESKTOP_OAUTH_CLIENT_ID")?.trim();
-    if id.is_empty() {
-        return None;
-    }
+    built_in_client_from(
+        option_env!("GEMINI_DESKTOP_OAUTH_CLIENT_ID"),
+        option_env!("GEMINI_DESKTOP_OAUTH_CLIENT_SECRET"),
+    )
+}
+
+/// The built-in client from the values `option_env!` found at build time
+/// (blank values count as unset). Separate from [`built_in_client`] so
+/// that the rule can be tested without rebuilding.
+pub fn built_in_client_from(id: Option<&str>, secret: Option<&str>) -> Option<OAuthClient> {
+    let id = id.map(str::trim).filter(|s| !s.is_empty())?;
     Some(OAuthClient {
         client_id: id.to_owned(),
-        client_secret: option_env!("GEMINI_DESKTOP_OAUTH_CLIENT_SECRET")
+        client_secret: secret
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .map(SecretString::new),
@@ -160,10 +167,27 @@ pub fn built_in_client() -> Option<OAuthClient> {
 
 impl AuthConfig {
     /// Reads settings and environment. `home` is the user's home directory.
+    ///
+    /// The OAuth client is the first of: `GEMINI_DESKTOP_OAUTH_CLIENT_ID` /
+    /// `..._SECRET` in the environment, `security.auth.oauthClient` in
+    /// settings, the one baked in at build time. The Code Assist project is
+    /// the first of `GOOGLE_CLOUD_PROJECT`, `GOOGLE_CLOUD_PROJECT_ID`,
+    /// `security.auth.googleCloudProject` (a project picked in the app
+    /// comes after these; see `AuthManager`).
     pub fn from_settings(
         settings: &Settings,
         env: &dyn Fn(&str) -> Option<String>,
         home: Option<&std::path::Path>,
+    ) -> Result<Self, AuthError> {
+        Self::from_sources(settings, env, home, built_in_client())
+    }
+
+    /// [`AuthConfig::from_settings`] with the build-time client given.
+    pub fn from_sources(
+        settings: &Settings,
+        env: &dyn Fn(&str) -> Option<String>,
+        home: Option<&std::path::Path>,
+        built_in: Option<OAuthClient>,
     ) -> Result<Self, AuthError> {
         let get = |name: &str| {
             env(name)
@@ -196,7 +220,7 @@ impl AuthConfig {
                 source: ClientSource::Settings,
             })
         } else {
-            built_in_client()
+            built_in
         };
         let defaults = Endpoints::default();
         let trim = |url: String| url.trim_end_matches('/').to_owned();

@@ -527,6 +527,13 @@ impl AuthManager {
             .map(|p| p.trim().to_owned())
             .filter(|p| !p.is_empty());
         if let Some(p) = &project {
+            if let Some((fixed, source)) = &self.inner.config.configured_project {
+                return Err(AuthError::Input(format!(
+                    "The Code Assist project is set by {} ({fixed}), which wins over a project picked \
+                     in Gemini Desktop. Change or remove it there to use {p}.",
+                    source.describe()
+                )));
+            }
             check_project_id(p, ProjectSource::Picked)?;
         }
         self.inner
@@ -983,6 +990,15 @@ impl AuthManager {
                  GOOGLE_CLOUD_PROJECT to the project's ID."
             ));
         }
+        if active == Some(AuthMethod::GoogleLogin)
+            && google_tokens.is_some()
+            && let Some((fixed, source)) = &self.inner.config.configured_project
+        {
+            notes.push(format!(
+                "The Code Assist project {fixed} comes from {}; change it there to use another project.",
+                source.describe()
+            ));
+        }
         let now = Utc::now();
         let google = GoogleStatus {
             signed_in: google_tokens.is_some(),
@@ -1036,7 +1052,11 @@ impl AuthManager {
                     AuthAction::SignInWithGoogle
                 });
                 if google.signed_in {
-                    actions.push(AuthAction::PickProject);
+                    // A project from the environment or settings wins over a
+                    // picked one: offering the picker would be a lie.
+                    if self.inner.config.configured_project.is_none() {
+                        actions.push(AuthAction::PickProject);
+                    }
                     if !ready {
                         actions.push(AuthAction::RetryCodeAssistSetup);
                     }

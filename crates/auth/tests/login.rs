@@ -378,6 +378,108 @@ async fn projects_are_listed_for_the_picker() {
     assert_eq!(ids, ["fake-project", "other-project"]);
 }
 
+/// The project of a session over Code Assist, from the resolved backend.
+fn session_project(manager: &gd_auth::AuthManager) -> Option<String> {
+    match manager.resolve_backend().unwrap().backend {
+        gd_gemini::Backend::CodeAssist { project, .. } => project,
+        other => panic!("not Code Assist: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_signed_in_user_changes_the_project_and_keeps_it_unless_the_environment_sets_one() {
+    let world = World::new(chat_scenario());
+    let manager = world.manager(None);
+    common::sign_in(&manager).await;
+    let status = manager.status().await;
+    assert!(status.ready);
+    assert_eq!(status.google.project.as_deref(), Some("fake-project"));
+    assert_eq!(
+        status.google.project_source,
+        Some(gd_auth::ProjectSource::CodeAssist)
+    );
+    assert!(
+        status.actions.contains(&gd_auth::AuthAction::PickProject),
+        "a working sign-in can change its project: {:?}",
+        status.actions
+    );
+
+    // "Change project": onboarding runs again with the picked project.
+    let setup = manager
+        .pick_project(Some(" other-project ".into()))
+        .await
+        .unwrap();
+    assert_eq!(setup.project, "other-project");
+    assert_eq!(setup.project_source, gd_auth::ProjectSource::Picked);
+    let load = world
+        .gemini
+        .requests()
+        .into_iter()
+        .rfind(|r| r.api_method.as_deref() == Some("loadCodeAssist"))
+        .unwrap();
+    assert_eq!(
+        load.body.unwrap()["cloudaicompanionProject"],
+        "other-project"
+    );
+    assert_eq!(session_project(&manager).as_deref(), Some("other-project"));
+
+    // Kept in auth.json: a new manager (a restart) uses it.
+    let restarted = world.manager(None);
+    let status = restarted.status().await;
+    assert_eq!(status.google.project.as_deref(), Some("other-project"));
+    assert_eq!(
+        status.google.project_source,
+        Some(gd_auth::ProjectSource::Picked)
+    );
+    assert_eq!(
+        session_project(&restarted).as_deref(),
+        Some("other-project")
+    );
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(world.auth_dir().join("auth.json")).unwrap())
+            .unwrap();
+    assert_eq!(state["picked_project"], "other-project", "{state:#}");
+
+    // GOOGLE_CLOUD_PROJECT wins over the picked project: the picker is not
+    // offered, a note says where the project comes from, picking is refused.
+    let fixed = world.manager(Some("env-project"));
+    let status = fixed.status().await;
+    assert_eq!(status.google.project.as_deref(), Some("env-project"));
+    assert_eq!(
+        status.google.project_source,
+        Some(gd_auth::ProjectSource::EnvGoogleCloudProject)
+    );
+    assert!(
+        !status.actions.contains(&gd_auth::AuthAction::PickProject),
+        "{:?}",
+        status.actions
+    );
+    assert!(
+        status
+            .notes
+            .iter()
+            .any(|n| n.contains("env-project") && n.contains("GOOGLE_CLOUD_PROJECT")),
+        "{:?}",
+        status.notes
+    );
+    assert_eq!(session_project(&fixed).as_deref(), Some("env-project"));
+    let err = fixed
+        .pick_project(Some("third-project".into()))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, AuthError::Input(_)), "{err:?}");
+    assert!(
+        err.to_string()
+            .contains("GOOGLE_CLOUD_PROJECT environment variable"),
+        "{err}"
+    );
+    assert_eq!(
+        restarted.status().await.google.project.as_deref(),
+        Some("other-project"),
+        "the refused pick changed nothing"
+    );
+}
+
 #[tokio::test]
 async fn sign_out_revokes_and_deletes() {
     let world = World::new(chat_scenario());

@@ -61,6 +61,11 @@ pub struct Args {
     #[arg(short = 'y', long = "yolo")]
     pub yolo: bool,
 
+    /// Trust the current folder for this run (its workspace settings,
+    /// `.env`, commands and MCP servers load; see trusted folders).
+    #[arg(long = "skip-trust")]
+    pub skip_trust: bool,
+
     /// default, auto_edit or yolo.
     #[arg(long = "approval-mode", value_name = "MODE")]
     pub approval_mode: Option<String>,

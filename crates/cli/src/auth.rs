@@ -46,6 +46,7 @@ fn manager() -> Result<AuthManager, (i32, String)> {
     })?;
     launch::auth_manager_for_workspace(&workspace).map_err(|e| match e {
         LaunchError::Config(m) => (exit::CONFIG_ERROR, m),
+        LaunchError::Untrusted(m) => (exit::UNTRUSTED_WORKSPACE, m),
         LaunchError::Input(m) => (exit::INPUT_ERROR, m),
         LaunchError::Auth(m) => (exit::AUTH_ERROR, m),
     })

@@ -8,6 +8,8 @@ pub const AUTH_ERROR: i32 = 41;
 pub const INPUT_ERROR: i32 = 42;
 pub const CONFIG_ERROR: i32 = 52;
 pub const TURN_LIMIT: i32 = 53;
+/// The folder is not trusted (Gemini CLI's `FatalUntrustedWorkspaceError`).
+pub const UNTRUSTED_WORKSPACE: i32 = 55;
 pub const INTERRUPTED: i32 = 130;
 
 /// A failure that ends the run, with the exit code and the error type name
@@ -41,6 +43,14 @@ impl Fatal {
         Self {
             code: CONFIG_ERROR,
             kind: "FatalConfigError",
+            message: message.into(),
+        }
+    }
+
+    pub fn untrusted(message: impl Into<String>) -> Self {
+        Self {
+            code: UNTRUSTED_WORKSPACE,
+            kind: "FatalUntrustedWorkspaceError",
             message: message.into(),
         }
     }

@@ -10,11 +10,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use gd_core::launch::{Env, home_dir};
+use gd_core::launch::{TrustOverride, home_dir, load_workspace};
 use gd_mcp::oauth::{SignInState, open_system_browser};
 use gd_mcp::{McpEvent, McpManager, McpOAuth, McpOptions, TransportConfig};
 use gd_protocol::McpServerState;
-use gd_settings::layers::LoadOptions;
 
 use crate::args::McpCommand;
 use crate::exit;
@@ -58,17 +57,12 @@ fn options() -> Result<(McpOptions, McpOAuth), String> {
     let workspace =
         std::env::current_dir().map_err(|e| format!("Cannot use the current directory: {e}"))?;
     let home = home_dir();
-    let env = Env::load(&workspace, home.as_deref());
-    let getter = |name: &str| env.get(name);
-    let settings = gd_settings::load_layers(&LoadOptions {
-        home: home.clone(),
-        workspace: workspace.clone(),
-        env: &getter,
-    })
-    .map_err(|e| e.to_string())?
-    .settings;
-    let options = McpOptions::from_settings(&settings, vec![workspace], home.as_deref());
-    let oauth = McpOAuth::shared(&settings, home.as_deref());
+    // An untrusted folder's workspace settings (and so its servers) are not read.
+    let loaded = load_workspace(&workspace, home.as_deref(), TrustOverride::Decide)
+        .map_err(|e| e.to_string())?;
+    let settings = loaded.settings();
+    let options = McpOptions::from_settings(settings, vec![workspace], home.as_deref());
+    let oauth = McpOAuth::shared(settings, home.as_deref());
     Ok((options, oauth))
 }
 

@@ -4,7 +4,7 @@
 use std::io::{IsTerminal, Read};
 
 use gd_core::ApprovalMode;
-use gd_core::launch::{self, Launch, LaunchError, LaunchOptions};
+use gd_core::launch::{self, Launch, LaunchError, LaunchOptions, TrustOverride};
 
 use crate::args::Args;
 use crate::exit::Fatal;
@@ -33,10 +33,16 @@ pub fn prepare(args: &Args) -> Result<Prepared, Fatal> {
         approval_mode,
         interactive: false,
         surface: "cli".into(),
+        trust: if args.skip_trust {
+            TrustOverride::Trust
+        } else {
+            TrustOverride::Decide
+        },
     })
     .map_err(|e| match e {
         LaunchError::Auth(m) => Fatal::auth(m),
         LaunchError::Config(m) => Fatal::config(m),
+        LaunchError::Untrusted(m) => Fatal::untrusted(m),
         LaunchError::Input(m) => Fatal::input(m),
     })?;
     Ok(Prepared { launch, prompt })

@@ -1,13 +1,18 @@
 //! Headless runs with a real MCP server (the python fixture server over
 //! stdio) configured in the workspace's `.gemini/settings.json`: the model
 //! calls an MCP tool and its result reaches the next request; policy rules
-//! with `mcpName` and `server__*` wildcards decide untrusted servers' calls.
+//! with `mcpName` and `server__*` wildcards decide untrusted servers' calls;
+//! the model lists and reads a server's resources (the paged server, whose
+//! slow resources/list does not keep the resource tools out of the first
+//! request).
 //!
 //! The server needs the python `mcp` package: `GD_TEST_MCP_PYTHON` names the
 //! interpreter, by default the venv scripts/install-mcp-test-deps.sh
 //! installs into target/test-deps.
 
 mod common;
+
+use std::path::PathBuf;
 
 use common::*;
 use pretty_assertions::assert_eq;
@@ -172,6 +177,83 @@ fn a_server_wildcard_deny_rule_hides_its_tools_even_in_yolo_mode() {
         error.starts_with("Tool \"mcp_fixture_add\" not found."),
         "{response:#}"
     );
+}
+
+/// The paged server (tools and resources in pages, resources/list slow).
+fn paged_settings(run: &Run, python: &str) {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/mcp/paged_server.py")
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let settings = json!({
+        "mcpServers": {
+            "paged": {
+                "command": python,
+                "args": [script],
+                "trust": true,
+                "timeout": 30000,
+                // Each resources/list page takes 0.5 s: the first request
+                // goes out before the resources are known.
+                "env": {"PAGED_RESOURCES_DELAY": "0.5"}
+            }
+        }
+    });
+    run.write_settings(
+        &run.ws.join(".gemini/settings.json"),
+        &serde_json::to_string_pretty(&settings).unwrap(),
+    );
+}
+
+#[test]
+fn the_model_lists_and_reads_mcp_resources() {
+    let (python, _) = fixture_server();
+    let run = Run::new(json!({"steps": [
+        {"functionCalls": [{"name": "list_mcp_resources", "args": {}}]},
+        {"functionCalls": [{"name": "read_mcp_resource", "args": {"uri": "paged:paged://doc/3"}}]},
+        {"text": "Doc 3 read."}
+    ]}));
+    paged_settings(&run, &python);
+    let out = run.run(&["-p", "read the docs", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout_json(&out)["response"], "Doc 3 read.");
+
+    // The server declared the resources capability: the resource tools are
+    // in the first request although its resources/list had not answered.
+    let names: Vec<String> = declared(&run, 0)
+        .iter()
+        .map(|d| d["name"].as_str().unwrap().to_owned())
+        .collect();
+    for tool in [
+        "read_mcp_resource",
+        "list_mcp_resources",
+        "mcp_paged_tool_24",
+    ] {
+        assert!(names.iter().any(|n| n == tool), "{tool} not in {names:?}");
+    }
+
+    // The listing waited for every page of the list.
+    let listed = &function_responses(&run, 1)[0];
+    assert_eq!(listed["name"], "list_mcp_resources");
+    let output = listed["response"]["output"].as_str().unwrap();
+    assert!(output.starts_with("Available MCP Resources:\n"), "{output}");
+    for i in 0..5 {
+        assert!(
+            output.contains(&format!(
+                "- paged:paged://doc/{i} | doc {i} | A paged document\n"
+            )),
+            "{output}"
+        );
+    }
+
+    let read = &function_responses(&run, 2)[0];
+    assert_eq!(read["name"], "read_mcp_resource");
+    assert_eq!(
+        read["response"],
+        json!({"output": "contents of doc 3\n"}),
+        "{read:#}"
+    );
+    assert_eq!(stdout_json(&out)["stats"]["tools"]["totalSuccess"], 2);
 }
 
 /// `mcp list` (Gemini CLI's `gemini mcp list`, the text form of `/mcp`):

@@ -32,6 +32,7 @@ fn main() {
         file_names: vec!["GEMINI.md".into()],
         max_dirs,
         filtering: FileFiltering::default(),
+        workspace_files: true,
     };
     let mut times = Vec::new();
     let mut memory = None;

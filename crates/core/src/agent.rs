@@ -479,7 +479,9 @@ impl Agent {
         loop {
             let (custom, _) = crate::commands::load_commands(
                 self.user_home().as_deref(),
-                self.config.primary_workspace(),
+                self.config
+                    .workspace_trusted
+                    .then(|| self.config.primary_workspace()),
             );
             let prompts = tools.mcp().map(|m| m.manager.prompts()).unwrap_or_default();
             let catalog = Catalog::new(&custom, &prompts, self.config.checkpointing.is_some());

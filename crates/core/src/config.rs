@@ -52,6 +52,10 @@ pub struct SessionConfig {
     pub surface: String,
     /// Checkpoints before edits (`general.checkpointing.enabled`); `None` = off.
     pub checkpointing: Option<gd_checkpoint::CheckpointConfig>,
+    /// Whether the workspace is a trusted folder. Untrusted, its custom
+    /// commands are not offered (its settings, `.env`, MCP servers and
+    /// context files were already left out when the launch read them).
+    pub workspace_trusted: bool,
 }
 
 impl SessionConfig {
@@ -74,6 +78,7 @@ impl SessionConfig {
             generation_config: None,
             surface: "cli".into(),
             checkpointing: None,
+            workspace_trusted: true,
         }
     }
 

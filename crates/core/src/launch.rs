@@ -11,7 +11,7 @@ use std::sync::Arc;
 use gd_auth::{AuthConfig, AuthManager};
 use gd_gemini::{Backend, ClientOptions, GeminiClient, RetryPolicy};
 use gd_settings::layers::LoadOptions;
-use gd_settings::{Settings, dotenv, load_layers};
+use gd_settings::{LoadedSettings, Settings, WorkspaceTrust, dotenv, load_layers, workspace_trust};
 use thiserror::Error;
 use tracing::{debug, warn};
 
@@ -38,6 +38,10 @@ pub enum LaunchError {
     /// A settings file, the system prompt file or the client setup is broken.
     #[error("{0}")]
     Config(String),
+    /// The workspace is not trusted and this frontend cannot ask (the
+    /// headless CLI: Gemini CLI's exit code 55).
+    #[error("{0}")]
+    Untrusted(String),
     /// Something the user passed is wrong (e.g. a missing include directory).
     #[error("{0}")]
     Input(String),
@@ -50,15 +54,23 @@ pub struct Env {
 }
 
 impl Env {
-    /// Loads the `.env` file Gemini CLI would load for `workspace`.
-    pub fn load(workspace: &Path, home: Option<&Path>) -> Self {
-        let dotenv = dotenv::find_env_file(workspace, home)
+    /// Loads the `.env` file Gemini CLI would load for `workspace`. In an
+    /// untrusted workspace `.gemini/.env` files are skipped and a `.env`
+    /// file only provides the credential variables (see
+    /// [`dotenv::restrict`]).
+    pub fn load(workspace: &Path, home: Option<&Path>, trusted: bool) -> Self {
+        let vars = dotenv::find_env_file(workspace, home, trusted)
             .and_then(|path| {
-                debug!(path = %path.display(), "loading .env");
+                debug!(path = %path.display(), trusted, "loading .env");
                 std::fs::read_to_string(path).ok()
             })
             .map(|text| dotenv::parse(&text))
             .unwrap_or_default();
+        let dotenv = if trusted {
+            vars
+        } else {
+            dotenv::restrict(vars)
+        };
         Self { dotenv }
     }
 
@@ -76,6 +88,79 @@ pub fn home_dir() -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
+/// Reads the process environment (not a `.env` file).
+fn process_env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// A workspace's settings and environment, read with its trust decided
+/// first (Gemini CLI's order): an untrusted folder's workspace settings and
+/// `.gemini/.env` are not read.
+#[derive(Debug, Clone)]
+pub struct WorkspaceSettings {
+    pub trust: WorkspaceTrust,
+    pub env: Env,
+    pub loaded: LoadedSettings,
+}
+
+impl WorkspaceSettings {
+    pub fn settings(&self) -> &Settings {
+        &self.loaded.settings
+    }
+}
+
+/// How a frontend wants trust decided.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TrustOverride {
+    /// By `security.folderTrust.enabled`, the environment and
+    /// `trustedFolders.json`.
+    #[default]
+    Decide,
+    /// Trusted for this run (`--skip-trust`).
+    Trust,
+}
+
+/// Decides `workspace`'s trust, then loads its `.env` and settings layers.
+/// A broken settings or trusted folders file is a [`LaunchError::Config`]
+/// naming the file and line.
+pub fn load_workspace(
+    workspace: &Path,
+    home: Option<&Path>,
+    trust: TrustOverride,
+) -> Result<WorkspaceSettings, LaunchError> {
+    let config = |e: gd_settings::SettingsError| LaunchError::Config(e.to_string());
+    let trust = match trust {
+        TrustOverride::Trust => WorkspaceTrust {
+            source: Some(gd_settings::TrustSource::Env),
+            enabled: true,
+            ..WorkspaceTrust::assumed(workspace)
+        },
+        TrustOverride::Decide => workspace_trust(&LoadOptions {
+            home: home.map(Path::to_path_buf),
+            workspace: workspace.to_path_buf(),
+            env: &process_env,
+            workspace_trusted: false,
+        })
+        .map_err(config)?,
+    };
+    if !trust.is_trusted() {
+        debug!(workspace = %workspace.display(), ?trust, "workspace not trusted: restricted mode");
+    }
+    let env = Env::load(workspace, home, trust.is_trusted());
+    let getter = |name: &str| env.get(name);
+    let loaded = load_layers(&LoadOptions {
+        home: home.map(Path::to_path_buf),
+        workspace: workspace.to_path_buf(),
+        env: &getter,
+        workspace_trusted: trust.is_trusted(),
+    })
+    .map_err(config)?;
+    Ok(WorkspaceSettings { trust, env, loaded })
+}
+
+/// Gemini CLI's message for an untrusted folder in headless mode.
+pub const UNTRUSTED_HEADLESS_MESSAGE: &str = "Gemini Desktop is not running in a trusted directory. To proceed, either use `--skip-trust`, set the `GEMINI_CLI_TRUST_WORKSPACE=true` environment variable, or trust this directory in the app (or in Gemini CLI's interactive mode).";
+
 /// What the frontend decided before reading settings.
 #[derive(Debug, Clone, Default)]
 pub struct LaunchOptions {
@@ -90,6 +175,8 @@ pub struct LaunchOptions {
     pub interactive: bool,
     /// `cli` or `desktop`, for the User-Agent.
     pub surface: String,
+    /// `--skip-trust`.
+    pub trust: TrustOverride,
 }
 
 /// A session ready to spawn.
@@ -101,6 +188,8 @@ pub struct Launch {
     pub tools: SessionTools,
     pub policy: Arc<PolicyApproval>,
     pub settings: Settings,
+    /// Whether the workspace is trusted, and who decided.
+    pub trust: WorkspaceTrust,
     /// Problems that did not stop the launch (e.g. a broken policy file).
     pub warnings: Vec<String>,
 }
@@ -133,15 +222,18 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         ))
     })?;
     let home = home_dir();
-    let env = Env::load(&workspace, home.as_deref());
+    let WorkspaceSettings { trust, env, loaded } =
+        load_workspace(&workspace, home.as_deref(), options.trust)?;
+    // Headless, nobody can be asked to trust the folder: Gemini CLI stops
+    // (exit code 55) unless the folder is trusted.
+    if trust.enabled && !trust.is_trusted() && !options.interactive {
+        return Err(LaunchError::Untrusted(
+            UNTRUSTED_HEADLESS_MESSAGE.to_owned(),
+        ));
+    }
+    let trusted = trust.is_trusted();
     let getter = |name: &str| env.get(name);
-    let settings = load_layers(&LoadOptions {
-        home,
-        workspace: workspace.clone(),
-        env: &getter,
-    })
-    .map_err(|e| LaunchError::Config(e.to_string()))?
-    .settings;
+    let settings = loaded.settings;
 
     let mut workspace_dirs = vec![workspace.clone()];
     for dir in options
@@ -166,11 +258,13 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
 
     // MCP servers are usually the slowest part of a start: start them before
     // anything else (they are stopped again if the launch fails below).
-    let mcp = StartedMcp(mcp_manager(
-        &settings,
-        &workspace_dirs,
-        home_dir().as_deref(),
-    ));
+    // An untrusted folder starts no MCP server at all (Gemini CLI's rule:
+    // a server's command could come from the repository).
+    let mcp = StartedMcp(
+        trusted
+            .then(|| mcp_manager(&settings, &workspace_dirs, home_dir().as_deref()))
+            .flatten(),
+    );
 
     let model = resolve_model(options.model.as_deref(), &env, &settings);
     let backend = select_backend(&settings, &env)?;
@@ -186,7 +280,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
 
     let system_prompt = resolve_system_prompt(&workspace, env.get("GEMINI_SYSTEM_MD").as_deref())
         .map_err(|e| LaunchError::Config(e.to_string()))?;
-    let approval_mode = options.approval_mode.unwrap_or_else(|| {
+    let mut approval_mode = options.approval_mode.unwrap_or_else(|| {
         settings
             .general
             .default_approval_mode
@@ -195,9 +289,17 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
             .filter(|m| *m != ApprovalMode::Yolo)
             .unwrap_or_default()
     });
+    if !trusted && approval_mode != ApprovalMode::Default {
+        warn!(
+            mode = approval_mode.as_str(),
+            "approval mode overridden to \"default\" because the folder is not trusted"
+        );
+        approval_mode = ApprovalMode::Default;
+    }
 
     let mut config = SessionConfig::new(model.clone(), workspace, system_prompt);
     config.workspace_dirs = workspace_dirs;
+    config.workspace_trusted = trusted;
     config.approval_mode = approval_mode;
     config.interactive = options.interactive;
     config.surface = options.surface;
@@ -231,22 +333,27 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
             .discovery_max_dirs
             .unwrap_or(crate::memory::DEFAULT_MAX_DIRS),
         filtering: config.file_filtering,
+        workspace_files: trusted,
     });
 
     let mut warnings = Vec::new();
     let home = home_dir();
     config.checkpointing = checkpointing(&settings, options.interactive, &getter, home.as_deref());
-    let sources =
-        PolicySources::standard(home.as_deref(), Some(&config.workspace_dirs[0]), &getter);
+    // Workspace policies only count in a trusted folder.
+    let policy_workspace = trusted.then_some(config.workspace_dirs[0].as_path());
+    let sources = PolicySources::standard(home.as_deref(), policy_workspace, &getter);
     let (mut engine, errors) = PolicyEngine::load(&sources);
     warnings.extend(errors.iter().map(|e| format!("Policy file skipped: {e}")));
     engine.add_rules(mcp_settings_rules(&settings));
-    let policy = Arc::new(PolicyApproval::new(
-        engine,
-        approval_mode,
-        options.interactive,
-        sources.user_dir.map(|dir| dir.join(AUTO_SAVED_POLICY_FILE)),
-    ));
+    let policy = Arc::new(
+        PolicyApproval::new(
+            engine,
+            approval_mode,
+            options.interactive,
+            sources.user_dir.map(|dir| dir.join(AUTO_SAVED_POLICY_FILE)),
+        )
+        .restricted(!trusted),
+    );
 
     let mut tools = ToolRegistry::with_builtins();
     if let (Some(discovery), Some(call)) = (
@@ -298,6 +405,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         },
         policy,
         settings,
+        trust,
         warnings,
     })
 }
@@ -401,17 +509,8 @@ pub fn auth_manager(settings: &Settings, env: &Env) -> Result<AuthManager, Launc
 /// read the way [`prepare`] reads them (for `gemini-desktop-cli auth` and the
 /// desktop shell's sign-in screen).
 pub fn auth_manager_for_workspace(workspace: &Path) -> Result<AuthManager, LaunchError> {
-    let home = home_dir();
-    let env = Env::load(workspace, home.as_deref());
-    let getter = |name: &str| env.get(name);
-    let settings = load_layers(&LoadOptions {
-        home,
-        workspace: workspace.to_path_buf(),
-        env: &getter,
-    })
-    .map_err(|e| LaunchError::Config(e.to_string()))?
-    .settings;
-    auth_manager(&settings, &env)
+    let loaded = load_workspace(workspace, home_dir().as_deref(), TrustOverride::Decide)?;
+    auth_manager(loaded.settings(), &loaded.env)
 }
 
 /// Picks the backend (see [`gd_auth::manager`] for the order):

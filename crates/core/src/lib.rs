@@ -44,6 +44,7 @@ pub mod prompts;
 pub mod restore;
 pub mod scheduler;
 pub mod session;
+pub mod settings_screen;
 pub mod stats;
 pub mod thought;
 pub mod tokens;

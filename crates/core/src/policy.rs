@@ -26,6 +26,8 @@ pub struct PolicyApproval {
     interactive: bool,
     /// Where "always allow and save" writes (`~/.gemini/policies/auto-saved.toml`).
     saved_rules: Option<PathBuf>,
+    /// An untrusted folder: only the default mode.
+    restricted: bool,
 }
 
 impl PolicyApproval {
@@ -40,7 +42,16 @@ impl PolicyApproval {
             mode: RwLock::new(mode),
             interactive,
             saved_rules,
+            restricted: false,
         }
+    }
+
+    /// In an untrusted folder only the default mode is allowed (Gemini
+    /// CLI: "Cannot enable privileged approval modes in an untrusted
+    /// folder").
+    pub fn restricted(mut self, restricted: bool) -> Self {
+        self.restricted = restricted;
+        self
     }
 
     pub fn engine(&self) -> &PolicyEngine {
@@ -51,9 +62,17 @@ impl PolicyApproval {
         *self.mode.read().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Switches the approval mode for the following calls.
-    pub fn set_mode(&self, mode: ApprovalMode) {
+    /// Switches the approval mode for the following calls; refused for
+    /// anything but the default in an untrusted folder.
+    pub fn set_mode(&self, mode: ApprovalMode) -> Result<(), String> {
+        if self.restricted && mode != ApprovalMode::Default {
+            return Err(
+                "Cannot enable privileged approval modes in an untrusted folder. Trust the folder first."
+                    .to_owned(),
+            );
+        }
         *self.mode.write().unwrap_or_else(|e| e.into_inner()) = mode;
+        Ok(())
     }
 
     /// Whether a tool should be offered to the model at all in this mode.

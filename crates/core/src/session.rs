@@ -52,7 +52,7 @@ pub struct SessionHandle {
 #[derive(Debug, Clone)]
 struct CommandSources {
     home: Option<std::path::PathBuf>,
-    workspace: std::path::PathBuf,
+    workspace: Option<std::path::PathBuf>,
     checkpointing: bool,
 }
 
@@ -160,8 +160,10 @@ impl SessionHandle {
             Op::ListCommands => {
                 self.ensure_open()?;
                 let sources = &self.commands;
-                let (commands, problems) =
-                    crate::commands::load_commands(sources.home.as_deref(), &sources.workspace);
+                let (commands, problems) = crate::commands::load_commands(
+                    sources.home.as_deref(),
+                    sources.workspace.as_deref(),
+                );
                 let mut reported = self
                     .reported_command_problems
                     .lock()
@@ -316,7 +318,10 @@ impl Session {
                     .as_ref()
                     .and_then(|m| m.home.clone())
                     .or_else(crate::launch::home_dir),
-                workspace: config.workspace_dirs[0].clone(),
+                // An untrusted folder's commands are not read.
+                workspace: config
+                    .workspace_trusted
+                    .then(|| config.workspace_dirs[0].clone()),
                 checkpointing: config.checkpointing.is_some(),
             },
             reported_command_problems: Arc::default(),
@@ -594,6 +599,7 @@ async fn refresh_memory(agent: &mut Agent, sink: &EventSink) {
             file_names: vec![crate::memory::DEFAULT_CONTEXT_FILE_NAME.to_owned()],
             max_dirs: crate::memory::DEFAULT_MAX_DIRS,
             filtering: agent.config.file_filtering,
+            workspace_files: agent.config.workspace_trusted,
         }
     });
     let dirs = agent.config.workspace_dirs.clone();
@@ -632,6 +638,7 @@ async fn forward_mcp_events(
         match event {
             Ok(McpEvent::Status(status)) => sink.emit(Event::McpServerStatus { status }),
             Ok(McpEvent::Discovery(state)) => sink.emit(Event::McpDiscovery { state }),
+            Ok(McpEvent::LogChanged(name)) => sink.emit(Event::McpServerLogChanged { name }),
             Ok(McpEvent::ToolsChanged) => {
                 let names = tools.current().names();
                 if names != declared {

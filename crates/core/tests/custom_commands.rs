@@ -40,6 +40,7 @@ fn start(
                 file_names: vec!["GEMINI.md".into()],
                 max_dirs: 10,
                 filtering: FileFiltering::default(),
+                workspace_files: true,
             });
         },
         policy,

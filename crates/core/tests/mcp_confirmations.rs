@@ -1,7 +1,9 @@
 //! Confirmations of an untrusted MCP server's tools through the session API,
 //! against the real python fixture server over stdio: the MCP confirmation
 //! names server, tool and arguments; "always allow this tool" covers that
-//! tool only, "always allow this server" every tool of the server.
+//! tool only, "always allow this server" every tool of the server; what the
+//! server writes to stderr is announced (`McpServerLogChanged`) and readable
+//! (`Op::McpServerLog`).
 
 mod common;
 
@@ -147,4 +149,51 @@ async fn declining_an_mcp_call_does_not_run_it() {
         1,
         "the model is not asked again after a decline"
     );
+}
+
+#[tokio::test]
+async fn a_servers_stderr_is_announced_and_its_tail_can_be_read() {
+    let state = tempfile::tempdir().unwrap();
+    let mut h = start(
+        json!({"steps": [
+            {"functionCalls": [{"name": "mcp_fixture_crash", "args": {}}]},
+            {"text": "it crashed"}
+        ]}),
+        state.path(),
+    );
+    let (mut events, asked) = turn_answering(&mut h, vec![ConfirmationOutcome::ProceedOnce]).await;
+    assert_eq!(asked.len(), 1);
+    // The server wrote its last words to stderr: the session says so (the
+    // event may come after the turn), and the tail has them.
+    let announced = |events: &[Event]| {
+        events
+            .iter()
+            .any(|e| matches!(e, Event::McpServerLogChanged { name } if name == "fixture"))
+    };
+    while !announced(&events) {
+        let event = tokio::time::timeout(std::time::Duration::from_secs(30), h.events.recv())
+            .await
+            .expect("the stderr write is announced")
+            .expect("the session is alive");
+        events.push(event);
+    }
+    h.handle
+        .submit(Op::McpServerLog {
+            name: "fixture".into(),
+        })
+        .unwrap();
+    loop {
+        let event = tokio::time::timeout(std::time::Duration::from_secs(30), h.events.recv())
+            .await
+            .expect("the log is sent")
+            .expect("the session is alive");
+        if let Event::McpServerLog { name, lines } = event {
+            assert_eq!(name, "fixture");
+            assert!(
+                lines.iter().any(|l| l == "fixture: crashing on purpose"),
+                "{lines:?}"
+            );
+            break;
+        }
+    }
 }

@@ -263,6 +263,7 @@ fn options(ws: &Path, home: &Path) -> DiscoveryOptions {
         file_names: vec!["GEMINI.md".into()],
         max_dirs: 200,
         filtering: FileFiltering::default(),
+        workspace_files: true,
     }
 }
 
@@ -396,6 +397,7 @@ fn memory_config(home: PathBuf) -> impl FnOnce(&mut gd_core::SessionConfig) {
             file_names: vec!["GEMINI.md".into()],
             max_dirs: 200,
             filtering: FileFiltering::default(),
+            workspace_files: true,
         });
     }
 }

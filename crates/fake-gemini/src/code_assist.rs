@@ -14,7 +14,7 @@
 //! ```
 //!
 //! * `load`: the `loadCodeAssist` answer (default: a standard-tier user with
-//!   project `fake-project`).
+//!   the project the request names, else `fake-project`).
 //! * `onboard.polls`: how many `GET operations/...` calls answer `done:
 //!   false` before the operation completes with `onboard.project`.
 //! * `tokens`: when set, every Code Assist call (setup and model calls)
@@ -98,10 +98,17 @@ impl HttpErrorSpec {
 
 /// The default `loadCodeAssist` answer.
 pub fn default_load() -> Value {
+    default_load_for(None)
+}
+
+/// The default `loadCodeAssist` answer to a request naming `requested`
+/// (its `cloudaicompanionProject`): a Standard user keeps the project it
+/// asked for, as Code Assist does; without one it gets `fake-project`.
+pub fn default_load_for(requested: Option<&str>) -> Value {
     json!({
         "currentTier": {"id": "standard-tier", "name": "Gemini Code Assist Standard"},
         "allowedTiers": [{"id": "standard-tier", "name": "Gemini Code Assist Standard", "isDefault": true}],
-        "cloudaicompanionProject": "fake-project"
+        "cloudaicompanionProject": requested.unwrap_or("fake-project")
     })
 }
 

@@ -275,7 +275,13 @@ pub(crate) fn plan(
                     Some(error) => Reply::json(error.status, error.body()),
                     None => Reply::json(
                         200,
-                        spec.load.clone().unwrap_or_else(code_assist::default_load),
+                        spec.load.clone().unwrap_or_else(|| {
+                            code_assist::default_load_for(
+                                body.as_ref()
+                                    .and_then(|b| b.get("cloudaicompanionProject"))
+                                    .and_then(Value::as_str),
+                            )
+                        }),
                     ),
                 }
             } else {

@@ -7,7 +7,8 @@
 #![allow(deprecated)]
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -127,6 +128,10 @@ pub(crate) struct Connection {
     service: CancellationToken,
     closed: watch::Receiver<bool>,
     pub child: Option<ChildServer>,
+    /// A liveness check runs (see [`Connection::probe`]).
+    probing: AtomicBool,
+    /// Why the connection was given up, when it was (not when closed).
+    failure: Mutex<Option<String>>,
 }
 
 impl Connection {
@@ -176,7 +181,47 @@ impl Connection {
             service,
             closed,
             child,
+            probing: AtomicBool::new(false),
+            failure: Mutex::new(None),
         })
+    }
+
+    /// Checks that a remote server still answers, after one of its requests
+    /// failed: the streamable HTTP transport outlives a dead server (each
+    /// request fails on its own, and it quietly starts a new session once
+    /// the server is back), so without this a crashed HTTP server would look
+    /// connected and never be restarted with its tools re-listed. A `ping`
+    /// that fails without any answer from the server ends the connection
+    /// (the supervisor then restarts it); one probe at a time.
+    pub async fn probe(&self, limit: Duration) {
+        if self.child.is_some() || self.is_closed() || self.probing.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let ping = rmcp::model::ClientRequest::PingRequest(rmcp::model::PingRequest::default());
+        let problem = match tokio::time::timeout(limit, self.peer.send_request(ping)).await {
+            // Any JSON-RPC answer, even an error, means the server is there.
+            Ok(Ok(_)) | Ok(Err(rmcp::ServiceError::McpError(_))) => None,
+            Ok(Err(e)) => Some(error_text(&e)),
+            Err(_) => Some(format!("no answer to ping within {} ms", limit.as_millis())),
+        };
+        self.probing.store(false, Ordering::SeqCst);
+        if let Some(problem) = problem {
+            self.fail(format!("the server stopped answering ({problem})"));
+        }
+    }
+
+    /// Gives the connection up for `reason` (see [`Connection::failure`]).
+    pub fn fail(&self, reason: String) {
+        *self.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(reason);
+        self.close_now();
+    }
+
+    /// Why [`Connection::fail`] gave the connection up.
+    pub fn failure(&self) -> Option<String> {
+        self.failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Resolves when the connection has ended (the server exited or the
@@ -325,6 +370,11 @@ fn capabilities(peer: &Peer<RoleClient>) -> rmcp::model::ServerCapabilities {
     peer.peer_info()
         .map(|info| info.capabilities.clone())
         .unwrap_or_default()
+}
+
+/// Whether the server declared the `resources` capability in `initialize`.
+pub(crate) fn offers_resources(peer: &Peer<RoleClient>) -> bool {
+    capabilities(peer).resources.is_some()
 }
 
 /// A tools/list request on its way (see [`send_tools_list`]).

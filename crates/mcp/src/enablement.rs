@@ -67,13 +67,8 @@ impl Enablement {
         } else {
             map.insert(id, json!({"enabled": false}));
         }
-        if let Some(dir) = file.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
         let text = serde_json::to_string_pretty(&Value::Object(map)).unwrap_or_default();
-        let tmp = file.with_extension("json.tmp");
-        std::fs::write(&tmp, text)?;
-        std::fs::rename(&tmp, file)
+        gd_settings::write::atomic_write(file, text.as_bytes(), None)
     }
 }
 

@@ -1,7 +1,11 @@
-//! A bounded tail of what a server wrote to stderr, for the UI.
+//! A bounded tail of what a server wrote to stderr, for the UI, with a
+//! change counter so the UI can follow it live (see
+//! [`LogTail::subscribe`]).
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
+
+use tokio::sync::watch;
 
 /// Lines kept per server.
 pub const MAX_LINES: usize = 200;
@@ -11,14 +15,30 @@ pub const MAX_LINE_CHARS: usize = 2000;
 /// failures, skipped tools, ...), so the panel shows them in context.
 pub const NOTE_PREFIX: &str = "[gemini-desktop] ";
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct LogTail {
     lines: Mutex<VecDeque<String>>,
+    /// Bumped on every pushed line.
+    changes: watch::Sender<u64>,
+}
+
+impl Default for LogTail {
+    fn default() -> Self {
+        Self {
+            lines: Mutex::default(),
+            changes: watch::channel(0).0,
+        }
+    }
 }
 
 impl LogTail {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Hears about every line pushed from now on (the value counts them).
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changes.subscribe()
     }
 
     pub fn push(&self, line: &str) {
@@ -32,6 +52,8 @@ impl LogTail {
             lines.pop_front();
         }
         lines.push_back(line);
+        drop(lines);
+        self.changes.send_modify(|n| *n += 1);
     }
 
     pub fn lines(&self) -> Vec<String> {
@@ -78,5 +100,17 @@ mod tests {
         ));
         assert_eq!(log.last_line().unwrap(), "the server's own words");
         assert_eq!(log.lines().len(), MAX_LINES);
+    }
+
+    #[test]
+    fn subscribers_hear_of_new_lines() {
+        let log = LogTail::new();
+        let mut rx = log.subscribe();
+        assert!(!rx.has_changed().unwrap());
+        log.push("one");
+        log.push("two");
+        assert!(rx.has_changed().unwrap());
+        assert_eq!(*rx.borrow_and_update(), 2);
+        assert!(!rx.has_changed().unwrap());
     }
 }

@@ -34,6 +34,14 @@ use crate::transport::stdio;
 /// How long a stopped server may take to exit before it is killed.
 const STOP_GRACE: Duration = Duration::from_millis(1500);
 
+/// How long a remote server has to answer the `ping` that checks it is
+/// still there after a failed request.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// At most one [`McpEvent::LogChanged`] per server in this time: a chatty
+/// server's stderr must not flood the UI, which re-reads the tail per event.
+pub const LOG_EVENT_INTERVAL: Duration = Duration::from_millis(250);
+
 /// Restarts after a crash: `initial`, doubling up to `max`, at most
 /// `max_attempts` in a row (a server that stayed up for `stable` starts
 /// counting again).
@@ -163,6 +171,9 @@ pub enum McpEvent {
     Discovery(McpDiscoveryState),
     /// The tools or resources on offer changed.
     ToolsChanged,
+    /// The server's log (stderr tail, see [`McpManager::log`]) grew; sent
+    /// at once, then at most every [`LOG_EVENT_INTERVAL`].
+    LogChanged(String),
 }
 
 /// Why a request to a server failed.
@@ -188,6 +199,10 @@ struct Slot {
     tools: Vec<Arc<McpTool>>,
     prompts: Vec<McpPromptInfo>,
     resources: Vec<McpResource>,
+    /// The connected server declared the `resources` capability in
+    /// `initialize` and its resources/list has not answered yet: the
+    /// resource tools are declared meanwhile, and use waits for the list.
+    resources_pending: bool,
     /// Connected, and its prompts and resources are still being listed.
     listing: bool,
     conn: Option<Arc<Connection>>,
@@ -215,6 +230,9 @@ struct Inner {
     stopped: CancellationToken,
     /// Bumped whenever the tools or resources on offer change.
     tools_generation: AtomicU64,
+    /// Bumped whenever a server's resource list arrives or is given up
+    /// (see [`McpManager::wait_resources`]).
+    resources_listed: watch::Sender<u64>,
     started: AtomicBool,
     /// The runtime `start` ran on. Restarts, enabling and stops come from
     /// callers that may not be on a Tokio thread (a desktop app's
@@ -293,6 +311,7 @@ impl McpManager {
                     tools: Vec::new(),
                     prompts: Vec::new(),
                     resources: Vec::new(),
+                    resources_pending: false,
                     listing: false,
                     conn: None,
                     run: None,
@@ -313,6 +332,7 @@ impl McpManager {
                 http: OnceLock::new(),
                 stopped: CancellationToken::new(),
                 tools_generation: AtomicU64::new(0),
+                resources_listed: watch::channel(0).0,
                 started: AtomicBool::new(false),
                 runtime: OnceLock::new(),
             }),
@@ -360,6 +380,7 @@ impl McpManager {
         if let Some(oauth) = &self.inner.options.oauth {
             self.inner.follow_sign_ins(oauth.subscribe_sign_ins());
         }
+        self.inner.follow_logs();
     }
 
     /// Events from now on (status changes, discovery, tool changes).
@@ -447,6 +468,35 @@ impl McpManager {
             .collect()
     }
 
+    /// Whether a connected server offers resources: it declared the
+    /// capability and its list is still coming, or it listed some. Known as
+    /// soon as the server answers `initialize`, so the resource tools are
+    /// declared to the first model request without waiting for
+    /// resources/list.
+    pub fn offers_resources(&self) -> bool {
+        self.inner
+            .lock()
+            .iter()
+            .any(|s| s.conn.is_some() && (s.resources_pending || !s.resources.is_empty()))
+    }
+
+    /// Resolves once no connected server's resources/list is outstanding
+    /// (each ends with the list, its failure, or the connection), or when
+    /// `cancel` fires. [`McpManager::resources`] is complete afterwards.
+    pub async fn wait_resources(&self, cancel: &CancellationToken) -> Result<(), CallError> {
+        let mut listed = self.inner.resources_listed.subscribe();
+        loop {
+            listed.borrow_and_update();
+            if !self.inner.lock().iter().any(|s| s.resources_pending) {
+                return Ok(());
+            }
+            tokio::select! {
+                _ = cancel.cancelled() => return Err(CallError::Cancelled),
+                changed = listed.changed() => if changed.is_err() { return Ok(()) },
+            }
+        }
+    }
+
     /// The resources of connected servers, in server order.
     pub fn resources(&self) -> Vec<McpResource> {
         self.inner
@@ -487,7 +537,10 @@ impl McpManager {
         };
         self.inner.record_latency(server, started.elapsed());
         match result {
-            Err(_) => Err(CallError::Timeout(timeout)),
+            Err(_) => {
+                self.inner.check_alive(&conn);
+                Err(CallError::Timeout(timeout))
+            }
             Ok(Err(e)) => Err(self.inner.request_error(server, &conn, &e)),
             Ok(Ok(result)) => serde_json::to_value(result)
                 .map_err(|e| CallError::Failed(format!("unreadable result: {e}"))),
@@ -510,7 +563,10 @@ impl McpManager {
         };
         self.inner.record_latency(server, started.elapsed());
         match result {
-            Err(_) => Err(CallError::Timeout(timeout)),
+            Err(_) => {
+                self.inner.check_alive(&conn);
+                Err(CallError::Timeout(timeout))
+            }
             Ok(Err(e)) => Err(self.inner.request_error(server, &conn, &e)),
             Ok(Ok(result)) => serde_json::to_value(result)
                 .map_err(|e| CallError::Failed(format!("unreadable result: {e}"))),
@@ -825,11 +881,13 @@ impl Inner {
         if let Some(conn) = slot.conn.take() {
             self.spawn(async move { conn.close(STOP_GRACE).await });
         }
-        let had_tools = !slot.tools.is_empty() || !slot.resources.is_empty();
+        let had_tools =
+            !slot.tools.is_empty() || !slot.resources.is_empty() || slot.resources_pending;
         slot.listing = false;
         slot.tools.clear();
         slot.prompts.clear();
         slot.resources.clear();
+        self.set_resources_pending(slot, false);
         slot.status.tools = 0;
         slot.status.tool_list.clear();
         slot.status.prompts = 0;
@@ -919,6 +977,38 @@ impl Inner {
         });
     }
 
+    /// Announces every server's log growth as [`McpEvent::LogChanged`]:
+    /// the first new line at once, then at most one event per
+    /// [`LOG_EVENT_INTERVAL`] (lines written meanwhile are covered by the
+    /// next one).
+    fn follow_logs(self: &Arc<Self>) {
+        let logs: Vec<(String, watch::Receiver<u64>)> = self
+            .lock()
+            .iter()
+            .map(|slot| (slot.name.clone(), slot.log.subscribe()))
+            .collect();
+        for (name, mut changes) in logs {
+            let weak = Arc::downgrade(self);
+            let stopped = self.stopped.clone();
+            self.spawn(async move {
+                loop {
+                    tokio::select! {
+                        _ = stopped.cancelled() => return,
+                        changed = changes.changed() => if changed.is_err() { return },
+                    }
+                    match weak.upgrade() {
+                        Some(inner) => inner.emit(McpEvent::LogChanged(name.clone())),
+                        None => return,
+                    }
+                    tokio::select! {
+                        _ = stopped.cancelled() => return,
+                        _ = tokio::time::sleep(LOG_EVENT_INTERVAL) => {}
+                    }
+                }
+            });
+        }
+    }
+
     /// Stops a sign-in under way for the slot's server, if any.
     fn cancel_sign_in(&self, slot: &Slot) {
         if slot.status.state != McpServerState::Authenticating {
@@ -1003,6 +1093,15 @@ impl Inner {
         message
     }
 
+    /// Marks the slot's resource list as outstanding or not, waking
+    /// [`McpManager::wait_resources`] when that changes.
+    fn set_resources_pending(&self, slot: &mut Slot, pending: bool) {
+        if slot.resources_pending != pending {
+            slot.resources_pending = pending;
+            self.resources_listed.send_modify(|n| *n += 1);
+        }
+    }
+
     /// Runs `f` on the slot if it still belongs to `generation`.
     fn update<R>(&self, name: &str, generation: u64, f: impl FnOnce(&mut Slot) -> R) -> Option<R> {
         let mut slots = self.lock();
@@ -1050,15 +1149,27 @@ impl Inner {
         }
     }
 
+    /// After a request to a remote server failed or timed out: checks in
+    /// the background that the server still answers (see
+    /// [`Connection::probe`]). A stdio server's exit closes its connection
+    /// by itself.
+    fn check_alive(&self, conn: &Arc<Connection>) {
+        if conn.child.is_none() && !conn.is_closed() {
+            let conn = conn.clone();
+            self.spawn(async move { conn.probe(PROBE_TIMEOUT).await });
+        }
+    }
+
     fn request_error(
         &self,
         server: &str,
-        conn: &Connection,
+        conn: &Arc<Connection>,
         error: &rmcp::ServiceError,
     ) -> CallError {
         if is_auth_required(error) {
             return CallError::Failed(self.sign_in_lost(server));
         }
+        self.check_alive(conn);
         if conn.is_closed() || matches!(error, rmcp::ServiceError::TransportClosed) {
             let exit = conn
                 .child
@@ -1532,7 +1643,8 @@ async fn supervise(
                 // All lists are requested at once, tools first; the server is
                 // declared as soon as its tools are known. Prompts and
                 // resources follow (the first model request does not wait
-                // for them).
+                // for them: the resource tools are declared from the
+                // `resources` capability, and wait for the list when used).
                 let tools_request = match client::send_tools_list(&conn.peer).await {
                     Ok(request) => request,
                     Err(message) => {
@@ -1573,11 +1685,15 @@ async fn supervise(
                         refresh(&conn, &HashSet::from([Notice::Tools]), config.timeout, &log).await;
                     found.tools = again.tools.or(found.tools);
                 }
+                // A server that declares resources gets the resource tools
+                // now; their use waits for its list (wait_resources).
+                let resources_declared = client::offers_resources(&conn.peer);
                 let conn = Arc::new(conn);
                 let installed = inner.update(name, generation, |slot| {
                     inner.apply_discovery(slot, &found);
-                    slot.listing = true;
                     slot.conn = Some(conn.clone());
+                    slot.listing = true;
+                    inner.set_resources_pending(slot, resources_declared);
                     slot.status.state = McpServerState::Connected;
                     slot.status.error = None;
                     slot.status.latency_ms = Some(latency.as_millis() as u64);
@@ -1614,6 +1730,11 @@ async fn supervise(
                                 inner.update(name, generation, |slot| {
                                     slot.conn = None;
                                     slot.listing = false;
+                                    // Announced before waiters see the list done.
+                                    if resources_declared {
+                                        inner.emit(McpEvent::ToolsChanged);
+                                    }
+                                    inner.set_resources_pending(slot, false);
                                 });
                                 inner.set_state(
                                     name,
@@ -1630,15 +1751,21 @@ async fn supervise(
                                 lists.resources = again.resources.or(lists.resources);
                                 deferred.clear();
                             }
-                            let resources_changed = lists.resources.as_ref().is_some_and(|r| !r.is_empty());
+                            // Listed (or not offered after all): the
+                            // resource tools stay only if there are some.
+                            let resources_changed = resources_declared
+                                || lists.resources.as_ref().is_some_and(|r| !r.is_empty());
                             inner.update(name, generation, |slot| {
                                 inner.apply_discovery(slot, &lists);
                                 slot.listing = false;
+                                // The new tool set is announced before
+                                // wait_resources callers see the list done.
+                                if resources_changed {
+                                    inner.emit(McpEvent::ToolsChanged);
+                                }
+                                inner.set_resources_pending(slot, false);
                                 inner.emit_status(slot);
                             });
-                            if resources_changed {
-                                inner.emit(McpEvent::ToolsChanged);
-                            }
                         }
                         Some(notice) = notices.recv() => {
                             let mut changed = HashSet::from([notice]);
@@ -1667,9 +1794,10 @@ async fn supervise(
                     }
                     None => None,
                 };
-                let mut message = match status {
-                    Some(status) => format!("the server process exited ({status})"),
-                    None => "the connection to the server closed".to_owned(),
+                let mut message = match (status, conn.failure()) {
+                    (Some(status), _) => format!("the server process exited ({status})"),
+                    (None, Some(failure)) => failure,
+                    (None, None) => "the connection to the server closed".to_owned(),
                 };
                 if let Some(line) = log.last_line() {
                     message.push_str(&format!("; last stderr line: {line}"));
@@ -1677,8 +1805,11 @@ async fn supervise(
                 warn!(server = name, "{message}");
                 let had = inner.update(name, generation, |slot| {
                     slot.conn = None;
+                    let had = !slot.tools.is_empty()
+                        || !slot.resources.is_empty()
+                        || slot.resources_pending;
                     slot.listing = false;
-                    let had = !slot.tools.is_empty() || !slot.resources.is_empty();
+                    inner.set_resources_pending(slot, false);
                     slot.tools.clear();
                     slot.prompts.clear();
                     slot.resources.clear();

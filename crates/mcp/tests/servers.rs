@@ -1,5 +1,6 @@
 //! The MCP client against real servers: the python fixture server (stdio,
-//! streamable HTTP, SSE) and server-everything (node, stdio).
+//! streamable HTTP, SSE), the paged server (low-level SDK API, paged
+//! lists) and server-everything (node, stdio).
 
 mod common;
 
@@ -216,8 +217,14 @@ async fn every_content_type_and_tool_errors() {
 #[tokio::test(flavor = "multi_thread")]
 async fn timeouts_and_cancellation() {
     let ws = tempfile::tempdir().unwrap();
+    // The server notes each call that `notifications/cancelled` interrupted.
+    let cancelled_calls = ws.path().join("cancelled.txt");
     let manager = started(options(
-        json!({"fx": fixture_stdio(json!({"timeout": 8000}))}),
+        json!({"fx": fixture_stdio(json!({
+            // Also the handshake's limit: roomy for a loaded machine.
+            "timeout": 15000,
+            "env": {"FIXTURE_CANCEL_FILE": cancelled_calls}
+        }))}),
         ws.path(),
     ))
     .await;
@@ -229,9 +236,11 @@ async fn timeouts_and_cancellation() {
         .await;
     assert_eq!(
         timed_out,
-        Err(CallError::Timeout(Duration::from_millis(8000)))
+        Err(CallError::Timeout(Duration::from_millis(15000)))
     );
-    assert!(started_at.elapsed() < Duration::from_secs(20));
+    assert!(started_at.elapsed() < Duration::from_secs(25));
+    // The server was told to stop working on it.
+    wait_for_lines(&cancelled_calls, 1).await;
 
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
@@ -245,6 +254,17 @@ async fn timeouts_and_cancellation() {
         .await;
     assert_eq!(cancelled, Err(CallError::Cancelled));
     assert!(started_at.elapsed() < Duration::from_secs(5));
+    // Cancelling sends `notifications/cancelled`: the server's handler was
+    // interrupted while the connection stays up (its 30 s sleep would
+    // otherwise still run).
+    let lines = wait_for_lines(&cancelled_calls, 2).await;
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.starts_with("slow 30") && l.ends_with("cancelled")),
+        "{lines:?}"
+    );
+    assert_connected(&manager, "fx");
 
     // The server is still fine.
     let ok = manager
@@ -325,6 +345,224 @@ async fn a_crashed_server_restarts_and_its_tools_come_back() {
     assert_eq!(
         texts(&ok, "add"),
         ["<untrusted_context>\n2\n</untrusted_context>"]
+    );
+    manager.shutdown(Duration::from_secs(1)).await;
+}
+
+/// Waits (up to 20 s) until `path` has `n` lines; returns them.
+async fn wait_for_lines(path: &std::path::Path, n: usize) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let lines: Vec<String> = std::fs::read_to_string(path)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        if lines.len() >= n {
+            return lines;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{} has {} lines, expected {n}: {lines:?}",
+            path.display(),
+            lines.len()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_crashed_http_server_is_reconnected_and_its_tools_come_back() {
+    let ws = tempfile::tempdir().unwrap();
+    let crashes = ws.path().join("crashes.txt");
+    let mut first = HttpFixture::start_with("http", None, &[("FIXTURE_CRASH_FILE", &crashes)]);
+    let port = first.port;
+    let mut options = options(
+        json!({"remote": {"httpUrl": format!("http://127.0.0.1:{port}/mcp")}}),
+        ws.path(),
+    );
+    // Enough attempts to outlast the new server's start-up.
+    options.restart.max_attempts = 30;
+    let manager = started(options).await;
+    let status = assert_connected(&manager, "remote");
+    assert_eq!(status.transport, Some(McpTransportKind::Http));
+    let tools = status.tools;
+    assert!(declared(&manager).contains(&"mcp_remote_add".to_owned()));
+
+    // The server process dies while answering a call.
+    let crashed = manager
+        .call_tool("remote", "crash", json!({}), &CancellationToken::new())
+        .await;
+    assert!(crashed.is_err(), "{crashed:?}");
+    assert_eq!(first.wait_exit().code(), Some(3));
+    assert_eq!(std::fs::read_to_string(&crashes).unwrap(), "crash\n");
+    let down = wait_status(&manager, "remote", "in error, restarting", |s| {
+        s.state == McpServerState::Error
+    })
+    .await;
+    let message = down.error.unwrap();
+    assert!(
+        message.starts_with("the server stopped answering") && message.contains("restarting in"),
+        "{message}"
+    );
+    assert!(
+        !declared(&manager)
+            .iter()
+            .any(|t| t.starts_with("mcp_remote_")),
+        "its tools are withdrawn while it is down"
+    );
+
+    // The server comes back on the same address: the manager reconnects.
+    let _second = HttpFixture::start_with("http", Some(port), &[]);
+    let back = wait_status(&manager, "remote", "connected again", |s| {
+        s.state == McpServerState::Connected
+    })
+    .await;
+    assert!(back.restarts >= 1, "{back:?}");
+    assert_eq!(back.tools, tools);
+    assert!(declared(&manager).contains(&"mcp_remote_add".to_owned()));
+    let sum = manager
+        .call_tool(
+            "remote",
+            "add",
+            json!({"a": 20, "b": 22}),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result_display(&sum), "42");
+    manager.shutdown(Duration::from_secs(1)).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tools_and_resources_are_listed_across_pages() {
+    let ws = tempfile::tempdir().unwrap();
+    let manager = started(options(json!({"paged": paged_stdio(json!({}))}), ws.path())).await;
+    let status = assert_connected(&manager, "paged");
+    let mut expected: Vec<String> = (0..25).map(|i| format!("mcp_paged_tool_{i:02}")).collect();
+    expected.extend([
+        "mcp_paged_cursors".to_owned(),
+        "mcp_paged_chatter".to_owned(),
+    ]);
+    assert_eq!(declared(&manager), expected, "all three pages, in order");
+    assert_eq!(status.tools, 27);
+    // The server saw the first page asked without a cursor, then each
+    // nextCursor it gave.
+    let cursors = manager
+        .call_tool("paged", "cursors", json!({}), &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(result_display(&cursors), r#"[null, "page-2", "page-3"]"#);
+    manager
+        .wait_resources(&CancellationToken::new())
+        .await
+        .unwrap();
+    let uris: Vec<String> = manager.resources().into_iter().map(|r| r.uri).collect();
+    assert_eq!(
+        uris,
+        (0..5)
+            .map(|i| format!("paged://doc/{i}"))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(manager.status("paged").unwrap().resources, 5);
+    manager.shutdown(Duration::from_secs(1)).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn resources_are_offered_from_the_capability_before_their_list_arrives() {
+    let ws = tempfile::tempdir().unwrap();
+    // Each resources/list page takes a second: discovery (tools) is over
+    // long before the resources are known.
+    let manager = started(options(
+        json!({"paged": paged_stdio(json!({"env": {"PAGED_RESOURCES_DELAY": "1"}}))}),
+        ws.path(),
+    ))
+    .await;
+    assert_eq!(manager.discovery_state(), McpDiscoveryState::Completed);
+    assert_connected(&manager, "paged");
+    assert!(
+        manager.resources().is_empty(),
+        "the list is still coming: {:?}",
+        manager.resources()
+    );
+    assert!(
+        manager.offers_resources(),
+        "the `resources` capability is enough to offer the resource tools"
+    );
+    let generation = manager.tools_generation();
+    let cancelled = CancellationToken::new();
+    cancelled.cancel();
+    assert_eq!(
+        manager.wait_resources(&cancelled).await,
+        Err(CallError::Cancelled)
+    );
+    let started_at = Instant::now();
+    manager
+        .wait_resources(&CancellationToken::new())
+        .await
+        .unwrap();
+    assert!(
+        started_at.elapsed() >= Duration::from_millis(500),
+        "it waited for the list"
+    );
+    assert_eq!(manager.resources().len(), 5);
+    assert!(manager.offers_resources());
+    assert!(
+        manager.tools_generation() > generation,
+        "the arrival of the list is announced"
+    );
+    manager.shutdown(Duration::from_secs(1)).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stderr_growth_is_announced_at_most_every_250_ms() {
+    let ws = tempfile::tempdir().unwrap();
+    let manager = started(options(json!({"paged": paged_stdio(json!({}))}), ws.path())).await;
+    assert_connected(&manager, "paged");
+    let mut events = manager.subscribe();
+    let call = {
+        let manager = manager.clone();
+        tokio::spawn(async move {
+            manager
+                .call_tool(
+                    "paged",
+                    "chatter",
+                    json!({"count": 150}),
+                    &CancellationToken::new(),
+                )
+                .await
+        })
+    };
+    let mut announced = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let event = tokio::time::timeout_at(deadline, events.recv())
+            .await
+            .expect("the last line is announced")
+            .unwrap();
+        if event == McpEvent::LogChanged("paged".into()) {
+            announced.push(Instant::now());
+            let log = manager.log("paged").unwrap();
+            if log.iter().any(|l| l == "chatter 149") {
+                break;
+            }
+        }
+    }
+    let result = call.await.unwrap().unwrap();
+    assert_eq!(result_display(&result), "wrote 150 lines");
+    let log = manager.log("paged").unwrap();
+    assert_eq!(
+        log.iter().filter(|l| l.starts_with("chatter ")).count(),
+        150
+    );
+    // 150 writes, but only a few events: at most one per 250 ms (plus the
+    // first one, sent at once).
+    let span = announced.last().unwrap().duration_since(announced[0]);
+    let allowed = (span.as_millis() / 250) as usize + 2;
+    assert!(
+        announced.len() <= allowed,
+        "{} events in {span:?} (allowed {allowed})",
+        announced.len()
     );
     manager.shutdown(Duration::from_secs(1)).await;
 }

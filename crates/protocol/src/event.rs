@@ -144,6 +144,12 @@ pub enum Event {
         name: String,
         lines: Vec<String>,
     },
+    /// An MCP server wrote to stderr (or the client noted something in its
+    /// log): fetch the lines with `Op::McpServerLog` if they are shown. At
+    /// most a few per second per server.
+    McpServerLogChanged {
+        name: String,
+    },
     /// The prompts of the connected MCP servers (answers `Op::McpListPrompts`).
     McpPrompts {
         prompts: Vec<McpPromptInfo>,

@@ -13,6 +13,7 @@ mod event;
 mod mcp;
 mod memory;
 mod op;
+mod settings;
 mod stats;
 
 pub use checkpoint::*;
@@ -22,4 +23,5 @@ pub use event::*;
 pub use mcp::*;
 pub use memory::*;
 pub use op::*;
+pub use settings::*;
 pub use stats::*;

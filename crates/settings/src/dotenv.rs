@@ -4,22 +4,47 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+/// Variables an untrusted folder's `.env` may still set (so that a key
+/// kept there keeps working), as in Gemini CLI.
+pub const UNTRUSTED_ALLOWED_VARS: &[&str] = &[
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "GOOGLE_CLOUD_PROJECT",
+    "GOOGLE_CLOUD_LOCATION",
+];
+
 /// Finds the `.env` file to load: walking up from `start`, the first
 /// `.gemini/.env` or `.env`; failing that, `~/.gemini/.env` or `~/.env`.
-pub fn find_env_file(start: &Path, home: Option<&Path>) -> Option<PathBuf> {
+/// In an untrusted folder the `.gemini/.env` files are not considered (as
+/// in Gemini CLI), and [`restrict`] applies to what is read.
+pub fn find_env_file(start: &Path, home: Option<&Path>, trusted: bool) -> Option<PathBuf> {
+    let candidates = |dir: &Path| {
+        let gemini = trusted.then(|| dir.join(".gemini").join(".env"));
+        gemini.into_iter().chain([dir.join(".env")])
+    };
     let mut dir = Some(start);
     while let Some(current) = dir {
-        for candidate in [current.join(".gemini").join(".env"), current.join(".env")] {
-            if candidate.is_file() {
-                return Some(candidate);
-            }
+        if let Some(found) = candidates(current).find(|p| p.is_file()) {
+            return Some(found);
         }
         dir = current.parent();
     }
-    let home = home?;
-    [home.join(".gemini").join(".env"), home.join(".env")]
-        .into_iter()
-        .find(|p| p.is_file())
+    candidates(home?).find(|p| p.is_file())
+}
+
+/// What an untrusted folder's `.env` may set: only the credential
+/// variables, with anything but letters, digits and `-_./` removed.
+pub fn restrict(vars: HashMap<String, String>) -> HashMap<String, String> {
+    vars.into_iter()
+        .filter(|(key, _)| UNTRUSTED_ALLOWED_VARS.contains(&key.as_str()))
+        .map(|(key, value)| {
+            let clean = value
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
+                .collect();
+            (key, clean)
+        })
+        .collect()
 }
 
 /// Parses `KEY=value` lines: `#` comments, an optional `export ` prefix,
@@ -84,14 +109,28 @@ mod tests {
         std::fs::create_dir_all(home.join(".gemini")).unwrap();
         std::fs::write(home.join(".gemini/.env"), "K=home").unwrap();
         assert_eq!(
-            find_env_file(&project, Some(&home)),
+            find_env_file(&project, Some(&home), true),
             Some(home.join(".gemini/.env"))
         );
         std::fs::create_dir_all(dir.path().join("p/.gemini")).unwrap();
         std::fs::write(dir.path().join("p/.gemini/.env"), "K=p").unwrap();
         assert_eq!(
-            find_env_file(&project, Some(&home)),
+            find_env_file(&project, Some(&home), true),
             Some(dir.path().join("p/.gemini/.env"))
         );
+        // Untrusted: no `.gemini/.env`, only plain `.env` files.
+        assert_eq!(find_env_file(&project, Some(&home), false), None);
+        std::fs::write(dir.path().join("p/.env"), "K=p").unwrap();
+        assert_eq!(
+            find_env_file(&project, Some(&home), false),
+            Some(dir.path().join("p/.env"))
+        );
+    }
+
+    #[test]
+    fn untrusted_env_keeps_only_sanitised_credentials() {
+        let vars = restrict(parse("GEMINI_API_KEY=AIza$(x)-_./9\nDEBUG=1\nPATH=/evil\n"));
+        assert_eq!(vars.len(), 1);
+        assert_eq!(vars["GEMINI_API_KEY"], "AIzax-_./9");
     }
 }

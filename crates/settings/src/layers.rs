@@ -23,6 +23,18 @@ pub enum LayerKind {
     System,
 }
 
+impl LayerKind {
+    /// The name used in messages and by the settings screen.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::SystemDefaults => "system-defaults",
+            Self::User => "user",
+            Self::Workspace => "workspace",
+            Self::System => "system",
+        }
+    }
+}
+
 /// One settings file that exists and parsed.
 #[derive(Debug, Clone)]
 pub struct Layer {
@@ -30,6 +42,8 @@ pub struct Layer {
     pub path: PathBuf,
     /// The file's content with environment variables expanded.
     pub value: Value,
+    /// The file as read, to point at a key's line in later messages.
+    pub text: String,
 }
 
 /// A settings file that cannot be used. The message names the file, and the
@@ -73,6 +87,9 @@ pub struct LoadOptions<'a> {
     pub home: Option<PathBuf>,
     pub workspace: PathBuf,
     pub env: &'a dyn Fn(&str) -> Option<String>,
+    /// Whether the workspace layer is read: only for a trusted folder (see
+    /// [`crate::trust`]); an untrusted one keeps its settings to itself.
+    pub workspace_trusted: bool,
 }
 
 /// The loaded layers and the typed, merged result.
@@ -81,6 +98,44 @@ pub struct LoadedSettings {
     pub layers: Vec<Layer>,
     pub merged: Value,
     pub settings: Settings,
+    /// The workspace settings file that exists but was not read because the
+    /// folder is not trusted.
+    pub skipped_workspace: Option<PathBuf>,
+}
+
+/// The system settings file: `GEMINI_CLI_SYSTEM_SETTINGS_PATH`, else
+/// `/etc/gemini-cli/settings.json`.
+pub fn system_settings_path(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
+    env("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
+        .filter(|p| !p.trim().is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/etc/gemini-cli/settings.json"))
+}
+
+/// The system defaults file: `GEMINI_CLI_SYSTEM_DEFAULTS_PATH`, else
+/// `system-defaults.json` beside the system settings file (as Gemini CLI
+/// places it, so moving one moves both).
+pub fn system_defaults_path(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
+    env("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
+        .filter(|p| !p.trim().is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let system = system_settings_path(env);
+            system
+                .parent()
+                .unwrap_or(Path::new("/"))
+                .join("system-defaults.json")
+        })
+}
+
+/// The user settings file, `~/.gemini/settings.json`.
+pub fn user_settings_path(home: &Path) -> PathBuf {
+    home.join(".gemini").join("settings.json")
+}
+
+/// The workspace settings file, `<workspace>/.gemini/settings.json`.
+pub fn workspace_settings_path(workspace: &Path) -> PathBuf {
+    workspace.join(".gemini").join("settings.json")
 }
 
 /// Paths of the layers, lowest precedence first. Missing files are skipped
@@ -88,87 +143,118 @@ pub struct LoadedSettings {
 /// (a workspace at `$HOME`).
 pub fn layer_paths(options: &LoadOptions<'_>) -> Vec<(LayerKind, PathBuf)> {
     let env = options.env;
-    let mut paths = vec![(
-        LayerKind::SystemDefaults,
-        env("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("/etc/gemini-cli/system-defaults.json")),
-    )];
-    let user = options
-        .home
-        .as_ref()
-        .map(|h| h.join(".gemini").join("settings.json"));
+    let mut paths = vec![(LayerKind::SystemDefaults, system_defaults_path(env))];
+    let user = options.home.as_deref().map(user_settings_path);
     if let Some(user) = &user {
         paths.push((LayerKind::User, user.clone()));
     }
-    let workspace = options.workspace.join(".gemini").join("settings.json");
+    let workspace = workspace_settings_path(&options.workspace);
     if user.as_ref() != Some(&workspace) {
         paths.push((LayerKind::Workspace, workspace));
     }
-    paths.push((
-        LayerKind::System,
-        env("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("/etc/gemini-cli/settings.json")),
-    ));
+    paths.push((LayerKind::System, system_settings_path(env)));
     paths
 }
 
 /// Reads every existing layer, validates it and merges them.
 pub fn load_layers(options: &LoadOptions<'_>) -> Result<LoadedSettings, SettingsError> {
     let mut layers = Vec::new();
+    let mut skipped_workspace = None;
     for (kind, path) in layer_paths(options) {
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => {
-                return Err(SettingsError::Io {
-                    path,
-                    message: e.to_string(),
-                });
+        if kind == LayerKind::Workspace && !options.workspace_trusted {
+            if path.is_file() {
+                debug!(path = %path.display(), "workspace not trusted; its settings are not loaded");
+                skipped_workspace = Some(path);
             }
+            continue;
+        }
+        let Some(text) = read_optional(&path)? else {
+            continue;
         };
         debug!(path = %path.display(), ?kind, "loading settings layer");
         let mut value = parse_file(&path, &text)?;
         expand_env(&mut value, options.env);
-        layers.push(Layer { kind, path, value });
+        layers.push(Layer {
+            kind,
+            path,
+            value,
+            text,
+        });
     }
-    let mut merged = Value::Object(Default::default());
-    for layer in &layers {
-        merge_into(&mut merged, &layer.value);
-    }
-    let settings = serde_json::from_value(merged.clone()).map_err(|e| SettingsError::Type {
-        path: layers.last().map(|l| l.path.clone()).unwrap_or_default(),
-        line: 0,
-        column: 0,
-        key: String::new(),
-        message: e.to_string(),
-    })?;
+    let (merged, settings) = merge_layers(&layers)?;
     Ok(LoadedSettings {
         layers,
         merged,
         settings,
+        skipped_workspace,
     })
+}
+
+/// A settings file's text; `None` when it does not exist.
+pub fn read_optional(path: &Path) -> Result<Option<String>, SettingsError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(SettingsError::Io {
+            path: path.to_owned(),
+            message: e.to_string(),
+        }),
+    }
+}
+
+/// Merges the layers and types the result. Each file was checked on its
+/// own; should the merged value still not fit (values of different layers
+/// combined), the error names the key and the file and line of the layer
+/// that set it last.
+fn merge_layers(layers: &[Layer]) -> Result<(Value, Settings), SettingsError> {
+    let mut merged = Value::Object(Default::default());
+    for layer in layers {
+        merge_into(&mut merged, &layer.value);
+    }
+    let settings = serde_path_to_error::deserialize::<_, Settings>(&merged).map_err(|e| {
+        let key = e.path().to_string();
+        let segments: Vec<&str> = key
+            .split('.')
+            .map(|s| s.split('[').next().unwrap_or(s))
+            .filter(|s| !s.is_empty())
+            .collect();
+        let layer = layers
+            .iter()
+            .rev()
+            .find(|l| lookup(&l.value, &segments).is_some())
+            .or(layers.last());
+        let (line, column) = layer
+            .and_then(|l| crate::edit::locate(&l.text, &segments))
+            .unwrap_or((0, 0));
+        SettingsError::Type {
+            path: layer.map(|l| l.path.clone()).unwrap_or_default(),
+            line,
+            column,
+            key,
+            message: e.into_inner().to_string(),
+        }
+    })?;
+    Ok((merged, settings))
+}
+
+/// The value at a key path.
+pub fn lookup<'v>(value: &'v Value, path: &[&str]) -> Option<&'v Value> {
+    path.iter().try_fold(value, |v, key| v.get(key))
 }
 
 /// Parses one file (comments and trailing commas allowed) and checks the
 /// types of the keys we know, reporting line, column and key on failure.
 pub fn parse_file(path: &Path, text: &str) -> Result<Value, SettingsError> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let cleaned = strip_trailing_commas(&strip_comments(text));
-    if cleaned.trim().is_empty() {
-        return Ok(Value::Object(Default::default()));
-    }
-    let value: Value = serde_json::from_str(&cleaned).map_err(|e| SettingsError::Syntax {
-        path: path.to_owned(),
-        line: e.line(),
-        column: e.column(),
-        message: strip_position(&e.to_string()),
-    })?;
+    let value = parse_json(path, text)?;
     if !value.is_object() {
         return Err(SettingsError::NotAnObject {
             path: path.to_owned(),
         });
+    }
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let cleaned = strip_trailing_commas(&strip_comments(text));
+    if cleaned.trim().is_empty() {
+        return Ok(value);
     }
     let mut deserializer = serde_json::Deserializer::from_str(&cleaned);
     if let Err(e) = serde_path_to_error::deserialize::<_, Settings>(&mut deserializer) {
@@ -183,6 +269,22 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Value, SettingsError> {
         });
     }
     Ok(value)
+}
+
+/// Parses JSON with comments and trailing commas (an empty file is `{}`),
+/// naming the file, line and column of a syntax error.
+pub fn parse_json(path: &Path, text: &str) -> Result<Value, SettingsError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let cleaned = strip_trailing_commas(&strip_comments(text));
+    if cleaned.trim().is_empty() {
+        return Ok(Value::Object(Default::default()));
+    }
+    serde_json::from_str(&cleaned).map_err(|e| SettingsError::Syntax {
+        path: path.to_owned(),
+        line: e.line(),
+        column: e.column(),
+        message: strip_position(&e.to_string()),
+    })
 }
 
 /// serde_json appends " at line X column Y", which our message already has.
@@ -225,6 +327,7 @@ mod tests {
             home: Some(home),
             workspace: ws,
             env: &env,
+            workspace_trusted: true,
         })
         .unwrap();
         assert_eq!(loaded.layers.len(), 2);
@@ -249,6 +352,7 @@ mod tests {
             home: None,
             workspace: ws,
             env: &no_env,
+            workspace_trusted: true,
         })
         .unwrap_err();
         assert!(
@@ -293,12 +397,44 @@ mod tests {
     }
 
     #[test]
+    fn a_type_error_after_merging_names_the_layer_file_key_and_line() {
+        // Each file is checked on its own when read; a value that only
+        // breaks once merged is blamed on the last layer that set it.
+        let user_text = "{\n  \"model\": {\"name\": \"m\"}\n}";
+        let ws_text = "{\n  \"x\": 1,\n  \"model\": {\n    \"maxSessionTurns\": \"ten\"\n  }\n}";
+        let layer = |kind, path: &str, text: &str| Layer {
+            kind,
+            path: PathBuf::from(path),
+            value: serde_json::from_str(text).unwrap(),
+            text: text.to_owned(),
+        };
+        let err = merge_layers(&[
+            layer(LayerKind::User, "/home/u/.gemini/settings.json", user_text),
+            layer(LayerKind::Workspace, "/ws/.gemini/settings.json", ws_text),
+            layer(LayerKind::System, "/etc/gemini-cli/settings.json", "{}"),
+        ])
+        .unwrap_err();
+        assert!(
+            matches!(&err, SettingsError::Type { line: 4, key, path, .. }
+                if key == "model.maxSessionTurns" && path == Path::new("/ws/.gemini/settings.json")),
+            "{err:?}"
+        );
+        assert!(
+            err.to_string().starts_with(
+                "/ws/.gemini/settings.json:4:5: invalid value for `model.maxSessionTurns`"
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn workspace_at_home_is_not_loaded_twice() {
         let home = PathBuf::from("/h");
         let opts = LoadOptions {
             home: Some(home.clone()),
             workspace: home,
             env: &no_env,
+            workspace_trusted: true,
         };
         let kinds: Vec<_> = layer_paths(&opts).into_iter().map(|(k, _)| k).collect();
         assert!(!kinds.contains(&LayerKind::Workspace));

@@ -20,6 +20,16 @@ pub struct Settings {
     /// entry does not make the whole file unusable.
     pub mcp_servers: serde_json::Map<String, serde_json::Value>,
     pub mcp: McpSettings,
+    pub ui: UiSettings,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct UiSettings {
+    /// `ui.theme`. Gemini CLI stores a terminal theme's name here; the
+    /// desktop app understands `light`, `dark` and `system` (and names
+    /// containing "light" / "dark"); anything else follows the system.
+    pub theme: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

@@ -16,8 +16,13 @@ import type { Checkpoint, RestoreChoice } from "./checkpoints.svelte";
 import { type Confirmation, ConfirmationQueue } from "./confirmations.svelte";
 import { HistoryBrowser } from "./history.svelte";
 import { McpStore } from "./mcp.svelte";
+import { SettingsStore } from "./settings.svelte";
 import { type BuiltIn, builtIn, findCommand, type Invocation, parseSlash, promptHelp } from "./slash";
 import type { StatsView } from "./chat.svelte";
+import { applyTheme } from "./theme";
+
+/** Settings that a running session picks up by being reloaded (its conversation is kept). */
+const RELOAD_KEYS = ["model.name", "context.fileName", "context.includeDirectories", "general.checkpointing.enabled"];
 
 export type ConnectionState = "connecting" | "connected" | "busy" | "disconnected";
 
@@ -65,6 +70,17 @@ export class AppController {
   memoryPanelOpen = $state(false);
   /** Slash commands for the composer's autocomplete (built-in and custom). */
   commands = $state.raw<SlashCommandInfo[]>([]);
+  /** The settings screen and the folder's trust (prompt, restricted mode). */
+  readonly settings = new SettingsStore({
+    settingChanged: (key, value) => this.settingChanged(key, value?.value ?? null),
+    trustChanged: () => this.reload(),
+    setMcpEnabled: async (name, enabled) => {
+      if (!this.session) throw new Error("Start a session first: servers are switched through it.");
+      await api.mcpSetServerEnabled(this.session.session_id, name, enabled);
+    },
+  });
+  /** A reload waits for the running turn to end. */
+  private reloadPending = false;
   /** Servers whose details (tools, stderr) are expanded in the panel. */
   private expandedServers = new Set<string>();
   /** The views of the `/stats` commands waiting for their `session_stats`, in order. */
@@ -107,6 +123,7 @@ export class AppController {
       return;
     }
     void this.auth.refresh();
+    void this.loadTheme();
     try {
       await api.onWorkspaceChanged((path) => void this.workspaceChanged(path));
     } catch (error) {
@@ -180,6 +197,15 @@ export class AppController {
    * shows the stored one's last messages and the model sees its history.
    */
   async resume(sessionId: string): Promise<void> {
+    await this.stopCurrent();
+    await this.startSession(this.model || undefined, sessionId);
+  }
+
+  /**
+   * Stops the current session (if any; its remaining events are ignored) and empties the chat.
+   * Returns the stopped session.
+   */
+  private async stopCurrent(): Promise<SessionInfo | null> {
     const old = this.session;
     this.generation++;
     this.session = null;
@@ -187,12 +213,12 @@ export class AppController {
       try {
         await api.stopSession(old.session_id);
       } catch {
-        // Already gone.
+        // Already gone (e.g. open_workspace stopped it).
       }
     }
     this.chat.clear();
     this.confirmations.clear();
-    await this.startSession(this.model || undefined, sessionId);
+    return old;
   }
 
   private fail(message: string): void {
@@ -267,6 +293,47 @@ export class AppController {
     void this.loadModels(info.session_id, generation);
     void this.loadMcpStatus(info.session_id);
     void this.loadCommands(info.session_id);
+    void this.settings.loadTrust();
+  }
+
+  /** Applies `ui.theme` from the settings (the system's theme until then, or without it). */
+  private async loadTheme(): Promise<void> {
+    try {
+      const view = await api.settingsGet();
+      applyTheme(view.values.find((v) => v.key === "ui.theme")?.value ?? null);
+    } catch {
+      applyTheme(null);
+    }
+  }
+
+  /** A setting was written on the settings screen: make it count now where that makes sense. */
+  private async settingChanged(key: string, value: unknown): Promise<void> {
+    if (key === "ui.theme") {
+      applyTheme(value);
+    } else if (key === "general.defaultApprovalMode") {
+      const mode = value === "auto_edit" ? "auto_edit" : value === "default" || value === null ? "default" : null;
+      if (mode && !this.settings.restricted) await this.setApprovalMode(mode);
+    } else if (RELOAD_KEYS.includes(key)) {
+      await this.reload();
+    }
+  }
+
+  /**
+   * Restarts the session so it reads the settings, commands, MCP servers and context files again
+   * (after a trust decision or a settings change), continuing the same conversation. The model
+   * comes from the settings again. While a turn runs, the reload waits for its end.
+   */
+  async reload(): Promise<void> {
+    if (this.busy) {
+      this.reloadPending = true;
+      return;
+    }
+    this.reloadPending = false;
+    const keep = this.chat.items.some((item) => item.kind === "user");
+    const old = await this.stopCurrent();
+    this.model = "";
+    await this.startSession(undefined, keep && old ? old.session_id : undefined);
+    void this.loadTheme();
   }
 
   /** Asks for the slash commands (answered by a `commands` event); again when `/` is typed. */
@@ -314,18 +381,7 @@ export class AppController {
 
   /** Stops the current session (if any) and starts a fresh one with an empty chat. */
   async restart(model?: string): Promise<void> {
-    const old = this.session;
-    this.generation++; // ignore the old session's remaining events
-    this.session = null;
-    if (old) {
-      try {
-        await api.stopSession(old.session_id);
-      } catch {
-        // Already gone (e.g. open_workspace stopped it).
-      }
-    }
-    this.chat.clear();
-    this.confirmations.clear();
+    await this.stopCurrent();
     await this.startSession(model);
   }
 
@@ -356,6 +412,7 @@ export class AppController {
         break;
       case "turn_complete":
         this.confirmations.clear();
+        if (this.reloadPending) queueMicrotask(() => void this.reload());
         break;
       case "memory_loaded":
         this.memory = { files: event.files, chars: event.chars };
@@ -393,9 +450,14 @@ export class AppController {
         const changed = this.mcp.handle(event);
         // A server that changed state may have written to stderr (why it failed): refresh the
         // tail of an expanded one.
-        if (changed && this.expandedServers.has(changed)) void this.mcpFetchLog(changed);
+        if (changed && this.mcpLogShown(changed)) void this.mcpFetchLog(changed);
         return;
       }
+      case "mcp_server_log_changed":
+        // The server wrote to stderr (the core sends this at most a few times a second): the
+        // tail of an open row follows it live; closed rows fetch nothing.
+        if (this.mcpLogShown(event.name)) void this.mcpFetchLog(event.name);
+        return;
     }
     const done = this.chat.handle(event);
     if (done) this.busy = false;
@@ -714,7 +776,18 @@ export class AppController {
     this.session = null;
     this.chat.clear();
     this.confirmations.clear();
+    void this.loadTheme();
     await this.startSession(this.model || undefined, await this.lastSession());
+  }
+
+  /** The MCP panel closed: its rows are collapsed (they open collapsed next time). */
+  mcpCollapseAll(): void {
+    this.expandedServers.clear();
+  }
+
+  /** Whether a server's stderr tail is on screen: the panel is open and its row expanded. */
+  private mcpLogShown(name: string): boolean {
+    return this.mcpPanelOpen && this.expandedServers.has(name);
   }
 
   /** Remembers whether a server's details are shown; fetches its stderr tail when expanded. */

@@ -59,6 +59,7 @@ export class AuthStore {
   outcome = $state.raw<LoginOutcome | null>(null);
   /** Code Assist setup failed after the Google sign-in: offer project picker and retry. */
   setupFailed = $state(false);
+  /** The project picker's list (`null`: not loaded, or listing failed). */
   projects = $state.raw<CloudProject[] | null>(null);
 
   /**
@@ -113,6 +114,7 @@ export class AuthStore {
   async showStatus(): Promise<void> {
     this.error = null;
     this.info = null;
+    this.projects = null;
     this.view = "status";
     await this.refresh();
   }

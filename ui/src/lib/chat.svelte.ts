@@ -404,6 +404,7 @@ export class ChatStore {
       case "mcp_server_status":
       case "mcp_discovery":
       case "mcp_server_log":
+      case "mcp_server_log_changed":
       case "mcp_prompts":
       case "memory_loaded":
       case "commands":

@@ -9,7 +9,7 @@ export class McpStore {
   /** Servers in the order they were first reported (settings order). */
   servers = $state.raw<McpServerStatus[]>([]);
   discovery = $state<McpDiscoveryState>("not_started");
-  /** Latest stderr lines per server (fetched when a server is expanded or changes state). */
+  /** Latest stderr lines per server (fetched when a server is expanded, changes state or writes). */
   logs = $state.raw<Record<string, string[]>>({});
   /** The last failed action per server (e.g. Authenticate not possible), shown under it. */
   actionErrors = $state.raw<Record<string, string>>({});

@@ -81,7 +81,7 @@ restarts: number,
  * While `authenticating`: the authorization page the browser was sent
  * to, for a "open it yourself" link.
  */
-auth_url?: string, } | { "type": "mcp_discovery", state: McpDiscoveryState, } | { "type": "mcp_server_log", name: string, lines: Array<string>, } | { "type": "mcp_prompts", prompts: Array<McpPromptInfo>, } | { "type": "checkpoint_created", call_id: string, checkpoint_id: string, scope: CheckpointScope, 
+auth_url?: string, } | { "type": "mcp_discovery", state: McpDiscoveryState, } | { "type": "mcp_server_log", name: string, lines: Array<string>, } | { "type": "mcp_server_log_changed", name: string, } | { "type": "mcp_prompts", prompts: Array<McpPromptInfo>, } | { "type": "checkpoint_created", call_id: string, checkpoint_id: string, scope: CheckpointScope, 
 /**
  * Workspace-relative paths the edit is about to change.
  */

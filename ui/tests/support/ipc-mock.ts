@@ -20,6 +20,63 @@ interface MockConfig {
   mcpAuthError?: unknown;
   /** The rejection of `restore_checkpoint` (resolves when unset; the answer is an event). */
   restoreError?: unknown;
+  /** What `trust_status` answers (a trusted folder when unset). */
+  trust?: Record<string, unknown>;
+  /** What `settings_get` answers (nothing set when unset); `settings_set` edits it. */
+  settings?: SettingsViewMock;
+  /** Rejections of `settings_set` by key (e.g. a broken file). */
+  settingsSetErrors?: Record<string, unknown>;
+}
+
+interface SettingValueMock {
+  key: string;
+  value: unknown;
+  source: string | null;
+  user: unknown;
+  workspace: unknown;
+}
+
+interface SettingsViewMock {
+  layers: { layer: string; path: string; exists: boolean; loaded: boolean; error: string | null }[];
+  values: SettingValueMock[];
+  mcp_servers: { name: string; source: string; enabled: boolean }[];
+  workspace_trusted: boolean;
+}
+
+const SETTING_KEYS = [
+  "model.name",
+  "general.defaultApprovalMode",
+  "ui.theme",
+  "context.fileName",
+  "context.includeDirectories",
+  "general.checkpointing.enabled",
+];
+
+function defaultSettings(): SettingsViewMock {
+  return {
+    layers: [
+      { layer: "system_defaults", path: "/etc/gemini-cli/system-defaults.json", exists: false, loaded: true, error: null },
+      { layer: "user", path: "/home/dev/.gemini/settings.json", exists: true, loaded: true, error: null },
+      { layer: "workspace", path: "/home/dev/project/.gemini/settings.json", exists: false, loaded: true, error: null },
+      { layer: "system", path: "/etc/gemini-cli/settings.json", exists: false, loaded: true, error: null },
+    ],
+    values: SETTING_KEYS.map((key) => ({ key, value: null, source: null, user: null, workspace: null })),
+    mcp_servers: [],
+    workspace_trusted: true,
+  };
+}
+
+/** Like the backend: the workspace value wins over the user's while the workspace is trusted. */
+function setMockSetting(view: SettingsViewMock, scope: "user" | "workspace", key: string, value: unknown): void {
+  let entry = view.values.find((v) => v.key === key);
+  if (!entry) {
+    entry = { key, value: null, source: null, user: null, workspace: null };
+    view.values.push(entry);
+  }
+  entry[scope] = value;
+  const ws = view.workspace_trusted ? entry.workspace : null;
+  entry.value = ws ?? entry.user ?? null;
+  entry.source = ws !== null ? "workspace" : entry.user !== null ? "user" : null;
 }
 
 interface Call {
@@ -82,6 +139,21 @@ function emitTo(channel: number, event: unknown): void {
 }
 
 let sessions = 0;
+let settingsView: SettingsViewMock = config.settings ?? defaultSettings();
+let trust: Record<string, unknown> = config.trust ?? {
+  workspace: "/home/dev/project",
+  folder_name: "project",
+  parent: "/home/dev",
+  parent_name: "dev",
+  enabled: true,
+  trusted: true,
+  source: "file",
+  rule_path: "/home/dev/project",
+  rule_level: "TRUST_FOLDER",
+  file: "/home/dev/.gemini/trustedFolders.json",
+  error: null,
+  discovered: { commands: [], mcp_servers: [], settings: [], context_files: [], env_file: false },
+};
 let workspace: string | null = config.appInfo ? config.appInfo.workspace : "/home/dev/project";
 
 mockIPC(async (cmd, args) => {
@@ -138,6 +210,28 @@ mockIPC(async (cmd, args) => {
     case "restore_checkpoint":
       if (config.restoreError) throw config.restoreError;
       return null;
+    case "trust_status":
+      return trust;
+    case "trust_folder": {
+      const level = (args as { level: string }).level;
+      trust = { ...trust, trusted: level !== "DO_NOT_TRUST", source: "file", rule_path: trust.workspace, rule_level: level };
+      settingsView = {
+        ...settingsView,
+        workspace_trusted: level !== "DO_NOT_TRUST",
+        layers: settingsView.layers.map((l) => (l.layer === "workspace" ? { ...l, loaded: level !== "DO_NOT_TRUST" } : l)),
+      };
+      return trust;
+    }
+    case "settings_get":
+      return settingsView;
+    case "settings_set": {
+      const { scope, key, value } = args as { scope: "user" | "workspace"; key: string; value: unknown };
+      const error = config.settingsSetErrors?.[key];
+      if (error) throw error;
+      setMockSetting(settingsView, scope, key, value ?? null);
+      settingsView = { ...settingsView, values: [...settingsView.values] };
+      return settingsView;
+    }
     case "list_checkpoints":
     case "mcp_restart_server":
     case "mcp_set_server_enabled":

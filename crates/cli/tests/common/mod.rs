@@ -23,12 +23,29 @@ impl Run {
         std::fs::create_dir_all(home.join(".gemini")).unwrap();
         let ws = copy_peer_workspace(dir.path());
         let fake = FakeGemini::start_with_vars(scenario, &[("WORKSPACE", ws.to_str().unwrap())]);
-        Self {
+        let run = Self {
             _dir: dir,
             home,
             ws,
             fake,
-        }
+        };
+        // Folder trust is on by default, as in Gemini CLI: the runs happen
+        // in a folder the user trusted (see `untrust` for the other case).
+        run.write_settings(
+            &run.trusted_folders(),
+            &json!({run.ws.to_str().unwrap(): "TRUST_FOLDER"}).to_string(),
+        );
+        run
+    }
+
+    /// `~/.gemini/trustedFolders.json`.
+    pub fn trusted_folders(&self) -> PathBuf {
+        self.home.join(".gemini/trustedFolders.json")
+    }
+
+    /// Forgets that the workspace was trusted (no rule for it).
+    pub fn untrust(&self) {
+        std::fs::remove_file(self.trusted_folders()).unwrap();
     }
 
     pub fn command(&self, args: &[&str]) -> Command {

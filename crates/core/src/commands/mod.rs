@@ -97,19 +97,17 @@ struct CommandFile {
 }
 
 /// The custom commands by name, and a message per file that could not be
-/// used.
+/// used. `workspace` is `None` in an untrusted folder: its commands are not
+/// loaded.
 pub fn load_commands(
     home: Option<&Path>,
-    workspace: &Path,
+    workspace: Option<&Path>,
 ) -> (BTreeMap<String, CustomCommand>, Vec<String>) {
     let mut commands = BTreeMap::new();
     let mut problems = Vec::new();
     let dirs = [
         home.map(|h| (h.join(".gemini/commands"), SlashCommandSource::User)),
-        Some((
-            workspace.join(".gemini/commands"),
-            SlashCommandSource::Project,
-        )),
+        workspace.map(|w| (w.join(".gemini/commands"), SlashCommandSource::Project)),
     ];
     for (dir, source) in dirs.into_iter().flatten() {
         let mut files = Vec::new();

@@ -37,6 +37,10 @@ pub struct DiscoveryOptions {
     pub file_names: Vec<String>,
     pub max_dirs: usize,
     pub filtering: FileFiltering,
+    /// Whether context files in and around the workspace are read; only
+    /// the global `~/.gemini` ones are in an untrusted folder (as in
+    /// Gemini CLI).
+    pub workspace_files: bool,
 }
 
 /// The nearest ancestor of `dir` (itself included) that has a `.git`
@@ -63,6 +67,9 @@ pub fn discover(options: &DiscoveryOptions) -> Vec<PathBuf> {
                 push(path, &mut found);
             }
         }
+    }
+    if !options.workspace_files {
+        return found;
     }
     let root = find_project_root(&options.workspace);
     for dir in upward_dirs(&options.workspace, root.as_deref(), options.home.as_deref()) {

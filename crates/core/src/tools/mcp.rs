@@ -1,6 +1,7 @@
 //! MCP servers' tools as session tools: each tool of a connected server
 //! (`mcp_<server>_<tool>`), plus `read_mcp_resource` / `list_mcp_resources`
-//! while any server offers resources.
+//! while any server offers resources (from the moment it declares the
+//! capability; using them waits for its resources/list).
 //!
 //! The servers themselves live in `gd-mcp`'s [`McpManager`]; [`McpTools`]
 //! ties a manager to a session (see [`super::live::LiveTools`], which
@@ -58,7 +59,7 @@ impl McpTools {
     pub fn compose(&self, base: &ToolRegistry) -> ToolRegistry {
         let mut registry = base.clone();
         let manager = &self.manager;
-        if !manager.resources().is_empty() {
+        if manager.offers_resources() {
             let after = ["web_fetch", "write_file", "replace", "glob"]
                 .iter()
                 .find_map(|name| registry.position(name))
@@ -250,7 +251,8 @@ impl ReadMcpResource {
     }
 
     /// The server and resource a URI refers to: an exact URI, or
-    /// `server:uri` as `list_mcp_resources` prints it.
+    /// `server:uri` as `list_mcp_resources` prints it. Call after
+    /// [`McpManager::wait_resources`] for the complete lists.
     fn find(&self, uri: &str) -> Option<gd_mcp::McpResource> {
         let resources = self.manager.resources();
         resources
@@ -304,6 +306,12 @@ impl Tool for ReadMcpResource {
             let uri = args.get("uri").and_then(Value::as_str).unwrap_or("");
             if uri.is_empty() {
                 return ToolResult::error(ToolErrorKind::InvalidParams, "No URI provided.");
+            }
+            if self.manager.wait_resources(&ctx.cancel).await.is_err() {
+                return ToolResult::error(
+                    ToolErrorKind::Cancelled,
+                    "Reading the resource was cancelled.",
+                );
             }
             let Some(resource) = self.find(uri) else {
                 return ToolResult::error(
@@ -412,8 +420,14 @@ impl Tool for ListMcpResources {
         "List MCP resources".into()
     }
 
-    fn execute<'a>(&'a self, args: Value, _ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
+            if self.manager.wait_resources(&ctx.cancel).await.is_err() {
+                return ToolResult::error(
+                    ToolErrorKind::Cancelled,
+                    "Listing the resources was cancelled.",
+                );
+            }
             let server = args
                 .get("serverName")
                 .and_then(Value::as_str)

@@ -47,6 +47,24 @@ pub fn fixture_server() -> PathBuf {
     repo_root().join("tests/fixtures/mcp/fixture_server.py")
 }
 
+/// The server that pages its tools and resources (low-level SDK API).
+pub fn paged_server() -> PathBuf {
+    repo_root().join("tests/fixtures/mcp/paged_server.py")
+}
+
+/// A stdio entry running the paged server.
+pub fn paged_stdio(extra: Value) -> Value {
+    let mut entry = json!({
+        "command": python(),
+        "args": [paged_server()],
+        "timeout": 60000
+    });
+    if let (Value::Object(entry), Value::Object(extra)) = (&mut entry, extra) {
+        entry.extend(extra);
+    }
+    entry
+}
+
 /// A stdio entry running the fixture server.
 pub fn fixture_stdio(extra: Value) -> Value {
     let mut entry = json!({
@@ -122,15 +140,26 @@ pub struct HttpFixture {
 
 impl HttpFixture {
     pub fn start(mode: &str) -> Self {
+        Self::start_with(mode, None, &[])
+    }
+
+    /// On a given port (`None`: a free one), with extra environment.
+    pub fn start_with(mode: &str, port: Option<u16>, env: &[(&str, &Path)]) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let port_file = dir.path().join("port");
-        let child = std::process::Command::new(python())
+        let mut command = std::process::Command::new(python());
+        command
             .arg(fixture_server())
             .arg(mode)
             .arg(&port_file)
-            .stdin(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+            .stdin(std::process::Stdio::null());
+        if let Some(port) = port {
+            command.env("FIXTURE_PORT", port.to_string());
+        }
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let child = command.spawn().unwrap();
         let deadline = Instant::now() + Duration::from_secs(90);
         let port = loop {
             if let Ok(text) = std::fs::read_to_string(&port_file) {
@@ -147,6 +176,13 @@ impl HttpFixture {
             port,
             _dir: dir,
         }
+    }
+}
+
+impl HttpFixture {
+    /// Waits for the server process to end (after its `crash` tool).
+    pub fn wait_exit(&mut self) -> std::process::ExitStatus {
+        self.child.wait().unwrap()
     }
 }
 

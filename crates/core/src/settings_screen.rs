@@ -1,0 +1,368 @@
+//! What a frontend's settings screen and trust prompt need: the settings
+//! layers with the value of each common key and the layer it comes from,
+//! writing one key into the user or workspace file, and the workspace's
+//! trust (what it would load, and recording the user's decision).
+//!
+//! Everything here reads the files afresh, so the screen always shows what
+//! is on disk, including a file the user just fixed by hand.
+
+use std::path::{Path, PathBuf};
+
+use gd_mcp::enablement::{Enablement, enablement_file};
+use gd_protocol::{
+    McpServerSetting, SettingValue, SettingsLayer, SettingsLayerInfo, SettingsScope, SettingsView,
+    TrustDiscovery, TrustInfo, TrustLevel, TrustSource,
+};
+use gd_settings::layers::{
+    LoadOptions, layer_paths, lookup, user_settings_path, workspace_settings_path,
+};
+use gd_settings::merge::merge_into;
+use gd_settings::trust::{self, TrustedFolders};
+use gd_settings::write::{WriteError, key_path, write_setting};
+use gd_settings::{LayerKind, WorkspaceTrust, parse_file};
+use serde_json::Value;
+
+use crate::launch::{Env, TrustOverride, load_workspace};
+
+/// The keys the settings screen shows, in its order.
+pub const COMMON_KEYS: &[&str] = &[
+    "model.name",
+    "general.defaultApprovalMode",
+    "ui.theme",
+    "context.fileName",
+    "context.includeDirectories",
+    "general.checkpointing.enabled",
+];
+
+/// Why a setting could not be written (nothing changed on disk).
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SettingsScreenError {
+    /// The value is not acceptable for the key (shown next to the field).
+    #[error("{0}")]
+    Invalid(String),
+    /// The file is broken, unwritable, or the scope is not available.
+    #[error("{0}")]
+    File(String),
+}
+
+impl From<WriteError> for SettingsScreenError {
+    fn from(e: WriteError) -> Self {
+        match e {
+            WriteError::Invalid(e) => Self::Invalid(e.to_string()),
+            other => Self::File(other.to_string()),
+        }
+    }
+}
+
+fn layer_of(kind: LayerKind) -> SettingsLayer {
+    match kind {
+        LayerKind::SystemDefaults => SettingsLayer::SystemDefaults,
+        LayerKind::User => SettingsLayer::User,
+        LayerKind::Workspace => SettingsLayer::Workspace,
+        LayerKind::System => SettingsLayer::System,
+    }
+}
+
+fn process_env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// The workspace's trust, or why it cannot be decided (a broken trusted
+/// folders file: untrusted until fixed).
+fn decide(workspace: &Path, home: Option<&Path>) -> (WorkspaceTrust, Option<String>) {
+    let options = LoadOptions {
+        home: home.map(Path::to_path_buf),
+        workspace: workspace.to_path_buf(),
+        env: &process_env,
+        workspace_trusted: false,
+    };
+    match gd_settings::workspace_trust(&options) {
+        Ok(trust) => (trust, None),
+        Err(e) => {
+            let mut trust = WorkspaceTrust::assumed(workspace);
+            trust.trusted = Some(false);
+            trust.enabled = true;
+            trust.source = None;
+            trust.file = trust::trusted_folders_path(&process_env, home);
+            (trust, Some(e.to_string()))
+        }
+    }
+}
+
+/// The settings layers and the common keys' values for `workspace`.
+pub fn settings_view(workspace: &Path, home: Option<&Path>) -> SettingsView {
+    let (trust, _) = decide(workspace, home);
+    let trusted = trust.is_trusted();
+    let env = Env::load(workspace, home, trusted);
+    let getter = |name: &str| env.get(name);
+    let options = LoadOptions {
+        home: home.map(Path::to_path_buf),
+        workspace: workspace.to_path_buf(),
+        env: &getter,
+        workspace_trusted: trusted,
+    };
+    let mut layers = Vec::new();
+    // (layer, its raw value, in effect)
+    let mut values: Vec<(SettingsLayer, Value, bool)> = Vec::new();
+    for (kind, path) in layer_paths(&options) {
+        let loaded = kind != LayerKind::Workspace || trusted;
+        let (exists, error) = match std::fs::read_to_string(&path) {
+            Ok(text) => match parse_file(&path, &text) {
+                Ok(value) => {
+                    values.push((layer_of(kind), value, loaded));
+                    (true, None)
+                }
+                Err(e) => (true, Some(e.to_string())),
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (false, None),
+            Err(e) => (true, Some(format!("cannot read {}: {e}", path.display()))),
+        };
+        layers.push(SettingsLayerInfo {
+            layer: layer_of(kind),
+            path: path.display().to_string(),
+            exists,
+            loaded: loaded && error.is_none(),
+            error,
+        });
+    }
+    let in_effect = || values.iter().filter(|(_, _, loaded)| *loaded);
+    let mut merged = Value::Object(Default::default());
+    for (_, value, _) in in_effect() {
+        merge_into(&mut merged, value);
+    }
+    let of_layer = |layer: SettingsLayer, key: &[&str]| {
+        values
+            .iter()
+            .find(|(l, _, _)| *l == layer)
+            .and_then(|(_, v, _)| lookup(v, key).cloned())
+    };
+    let setting = |key: &str| {
+        let path = key_path(key);
+        SettingValue {
+            key: key.to_owned(),
+            value: lookup(&merged, &path).cloned(),
+            source: in_effect()
+                .rfind(|(_, v, _)| lookup(v, &path).is_some())
+                .map(|(l, _, _)| *l),
+            user: of_layer(SettingsLayer::User, &path),
+            workspace: of_layer(SettingsLayer::Workspace, &path),
+        }
+    };
+    let enablement = Enablement::new(home.map(enablement_file));
+    let mut mcp_servers: Vec<McpServerSetting> = Vec::new();
+    for (layer, value, _) in in_effect() {
+        let Some(Value::Object(servers)) = value.get("mcpServers") else {
+            continue;
+        };
+        for name in servers.keys() {
+            mcp_servers.retain(|s| &s.name != name);
+            mcp_servers.push(McpServerSetting {
+                name: name.clone(),
+                source: *layer,
+                enabled: !enablement.is_disabled(name),
+            });
+        }
+    }
+    mcp_servers.sort_by(|a, b| a.name.cmp(&b.name));
+    SettingsView {
+        layers,
+        values: COMMON_KEYS.iter().map(|k| setting(k)).collect(),
+        mcp_servers,
+        workspace_trusted: trusted,
+    }
+}
+
+/// Checks what the typed settings cannot: the values the app understands
+/// for the common keys.
+pub fn check_value(key: &str, value: &Value) -> Result<(), SettingsScreenError> {
+    let invalid = |m: &str| Err(SettingsScreenError::Invalid(m.to_owned()));
+    match (key, value) {
+        ("general.defaultApprovalMode", Value::String(mode))
+            if !["default", "auto_edit", "plan"].contains(&mode.as_str()) =>
+        {
+            invalid(
+                "The default approval mode is `default`, `auto_edit` or `plan` (YOLO can only be chosen for a session).",
+            )
+        }
+        ("model.name", Value::String(name))
+            if name.trim().is_empty() || name.contains(char::is_whitespace) =>
+        {
+            invalid("A model name has no spaces, e.g. gemini-2.5-pro.")
+        }
+        ("context.fileName", Value::String(name)) => check_file_names(&[name]),
+        ("context.fileName", Value::Array(names)) => {
+            let strings: Option<Vec<&String>> = names
+                .iter()
+                .map(|n| match n {
+                    Value::String(s) => Some(s),
+                    _ => None,
+                })
+                .collect();
+            match strings {
+                Some(strings) => check_file_names(&strings),
+                None => invalid("Context file names are strings."),
+            }
+        }
+        ("context.includeDirectories", Value::Array(dirs))
+            if dirs
+                .iter()
+                .any(|d| d.as_str().is_none_or(|d| d.trim().is_empty())) =>
+        {
+            invalid("Each include directory is a non-empty path.")
+        }
+        _ => Ok(()),
+    }
+}
+
+fn check_file_names(names: &[&String]) -> Result<(), SettingsScreenError> {
+    if names.is_empty() {
+        return Err(SettingsScreenError::Invalid(
+            "Name at least one context file, e.g. GEMINI.md.".into(),
+        ));
+    }
+    match names
+        .iter()
+        .find(|n| n.trim().is_empty() || n.contains(['/', '\\']))
+    {
+        Some(bad) => Err(SettingsScreenError::Invalid(format!(
+            "`{bad}` is not a file name: context file names have no folders in them."
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The settings file of `scope`.
+pub fn scope_file(
+    scope: SettingsScope,
+    workspace: &Path,
+    home: Option<&Path>,
+) -> Result<PathBuf, SettingsScreenError> {
+    match scope {
+        SettingsScope::User => home.map(user_settings_path).ok_or_else(|| {
+            SettingsScreenError::File("There is no home directory for user settings.".into())
+        }),
+        SettingsScope::Workspace => Ok(workspace_settings_path(workspace)),
+    }
+}
+
+/// Writes `key` (`None` removes it) into the `scope` file, keeping the
+/// rest of the file as it is. The workspace file is only written in a
+/// trusted folder: an untrusted one's settings would not take effect.
+pub fn write(
+    workspace: &Path,
+    home: Option<&Path>,
+    scope: SettingsScope,
+    key: &str,
+    value: Option<&Value>,
+) -> Result<SettingsView, SettingsScreenError> {
+    let path = key_path(key);
+    if path.is_empty() {
+        return Err(SettingsScreenError::Invalid("No setting named.".into()));
+    }
+    if scope == SettingsScope::Workspace && !decide(workspace, home).0.is_trusted() {
+        return Err(SettingsScreenError::File(
+            "This folder is not trusted, so its settings are not used. Trust it first.".into(),
+        ));
+    }
+    if let Some(value) = value {
+        check_value(key, value)?;
+    }
+    write_setting(&scope_file(scope, workspace, home)?, &path, value)?;
+    tracing::info!(key, ?scope, "setting written");
+    Ok(settings_view(workspace, home))
+}
+
+/// The workspace's trust and what it would load once trusted.
+pub fn trust_info(workspace: &Path, home: Option<&Path>) -> TrustInfo {
+    let (trust, error) = decide(workspace, home);
+    let parent = workspace.parent().unwrap_or(workspace);
+    let name = |p: &Path| {
+        p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    };
+    TrustInfo {
+        workspace: workspace.display().to_string(),
+        folder_name: name(workspace),
+        parent: parent.display().to_string(),
+        parent_name: name(parent),
+        enabled: trust.enabled,
+        trusted: trust.trusted,
+        source: trust.source.map(|s| match s {
+            gd_settings::TrustSource::Disabled => TrustSource::Disabled,
+            gd_settings::TrustSource::Env => TrustSource::Env,
+            gd_settings::TrustSource::File => TrustSource::File,
+        }),
+        rule_path: trust.rule.as_ref().map(|r| r.path.clone()),
+        rule_level: trust.rule.as_ref().map(|r| level_out(r.level)),
+        file: trust.file.as_ref().map(|f| f.display().to_string()),
+        error,
+        discovered: discover(workspace, home),
+    }
+}
+
+fn level_out(level: gd_settings::TrustLevel) -> TrustLevel {
+    match level {
+        gd_settings::TrustLevel::TrustFolder => TrustLevel::TrustFolder,
+        gd_settings::TrustLevel::TrustParent => TrustLevel::TrustParent,
+        gd_settings::TrustLevel::DoNotTrust => TrustLevel::DoNotTrust,
+    }
+}
+
+/// Records the user's decision for `workspace` in the trusted folders file
+/// (`TRUST_PARENT` is written on the workspace's path, as Gemini CLI does)
+/// and returns the new state.
+pub fn set_trust(
+    workspace: &Path,
+    home: Option<&Path>,
+    level: TrustLevel,
+) -> Result<TrustInfo, SettingsScreenError> {
+    let file = trust::trusted_folders_path(&process_env, home).ok_or_else(|| {
+        SettingsScreenError::File("There is no home directory for the trusted folders file.".into())
+    })?;
+    let level = match level {
+        TrustLevel::TrustFolder => gd_settings::TrustLevel::TrustFolder,
+        TrustLevel::TrustParent => gd_settings::TrustLevel::TrustParent,
+        TrustLevel::DoNotTrust => gd_settings::TrustLevel::DoNotTrust,
+    };
+    TrustedFolders::set(&file, workspace, level)?;
+    tracing::info!(workspace = %workspace.display(), level = level.as_str(), "folder trust recorded");
+    Ok(trust_info(workspace, home))
+}
+
+/// What the workspace would load once trusted: its commands, MCP servers,
+/// settings, context files and `.gemini/.env` (like Gemini CLI's list in
+/// its trust dialog).
+fn discover(workspace: &Path, home: Option<&Path>) -> TrustDiscovery {
+    let gemini = workspace.join(".gemini");
+    let mut found = TrustDiscovery {
+        env_file: gemini.join(".env").is_file(),
+        ..TrustDiscovery::default()
+    };
+    let (commands, _) = crate::commands::load_commands(None, Some(workspace));
+    found.commands = commands.keys().map(|n| format!("/{n}")).collect();
+    let settings = workspace_settings_path(workspace);
+    if let Some(Value::Object(map)) = std::fs::read_to_string(&settings)
+        .ok()
+        .and_then(|text| parse_file(&settings, &text).ok())
+    {
+        if let Some(Value::Object(servers)) = map.get("mcpServers") {
+            found.mcp_servers = servers.keys().cloned().collect();
+        }
+        found.settings = map
+            .keys()
+            .filter(|k| !["mcpServers", "$schema"].contains(&k.as_str()))
+            .cloned()
+            .collect();
+    }
+    // Which context file names apply is the user's choice (their settings).
+    let names = load_workspace(workspace, home, TrustOverride::Decide)
+        .map(|w| crate::launch::context_file_names(w.settings()))
+        .unwrap_or_else(|_| vec![crate::memory::DEFAULT_CONTEXT_FILE_NAME.to_owned()]);
+    found.context_files = names
+        .into_iter()
+        .filter(|n| workspace.join(n).is_file())
+        .collect();
+    found
+}

@@ -1,0 +1,147 @@
+//! The settings screen and the trust prompt: what the desktop shell tells the
+//! UI about the settings layers and the workspace's trust, and what the UI
+//! asks it to write.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+/// A rule's value in `~/.gemini/trustedFolders.json` (Gemini CLI's names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[ts(export)]
+pub enum TrustLevel {
+    /// Trust this folder (and everything below it).
+    TrustFolder,
+    /// Trust the folder's parent (and so its siblings).
+    TrustParent,
+    /// Do not trust it: restricted mode, and no prompt next time.
+    DoNotTrust,
+}
+
+/// Who decided a workspace's trust.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum TrustSource {
+    /// `security.folderTrust.enabled` is false: every folder is trusted.
+    Disabled,
+    /// `GEMINI_CLI_TRUST_WORKSPACE` or `GEMINI_RESTRICTED_MODE`.
+    Env,
+    /// A rule in the trusted folders file.
+    File,
+}
+
+/// What an untrusted workspace would load once trusted (shown in the prompt).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct TrustDiscovery {
+    /// Custom commands in `.gemini/commands` (as `/name`).
+    pub commands: Vec<String>,
+    /// MCP servers in `.gemini/settings.json`.
+    pub mcp_servers: Vec<String>,
+    /// Top-level keys of `.gemini/settings.json` (besides `mcpServers`).
+    pub settings: Vec<String>,
+    /// Context files (e.g. `GEMINI.md`) in the workspace.
+    pub context_files: Vec<String>,
+    /// A `.gemini/.env` file is there.
+    pub env_file: bool,
+}
+
+/// The workspace's trust, for the trust prompt and the header.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct TrustInfo {
+    pub workspace: String,
+    /// The workspace folder's name and its parent's (for the choices).
+    pub folder_name: String,
+    pub parent: String,
+    pub parent_name: String,
+    /// `security.folderTrust.enabled` (user and system settings).
+    pub enabled: bool,
+    /// `true` trusted, `false` not trusted, `null` not decided yet (the
+    /// prompt is shown; the workspace stays restricted meanwhile).
+    pub trusted: Option<bool>,
+    pub source: Option<TrustSource>,
+    /// The rule that decided (its path as written, and its level).
+    pub rule_path: Option<String>,
+    pub rule_level: Option<TrustLevel>,
+    /// The trusted folders file.
+    pub file: Option<String>,
+    /// The trusted folders file is broken (names its line); nothing is
+    /// trusted until it is fixed.
+    pub error: Option<String>,
+    pub discovered: TrustDiscovery,
+}
+
+/// A settings file the app reads or writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum SettingsLayer {
+    SystemDefaults,
+    User,
+    Workspace,
+    System,
+}
+
+/// Where the settings screen writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum SettingsScope {
+    /// `~/.gemini/settings.json`.
+    User,
+    /// `<workspace>/.gemini/settings.json`.
+    Workspace,
+}
+
+/// One settings file and its state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct SettingsLayerInfo {
+    pub layer: SettingsLayer,
+    pub path: String,
+    pub exists: bool,
+    /// Whether its values are in effect (an untrusted workspace's are not).
+    pub loaded: bool,
+    /// The file is broken: the message names the file, line and key.
+    pub error: Option<String>,
+}
+
+/// One setting: its value in effect and where it comes from, and what the
+/// user and workspace files say.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct SettingValue {
+    /// The key path, e.g. `general.checkpointing.enabled`.
+    pub key: String,
+    /// The value in effect; `null` when no layer sets it (the default applies).
+    pub value: Option<Value>,
+    /// The layer the value in effect comes from; `null`: the default.
+    pub source: Option<SettingsLayer>,
+    pub user: Option<Value>,
+    pub workspace: Option<Value>,
+}
+
+/// An MCP server from the settings, for the enable/disable switches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct McpServerSetting {
+    pub name: String,
+    pub source: SettingsLayer,
+    /// Not turned off in `~/.gemini/mcp-server-enablement.json`.
+    pub enabled: bool,
+}
+
+/// What the settings screen shows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct SettingsView {
+    pub layers: Vec<SettingsLayerInfo>,
+    /// The common keys, in the screen's order.
+    pub values: Vec<SettingValue>,
+    pub mcp_servers: Vec<McpServerSetting>,
+    /// Whether the workspace layer is in effect (and may be written).
+    pub workspace_trusted: bool,
+}
