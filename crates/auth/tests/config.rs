@@ -48,6 +48,7 @@ impl Files {
         load_layers(&LoadOptions {
             home: Some(self.home()),
             workspace: self.dir.path().join("ws"),
+            workspace_trusted: true,
             env: &system,
         })
         .unwrap()
