@@ -162,10 +162,10 @@ impl Store {
             })?;
         }
         let mut writer = Connection::open(&path)?;
-        configure(&writer, durability)?;
-        schema::migrate(&mut writer)?;
+        while_busy(|| configure(&writer, durability))?;
+        while_busy(|| schema::migrate(&mut writer))?;
         let reader = Connection::open(&path)?;
-        configure(&reader, durability)?;
+        while_busy(|| configure(&reader, durability))?;
         Ok(Self {
             inner: Arc::new(Inner {
                 path,
@@ -193,6 +193,33 @@ impl Store {
 
     fn reader(&self) -> MutexGuard<'_, Connection> {
         self.inner.reader.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Retries `step` while another connection holds the lock it needs.
+///
+/// The busy timeout covers ordinary waits, but SQLite answers `SQLITE_BUSY`
+/// at once, without calling the busy handler, where waiting could deadlock:
+/// two connections switching a new database to WAL, or one reading the
+/// version while another migrates. The app and the CLI opening the store
+/// together hit exactly that, so opening retries for a bounded time.
+fn while_busy<T>(mut step: impl FnMut() -> Result<T>) -> Result<T> {
+    const PATIENCE: Duration = Duration::from_secs(10);
+    let start = std::time::Instant::now();
+    let mut pause = Duration::from_millis(2);
+    loop {
+        match step() {
+            Err(StoreError::Sqlite(rusqlite::Error::SqliteFailure(e, _)))
+                if matches!(
+                    e.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) && start.elapsed() < PATIENCE =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(100));
+            }
+            other => return other,
+        }
     }
 }
 
