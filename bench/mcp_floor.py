@@ -90,8 +90,10 @@ def free_port():
 class CliRunner:
     """Runs a CLI on a peer-bench scenario the way bench.py does (see the module docstring)."""
 
-    def __init__(self, cli, kit, python, everything, http_port):
+    def __init__(self, cli, kit, python, everything, http_port, trace=None):
         self.cli = os.path.abspath(cli)
+        self.trace = trace
+        self.runs = 0
         self.kit = kit
         self.vars = {"KIT": kit, "PYTHON_MCP": python, "EVERYTHING_JS": everything,
                      "MCP_HTTP_PORT": str(http_port)}
@@ -135,9 +137,16 @@ class CliRunner:
                "TMPDIR": os.path.join(run_dir, "tmp")}
         argv = [self.cli, "-p", scenario["prompt"], "-o", "json", "-m", "gemini-2.5-flash",
                 *scenario.get("cli_args", [])]
+        stderr = subprocess.DEVNULL
+        if self.trace:
+            # The CLI's own timestamped log of each run, to see where the time went.
+            os.makedirs(self.trace, exist_ok=True)
+            self.runs += 1
+            env["RUST_LOG"] = "debug"
+            stderr = open(os.path.join(self.trace, f"{self.runs:02}-{name}.log"), "w")
         started = time.perf_counter()
         p = subprocess.Popen(argv, cwd=ws, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, start_new_session=True)
+                             stderr=stderr, start_new_session=True)
         out, _ = p.communicate(timeout=120)
         elapsed = time.perf_counter() - started
         try:
@@ -158,6 +167,7 @@ def main():
         os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "peer-bench")
     ap.add_argument("--kit", default=default_kit, help="the peer-bench kit (PEER_BENCH_DIR)")
     ap.add_argument("--cli", help="also run this CLI on d_mcp_tiny and e_mcp_parallel, interleaved")
+    ap.add_argument("--trace", help="with --cli: run it with RUST_LOG=debug, its log of each run in this folder")
     args = ap.parse_args()
     kit = os.path.abspath(args.kit)
     python = os.path.join(cache_dir(), "venv-mcp", "bin", "python")
@@ -177,7 +187,7 @@ def main():
             time.sleep(0.05)
     results = {k: [] for k in ["tiny", "everything", "tinyhttp", "tiny (all 3)", "everything (all 3)",
                                "tinyhttp (all 3)", "slowest of all 3"]}
-    cli = CliRunner(args.cli, kit, python, everything, port) if args.cli else None
+    cli = CliRunner(args.cli, kit, python, everything, port, args.trace) if args.cli else None
     if cli:
         for name in ["d_mcp_tiny", "e_mcp_parallel"]:
             cli.run(name)  # warm-up (page cache), not measured

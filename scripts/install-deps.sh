@@ -24,7 +24,8 @@ build_packages=(
   libdbus-1-dev
 )
 test_packages=(xvfb xauth webkit2gtk-driver dbus xdotool imagemagick git gnome-keyring dbus-x11 libsecret-tools chromium python3-venv
-  fd-find) # fd-find: the file-picker bench compares the index build with fd
+  fd-find  # the file-picker bench compares the index build with fd
+  openssl) # crates/gemini/tests/tls.rs makes a CA and serves HTTPS with the openssl binary
 
 packages=("${build_packages[@]}")
 $want_test && packages+=("${test_packages[@]}")

@@ -138,6 +138,17 @@ async fn approved_edit(app: &App, ws: &Path) -> Result<String> {
 
 /// The next request (answered "Fresh start.") has the first prompt but not the undone turn.
 async fn next_request_lacks_the_undone_turn(app: &App, fake: &FakeGemini) -> Result<()> {
+    // The undone prompt came back to the composer, to be edited and sent again; the user
+    // writes another one instead.
+    app.wait_for_script(
+        &format!(
+            "return document.querySelector('[data-testid=prompt-input]').value === {:?};",
+            EDIT_PROMPT
+        ),
+        "the undone prompt is back in the composer",
+    )
+    .await?;
+    app.replace_text("prompt-input", "").await?;
     fake.reset(answer("Fresh start."), &[]);
     chat(app, "What now?", "Fresh start.").await?;
     let (prompts, calls) = last_request_prompts(fake)?;

@@ -249,6 +249,24 @@ describe("code and conversation", () => {
     await app.emit(E.checkpointRestored("cp-1", [], { undo: null, conversation: { message_id: "p2", removed: 3 } }));
     await waitForText(app.page, sel("notice"), "Restored the conversation to before this edit");
     assert.equal(await app.tid("message-user").count(), 1);
+    // The undone prompt is back in the composer, to be edited and sent again.
+    assert.equal(await app.tid("prompt-input").inputValue(), "edit things");
+    await app.close();
+  });
+
+  test("a rewind does not overwrite what the user is typing", async () => {
+    const app = await twoTurns();
+    await app.tid("prompt-input").fill("something new");
+    await card(app, "e1").getByTestId("restore-checkpoint").click();
+    await app.tid("restore-conversation").click();
+    await app.waitForCall("restore_checkpoint");
+    await app.emit(E.checkpointRestored("cp-1", [], { undo: null, conversation: { message_id: "p2", removed: 3 } }));
+    await waitForText(app.page, sel("notice"), "Restored the conversation to before this edit");
+    assert.equal(await app.tid("prompt-input").inputValue(), "something new");
+    // Clearing the box afterwards does not bring the rewound prompt back either.
+    await app.tid("prompt-input").fill("");
+    await app.page.evaluate(() => new Promise((done) => requestAnimationFrame(() => done(null))));
+    assert.equal(await app.tid("prompt-input").inputValue(), "");
     await app.close();
   });
 

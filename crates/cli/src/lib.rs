@@ -44,7 +44,11 @@ pub fn main_entry() -> i32 {
         }
     };
     init_tracing(args.debug);
-    let runtime = match tokio::runtime::Builder::new_current_thread()
+    // Worker threads rather than a current-thread runtime: MCP servers and
+    // other start-up tasks spawned while the session is prepared start at
+    // once, instead of waiting for the preparation to finish and yield.
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
         .enable_all()
         .build()
     {

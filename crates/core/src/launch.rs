@@ -281,12 +281,17 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     let system_prompt = resolve_system_prompt(&workspace, env.get("GEMINI_SYSTEM_MD").as_deref())
         .map_err(|e| LaunchError::Config(e.to_string()))?;
     let mut approval_mode = options.approval_mode.unwrap_or_else(|| {
-        settings
-            .general
-            .default_approval_mode
-            .as_deref()
-            .and_then(ApprovalMode::parse)
-            .filter(|m| *m != ApprovalMode::Yolo)
+        let configured = settings.general.default_approval_mode.as_deref();
+        let mode = configured.and_then(ApprovalMode::parse);
+        if let (Some(name), None) = (configured, mode) {
+            // Gemini CLI's `plan` mode (read-only planning) has no
+            // counterpart here yet: asking first is the safe reading.
+            warn!(
+                mode = name,
+                "general.defaultApprovalMode not supported here; asking first"
+            );
+        }
+        mode.filter(|m| *m != ApprovalMode::Yolo)
             .unwrap_or_default()
     });
     if !trusted && approval_mode != ApprovalMode::Default {

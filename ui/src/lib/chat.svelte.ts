@@ -161,6 +161,11 @@ export class ChatStore {
   private unrecordedUser: UserItem | null = null;
   /** The `/compress` waiting for its answer. */
   private compression: CompressionItem | null = null;
+  /**
+   * The prompt a rewind took out of the conversation, for the composer to offer again (as
+   * Gemini CLI's /rewind does): a new object per rewind, so the same text twice still counts.
+   */
+  returnedPrompt = $state.raw<{ text: string } | null>(null);
 
   private push(item: Item): void {
     this.items = [...this.items, item];
@@ -239,6 +244,7 @@ export class ChatStore {
   private rewound(messageId: string, removed: number, text: string | null): void {
     const item = this.promptItems.get(messageId);
     const at = item ? this.items.indexOf(item) : removed > 0 ? 0 : -1;
+    if (item) this.returnedPrompt = { text: item.text };
     if (at >= 0) {
       // An unknown prompt is older than everything shown (a resumed session shows its last
       // page): all of it went.
