@@ -10,6 +10,8 @@ ROUNDS=${ROUNDS:-3}
 IDLE=${IDLE:-8}
 APP=${APP:-target/release/gemini-desktop}
 [ -x "$APP" ] || { echo "build the app first: cargo build --release -p gemini-desktop" >&2; exit 1; }
+/usr/bin/python3 -c 'import gi; gi.require_version("WebKit2", "4.1")' 2>/dev/null ||
+  { echo "the floor needs Debian's python3-gi and gir1.2-webkit2-4.1 (apt-get install python3-gi)" >&2; exit 1; }
 
 # Sum of VmRSS and Pss (kB) over $1 and its descendants.
 tree_memory() {

@@ -453,6 +453,31 @@ describe("account view", () => {
     await app.close();
   });
 
+  // The header's meta row (status, buttons, approvals) never shrinks; the folder path gives
+  // way, but some of it must stay readable at every width, signed out ("Agent not connected",
+  // "Sign in") or signed in with a long address.
+  for (const [state, cfg] of [
+    ["signed out", {}],
+    ["signed in", { ...signedIn, google: { ...signedIn.google, email: "a.very.long.address@example-company.com" } }],
+  ]) {
+    test(`${state}: the folder path stays readable and the header fits from 720 to 1,400 px`, async () => {
+      for (const width of [720, 860, 900, 1000, 1100, 1200, 1320, 1400]) {
+        const app = await open(cfg, { viewport: { width, height: 700 } });
+        await app.tid("account-open").waitFor();
+        if (state === "signed out") await app.tid("signin-screen").waitFor();
+        else await connected(app);
+        const overflow = await app.tid("app-header").evaluate((el) => el.scrollWidth - el.clientWidth);
+        assert.ok(overflow <= 0, `${width}px: the header overflows by ${overflow}px`);
+        const path = await app.tid("workspace-path").evaluate((el) => el.getBoundingClientRect().width);
+        const least = width > 860 ? 80 : 40;
+        assert.ok(path >= least, `${width}px: the folder path has ${path}px`);
+        assert.ok(await app.tid("approval-mode").isVisible(), `${width}px: the approval switch shows`);
+        if (width === 1100) await app.tid("app-header").screenshot({ path: screenshotPath(`header-1100-${state.replace(" ", "-")}.png`) });
+        await app.close();
+      }
+    });
+  }
+
   test("Re-authenticate starts a Google sign-in", async () => {
     const app = await open(signedIn);
     await app.tid("account-open").click();
