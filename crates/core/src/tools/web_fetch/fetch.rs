@@ -4,6 +4,16 @@
 //!
 //! Redirects are followed here rather than by reqwest so that each new
 //! location goes through the same checks as the first URL.
+//!
+//! Proxies (`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` or the system's
+//! settings): public targets go through the proxy, and then the proxy, not
+//! this process, resolves the name and connects. The guard still resolves
+//! every name once itself and refuses private answers before anything is
+//! sent, but it cannot pin the proxy's own lookup: a name that rebinds
+//! between our lookup and the proxy's reaches whatever the proxy can reach.
+//! Private targets the user approved never use a proxy (they mean the
+//! user's machine, not the proxy's). Where only the proxy can resolve
+//! external names, names cannot be checked and such fetches fail.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::sync::Arc;
