@@ -272,6 +272,8 @@ pub trait Tool: Send + Sync {
     /// cannot work (e.g. `replace` with an `old_string` that is not in the
     /// file) fails without asking the user. `Ok(None)` means nothing
     /// specific to show; the scheduler then shows a generic confirmation.
+    /// It must not touch the network (DNS included): a denied or declined
+    /// call would still leak what it names (issue 12).
     fn prepare<'a>(
         &'a self,
         args: &'a Value,

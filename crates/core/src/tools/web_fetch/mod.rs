@@ -1,13 +1,27 @@
 //! `web_fetch`: fetches the URLs named in the prompt, turns HTML into text
 //! and asks the model to answer the prompt over that text.
 //!
-//! Addresses on private, loopback or link-local networks are refused unless
-//! the user approved this very call in a confirmation: a model must not be
-//! able to probe the user's local network on its own, even in yolo mode.
+//! Security (issue 12):
+//! - Nothing touches the network, DNS included, before the call is allowed:
+//!   [`Tool::prepare`] runs before the policy decides and before the user is
+//!   asked, so it only reads the URLs (a lookup of
+//!   `https://<secret>.attacker.example/` would leak the secret to the
+//!   attacker's DNS server even for a denied call).
+//! - Every hop (the URL, each redirect) is checked before a request is sent,
+//!   resolved exactly once and connected to exactly the checked addresses
+//!   ([`fetch`], [`resolver`]).
+//! - Private and reserved addresses ([`address`]) are reached only when the
+//!   prompt names them visibly (an IP address or localhost), the
+//!   confirmation shows it, and the user approves this very call; never for
+//!   a name that resolves privately, never through a redirect to another
+//!   origin, never in yolo mode or through an "always allow" rule.
 
-use std::net::IpAddr;
+pub mod address;
+mod fetch;
+pub mod resolver;
+
+use std::sync::Arc;
 use std::sync::OnceLock;
-use std::time::Duration;
 
 use futures::future::BoxFuture;
 use gd_gemini::{Content, GenerateContentRequest, RequestMeta};
@@ -16,22 +30,49 @@ use regex::Regex;
 use serde_json::{Value, json};
 
 use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult};
+pub use address::{Classifier, VisibleHost, default_classifier, is_private, special_purpose};
+pub use fetch::{FetchError, MAX_REDIRECTS};
+pub use resolver::{Resolver, SystemResolver};
 
-/// Bytes read per URL.
-const MAX_BODY: usize = 10 * 1024 * 1024;
-/// Characters of text per URL given to the model.
-const MAX_TEXT: usize = 100_000;
-const TIMEOUT: Duration = Duration::from_secs(15);
+/// How `web_fetch` reaches the network: who resolves names and which
+/// addresses are off limits. Injectable so tests resolve names to loopback
+/// servers without real DNS.
+#[derive(Clone)]
+pub struct Network {
+    pub resolver: Arc<dyn Resolver>,
+    pub classifier: Classifier,
+}
+
+impl Network {
+    /// The system resolver and the IANA special-purpose lists.
+    pub fn system() -> Self {
+        Self {
+            resolver: Arc::new(SystemResolver),
+            classifier: default_classifier(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Network").finish_non_exhaustive()
+    }
+}
 
 pub struct WebFetch {
     schema: Value,
-    http: OnceLock<reqwest::Client>,
+    network: Network,
 }
 
 impl WebFetch {
     pub const NAME: &'static str = "web_fetch";
 
     pub fn new() -> Self {
+        Self::with_network(Network::system())
+    }
+
+    /// A `web_fetch` resolving and classifying addresses with `network`.
+    pub fn with_network(network: Network) -> Self {
         Self {
             schema: json!({
                 "type": "object",
@@ -43,25 +84,21 @@ impl WebFetch {
                 },
                 "required": ["prompt"]
             }),
-            http: OnceLock::new(),
+            network,
         }
     }
 
-    fn http(&self) -> Result<&reqwest::Client, String> {
-        if let Some(client) = self.http.get() {
-            return Ok(client);
-        }
-        let client = gd_gemini::http_client_builder()
-            .timeout(TIMEOUT)
-            .redirect(reqwest::redirect::Policy::limited(5))
-            .user_agent(concat!(
-                "GeminiDesktop/",
-                env!("CARGO_PKG_VERSION"),
-                " (web_fetch)"
-            ))
-            .build()
-            .map_err(|e| e.to_string())?;
-        Ok(self.http.get_or_init(|| client))
+    /// The URLs whose host is visibly private (no DNS), with why.
+    fn visibly_private(&self, urls: &[String]) -> Vec<String> {
+        urls.iter()
+            .filter_map(|url| {
+                let Ok(parsed) = reqwest::Url::parse(url) else {
+                    return Some(format!("{url} (not a valid URL)"));
+                };
+                let kind = VisibleHost::of(&parsed)?.visibly_private(&self.network.classifier)?;
+                Some(format!("{url} ({kind})"))
+            })
+            .collect()
     }
 }
 
@@ -100,52 +137,6 @@ fn github_raw(url: &str) -> String {
         }
     }
     url.to_owned()
-}
-
-/// Whether `ip` is on a network the user's machine can reach but the
-/// internet cannot (loopback, private, link-local, unique-local...).
-pub fn is_private(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => {
-            v4.is_loopback()
-                || v4.is_private()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_broadcast()
-                || (v4.octets()[0] == 100 && (v4.octets()[1] & 0xc0) == 64)
-        }
-        IpAddr::V6(v6) => {
-            v6.is_loopback()
-                || v6.is_unspecified()
-                || (v6.segments()[0] & 0xfe00) == 0xfc00
-                || (v6.segments()[0] & 0xffc0) == 0xfe80
-                || v6
-                    .to_ipv4_mapped()
-                    .is_some_and(|v4| is_private(IpAddr::V4(v4)))
-        }
-    }
-}
-
-/// Whether a URL's host resolves to a private address (or cannot be parsed).
-async fn points_to_private_network(url: &str) -> bool {
-    let Ok(parsed) = reqwest::Url::parse(url) else {
-        return true;
-    };
-    let Some(host) = parsed.host_str() else {
-        return true;
-    };
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    if host.eq_ignore_ascii_case("localhost") || host.ends_with(".localhost") {
-        return true;
-    }
-    if let Ok(ip) = host.parse::<IpAddr>() {
-        return is_private(ip);
-    }
-    let port = parsed.port_or_known_default().unwrap_or(443);
-    match tokio::net::lookup_host((host, port)).await {
-        Ok(addrs) => addrs.into_iter().any(|a| is_private(a.ip())),
-        Err(_) => false,
-    }
 }
 
 impl Tool for WebFetch {
@@ -188,16 +179,12 @@ impl Tool for WebFetch {
                     "The 'prompt' must contain at least one valid URL (starting with http:// or https://).",
                 ));
             }
-            let mut private = Vec::new();
-            for url in &urls {
-                if points_to_private_network(url).await {
-                    private.push(url.clone());
-                }
-            }
+            // No resolution here: this runs before the call is allowed.
+            let private = self.visibly_private(&urls);
             let mut text = prompt.to_owned();
             if !private.is_empty() {
                 text.push_str(&format!(
-                    "\n\nWarning: these addresses are on a private or local network: {}",
+                    "\n\nWarning: these addresses are on a private or local network: {}. Approving lets this call reach them.",
                     private.join(", ")
                 ));
             }
@@ -213,8 +200,11 @@ impl Tool for WebFetch {
         Box::pin(async move {
             let prompt = args["prompt"].as_str().unwrap_or_default().to_owned();
             let urls = extract_urls(&prompt);
-            let http = match self.http() {
-                Ok(http) => http,
+            // `confirmed` only when the user approved this very call; a
+            // policy "allow" (yolo, always-allow rules) never unlocks
+            // private addresses.
+            let fetcher = match fetch::Fetcher::new(&self.network, ctx.confirmed) {
+                Ok(fetcher) => fetcher,
                 Err(e) => {
                     return ToolResult::error(
                         ToolErrorKind::Execution,
@@ -225,13 +215,7 @@ impl Tool for WebFetch {
             let mut pages = Vec::new();
             let mut failures = Vec::new();
             for url in &urls {
-                if !ctx.confirmed && points_to_private_network(url).await {
-                    failures.push(format!(
-                        "{url}: refused, it is on a private or local network; the user must approve fetching it"
-                    ));
-                    continue;
-                }
-                match fetch_text(http, url).await {
+                match fetcher.fetch_text(url).await {
                     Ok(text) => pages.push((url.clone(), text)),
                     Err(e) => failures.push(format!("{url}: {e}")),
                 }
@@ -274,52 +258,6 @@ impl Tool for WebFetch {
             )
         })
     }
-}
-
-async fn fetch_text(http: &reqwest::Client, url: &str) -> Result<String, String> {
-    let mut response = http.get(url).send().await.map_err(|e| e.to_string())?;
-    if !response.status().is_success() {
-        return Err(format!("HTTP {}", response.status()));
-    }
-    let content_type = response
-        .headers()
-        .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| e.to_string())? {
-        body.extend_from_slice(&chunk);
-        if body.len() > MAX_BODY {
-            body.truncate(MAX_BODY);
-            break;
-        }
-    }
-    let text =
-        if content_type.contains("html") || (content_type.is_empty() && looks_like_html(&body)) {
-            html2text::from_read(body.as_slice(), 100)
-                .map_err(|e| format!("cannot read the HTML: {e}"))?
-        } else if content_type.starts_with("text/")
-            || content_type.contains("json")
-            || content_type.contains("xml")
-            || content_type.contains("javascript")
-            || content_type.is_empty()
-        {
-            String::from_utf8_lossy(&body).into_owned()
-        } else {
-            return Err(format!("unsupported content type {content_type}"));
-        };
-    Ok(if text.chars().count() > MAX_TEXT {
-        let cut: String = text.chars().take(MAX_TEXT).collect();
-        format!("{cut}\n[... page text truncated at {MAX_TEXT} characters ...]")
-    } else {
-        text
-    })
-}
-
-fn looks_like_html(body: &[u8]) -> bool {
-    let head = String::from_utf8_lossy(&body[..body.len().min(512)]).to_ascii_lowercase();
-    head.contains("<html") || head.contains("<!doctype html")
 }
 
 async fn ask_model(
@@ -369,26 +307,5 @@ mod tests {
             ]
         );
         assert!(extract_urls("no links here").is_empty());
-    }
-
-    #[test]
-    fn private_ranges() {
-        for ip in [
-            "127.0.0.1",
-            "10.1.2.3",
-            "192.168.0.1",
-            "172.16.5.4",
-            "169.254.1.1",
-            "100.64.0.1",
-            "::1",
-            "fd00::1",
-            "fe80::1",
-            "::ffff:127.0.0.1",
-        ] {
-            assert!(is_private(ip.parse().unwrap()), "{ip}");
-        }
-        for ip in ["8.8.8.8", "142.250.74.46", "2001:4860:4860::8888"] {
-            assert!(!is_private(ip.parse().unwrap()), "{ip}");
-        }
     }
 }
