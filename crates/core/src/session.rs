@@ -358,7 +358,9 @@ impl Session {
             tools: current.names(),
         });
         if let Some(memory) = &memory {
-            sink.emit(memory.event());
+            for event in memory.events() {
+                sink.emit(event);
+            }
         }
         if let Some(recorder) = history.as_mut() {
             let resumed = recorder.take_initial_history();
@@ -613,7 +615,9 @@ async fn refresh_memory(agent: &mut Agent, sink: &EventSink) {
                     &agent.config.system_prompt,
                     &memory.text,
                 ));
-            sink.emit(memory.event());
+            for event in memory.events() {
+                sink.emit(event);
+            }
         }
         Err(error) => sink.emit(Event::Warning {
             message: format!("Refreshing the memory failed: {error}"),

@@ -10,6 +10,10 @@
 //!   are URLs (`file://`, `http(s)://`).
 //! * A file already on the current import chain is not imported again
 //!   (circular imports), which also stops `a → b → a`.
+//! * Beyond Gemini CLI, whose trees grow as a power of the fan-out: a file
+//!   is included at most [`super::budget::MAX_INCLUDES_PER_FILE`] times per
+//!   context file, read at most once per load, and the whole memory stops
+//!   at [`super::budget::MAX_MEMORY_BYTES`] (see [`super::budget`]).
 //! * Nesting stops at [`DEFAULT_MAX_DEPTH`] levels: a file at that depth is
 //!   included as it is, its `@` lines unprocessed.
 //! * A missing or unreadable file becomes an HTML comment saying why, so the
@@ -20,6 +24,7 @@ use std::path::{Path, PathBuf};
 
 use tracing::debug;
 
+use super::budget::ImportBudget;
 use super::code_regions::{code_regions, in_regions};
 use crate::tools::files::{is_within, normalize};
 
@@ -71,83 +76,101 @@ impl ImportRules {
     }
 }
 
-/// Resolves the imports in `content`, the text of the file at `file`.
+/// Resolves the imports in `content`, the text of the file at `file`, on
+/// a budget of its own (see [`process_imports_with`]).
 pub fn process_imports(content: &str, file: &Path, rules: &ImportRules) -> Processed {
-    let mut chain = vec![normalize(file)];
-    process(
-        content,
-        file.parent().unwrap_or(Path::new("/")),
-        rules,
-        &mut chain,
-    )
+    process_imports_with(content, file, rules, &mut ImportBudget::default())
 }
 
-fn process(content: &str, base: &Path, rules: &ImportRules, chain: &mut Vec<PathBuf>) -> Processed {
+/// Resolves the imports in `content`, the text of the file at `file`,
+/// charging `budget`: each file is read at most once, included at most
+/// [`super::budget::MAX_INCLUDES_PER_FILE`] times, and the text stops where
+/// the budget's byte cap is reached (the budget then holds a warning naming
+/// the file).
+pub fn process_imports_with(
+    content: &str,
+    file: &Path,
+    rules: &ImportRules,
+    budget: &mut ImportBudget,
+) -> Processed {
+    let mut chain = vec![normalize(file)];
+    process(content, rules, &mut chain, budget)
+}
+
+/// `chain` is the import chain down to the file whose `content` this is
+/// (its last entry); imports are relative to that file's directory.
+fn process(
+    content: &str,
+    rules: &ImportRules,
+    chain: &mut Vec<PathBuf>,
+    budget: &mut ImportBudget,
+) -> Processed {
+    let file = chain.last().cloned().unwrap_or_default();
+    let base = file.parent().unwrap_or(Path::new("/")).to_path_buf();
+    let mut out = String::new();
+    let mut imports = Vec::new();
     // `chain` holds the root file too, so the depth of this file is len - 1.
     if chain.len() > rules.max_depth {
         debug!(max_depth = rules.max_depth, "maximum import depth reached");
+        budget.push(&mut out, content, &file);
         return Processed {
-            content: content.to_owned(),
-            imports: Vec::new(),
+            content: out,
+            imports,
         };
     }
     let regions = code_regions(content);
-    let mut out = String::with_capacity(content.len());
-    let mut imports = Vec::new();
     let mut last = 0;
     for (start, end, raw) in find_imports(content) {
         if in_regions(&regions, start) {
             continue;
         }
-        out.push_str(&content[last..start]);
-        last = end;
-        let Some(path) = validate_import_path(raw, base, &rules.allowed_dirs) else {
-            out.push_str(&format!(
-                "<!-- Import failed: {raw} - Path is outside the allowed directories -->"
-            ));
-            continue;
-        };
-        if chain.contains(&path) {
-            out.push_str(&format!("<!-- File already processed: {raw} -->"));
-            continue;
+        if !budget.push(&mut out, &content[last..start], &file) {
+            break;
         }
-        match read(&path) {
-            Ok((text, bytes)) => {
-                chain.push(path.clone());
-                let nested = process(&text, path.parent().unwrap_or(Path::new("/")), rules, chain);
-                chain.pop();
-                out.push_str(&format!(
-                    "<!-- Imported from: {raw} -->\n{}\n<!-- End of import from: {raw} -->",
-                    nested.content
-                ));
-                imports.push(ImportNode {
-                    path,
-                    bytes,
-                    imports: nested.imports,
-                });
+        last = end;
+        let note = match validate_import_path(raw, &base, &rules.allowed_dirs) {
+            None => {
+                format!("<!-- Import failed: {raw} - Path is outside the allowed directories -->")
             }
-            Err(message) => {
-                debug!(import = raw, %message, "memory import failed");
-                out.push_str(&format!("<!-- Import failed: {raw} - {message} -->"));
+            Some(path) if chain.contains(&path) => {
+                format!("<!-- File already processed: {raw} -->")
             }
+            Some(path) => match budget.read(&path) {
+                Err(message) => {
+                    debug!(import = raw, %message, "memory import failed");
+                    format!("<!-- Import failed: {raw} - {message} -->")
+                }
+                Ok(_) if !budget.admit(&path, &file) => {
+                    format!("<!-- File already included often enough: {raw} -->")
+                }
+                Ok((text, bytes)) => {
+                    if !budget.push(&mut out, &format!("<!-- Imported from: {raw} -->\n"), &file) {
+                        break;
+                    }
+                    chain.push(path.clone());
+                    let nested = process(&text, rules, chain, budget);
+                    chain.pop();
+                    out.push_str(&nested.content);
+                    imports.push(ImportNode {
+                        path,
+                        bytes,
+                        imports: nested.imports,
+                    });
+                    format!("\n<!-- End of import from: {raw} -->")
+                }
+            },
+        };
+        if !budget.push(&mut out, &note, &file) {
+            break;
         }
     }
-    out.push_str(&content[last..]);
+    if !budget.exhausted() {
+        budget.push(&mut out, &content[last..], &file);
+    }
     Processed {
         content: out,
         imports,
     }
-}
-
-fn read(path: &Path) -> Result<(String, u64), String> {
-    let bytes = std::fs::read(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => "File not found".to_owned(),
-        std::io::ErrorKind::PermissionDenied => "Permission denied".to_owned(),
-        _ if path.is_dir() => "Is a directory".to_owned(),
-        _ => e.to_string(),
-    })?;
-    let size = bytes.len() as u64;
-    Ok((String::from_utf8_lossy(&bytes).into_owned(), size))
 }
 
 /// `(start, end, path)` of every `@path` candidate: `@` at the start or

@@ -4,12 +4,13 @@
 //! * [`discovery`] finds them (global, up to the project root, below the
 //!   workspace);
 //! * [`imports`] resolves their `@path` imports into one text and an import
-//!   tree;
+//!   tree, on a [`budget`] that bounds repeats and the total size;
 //! * [`load_memory`] puts the files together with Gemini CLI's file-boundary
 //!   markers (`--- Context from: path ---` … `--- End of Context from: path
 //!   ---`), and [`system_prompt_with_memory`] appends that to the system
 //!   prompt after a `---` rule, as Gemini CLI does.
 
+pub mod budget;
 pub mod code_regions;
 pub mod discovery;
 pub mod imports;
@@ -18,8 +19,9 @@ use std::path::{Component, Path, PathBuf};
 
 use tracing::{debug, warn};
 
+pub use budget::{ImportBudget, MAX_INCLUDES_PER_FILE, MAX_MEMORY_BYTES};
 pub use discovery::{DEFAULT_CONTEXT_FILE_NAME, DEFAULT_MAX_DIRS, DiscoveryOptions, discover};
-pub use imports::{ImportNode, ImportRules, process_imports};
+pub use imports::{ImportNode, ImportRules, process_imports, process_imports_with};
 
 /// The memory as loaded for one session.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -27,8 +29,15 @@ pub struct LoadedMemory {
     /// The concatenated text with file-boundary markers ("" when no file
     /// has content).
     pub text: String,
-    /// Every context file found, in load order, with its imports.
+    /// Every context file loaded, in load order, with its imports.
     pub files: Vec<ImportNode>,
+    /// What the user should know: files skipped, limits reached (each
+    /// names the file). The session reports them as warnings.
+    pub warnings: Vec<String>,
+    /// Files read from disk (context files and imports, each at most once).
+    pub file_reads: usize,
+    /// Imports included, counting repeats.
+    pub includes: usize,
 }
 
 impl LoadedMemory {
@@ -39,50 +48,103 @@ impl LoadedMemory {
             chars: self.text.chars().count() as u64,
         }
     }
+
+    /// The events for the session: the warnings, then the memory itself.
+    pub fn events(&self) -> Vec<gd_protocol::Event> {
+        let mut events: Vec<gd_protocol::Event> = self
+            .warnings
+            .iter()
+            .map(|message| gd_protocol::Event::Warning {
+                message: message.clone(),
+            })
+            .collect();
+        events.push(self.event());
+        events
+    }
 }
 
 /// Finds and reads the context files, resolving their imports. Imports may
 /// come from the importing file's project root (or its directory when it is
-/// in no git repository) and from the workspace directories.
+/// in no git repository) and from the workspace directories. The whole text
+/// stays within [`MAX_MEMORY_BYTES`] (plus one short marker saying where it
+/// was cut).
 pub fn load_memory(options: &DiscoveryOptions, workspace_dirs: &[PathBuf]) -> LoadedMemory {
+    load_memory_with(options, workspace_dirs, ImportBudget::default())
+}
+
+/// [`load_memory`] on a given budget (tests use small ones).
+pub fn load_memory_with(
+    options: &DiscoveryOptions,
+    workspace_dirs: &[PathBuf],
+    mut budget: ImportBudget,
+) -> LoadedMemory {
     let started = std::time::Instant::now();
     let mut blocks = Vec::new();
     let mut files = Vec::new();
+    let mut left_out = Vec::new();
     for path in discover(options) {
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
+        let shown = display_path(&path, &options.workspace);
+        if budget.exhausted() {
+            left_out.push(shown);
+            continue;
+        }
+        let (content, bytes) = match budget.read(&path) {
+            Ok(read) => read,
             Err(error) => {
                 warn!(path = %path.display(), %error, "context file unreadable; skipped");
+                // The budget already reported a file over the limit.
+                if !error.starts_with(budget::TOO_LARGE) {
+                    budget.add_warning(format!("Context file {shown} skipped: {error}."));
+                }
                 continue;
             }
         };
-        let content = String::from_utf8_lossy(&bytes);
+        let header = format!("--- Context from: {shown} ---\n");
+        let footer = format!("\n--- End of Context from: {shown} ---");
+        // The separator between blocks ("\n\n") is reserved with the markers.
+        if !budget.reserve(header.len() + footer.len() + 2, &path) {
+            left_out.push(shown);
+            continue;
+        }
+        budget.begin_context_file();
         let dir = path.parent().unwrap_or(Path::new("/"));
         let mut allowed =
             vec![discovery::find_project_root(dir).unwrap_or_else(|| dir.to_path_buf())];
         allowed.extend(workspace_dirs.iter().cloned());
-        let processed = process_imports(&content, &path, &ImportRules::new(allowed));
-        let trimmed = processed.content.trim();
-        if !trimmed.is_empty() {
-            let shown = display_path(&path, &options.workspace);
-            blocks.push(format!(
-                "--- Context from: {shown} ---\n{trimmed}\n--- End of Context from: {shown} ---"
-            ));
+        let processed =
+            process_imports_with(&content, &path, &ImportRules::new(allowed), &mut budget);
+        let mut body = processed.content.trim().to_owned();
+        if budget.exhausted() {
+            body.push_str("\n<!-- Memory limit reached: the rest of the memory was left out -->");
+        }
+        if !body.trim().is_empty() {
+            blocks.push(format!("{header}{body}{footer}"));
         }
         files.push(ImportNode {
             path,
-            bytes: bytes.len() as u64,
+            bytes,
             imports: processed.imports,
         });
     }
+    if !left_out.is_empty() {
+        budget.add_warning(format!(
+            "Memory limit reached; these context files were not loaded: {}.",
+            left_out.join(", ")
+        ));
+    }
     debug!(
         files = files.len(),
+        reads = budget.reads(),
+        includes = budget.includes(),
         elapsed_ms = started.elapsed().as_millis() as u64,
         "memory loaded"
     );
     LoadedMemory {
         text: blocks.join("\n\n"),
         files,
+        file_reads: budget.reads(),
+        includes: budget.includes(),
+        warnings: budget.take_warnings(),
     }
 }
 

@@ -9,7 +9,7 @@ use gd_gemini::Part;
 use serde_json::{Value, json};
 
 use super::text::{self, MediaKind};
-use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files};
+use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files, walk};
 use crate::config::FileFiltering;
 
 /// Lines shown when no range is given, and at most per call.
@@ -133,14 +133,15 @@ async fn run(args: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let filtering = ctx.file_filtering;
     let roots = ctx.workspace_dirs.clone();
     let task_path = path.clone();
+    let task_roots = roots.clone();
     let loaded = tokio::task::spawn_blocking(move || {
-        if filtering.respect_gemini_ignore && is_gemini_ignored(&task_path) {
+        if walk::is_ignored(&task_path, &task_roots, filtering) {
             return Err(ToolError::new(
                 ToolErrorKind::InvalidParams,
                 format!(
-                    "File {} is excluded by a {} pattern and cannot be read.",
+                    "File {} is excluded by {} and cannot be read.",
                     task_path.display(),
-                    files::GEMINI_IGNORE_FILE
+                    ignore_files(filtering)
                 ),
             ));
         }
@@ -166,32 +167,16 @@ async fn run(args: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     })
 }
 
-/// Whether `path` is excluded by a `.geminiignore` file.
-fn is_gemini_ignored(path: &Path) -> bool {
-    is_ignored(
-        path,
-        FileFiltering {
-            respect_git_ignore: false,
-            respect_gemini_ignore: true,
-        },
-    )
-}
-
-/// Whether the ignore files `filtering` enables exclude `path`.
-pub(crate) fn is_ignored(path: &Path, filtering: FileFiltering) -> bool {
-    if !filtering.respect_git_ignore && !filtering.respect_gemini_ignore {
-        return false;
+/// The ignore files `filtering` honours, for messages.
+pub(crate) fn ignore_files(filtering: FileFiltering) -> &'static str {
+    match (
+        filtering.respect_git_ignore,
+        filtering.respect_gemini_ignore,
+    ) {
+        (true, true) => ".gitignore or .geminiignore",
+        (true, false) => ".gitignore",
+        _ => ".geminiignore",
     }
-    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-        return false;
-    };
-    files::read_dir_classified(parent, filtering, false)
-        .map(|entries| {
-            entries
-                .iter()
-                .any(|e| e.ignored && e.path.file_name() == Some(name))
-        })
-        .unwrap_or(false)
 }
 
 /// A file read for the model.

@@ -500,12 +500,15 @@ fn collect_literal(job: &Job, pattern: &str, found: &mut Found) {
         return;
     }
     match std::fs::metadata(&path) {
+        Ok(m) if m.is_dir() && ignored(&path, job) => {
+            found.skip(pattern, "excluded by .gitignore or .geminiignore");
+        }
         Ok(m) if m.is_dir() => {
             let depth = if job.recursive { None } else { Some(1) };
             walk(job, &path, depth, found, &|_| true);
         }
         Ok(_) => {
-            if read_file::is_ignored(&path, job.filtering) {
+            if ignored(&path, job) {
                 found.skip(pattern, "excluded by .gitignore or .geminiignore");
             } else {
                 found.files.insert(path, true);
@@ -513,6 +516,12 @@ fn collect_literal(job: &Job, pattern: &str, found: &mut Found) {
         }
         Err(_) => found.skip(pattern, "not found"),
     }
+}
+
+/// Whether the ignore rules exclude `path` (a file, or a directory and so
+/// everything below it), decided as the search tools decide.
+fn ignored(path: &Path, job: &Job) -> bool {
+    super::walk::is_ignored(path, &job.roots, job.filtering)
 }
 
 /// Walks `start`, adding the files `matches` accepts (by their path
@@ -525,6 +534,10 @@ fn walk(
     found: &mut Found,
     matches: &dyn Fn(&Path) -> bool,
 ) {
+    // The walk checks what lies below `start`, not `start` itself.
+    if ignored(start, job) {
+        return;
+    }
     let mut builder = WalkBuilder::new(start);
     builder
         .max_depth(max_depth)

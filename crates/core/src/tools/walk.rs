@@ -2,7 +2,7 @@
 //! one place that decides which ignore rules apply, so both tools (and the
 //! folder listing in [`super::files`]) agree on what is hidden.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
@@ -32,6 +32,54 @@ pub fn walker(root: &Path, filtering: FileFiltering, skip_hidden: bool) -> WalkB
         builder.add_custom_ignore_filename(GEMINI_IGNORE_FILE);
     }
     builder
+}
+
+/// Whether the ignore rules exclude `path`, decided by the same walker
+/// `glob` and `grep_search` use, so that every file tool agrees: a walk
+/// from the outermost workspace directory holding `path`, entering only
+/// the directories on the way to it, either reaches `path` or it does not.
+/// So a file in an ignored directory (`private/` covers
+/// `private/deeper/x.txt`), negations (`!keep.txt`, which cannot re-include
+/// a file below an ignored directory, as in Git) and `.gitignore` (inside
+/// git repositories, when `filtering` respects it) count exactly as in a
+/// search. `.git` counts as ignored with `.gitignore`, as in Gemini CLI.
+/// Symlinks on the way are resolved first (the rules of the real location
+/// apply); a path that does not exist is not ignored (the caller reports
+/// it missing).
+pub fn is_ignored(path: &Path, roots: &[PathBuf], filtering: FileFiltering) -> bool {
+    if !filtering.respect_git_ignore && !filtering.respect_gemini_ignore {
+        return false;
+    }
+    let Ok(real) = path.canonicalize() else {
+        return false;
+    };
+    let roots: Vec<PathBuf> = roots.iter().filter_map(|r| r.canonicalize().ok()).collect();
+    // A workspace directory itself is never ignored.
+    if roots.contains(&real) {
+        return false;
+    }
+    let root = roots
+        .into_iter()
+        .filter(|r| real.starts_with(r))
+        .min_by_key(|r| r.components().count())
+        .or_else(|| real.parent().map(Path::to_path_buf));
+    let Some(root) = root else {
+        return false;
+    };
+    let depth = real
+        .strip_prefix(&root)
+        .map_or(1, |r| r.components().count());
+    let target = real.clone();
+    let skip_git = filtering.respect_git_ignore;
+    let mut builder = walker(&root, filtering, false);
+    builder.max_depth(Some(depth)).filter_entry(move |entry| {
+        entry.depth() == 0
+            || (target.starts_with(entry.path()) && !(skip_git && entry.file_name() == ".git"))
+    });
+    !builder
+        .build()
+        .filter_map(Result::ok)
+        .any(|entry| entry.path() == real)
 }
 
 /// Walks in parallel and collects what `visit` pushes. Each walker thread
