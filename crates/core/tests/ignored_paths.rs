@@ -211,3 +211,42 @@ async fn at_references_to_an_ignored_directory_are_not_sent() {
         "{warnings:?}"
     );
 }
+
+#[tokio::test]
+async fn searches_and_listings_cannot_start_inside_an_ignored_directory() {
+    let (_d, _root, ctx) = private_workspace();
+    for (tool, args) in [
+        ("glob", json!({"pattern": "*.txt", "dir_path": "private"})),
+        (
+            "glob",
+            json!({"pattern": "**/*", "dir_path": "private/deeper"}),
+        ),
+        (
+            "grep_search",
+            json!({"pattern": "SECRET", "dir_path": "private"}),
+        ),
+        (
+            "grep_search",
+            json!({"pattern": "SECRET", "dir_path": "private/secret.txt"}),
+        ),
+        ("list_directory", json!({"dir_path": "private"})),
+        ("list_directory", json!({"dir_path": "private/deeper"})),
+    ] {
+        let done = call(&ctx, tool, args.clone()).await;
+        let text = response(&done);
+        assert_eq!(done.status, ToolCallStatus::Error, "{tool} {args}: {text}");
+        assert!(
+            !text.contains("SECRET") && !text.contains("secret.txt\\n"),
+            "{text}"
+        );
+        assert!(text.contains("cannot be searched or listed"), "{text}");
+    }
+    // The workspace itself is still searched, without the ignored folder.
+    let done = call(&ctx, "grep_search", json!({"pattern": "SECRET|PUBLIC"})).await;
+    assert_eq!(done.status, ToolCallStatus::Success);
+    let text = response(&done);
+    assert!(
+        text.contains("L1: PUBLIC") && !text.contains("TOP SECRET"),
+        "{text}"
+    );
+}

@@ -189,6 +189,7 @@ impl GlobRequest {
                 .respect_gemini_ignore
                 .unwrap_or(ctx.file_filtering.respect_gemini_ignore),
         };
+        walk::refuse_ignored_start(&dir, &ctx.workspace_dirs, filtering)?;
         Ok(Self {
             pattern: params.pattern,
             dir,

@@ -255,6 +255,7 @@ impl GrepSearch {
             p.split('/')
                 .any(|c| c.starts_with('.') && c != "." && c != "..")
         });
+        walk::refuse_ignored_start(&root, &ctx.workspace_dirs, ctx.file_filtering)?;
         let count = |n: Option<f64>| n.map(|n| n.max(1.0) as usize);
         Ok(Self {
             pattern: params.pattern,

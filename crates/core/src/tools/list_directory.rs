@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::files::{self, DirEntryInfo};
-use super::{Tool, ToolContext, ToolErrorKind, ToolKind, ToolResult};
+use super::{Tool, ToolContext, ToolErrorKind, ToolKind, ToolResult, walk};
 use crate::config::FileFiltering;
 
 /// Lists a directory: folders first, then files with their sizes, and a
@@ -132,6 +132,9 @@ impl Tool for ListDirectory {
                     .and_then(|o| o.respect_gemini_ignore)
                     .unwrap_or(ctx.file_filtering.respect_gemini_ignore),
             };
+            if let Err(error) = walk::refuse_ignored_start(&dir, &ctx.workspace_dirs, filtering) {
+                return ToolResult::from_error(error);
+            }
             let task_dir = dir.clone();
             let listing =
                 tokio::task::spawn_blocking(move || list(&task_dir, filtering, &ignore)).await;

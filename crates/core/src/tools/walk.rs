@@ -9,6 +9,7 @@ use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
 use super::files::GEMINI_IGNORE_FILE;
+use super::{ToolError, ToolErrorKind};
 use crate::config::FileFiltering;
 
 /// A walker over `root` honouring the ignore rules as configured:
@@ -80,6 +81,28 @@ pub fn is_ignored(path: &Path, roots: &[PathBuf], filtering: FileFiltering) -> b
         .build()
         .filter_map(Result::ok)
         .any(|entry| entry.path() == real)
+}
+
+/// Refuses a search or listing that starts inside an ignored directory
+/// (`dir_path = "private"` with `private/` in `.geminiignore`): the walker
+/// never checks its own starting folder, so without this `glob`,
+/// `grep_search` and `list_directory` would show what `read_file` refuses.
+pub fn refuse_ignored_start(
+    path: &Path,
+    roots: &[PathBuf],
+    filtering: FileFiltering,
+) -> Result<(), ToolError> {
+    if is_ignored(path, roots, filtering) {
+        return Err(ToolError::new(
+            ToolErrorKind::InvalidParams,
+            format!(
+                "Path {} is excluded by {} and cannot be searched or listed.",
+                path.display(),
+                super::read_file::ignore_files(filtering)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Walks in parallel and collects what `visit` pushes. Each walker thread
