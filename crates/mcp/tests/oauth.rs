@@ -142,7 +142,7 @@ impl Browser {
                     .unwrap();
                 let response = client.get(&url).send().await.unwrap();
                 let location = response.headers()["location"].to_str().unwrap().to_owned();
-                let mut redirect = reqwest::Url::parse(&location).unwrap();
+                let redirect = reqwest::Url::parse(&location).unwrap();
                 let pairs: Vec<(String, String)> = redirect
                     .query_pairs()
                     .map(|(k, v)| {
