@@ -89,10 +89,11 @@ pub fn main_entry() -> i32 {
                 return exit::INPUT_ERROR;
             }
         };
-        let mut stdout = std::io::stdout();
+        // Titles come from prompts, imported Gemini CLI sessions included.
+        let mut stdout = output::terminal::guard(std::io::stdout());
         return match &args.delete_session {
-            Some(key) => history::delete(&workspace, key, &mut stdout),
-            None => history::list(&workspace, &mut stdout),
+            Some(key) => history::delete(&workspace, key, &mut *stdout),
+            None => history::list(&workspace, &mut *stdout),
         };
     }
     // Model text, tool output and server messages reach a terminal without control

@@ -181,6 +181,24 @@ pub fn guard<'a, W: Write + IsTerminal + 'a>(stream: W) -> Box<dyn Write + 'a> {
     }
 }
 
+/// `text` for standard output: [`clean`]ed when that is a terminal, else as is.
+pub fn for_stdout(text: &str) -> std::borrow::Cow<'_, str> {
+    if io::stdout().is_terminal() {
+        clean(text).into()
+    } else {
+        text.into()
+    }
+}
+
+/// `text` for standard error: [`clean`]ed when that is a terminal, else as is.
+pub fn for_stderr(text: &str) -> std::borrow::Cow<'_, str> {
+    if io::stderr().is_terminal() {
+        clean(text).into()
+    } else {
+        text.into()
+    }
+}
+
 /// `text` without control sequences (for one-off messages to a terminal).
 pub fn clean(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
