@@ -260,10 +260,12 @@ pub async fn export_session(
     };
     let shown = path.display().to_string();
     blocking(history, move |s| {
-        let file = std::fs::File::create(&path).map_err(|source| gd_store::StoreError::Io {
-            path: path.clone(),
-            source,
-        })?;
+        // Owner-only, like the history it comes from.
+        let file =
+            gd_store::private::create_file(&path).map_err(|source| gd_store::StoreError::Io {
+                path: path.clone(),
+                source,
+            })?;
         let mut out = std::io::BufWriter::new(file);
         s.export(&session_id, format, &mut out)?;
         std::io::Write::flush(&mut out).map_err(|source| gd_store::StoreError::Io {

@@ -78,7 +78,9 @@ pub fn attach_log_file(dir: &Path) -> Result<PathBuf, String> {
     if LOG_FILE.get().is_some() {
         return Ok(dir.to_path_buf());
     }
-    std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
+    // Owner-only: the log can name files, servers and accounts.
+    gd_store::private::ensure_private_dir(dir)
+        .map_err(|e| format!("create {}: {e}", dir.display()))?;
     let appender = RollingFileAppender::builder()
         .rotation(Rotation::DAILY)
         .filename_prefix(FILE_PREFIX)

@@ -219,6 +219,8 @@ pub async fn auth_start_google_login<R: Runtime>(
 /// Opens `url` with `GEMINI_DESKTOP_BROWSER`'s program if set, else the system browser
 /// (through the opener plugin).
 pub(crate) fn open_in_browser<R: Runtime>(app: &AppHandle<R>, url: &str) -> Result<(), String> {
+    // Only web pages: the opener plugin would also open `file:` and custom-scheme URLs.
+    gd_auth::browser::check_web_url(url)?;
     if let Some(program) = gd_auth::browser::override_program() {
         return gd_auth::browser::run_program(&program, url);
     }

@@ -30,7 +30,7 @@ pub enum AuthError {
     TimedOut(u64),
     /// The callback carried another sign-in's `state` (possible forgery).
     #[error(
-        "The browser's answer did not belong to this sign-in (state mismatch), so it was ignored and nothing was stored. Start the sign-in again."
+        "This answer did not belong to the sign-in in progress (state mismatch), so it was ignored and nothing was stored. The sign-in keeps waiting for Google's answer."
     )]
     StateMismatch,
     /// The user (or an admin policy) declined on Google's consent page.

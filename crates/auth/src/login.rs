@@ -1,7 +1,8 @@
 //! The browser part of Google sign-in: a loopback HTTP server on 127.0.0.1
 //! (a free port or a configured one) that accepts exactly one callback on
-//! `/oauth2callback`, checks `state`, has the code exchanged and answers the
-//! browser with a small page; a paste-code fallback for browsers that cannot
+//! `/oauth2callback` carrying this sign-in's `state`, has the code exchanged and answers the
+//! browser with a small page (a callback with another or no `state` gets a 400 page and the
+//! sign-in keeps waiting: any web page can send the browser there); a paste-code fallback for browsers that cannot
 //! reach this machine; cancellation; a 5-minute timeout.
 //!
 //! [`start`] returns a [`PendingLogin`] at once, with the URL to open; the
@@ -370,6 +371,14 @@ impl Driver {
                 _ = cancel.cancelled() => break Err(AuthError::Cancelled),
                 _ = &mut deadline => break Err(AuthError::TimedOut(timeout.as_secs().div_ceil(60).max(1))),
                 Some(callback) = callbacks.recv() => {
+                    // A request without our `state` is not Google's answer to this sign-in
+                    // (a forged or stale link any web page can make the browser open): it
+                    // is refused and the sign-in keeps waiting, so it cannot end it.
+                    if !self.owns(&callback.query) {
+                        warn!("sign-in callback without this sign-in's state ignored");
+                        let _ = callback.reply.send(Page::failure(&AuthError::StateMismatch));
+                        continue;
+                    }
                     let result = match self.check_callback(&callback.query) {
                         Ok(code) => self.exchange(&code, &cancel).await,
                         Err(e) => Err(e),
@@ -383,6 +392,11 @@ impl Driver {
                 }
                 Some((pasted, reply)) = pastes.recv() => {
                     let code = match parse_pasted(&pasted) {
+                        // Another sign-in's address (an old tab): say so and keep waiting.
+                        Ok(Pasted::Query(query)) if !self.owns(&query) => {
+                            let _ = reply.send(Err(AuthError::StateMismatch));
+                            continue;
+                        }
                         Ok(pasted) => self.check_pasted(pasted),
                         // A typo: say so and keep waiting.
                         Err(e) => {
@@ -410,21 +424,24 @@ impl Driver {
         result
     }
 
+    /// Whether `query` carries this sign-in's `state`. Google sends it with codes and with
+    /// errors alike (RFC 6749 §4.1.2); anything else, `error=` included, may come from any
+    /// page the browser visited and must not end the sign-in.
+    fn owns(&self, query: &HashMap<String, String>) -> bool {
+        query.get("state").is_some_and(|s| *s == self.state)
+    }
+
+    /// The code of a callback that [`Driver::owns`] (checked again here).
     fn check_callback(&self, query: &HashMap<String, String>) -> Result<String, AuthError> {
+        if !self.owns(query) {
+            return Err(AuthError::StateMismatch);
+        }
         if let Some(error) = query.get("error") {
-            // Google sends `state` with errors too; a foreign one is ignored
-            // the same way as a foreign code.
-            if query.get("state").is_some_and(|s| *s != self.state) {
-                return Err(AuthError::StateMismatch);
-            }
             return Err(denied(error, query.get("error_description")));
         }
-        match (query.get("code"), query.get("state")) {
-            (Some(code), Some(state)) if *state == self.state && !code.is_empty() => {
-                Ok(code.clone())
-            }
-            (Some(_), _) => Err(AuthError::StateMismatch),
-            (None, _) => Err(AuthError::Protocol(
+        match query.get("code") {
+            Some(code) if !code.is_empty() => Ok(code.clone()),
+            _ => Err(AuthError::Protocol(
                 "The browser came back without an authorization code. Start the sign-in again."
                     .into(),
             )),

@@ -26,6 +26,7 @@ mod config;
 mod error;
 mod git;
 mod meta;
+mod private;
 mod repo;
 
 pub use checkpointer::Checkpointer;

@@ -119,6 +119,9 @@ impl ShadowRepo {
         if !workspace.is_dir() {
             return Err(CheckpointError::Workspace(workspace));
         }
+        // Copies of the workspace's files: other accounts must not read them.
+        crate::private::ensure_private_root(&config.root)
+            .map_err(|e| CheckpointError::io(&config.root, e))?;
         let git_dir = Self::dir_for(&config.root, &workspace);
         let git = Git::new(git_dir.clone(), workspace.clone());
         let repo = Self {

@@ -89,15 +89,21 @@ pub fn main_entry() -> i32 {
                 return exit::INPUT_ERROR;
             }
         };
-        let mut stdout = std::io::stdout();
+        // Titles come from prompts, imported Gemini CLI sessions included.
+        let mut stdout = output::terminal::guard(std::io::stdout());
         return match &args.delete_session {
-            Some(key) => history::delete(&workspace, key, &mut stdout),
-            None => history::list(&workspace, &mut stdout),
+            Some(key) => history::delete(&workspace, key, &mut *stdout),
+            None => history::list(&workspace, &mut *stdout),
         };
     }
-    let stdout = std::io::stdout();
-    let stderr = std::io::stderr();
-    let mut output = output::for_format(args.output_format, Box::new(stdout), Box::new(stderr));
+    // Model text, tool output and server messages reach a terminal without control
+    // sequences; pipes and files get every byte (JSON formats escape controls themselves).
+    let stdout: Box<dyn Write> = match args.output_format {
+        args::OutputFormat::Text => output::terminal::guard(std::io::stdout()),
+        _ => Box::new(std::io::stdout()),
+    };
+    let stderr = output::terminal::guard(std::io::stderr());
+    let mut output = output::for_format(args.output_format, stdout, stderr);
     runtime.block_on(run(&args, output.as_mut()))
 }
 
@@ -394,7 +400,11 @@ fn report_failure(
 ) -> i32 {
     let duration = started.elapsed().as_millis() as u64;
     if output.failure(session_id, fatal, stats, duration).is_err() {
-        let _ = writeln!(std::io::stderr(), "Error: {}", fatal.message);
+        let _ = writeln!(
+            output::terminal::guard(std::io::stderr()),
+            "Error: {}",
+            fatal.message
+        );
     }
     fatal.code
 }

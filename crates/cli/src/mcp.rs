@@ -17,6 +17,7 @@ use gd_protocol::McpServerState;
 
 use crate::args::McpCommand;
 use crate::exit;
+use crate::output::terminal::{for_stderr, for_stdout};
 
 /// Runs one `mcp` subcommand; returns the exit code.
 pub async fn run(command: &McpCommand) -> i32 {
@@ -150,10 +151,12 @@ async fn list_servers(options: McpOptions) -> i32 {
             .as_deref()
             .map(|e| format!(": {e}"))
             .unwrap_or_default();
-        println!("{mark} {}: {shown} - {word}{reason}", status.name);
+        // Names, errors and tool names come from the servers' configuration and answers.
+        let line = format!("{mark} {}: {shown} - {word}{reason}", status.name);
+        println!("{}", for_stdout(&line));
         if !status.tool_list.is_empty() {
             let names: Vec<&str> = status.tool_list.iter().map(|t| t.name.as_str()).collect();
-            println!("    Tools: {}", names.join(", "));
+            println!("    Tools: {}", for_stdout(&names.join(", ")));
         }
         let own: Vec<&str> = prompts
             .iter()
@@ -161,7 +164,7 @@ async fn list_servers(options: McpOptions) -> i32 {
             .map(|p| p.name.as_str())
             .collect();
         if !own.is_empty() {
-            println!("    Prompts: {}", own.join(", "));
+            println!("    Prompts: {}", for_stdout(&own.join(", ")));
         }
     }
     manager.shutdown(Duration::from_secs(2)).await;
@@ -231,7 +234,7 @@ async fn sign_in(mut options: McpOptions, server: &str, no_browser: bool) -> i32
         }
     };
     if let Err(message) = result {
-        eprintln!("Error: {message}");
+        eprintln!("Error: {}", for_stderr(&message));
         return exit::AUTH_ERROR;
     }
     // Connect once with the new tokens to check them.

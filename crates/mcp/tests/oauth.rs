@@ -127,12 +127,14 @@ impl Browser {
         })
     }
 
-    /// A redirect whose `state` was tampered with on the way back.
-    fn forging(&self) -> BrowserOpener {
+    /// Forged redirects (another `state`, none, an `error=` with another `state`) reach the
+    /// listener before the real one; `statuses` gets the listener's answers, in order.
+    fn forging(&self, forged_statuses: Arc<Mutex<Vec<u16>>>) -> BrowserOpener {
         let opened = self.opened.clone();
         Arc::new(move |url: &str| {
             opened.lock().unwrap().push(url.to_owned());
             let url = url.to_owned();
+            let forged_statuses = forged_statuses.clone();
             tokio::spawn(async move {
                 let client = gd_gemini::http_client_builder()
                     .redirect(reqwest::redirect::Policy::none())
@@ -140,7 +142,7 @@ impl Browser {
                     .unwrap();
                 let response = client.get(&url).send().await.unwrap();
                 let location = response.headers()["location"].to_str().unwrap().to_owned();
-                let mut redirect = reqwest::Url::parse(&location).unwrap();
+                let redirect = reqwest::Url::parse(&location).unwrap();
                 let pairs: Vec<(String, String)> = redirect
                     .query_pairs()
                     .map(|(k, v)| {
@@ -152,8 +154,22 @@ impl Browser {
                         (k.into_owned(), v)
                     })
                     .collect();
-                redirect.query_pairs_mut().clear().extend_pairs(pairs);
-                let _ = http().get(redirect.as_str()).send().await;
+                let mut forged = redirect.clone();
+                forged.query_pairs_mut().clear().extend_pairs(pairs);
+                let mut answers = vec![http().get(forged.as_str()).send().await.unwrap()];
+                // The same without a state, and an `error=` with a forged state.
+                let base = redirect.as_str().split('?').next().unwrap().to_owned();
+                for query in ["code=stolen", "error=access_denied&state=forged"] {
+                    answers.push(http().get(format!("{base}?{query}")).send().await.unwrap());
+                }
+                let statuses: Vec<u16> = answers.iter().map(|r| r.status().as_u16()).collect();
+                forged_statuses.lock().unwrap().extend(statuses);
+                // The real redirect, after the forged ones.
+                let response = http().get(redirect.as_str()).send().await.unwrap();
+                forged_statuses
+                    .lock()
+                    .unwrap()
+                    .push(response.status().as_u16());
             });
             Ok(())
         })
@@ -375,27 +391,68 @@ async fn short_lived_tokens_are_refreshed_before_they_expire() {
     manager.shutdown(Duration::from_secs(1)).await;
 }
 
+/// Forged redirects to the loopback listener (any web page can send the browser there) get a
+/// 400 and do not end the sign-in; the real redirect afterwards signs in.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_redirect_with_the_wrong_state_is_rejected() {
+async fn a_forged_redirect_is_ignored_and_the_real_one_signs_in() {
     let server = OAuthServer::start(&[]);
     let ws = tempfile::tempdir().unwrap();
     let store_dir = tempfile::tempdir().unwrap();
     let browser = Browser::default();
-    let oauth = McpOAuth::new(secrets(store_dir.path())).with_opener(browser.forging());
+    let statuses = Arc::new(Mutex::new(Vec::new()));
+    let oauth =
+        McpOAuth::new(secrets(store_dir.path())).with_opener(browser.forging(statuses.clone()));
     let manager = manager_for(
         json!({"remote": {"httpUrl": server.mcp_url(), "timeout": 30000}}),
         ws.path(),
         oauth,
     )
     .await;
-    let error = manager.authenticate("remote").await.unwrap_err();
-    assert!(error.contains("wrong `state`"), "{error}");
-    let status = manager.status("remote").unwrap();
-    assert_eq!(status.state, McpServerState::NeedsAuth);
-    assert!(status.error.unwrap().contains("wrong `state`"));
-    assert_eq!(status.auth_url, None);
-    assert_eq!(server.stats().await["code_grants"], 0);
+    manager.authenticate("remote").await.unwrap();
+    assert_eq!(*statuses.lock().unwrap(), [400, 400, 400, 200]);
+    wait_status(&manager, "remote", "connected", |s| {
+        s.state == McpServerState::Connected
+    })
+    .await;
+    assert_eq!(server.stats().await["code_grants"], 1);
     manager.shutdown(Duration::from_secs(1)).await;
+}
+
+/// A server whose metadata names a `file:`, `javascript:` or custom-scheme authorization
+/// endpoint: the sign-in fails naming the scheme, and no opener ever sees the URL.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_authorization_endpoint_that_is_not_a_web_page_is_never_opened() {
+    for (endpoint, scheme) in [
+        ("file:///etc/passwd", "file"),
+        ("javascript:alert(1)", "javascript"),
+        ("x-custom:run", "x-custom"),
+    ] {
+        let server = OAuthServer::start(&[("OAUTH_AUTHORIZATION_ENDPOINT", endpoint)]);
+        let ws = tempfile::tempdir().unwrap();
+        let store_dir = tempfile::tempdir().unwrap();
+        let browser = Browser::default();
+        let oauth = McpOAuth::new(secrets(store_dir.path())).with_opener(browser.idle());
+        let manager = manager_for(
+            json!({"remote": {"httpUrl": server.mcp_url(), "timeout": 30000}}),
+            ws.path(),
+            oauth,
+        )
+        .await;
+        let error = manager.authenticate("remote").await.unwrap_err();
+        assert!(
+            error.contains(&format!("`{scheme}:`")),
+            "{endpoint}: {error}"
+        );
+        assert!(
+            browser.opened().is_empty(),
+            "{endpoint}: {:?}",
+            browser.opened()
+        );
+        let status = manager.status("remote").unwrap();
+        assert_eq!(status.state, McpServerState::NeedsAuth);
+        assert_eq!(status.auth_url, None);
+        manager.shutdown(Duration::from_secs(1)).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -20,6 +20,7 @@
 pub mod export;
 pub mod gemini_cli;
 pub mod highlight;
+pub mod private;
 mod read;
 pub mod retention;
 pub mod schema;
@@ -155,12 +156,18 @@ impl Store {
 
     pub fn open_with(path: impl AsRef<Path>, durability: Durability) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
+        // Transcripts and file contents: owner-only folder and files, older installs
+        // tightened (see [`private`]).
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
+            private::ensure_private_dir(dir).map_err(|source| StoreError::Io {
                 path: dir.to_path_buf(),
                 source,
             })?;
         }
+        private::ensure_private_db(&path).map_err(|source| StoreError::Io {
+            path: path.clone(),
+            source,
+        })?;
         let mut writer = Connection::open(&path)?;
         while_busy(|| configure(&writer, durability))?;
         while_busy(|| schema::migrate(&mut writer))?;

@@ -2,6 +2,7 @@
 
 mod json;
 mod stream_json;
+pub mod terminal;
 mod text;
 
 use std::io::{self, Write};

@@ -1,6 +1,9 @@
 //! The loopback redirect of an OAuth sign-in (RFC 8252 §7.3): a listener on
-//! 127.0.0.1 that takes exactly one redirect to its callback path, checks
-//! the `state`, answers the browser with a short page, and stops.
+//! 127.0.0.1 that takes exactly one redirect to its callback path carrying
+//! the sign-in's `state`, answers the browser with a short page, and stops.
+//! A redirect with another `state` or none (codes and `error=` alike) gets a
+//! 400 and the listener keeps waiting: any web page the user visits can send
+//! the browser to this port, and must not be able to end the sign-in.
 //!
 //! Plain HTTP/1.1 on a Tokio socket: the browser sends one GET and reads
 //! one small answer, which does not justify an HTTP server. Requests to
@@ -154,7 +157,7 @@ impl CallbackListener {
 }
 
 enum Handled {
-    /// Not the redirect (another path, a broken request): keep waiting.
+    /// Not the redirect (another path, a broken request, another `state`): keep waiting.
     Ignored,
     Done(Result<CallbackParams, OAuthError>),
 }
@@ -185,13 +188,22 @@ async fn handle(mut stream: TcpStream, path: &str, expected_state: &str) -> Hand
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.into_owned())
     };
+    if query("state").as_deref() != Some(expected_state) {
+        tracing::warn!("a sign-in redirect without this sign-in's `state` was ignored");
+        respond(
+            &mut stream,
+            400,
+            "Not this sign-in",
+            &OAuthError::StateMismatch.to_string(),
+        )
+        .await;
+        return Handled::Ignored;
+    }
     let result = if let Some(error) = query("error") {
         let description = query("error_description")
             .map(|d| format!(": {d}"))
             .unwrap_or_default();
         Err(OAuthError::Denied(format!("{error}{description}")))
-    } else if query("state").as_deref() != Some(expected_state) {
-        Err(OAuthError::StateMismatch)
     } else {
         match query("code") {
             Some(code) if !code.is_empty() => Ok(CallbackParams {
@@ -337,13 +349,20 @@ mod tests {
                 .wait("expected", Duration::from_secs(30), &cancel)
                 .await
         });
-        let (status, page) = get(&format!("{uri}?code=c&state=forged")).await;
-        assert_eq!(status, 400);
-        assert!(page.contains("state"), "{page}");
-        assert_eq!(
-            waiting.await.unwrap().unwrap_err(),
-            OAuthError::StateMismatch
-        );
+        for forged in [
+            "code=c&state=forged",
+            "code=c",
+            "error=access_denied&state=forged",
+            "error=access_denied",
+        ] {
+            let (status, page) = get(&format!("{uri}?{forged}")).await;
+            assert_eq!(status, 400, "{forged}");
+            assert!(page.contains("state"), "{forged}: {page}");
+            assert!(!waiting.is_finished(), "{forged} ended the sign-in");
+        }
+        let (status, _) = get(&format!("{uri}?code=real&state=expected")).await;
+        assert_eq!(status, 200);
+        assert_eq!(waiting.await.unwrap().unwrap().code, "real");
 
         let listener = CallbackListener::bind(None).await.unwrap();
         let uri = listener.redirect_uri().to_owned();

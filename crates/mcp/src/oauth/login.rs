@@ -123,6 +123,14 @@ pub(super) async fn run(
                 .map(|(_, v)| v.into_owned())
         })
         .ok_or_else(|| OAuthError::Failed("the authorization URL has no `state`".into()))?;
+    // The authorization endpoint is the remote server's word: a `file:` or custom-scheme
+    // "page" would make the opener show local files or start another app. Refused before any
+    // opener (ours or the host's) sees it, and before the status offers it as a link.
+    gd_auth::browser::check_web_url(&auth_url).map_err(|e| {
+        OAuthError::Failed(format!(
+            "the server's authorization endpoint is not a web page; {e}"
+        ))
+    })?;
     let _ = auth_url_tx.send(Some(auth_url.clone()));
     if let Err(e) = oauth.open_browser(&auth_url) {
         // The status carries the URL: the user can still open it.

@@ -50,7 +50,7 @@ pub enum OAuthError {
     #[error("sign-in timed out: the browser did not come back within {} s", .0.as_secs())]
     TimedOut(Duration),
     #[error(
-        "the sign-in redirect carried the wrong `state` (a stale or forged redirect); sign-in stopped"
+        "the sign-in redirect carried the wrong `state` (a stale or forged redirect); it was ignored"
     )]
     StateMismatch,
     #[error("the authorization server refused the sign-in ({0})")]
@@ -228,7 +228,10 @@ impl McpOAuth {
             .clone()
     }
 
+    /// Opens `url` with the instance's opener, the host's default, or the system's; only
+    /// `http`/`https` URLs are handed to any of them (hosts' openers need not check).
     fn open_browser(&self, url: &str) -> Result<(), String> {
+        gd_auth::browser::check_web_url(url)?;
         if let Some(opener) = &self.inner.opener {
             return opener(url);
         }
