@@ -484,6 +484,40 @@ mod tests {
     }
 
     #[test]
+    fn confined_reads_and_writes_refuse_links_out_with_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let (ws, out) = (base.join("ws"), base.join("out"));
+        fs::create_dir_all(&ws).unwrap();
+        fs::create_dir_all(&out).unwrap();
+        fs::write(out.join("secret.txt"), "secret").unwrap();
+        std::os::unix::fs::symlink(out.join("secret.txt"), ws.join("s.txt")).unwrap();
+        let roots = [ws.clone()];
+        let err = read_for_edit_in(&roots, &ws.join("s.txt")).unwrap_err();
+        assert_eq!(err.kind, ToolErrorKind::PathNotInWorkspace);
+        let err = write_text(&roots, &ws.join("s.txt"), "x", None).unwrap_err();
+        assert_eq!(err.kind, ToolErrorKind::PathNotInWorkspace);
+        assert!(
+            err.message.contains("outside the workspace")
+                && err.message.contains("through a symbolic link"),
+            "{}",
+            err.message
+        );
+        assert_eq!(
+            fs::read_to_string(out.join("secret.txt")).unwrap(),
+            "secret"
+        );
+        assert_eq!(read_for_edit_in(&roots, &ws.join("none/x")).unwrap(), None);
+        write_text(&roots, &ws.join("new/a.txt"), "a\n", None).unwrap();
+        let file = read_for_edit_in(&roots, &ws.join("new/a.txt"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(file.text, "a\n");
+        let err = read_for_edit_in(&roots, &ws.join("new")).unwrap_err();
+        assert_eq!(err.kind, ToolErrorKind::IsADirectory);
+    }
+
+    #[test]
     fn read_for_edit_refuses_huge_files() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("huge.log");

@@ -353,3 +353,218 @@ fn create_temp(dir: &OwnedFd, name: &OsStr) -> io::Result<(OsString, OwnedFd)> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt, symlink};
+
+    /// A workspace `ws` and a directory `out` beside it.
+    struct Dirs {
+        _dir: tempfile::TempDir,
+        ws: PathBuf,
+        out: PathBuf,
+    }
+
+    fn dirs() -> Dirs {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let (ws, out) = (base.join("ws"), base.join("out"));
+        fs::create_dir(&ws).unwrap();
+        fs::create_dir(&out).unwrap();
+        Dirs { _dir: dir, ws, out }
+    }
+
+    fn entries(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    fn is_outside(result: Result<(), ConfinedError>) -> bool {
+        matches!(result, Err(ConfinedError::Outside { .. }))
+    }
+
+    #[test]
+    fn writes_plain_paths_and_creates_missing_directories() {
+        let d = dirs();
+        let roots = [d.ws.clone()];
+        write(&roots, &d.ws.join("a.txt"), b"a").unwrap();
+        write(&roots, &d.ws.join("x/y/z.txt"), b"z").unwrap();
+        write(&roots, &d.ws.join("x/y/z.txt"), b"z2").unwrap();
+        assert_eq!(fs::read(d.ws.join("a.txt")).unwrap(), b"a");
+        assert_eq!(fs::read(d.ws.join("x/y/z.txt")).unwrap(), b"z2");
+        assert_eq!(entries(&d.ws.join("x/y")), ["z.txt"]);
+        // Directories and files are created with the umask applied (0777 and
+        // 0666 before it), as mkdir and open do.
+        let dir_mode = fs::metadata(d.ws.join("x")).unwrap().permissions().mode();
+        let file_mode = fs::metadata(d.ws.join("a.txt"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(dir_mode & 0o666, file_mode & 0o777);
+    }
+
+    #[test]
+    fn refuses_dot_dot_escapes_and_paths_outside() {
+        let d = dirs();
+        let roots = [d.ws.clone()];
+        assert!(is_outside(write(&roots, &d.ws.join("../out/x.txt"), b"x")));
+        assert!(is_outside(write(&roots, &d.out.join("x.txt"), b"x")));
+        // `..` that stays inside is fine.
+        write(&roots, &d.ws.join("s/../in.txt"), b"in").unwrap();
+        assert_eq!(fs::read(d.ws.join("in.txt")).unwrap(), b"in");
+        assert!(entries(&d.out).is_empty());
+    }
+
+    #[test]
+    fn refuses_a_symlinked_directory_leading_outside_and_creates_nothing_there() {
+        let d = dirs();
+        let roots = [d.ws.clone()];
+        symlink(&d.out, d.ws.join("abs")).unwrap();
+        symlink("../out", d.ws.join("rel")).unwrap();
+        for path in ["abs/f.txt", "abs/new/deep.txt", "rel/f.txt", "rel/new/f"] {
+            let result = write(&roots, &d.ws.join(path), b"x");
+            match result {
+                Err(ConfinedError::Outside { resolved, .. }) => {
+                    assert!(resolved.starts_with(&d.out), "{path}: {resolved:?}")
+                }
+                other => panic!("{path}: {other:?}"),
+            }
+        }
+        assert!(entries(&d.out).is_empty());
+    }
+
+    #[test]
+    fn follows_symlinks_that_stay_inside() {
+        let d = dirs();
+        let roots = [d.ws.clone()];
+        fs::create_dir_all(d.ws.join("real/sub")).unwrap();
+        symlink(d.ws.join("real"), d.ws.join("abs")).unwrap();
+        symlink("real/sub", d.ws.join("rel")).unwrap();
+        // `..` in a target applies to the link's real directory.
+        symlink("..", d.ws.join("real/sub/up")).unwrap();
+        write(&roots, &d.ws.join("abs/a.txt"), b"a").unwrap();
+        write(&roots, &d.ws.join("rel/b.txt"), b"b").unwrap();
+        write(&roots, &d.ws.join("rel/up/c.txt"), b"c").unwrap();
+        assert_eq!(entries(&d.ws.join("real")), ["a.txt", "c.txt", "sub"]);
+        assert_eq!(fs::read(d.ws.join("real/sub/b.txt")).unwrap(), b"b");
+    }
+
+    #[test]
+    fn a_final_symlink_is_written_through_inside_and_refused_outside() {
+        let d = dirs();
+        let roots = [d.ws.clone()];
+        fs::write(d.ws.join("target.txt"), "old").unwrap();
+        symlink("target.txt", d.ws.join("link.txt")).unwrap();
+        write(&roots, &d.ws.join("link.txt"), b"new").unwrap();
+        assert_eq!(fs::read(d.ws.join("target.txt")).unwrap(), b"new");
+        let link = fs::symlink_metadata(d.ws.join("link.txt")).unwrap();
+        assert!(link.file_type().is_symlink());
+
+        fs::write(d.out.join("secret.txt"), "secret").unwrap();
+        symlink(d.out.join("secret.txt"), d.ws.join("out.txt")).unwrap();
+        symlink("../out/new.txt", d.ws.join("dangling.txt")).unwrap();
+        assert!(is_outside(write(&roots, &d.ws.join("out.txt"), b"x")));
+        assert!(is_outside(write(&roots, &d.ws.join("dangling.txt"), b"x")));
+        assert_eq!(fs::read(d.out.join("secret.txt")).unwrap(), b"secret");
+        assert_eq!(entries(&d.out), ["secret.txt"]);
+        let link = fs::symlink_metadata(d.ws.join("out.txt")).unwrap();
+        assert!(link.file_type().is_symlink());
+    }
+
+    #[test]
+    fn symlink_loops_end_with_an_error() {
+        let d = dirs();
+        symlink("l2", d.ws.join("l1")).unwrap();
+        symlink("l1", d.ws.join("l2")).unwrap();
+        let result = write(std::slice::from_ref(&d.ws), &d.ws.join("l1/f.txt"), b"x");
+        assert!(
+            matches!(result, Err(ConfinedError::TooManyLinks(_))),
+            "{result:?}"
+        );
+        let result = write(std::slice::from_ref(&d.ws), &d.ws.join("l1"), b"x");
+        assert!(
+            matches!(result, Err(ConfinedError::TooManyLinks(_))),
+            "{result:?}"
+        );
+    }
+
+    #[test]
+    fn keeps_permissions_and_refuses_read_only_files_and_directories() {
+        let d = dirs();
+        let roots = [d.ws.clone()];
+        let script = d.ws.join("run.sh");
+        fs::write(&script, "old").unwrap();
+        fs::set_permissions(&script, fs::Permissions::from_mode(0o750)).unwrap();
+        write(&roots, &script, b"new").unwrap();
+        let mode = fs::metadata(&script).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o750);
+
+        let read_only = d.ws.join("ro.txt");
+        fs::write(&read_only, "keep").unwrap();
+        fs::set_permissions(&read_only, fs::Permissions::from_mode(0o444)).unwrap();
+        let err = write(&roots, &read_only, b"x").unwrap_err();
+        assert!(
+            matches!(&err, ConfinedError::Io(e) if e.kind() == io::ErrorKind::PermissionDenied),
+            "{err:?}"
+        );
+        assert_eq!(fs::read(&read_only).unwrap(), b"keep");
+        fs::create_dir(d.ws.join("dir")).unwrap();
+        let err = write(&roots, &d.ws.join("dir"), b"x").unwrap_err();
+        assert!(
+            matches!(&err, ConfinedError::Io(e) if e.kind() == io::ErrorKind::IsADirectory),
+            "{err:?}"
+        );
+        let err = write(&roots, &d.ws, b"x").unwrap_err();
+        assert!(
+            matches!(&err, ConfinedError::Io(e) if e.kind() == io::ErrorKind::IsADirectory),
+            "{err:?}"
+        );
+        assert_eq!(entries(&d.ws), ["dir", "ro.txt", "run.sh"]);
+    }
+
+    #[test]
+    fn a_root_given_through_a_symlink_works() {
+        let d = dirs();
+        let alias = d.out.join("alias");
+        symlink(&d.ws, &alias).unwrap();
+        // Both spellings of a path reach the root.
+        write(std::slice::from_ref(&alias), &alias.join("a.txt"), b"a").unwrap();
+        write(std::slice::from_ref(&alias), &d.ws.join("b.txt"), b"b").unwrap();
+        assert_eq!(entries(&d.ws), ["a.txt", "b.txt"]);
+    }
+
+    #[test]
+    fn reading_is_confined_and_never_blocks_on_a_fifo() {
+        let d = dirs();
+        let roots = [d.ws.clone()];
+        fs::write(d.out.join("secret.txt"), "secret").unwrap();
+        symlink(d.out.join("secret.txt"), d.ws.join("out.txt")).unwrap();
+        let result = open_for_read(&roots, &d.ws.join("out.txt"));
+        assert!(
+            matches!(result, Err(ConfinedError::Outside { .. })),
+            "{result:?}"
+        );
+        assert!(
+            open_for_read(&roots, &d.ws.join("none/x"))
+                .unwrap()
+                .is_none()
+        );
+        fs::write(d.ws.join("in.txt"), "in").unwrap();
+        let mut text = String::new();
+        let mut file = open_for_read(&roots, &d.ws.join("in.txt"))
+            .unwrap()
+            .unwrap();
+        io::Read::read_to_string(&mut file, &mut text).unwrap();
+        assert_eq!(text, "in");
+        let dir = rfs::open(&d.ws, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).unwrap();
+        rfs::mknodat(&dir, "fifo", FileType::Fifo, Mode::from_raw_mode(0o644), 0).unwrap();
+        let fifo = open_for_read(&roots, &d.ws.join("fifo")).unwrap().unwrap();
+        assert!(FileTypeExt::is_fifo(&fifo.metadata().unwrap().file_type()));
+    }
+}
