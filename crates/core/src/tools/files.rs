@@ -80,7 +80,7 @@ pub fn is_within(path: &Path, roots: &[PathBuf]) -> bool {
 }
 
 /// Canonicalises the longest existing prefix of `path` and appends the rest.
-fn real_path(path: &Path) -> PathBuf {
+pub(crate) fn real_path(path: &Path) -> PathBuf {
     let mut existing = path.to_path_buf();
     let mut rest = Vec::new();
     loop {

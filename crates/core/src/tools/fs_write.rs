@@ -6,9 +6,14 @@
 //! windows-1252 are kept). Writes are atomic: a temporary file in the same
 //! directory is written, flushed to disk and renamed over the target, so a
 //! crash never leaves a half-written file. The file's permissions are kept.
+//!
+//! Files the model edits are read and written confined to the workspace
+//! ([`read_for_edit_in`], [`write_text`]): on Unix the path is walked from a
+//! workspace root by directory descriptors (see `confined`), so a symlink
+//! swapped in after the workspace check cannot redirect the write outside.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -16,8 +21,11 @@ use gd_protocol::ConfirmationDetails;
 use serde_json::Value;
 
 use super::text::{self, LineEnding, TextEncoding};
-use super::{ToolContext, ToolError, ToolErrorKind};
+use super::{ToolContext, ToolError, ToolErrorKind, files};
 use crate::diff;
+
+#[cfg(unix)]
+mod confined;
 
 /// A text file as the edit tools see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,26 +53,66 @@ impl TextFile {
 
 /// Reads `path` for an edit: `Ok(None)` when it does not exist; errors for a
 /// directory, a file over [`text::MAX_FILE_SIZE`] or one that cannot be read.
+/// Follows symlinks wherever they lead: for callers without a workspace;
+/// the edit tools use [`read_for_edit_in`].
 pub fn read_for_edit(path: &Path) -> Result<Option<TextFile>, ToolError> {
-    let metadata = match fs::metadata(path) {
-        Ok(metadata) => metadata,
+    match File::open(path) {
+        Ok(file) => decode_file(path, file).map(Some),
         // A file where a parent directory should be: missing too, and
         // `check_creatable` explains it.
-        Err(e)
-            if matches!(
-                e.kind(),
-                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-            ) =>
-        {
-            return Ok(None);
+        Err(e) if is_missing(&e) => Ok(None),
+        Err(e) => Err(io_error(path, "reading", &e)),
+    }
+}
+
+/// [`read_for_edit`] confined to the workspace `roots`: the file is opened
+/// relative to a directory reached from a root without following a link
+/// outside, so what is read (and shown in the diff) is the file that
+/// [`write_text`] would replace.
+pub fn read_for_edit_in(roots: &[PathBuf], path: &Path) -> Result<Option<TextFile>, ToolError> {
+    #[cfg(unix)]
+    {
+        match confined::open_for_read(roots, path) {
+            Ok(Some(file)) => decode_file(path, file).map(Some),
+            Ok(None) => Ok(None),
+            Err(e) => Err(confined_error(roots, path, "reading", e)),
         }
-        Err(e) => return Err(io_error(path, "reading", &e)),
-    };
+    }
+    // Without openat and O_NOFOLLOW the check and the read stay separate
+    // steps, as before issue 12.
+    #[cfg(not(unix))]
+    {
+        if !files::is_within(path, roots) {
+            return Err(outside_error(roots, path));
+        }
+        read_for_edit(path)
+    }
+}
+
+fn is_missing(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+    )
+}
+
+/// Decodes an opened file, checking its type and size first.
+fn decode_file(path: &Path, mut file: File) -> Result<TextFile, ToolError> {
+    let metadata = file.metadata().map_err(|e| io_error(path, "reading", &e))?;
     if metadata.is_dir() {
         return Err(ToolError::new(
             ToolErrorKind::IsADirectory,
             format!(
                 "Path is a directory, not a file: {}. Give the path of a file.",
+                path.display()
+            ),
+        ));
+    }
+    if !metadata.is_file() {
+        return Err(ToolError::new(
+            ToolErrorKind::Io,
+            format!(
+                "Not a regular file: {} (a device, socket or pipe cannot be edited).",
                 path.display()
             ),
         ));
@@ -80,7 +128,9 @@ pub fn read_for_edit(path: &Path) -> Result<Option<TextFile>, ToolError> {
             ),
         ));
     }
-    let bytes = fs::read(path).map_err(|e| io_error(path, "reading", &e))?;
+    let mut bytes = Vec::with_capacity(metadata.len() as usize);
+    file.read_to_end(&mut bytes)
+        .map_err(|e| io_error(path, "reading", &e))?;
     let binary = text::looks_binary(&bytes);
     let (decoded, encoding) = if binary {
         (
@@ -95,28 +145,86 @@ pub fn read_for_edit(path: &Path) -> Result<Option<TextFile>, ToolError> {
         LineEnding::Crlf => text::normalize_newlines(&decoded),
         LineEnding::Lf => decoded,
     };
-    Ok(Some(TextFile {
+    Ok(TextFile {
         text,
         encoding,
         line_ending,
         binary,
-    }))
+    })
 }
 
 /// Writes `content` to `path` atomically, in the style of `existing` (its
-/// line endings and encoding) or as given for a new file. Parent
-/// directories are created.
-pub fn write_text(path: &Path, content: &str, existing: Option<&TextFile>) -> io::Result<()> {
+/// line endings and encoding) or as given for a new file, confined to the
+/// workspace `roots` at the moment of writing (see `confined`). Missing
+/// parent directories are created. A symlink inside the workspace is
+/// written through (the file it points to is replaced, the link stays);
+/// one leading outside is refused with [`ToolErrorKind::PathNotInWorkspace`].
+pub fn write_text(
+    roots: &[PathBuf],
+    path: &Path,
+    content: &str,
+    existing: Option<&TextFile>,
+) -> Result<(), ToolError> {
     let bytes = match existing {
         Some(file) => file.encode(content),
         None => content.as_bytes().to_vec(),
     };
-    write_atomic(path, &bytes)
+    #[cfg(unix)]
+    {
+        confined::write(roots, path, &bytes).map_err(|e| confined_error(roots, path, "writing", e))
+    }
+    // Without openat and O_NOFOLLOW the check and the write stay separate
+    // steps, as before issue 12.
+    #[cfg(not(unix))]
+    {
+        if !files::is_within(path, roots) {
+            return Err(outside_error(roots, path));
+        }
+        write_atomic(path, &bytes).map_err(|e| io_error(path, "writing", &e))
+    }
+}
+
+#[cfg(unix)]
+fn confined_error(
+    roots: &[PathBuf],
+    path: &Path,
+    doing: &str,
+    error: confined::ConfinedError,
+) -> ToolError {
+    match error {
+        confined::ConfinedError::Outside { resolved, .. } => {
+            tracing::warn!(path = %path.display(), resolved = %resolved.display(), "{doing} refused: a symlink leads outside the workspace");
+            let mut error = outside_error(roots, path);
+            error.message = format!(
+                "{} It leads to {} through a symbolic link.",
+                error.message,
+                resolved.display()
+            );
+            error
+        }
+        confined::ConfinedError::TooManyLinks(_) => ToolError::new(
+            ToolErrorKind::Io,
+            format!(
+                "Error {doing} file {}: too many levels of symbolic links.",
+                path.display()
+            ),
+        ),
+        confined::ConfinedError::Io(e) => io_error(path, doing, &e),
+    }
+}
+
+fn outside_error(roots: &[PathBuf], path: &Path) -> ToolError {
+    ToolError::new(
+        ToolErrorKind::PathNotInWorkspace,
+        files::outside_workspace_message(path, roots),
+    )
 }
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// Replaces the content of `path` with `bytes` atomically: a temporary file
+/// Replaces the content of `path` with `bytes` atomically, wherever it is:
+/// for files the application itself keeps (the global memory file), never
+/// for a path the model chose (use [`write_text`]). A temporary file
 /// in the same directory is written and synced, given the permissions of
 /// the file it replaces, and renamed over it. A symlink is followed, so the
 /// file it points to is replaced and the link stays. Missing parent
@@ -361,11 +469,51 @@ mod tests {
         assert_eq!(file.text, "one\ntwo\n");
         assert_eq!(file.line_ending, LineEnding::Crlf);
         assert_eq!(file.encoding, TextEncoding::Utf8Bom);
-        write_text(&path, "one\nthree\n", Some(&file)).unwrap();
+        write_text(
+            &[dir.path().to_path_buf()],
+            &path,
+            "one\nthree\n",
+            Some(&file),
+        )
+        .unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"\xEF\xBB\xBFone\r\nthree\r\n");
 
         assert_eq!(read_for_edit(&dir.path().join("none")).unwrap(), None);
         let err = read_for_edit(dir.path()).unwrap_err();
+        assert_eq!(err.kind, ToolErrorKind::IsADirectory);
+    }
+
+    #[test]
+    fn confined_reads_and_writes_refuse_links_out_with_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let (ws, out) = (base.join("ws"), base.join("out"));
+        fs::create_dir_all(&ws).unwrap();
+        fs::create_dir_all(&out).unwrap();
+        fs::write(out.join("secret.txt"), "secret").unwrap();
+        std::os::unix::fs::symlink(out.join("secret.txt"), ws.join("s.txt")).unwrap();
+        let roots = [ws.clone()];
+        let err = read_for_edit_in(&roots, &ws.join("s.txt")).unwrap_err();
+        assert_eq!(err.kind, ToolErrorKind::PathNotInWorkspace);
+        let err = write_text(&roots, &ws.join("s.txt"), "x", None).unwrap_err();
+        assert_eq!(err.kind, ToolErrorKind::PathNotInWorkspace);
+        assert!(
+            err.message.contains("outside the workspace")
+                && err.message.contains("through a symbolic link"),
+            "{}",
+            err.message
+        );
+        assert_eq!(
+            fs::read_to_string(out.join("secret.txt")).unwrap(),
+            "secret"
+        );
+        assert_eq!(read_for_edit_in(&roots, &ws.join("none/x")).unwrap(), None);
+        write_text(&roots, &ws.join("new/a.txt"), "a\n", None).unwrap();
+        let file = read_for_edit_in(&roots, &ws.join("new/a.txt"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(file.text, "a\n");
+        let err = read_for_edit_in(&roots, &ws.join("new")).unwrap_err();
         assert_eq!(err.kind, ToolErrorKind::IsADirectory);
     }
 

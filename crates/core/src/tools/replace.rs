@@ -98,11 +98,12 @@ async fn plan(args: &Value, ctx: &ToolContext) -> Result<Plan, ToolError> {
         },
     };
     let path = files::resolve_in_workspace(ctx, file_path)?;
-    fs_write::blocking(move || compute(path, &request)).await
+    let roots = ctx.workspace_dirs.clone();
+    fs_write::blocking(move || compute(&roots, path, &request)).await
 }
 
-fn compute(path: PathBuf, request: &Request) -> Result<Plan, ToolError> {
-    let existing = fs_write::read_for_edit(&path)?;
+fn compute(roots: &[PathBuf], path: PathBuf, request: &Request) -> Result<Plan, ToolError> {
+    let existing = fs_write::read_for_edit_in(roots, &path)?;
     let Some(file) = existing else {
         if !request.old_string.is_empty() {
             return Err(ToolError::new(
@@ -374,9 +375,9 @@ async fn run(args: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let original = existing.as_ref().map(|f| f.text.clone());
     let summary = fs_write::change_summary(&shown, original.as_deref(), &new_text);
     let task_path = path.clone();
+    let roots = ctx.workspace_dirs.clone();
     fs_write::blocking(move || {
-        fs_write::write_text(&task_path, &new_text, existing.as_ref())
-            .map_err(|e| fs_write::io_error(&task_path, "writing", &e))
+        fs_write::write_text(&roots, &task_path, &new_text, existing.as_ref())
     })
     .await?;
     let mut message = match original {

@@ -56,8 +56,9 @@ async fn plan(args: &Value, ctx: &ToolContext) -> Result<Plan, ToolError> {
     let content = fs_write::str_arg(args, "content")?.to_owned();
     let path = files::resolve_in_workspace(ctx, file_path)?;
     let task_path = path.clone();
+    let roots = ctx.workspace_dirs.clone();
     let existing = fs_write::blocking(move || {
-        let existing = fs_write::read_for_edit(&task_path)?;
+        let existing = fs_write::read_for_edit_in(&roots, &task_path)?;
         if existing.is_none() {
             fs_write::check_creatable(&task_path)?;
         }
@@ -156,9 +157,9 @@ async fn write(args: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolError>
     let original = existing.as_ref().map(|f| f.text.clone());
     let summary = fs_write::change_summary(&shown, original.as_deref(), &proposed);
     let task_path = path.clone();
+    let roots = ctx.workspace_dirs.clone();
     fs_write::blocking(move || {
-        fs_write::write_text(&task_path, &proposed, existing.as_ref())
-            .map_err(|e| fs_write::io_error(&task_path, "writing", &e))
+        fs_write::write_text(&roots, &task_path, &proposed, existing.as_ref())
     })
     .await?;
     let message = match original {
