@@ -9,6 +9,13 @@ use super::words::{
 use super::wrappers::{Arg, Effect, effects};
 use super::{Command, parse};
 
+/// Words bash reads as syntax where a command name can be: the grammar
+/// taking one for a command name means it misread the text.
+const RESERVED: &[&str] = &[
+    "!", "{", "}", "[[", "]]", "((", "then", "else", "elif", "fi", "do", "done", "esac", "in",
+    "case", "if", "while", "until", "for", "select", "function",
+];
+
 /// How deep `eval`/`bash -c` code may nest before the analysis stops.
 const MAX_CODE_DEPTH: usize = 4;
 /// How deep the syntax tree may nest before the analysis stops (the walk is
@@ -139,6 +146,31 @@ impl<'s> Walker<'s> {
             }
             "expansion" => {
                 self.expansion(node);
+                self.substitutions_seen(node);
+                self.children(node, redirections, level);
+            }
+            "command_substitution" if self.text(node).starts_with('`') => {
+                // In backticks `\``, `\$` and `\\` are unescaped before the
+                // inside is parsed: the grammar sees other text than bash.
+                let inner = self.text(node);
+                if inner[1..].contains('\\') {
+                    self.unproven("a backslash inside a backtick substitution");
+                }
+                self.children(node, redirections, level);
+            }
+            "array" => {
+                let mut cursor = node.walk();
+                let elements: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+                for element in elements {
+                    let text = self.text(element);
+                    if let Some(rest) = text.strip_prefix('[') {
+                        let index = rest.split(']').next().unwrap_or(rest);
+                        if !arithmetic_is_literal(index) {
+                            self.unproven("an array index in a compound assignment is evaluated as arithmetic");
+                        }
+                    }
+                }
+                self.substitutions_seen(node);
                 self.children(node, redirections, level);
             }
             "for_statement" | "select_statement" => {
@@ -257,6 +289,19 @@ impl<'s> Walker<'s> {
             static_value(word, self.src)
         });
         let text = self.text(whole).trim().to_owned();
+        if let Some(n) = name_node {
+            let raw = self.text(n);
+            match name.as_deref() {
+                None => self.unproven(format!("the command name `{raw}` is not a static word")),
+                Some(word) if RESERVED.contains(&word) && !raw.contains(['\'', '"', '\\']) => {
+                    self.unproven(format!("the reserved word `{word}` where a command name should be"));
+                }
+                _ if raw.contains("\\\n") => {
+                    self.unproven("a line continuation inside a command name");
+                }
+                _ => {}
+            }
+        }
         if name_node.is_none() {
             // Only assignments and redirections (`A=1 > f`).
             self.found.push(Found {
@@ -584,6 +629,31 @@ impl<'s> Walker<'s> {
         };
         if !arithmetic_is_literal(&inner.replace(';', " ")) {
             self.unproven("arithmetic that reads variables (their values are evaluated again)");
+        }
+    }
+
+    /// Where the grammar reads a construct as plain text that bash
+    /// expands (quotes inside `${x:-...}` within double quotes), text that
+    /// looks like a substitution without a substitution node below it is
+    /// not trusted.
+    fn substitutions_seen(&mut self, node: Node<'_>) {
+        let text = self.text(node);
+        let marks = ["$(", "<(", ">("].iter().map(|m| text.matches(m).count()).sum::<usize>()
+            + text.matches('`').count().div_ceil(2);
+        if marks == 0 {
+            return;
+        }
+        let mut nodes = 0;
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            if matches!(n.kind(), "command_substitution" | "process_substitution" | "arithmetic_expansion") {
+                nodes += 1;
+            }
+            let mut cursor = n.walk();
+            stack.extend(n.children(&mut cursor));
+        }
+        if nodes < marks {
+            self.unproven("a substitution the grammar read as text");
         }
     }
 

@@ -401,6 +401,7 @@ fn su(args: &[Arg], out: &mut Vec<Effect>) {
 fn shell(args: &[Arg], out: &mut Vec<Effect>) {
     let mut i = 0;
     let mut has_c = false;
+    let mut login = false;
     while let Some(arg) = args.get(i) {
         let Some(value) = arg.value.as_deref() else {
             out.push(Effect::Unproven(
@@ -413,6 +414,7 @@ fn shell(args: &[Arg], out: &mut Vec<Effect>) {
             break;
         }
         if let Some(long) = value.strip_prefix("--") {
+            login |= matches!(long, "login" | "rcfile" | "init-file");
             i += if matches!(long, "rcfile" | "init-file") { 2 } else { 1 };
             continue;
         }
@@ -420,11 +422,19 @@ fn shell(args: &[Arg], out: &mut Vec<Effect>) {
             break;
         };
         has_c |= value.starts_with('-') && cluster.contains('c');
+        login |= value.starts_with('-') && (cluster.contains('l') || cluster.contains('i'));
         // `-o option` / `-O shopt` take the next word.
         i += if cluster.ends_with(['o', 'O']) { 2 } else { 1 };
     }
+    if login {
+        out.push(Effect::Unproven(
+            "a login shell runs the profile scripts".to_owned(),
+        ));
+    }
     if !has_c {
-        // A script file or standard input: named by the command itself.
+        out.push(Effect::Unproven(
+            "a shell runs a script file or its standard input".to_owned(),
+        ));
         return;
     }
     match args.get(i) {
@@ -509,10 +519,15 @@ mod tests {
     fn shells_and_code() {
         assert_eq!(inner("bash", &["-c", "rm x"]), [Effect::Code(vec![1])]);
         assert_eq!(
-            inner("sh", &["-o", "errexit", "-lc", "rm x", "arg0"]),
+            inner("sh", &["-o", "errexit", "-ec", "rm x", "arg0"]),
             [Effect::Code(vec![3])]
         );
-        assert_eq!(inner("bash", &["script.sh"]), []);
+        assert!(matches!(&inner("bash", &["script.sh"])[..], [Effect::Unproven(_)]));
+        assert!(
+            inner("bash", &["-lc", "rm x"])
+                .iter()
+                .any(|e| matches!(e, Effect::Unproven(_)))
+        );
         assert_eq!(inner("eval", &["a", "b"]), [Effect::Code(vec![0, 1])]);
         assert_eq!(inner("trap", &["rm x", "EXIT"]), [Effect::Code(vec![0])]);
         assert_eq!(inner("trap", &["-", "EXIT"]), []);
