@@ -322,10 +322,11 @@ impl PolicyEngine {
         } else {
             None
         };
-        let mut hit = self.best(&session, &id, call.args, command, mode);
-        if let Some(command) = command {
-            hit = self.check_shell(&session, &id, call.args, command, mode, hit);
-        }
+        let whole = self.best_match(&session, &id, call.args, command, mode);
+        let hit = match command {
+            Some(command) => self.check_shell(&session, &id, call.args, command, mode, whole),
+            None => whole.unwrap_or_else(Hit::no_rule),
+        };
         let decision = match hit.decision {
             RuleDecision::Allow => Decision::Allow,
             RuleDecision::Deny => Decision::Deny {
@@ -355,17 +356,28 @@ impl PolicyEngine {
         args: &Value,
         command: &str,
         mode: Mode,
-        whole: Hit,
+        whole: Option<Hit>,
     ) -> Hit {
         let (found, unproven) = shell::analyze_found(command);
         let redirections_matter = !matches!(mode, Mode::AutoEdit | Mode::Yolo);
         let redirects = found
             .iter()
             .any(|f| !f.command.file_redirections.is_empty());
-        let mut hit = whole;
-        if redirections_matter && redirects {
-            hit = hit.without_redirection();
-        }
+        // No rule about the whole text is no verdict while its commands
+        // are decided one by one (`X=1; echo $X` is the `echo` rule's).
+        let mut hit = whole.map(|h| {
+            if redirections_matter && redirects {
+                h.without_redirection()
+            } else {
+                h
+            }
+        });
+        let stricter = |hit: &mut Option<Hit>, other: Hit| {
+            *hit = Some(match hit.take() {
+                Some(h) => h.stricter(other),
+                None => other,
+            });
+        };
         for part in &found {
             let text = &part.command.text;
             let has_redirection = !part.command.file_redirections.is_empty();
@@ -373,7 +385,7 @@ impl PolicyEngine {
                 // `X=1` runs no program: no rule has to allow it (its risks
                 // make the analysis unproven), but `X=1 > f` writes a file.
                 if has_redirection && redirections_matter {
-                    hit = hit.stricter(Hit::no_rule());
+                    stricter(&mut hit, Hit::no_rule());
                 }
                 continue;
             }
@@ -385,8 +397,9 @@ impl PolicyEngine {
             if redirections_matter && has_redirection {
                 part_hit = part_hit.without_redirection();
             }
-            hit = hit.stricter(part_hit);
+            stricter(&mut hit, part_hit);
         }
+        let mut hit = hit.unwrap_or_else(Hit::no_rule);
         if !unproven.is_empty() && mode != Mode::Yolo {
             debug!(?unproven, "shell command not proven; asking");
             hit = hit.stricter(Hit::no_rule());
@@ -402,6 +415,19 @@ impl PolicyEngine {
         command: Option<&str>,
         mode: Mode,
     ) -> Hit {
+        self.best_match(session, id, args, command, mode)
+            .unwrap_or_else(Hit::no_rule)
+    }
+
+    /// The best matching rule, if any matches.
+    fn best_match(
+        &self,
+        session: &[Rule],
+        id: &CallId<'_>,
+        args: &Value,
+        command: Option<&str>,
+        mode: Mode,
+    ) -> Option<Hit> {
         let json = OnceCell::new();
         let args_json = || json.get_or_init(|| stable_stringify(args)).as_str();
         let mut best: Option<Hit> = None;
@@ -419,7 +445,7 @@ impl PolicyEngine {
                 best = Some(Hit::of(rule));
             }
         }
-        best.unwrap_or_else(Hit::no_rule)
+        best
     }
 
     /// Whether to declare the tool to the model: `false` when every call of

@@ -793,11 +793,18 @@ deny_message = "no"
         let rules = parse("[[rule]]\ndecision = \"allow\"\npriority = 998\nmodes = [\"yolo\"]\nallow_redirection = true\n").unwrap();
         assert_eq!(rules[0].modes, [Mode::Yolo]);
         assert!(rules[0].allow_redirection);
-        let rules = parse("[[rule]]\ndecision = \"allow\"\npriority = 1\nallowRedirection = true\n").unwrap();
+        let rules =
+            parse("[[rule]]\ndecision = \"allow\"\npriority = 1\nallowRedirection = true\n")
+                .unwrap();
         assert!(rules[0].allow_redirection);
         let rules = parse("[[rule]]\ndecision = \"allow\"\npriority = 1\n").unwrap();
         assert!(!rules[0].allow_redirection);
-        let e = errors("[[rule]]\ndecision = \"allow\"\npriority = 1\nallowRedirection = \"yes\"\n");
-        assert!(e.iter().any(|m| m.contains("`allowRedirection` must be a boolean")), "{e:?}");
+        let e =
+            errors("[[rule]]\ndecision = \"allow\"\npriority = 1\nallowRedirection = \"yes\"\n");
+        assert!(
+            e.iter()
+                .any(|m| m.contains("`allowRedirection` must be a boolean")),
+            "{e:?}"
+        );
     }
 }

@@ -108,7 +108,12 @@ impl<'s> Walker<'s> {
                 let parent = node.parent().map(|p| p.kind());
                 if matches!(
                     parent,
-                    Some("command" | "declaration_command" | "c_style_for_statement" | "variable_assignments")
+                    Some(
+                        "command"
+                            | "declaration_command"
+                            | "c_style_for_statement"
+                            | "variable_assignments"
+                    )
                 ) {
                     self.children(node, redirections, level);
                     return;
@@ -231,7 +236,9 @@ impl<'s> Walker<'s> {
             return None;
         }
         let destination = node.child_by_field_name("destination");
-        let target = destination.map(|d| self.text(d).to_owned()).unwrap_or_default();
+        let target = destination
+            .map(|d| self.text(d).to_owned())
+            .unwrap_or_default();
         let mut cursor = node.walk();
         let operator = node
             .children(&mut cursor)
@@ -240,9 +247,9 @@ impl<'s> Walker<'s> {
             .unwrap_or("");
         let value = destination.and_then(|d| static_value(d, self.src));
         let dup = matches!(operator, ">&" | "<&" | ">&-" | "<&-")
-            && value
-                .as_deref()
-                .is_some_and(|v| v == "-" || (!v.is_empty() && v.bytes().all(|b| b.is_ascii_digit())));
+            && value.as_deref().is_some_and(|v| {
+                v == "-" || (!v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+            });
         let harmless = matches!(
             value.as_deref(),
             Some("/dev/null" | "/dev/stdout" | "/dev/stderr")
@@ -294,7 +301,9 @@ impl<'s> Walker<'s> {
             match name.as_deref() {
                 None => self.unproven(format!("the command name `{raw}` is not a static word")),
                 Some(word) if RESERVED.contains(&word) && !raw.contains(['\'', '"', '\\']) => {
-                    self.unproven(format!("the reserved word `{word}` where a command name should be"));
+                    self.unproven(format!(
+                        "the reserved word `{word}` where a command name should be"
+                    ));
                 }
                 _ if raw.contains("\\\n") => {
                     self.unproven("a line continuation inside a command name");
@@ -348,7 +357,13 @@ impl<'s> Walker<'s> {
                 Effect::Inner { start, end } => {
                     let inner = &args[start..end];
                     let text = self.src[inner[0].start..inner[end - start - 1].end].to_owned();
-                    self.simple(inner[0].value.clone(), text, &inner[1..], targets, nesting + 1);
+                    self.simple(
+                        inner[0].value.clone(),
+                        text,
+                        &inner[1..],
+                        targets,
+                        nesting + 1,
+                    );
                 }
                 Effect::Implicit(program) => self.found.push(Found {
                     command: Command {
@@ -363,7 +378,9 @@ impl<'s> Walker<'s> {
                         indexes.iter().map(|&i| args[i].value.clone()).collect();
                     match parts {
                         Some(parts) => self.code(&parts.join(" "), &name, targets),
-                        None => self.unproven(format!("`{name}` runs code that is not a static string")),
+                        None => {
+                            self.unproven(format!("`{name}` runs code that is not a static string"))
+                        }
                     }
                 }
                 Effect::Unproven(why) => self.unproven(why),
@@ -396,15 +413,21 @@ impl<'s> Walker<'s> {
     /// arguments.
     fn builtin(&mut self, name: &str, args: &[Arg]) {
         let values: Vec<Option<&str>> = args.iter().map(|a| a.value.as_deref()).collect();
-        let has = |flag: &str| values.iter().any(|v| v.is_some_and(|v| v.starts_with('-') && !v.starts_with("--") && v.contains(flag)));
+        let has = |flag: &str| {
+            values.iter().any(|v| {
+                v.is_some_and(|v| v.starts_with('-') && !v.starts_with("--") && v.contains(flag))
+            })
+        };
         match name {
             "source" | "." | "alias" | "enable" | "fc" | "bind" | "complete" | "compgen" => {
                 self.unproven(format!("`{name}` is not analysed"));
             }
-            "let" => {
-                if !args.iter().all(|a| a.value.as_deref().is_some_and(let_is_literal)) {
-                    self.unproven("`let` evaluates arithmetic that reads variables");
-                }
+            "let"
+                if !args
+                    .iter()
+                    .all(|a| a.value.as_deref().is_some_and(let_is_literal)) =>
+            {
+                self.unproven("`let` evaluates arithmetic that reads variables");
             }
             "hash" if has("p") => self.unproven("`hash -p` changes what a name runs"),
             "mapfile" | "readarray" if has("C") => {
@@ -413,7 +436,11 @@ impl<'s> Walker<'s> {
             "shopt" => self.shopt(&values),
             "set" => self.set(&values),
             "read" | "unset" | "mapfile" | "readarray" | "getopts" => {
-                self.variable_targets(name, args, &["d", "i", "n", "N", "p", "t", "u", "C", "c", "O", "s"]);
+                self.variable_targets(
+                    name,
+                    args,
+                    &["d", "i", "n", "N", "p", "t", "u", "C", "c", "O", "s"],
+                );
             }
             "printf" | "wait" => {
                 let flag = if name == "printf" { "-v" } else { "-p" };
@@ -461,10 +488,18 @@ impl<'s> Walker<'s> {
 
     fn shopt(&mut self, values: &[Option<&str>]) {
         const HARMLESS: &[&str] = &[
-            "nullglob", "globstar", "dotglob", "failglob", "nocaseglob", "nocasematch",
-            "lastpipe", "inherit_errexit",
+            "nullglob",
+            "globstar",
+            "dotglob",
+            "failglob",
+            "nocaseglob",
+            "nocasematch",
+            "lastpipe",
+            "inherit_errexit",
         ];
-        let sets = values.iter().any(|v| matches!(v, Some(v) if v.starts_with('-') && (v.contains('s') || v.contains('u'))));
+        let sets = values.iter().any(
+            |v| matches!(v, Some(v) if v.starts_with('-') && (v.contains('s') || v.contains('u'))),
+        );
         if !sets {
             return;
         }
@@ -482,7 +517,13 @@ impl<'s> Walker<'s> {
     /// others, unknown or dynamic, may change how later commands run.
     fn set(&mut self, values: &[Option<&str>]) {
         const OPTIONS: &[&str] = &[
-            "errexit", "nounset", "xtrace", "verbose", "pipefail", "noclobber", "noglob",
+            "errexit",
+            "nounset",
+            "xtrace",
+            "verbose",
+            "pipefail",
+            "noclobber",
+            "noglob",
         ];
         let mut expect_option = false;
         for v in values {
@@ -526,7 +567,9 @@ impl<'s> Walker<'s> {
                     if let Some(var) = child.child_by_field_name("name") {
                         let var = self.text(var).to_owned();
                         if is_risky_variable(&var) {
-                            self.unproven(format!("assigns `{var}`, which changes what commands run"));
+                            self.unproven(format!(
+                                "assigns `{var}`, which changes what commands run"
+                            ));
                         }
                     }
                     if let Some(value) = child.child_by_field_name("value") {
@@ -542,8 +585,12 @@ impl<'s> Walker<'s> {
                         if v.contains('i') {
                             integer = true;
                         }
-                        if v.contains('n') || (v.contains('f') && name.as_deref() == Some("export")) {
-                            self.unproven(format!("`{} {v}` is not analysed", name.as_deref().unwrap_or("")));
+                        if v.contains('n') || (v.contains('f') && name.as_deref() == Some("export"))
+                        {
+                            self.unproven(format!(
+                                "`{} {v}` is not analysed",
+                                name.as_deref().unwrap_or("")
+                            ));
                         }
                     }
                     Some(v) => {
@@ -638,7 +685,10 @@ impl<'s> Walker<'s> {
     /// not trusted.
     fn substitutions_seen(&mut self, node: Node<'_>) {
         let text = self.text(node);
-        let marks = ["$(", "<(", ">("].iter().map(|m| text.matches(m).count()).sum::<usize>()
+        let marks = ["$(", "<(", ">("]
+            .iter()
+            .map(|m| text.matches(m).count())
+            .sum::<usize>()
             + text.matches('`').count().div_ceil(2);
         if marks == 0 {
             return;
@@ -646,7 +696,10 @@ impl<'s> Walker<'s> {
         let mut nodes = 0;
         let mut stack = vec![node];
         while let Some(n) = stack.pop() {
-            if matches!(n.kind(), "command_substitution" | "process_substitution" | "arithmetic_expansion") {
+            if matches!(
+                n.kind(),
+                "command_substitution" | "process_substitution" | "arithmetic_expansion"
+            ) {
                 nodes += 1;
             }
             let mut cursor = n.walk();

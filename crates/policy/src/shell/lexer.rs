@@ -691,7 +691,10 @@ mod tests {
 
     #[test]
     fn first_words() {
-        assert_eq!(first_word("  A=1 B=\"x y\" make -j4").as_deref(), Some("make"));
+        assert_eq!(
+            first_word("  A=1 B=\"x y\" make -j4").as_deref(),
+            Some("make")
+        );
         assert_eq!(first_word("\"my tool\" --x").as_deref(), Some("my tool"));
         assert_eq!(first_word("\"A=1\" x").as_deref(), Some("A=1"));
         assert_eq!(first_word("A=1"), None);

@@ -29,7 +29,10 @@ fn lists_every_command_in_order() {
         texts("echo \"today: $(date; rm x)\" && ls"),
         ["echo \"today: $(date; rm x)\"", "date", "rm x", "ls"]
     );
-    assert_eq!(texts("diff <(ls a) >(cat)"), ["diff <(ls a) >(cat)", "ls a", "cat"]);
+    assert_eq!(
+        texts("diff <(ls a) >(cat)"),
+        ["diff <(ls a) >(cat)", "ls a", "cat"]
+    );
     assert_eq!(
         names("if grep -q x f; then rm f; else ls; fi"),
         n(&["grep", "rm", "ls"])
@@ -44,7 +47,10 @@ fn lists_every_command_in_order() {
     );
     assert_eq!(names("case $x in a) rm a;; *) ls;; esac"), n(&["rm", "ls"]));
     assert_eq!(names("cat <<EOF\n$(rm x)\nEOF"), n(&["cat", "rm"]));
-    assert_eq!(names("echo ${x:-$(rm x)} > $(mktemp)"), n(&["echo", "rm", "mktemp"]));
+    assert_eq!(
+        names("echo ${x:-$(rm x)} > $(mktemp)"),
+        n(&["echo", "rm", "mktemp"])
+    );
     assert!(texts("").is_empty());
 }
 
@@ -63,8 +69,14 @@ fn review_attacks_are_found() {
         names("echo \"$'\" ; touch ../x ; echo \"'\""),
         n(&["echo", "touch", "echo"])
     );
-    assert_eq!(names("echo $(echo)#; touch ../x"), n(&["echo", "echo", "touch"]));
-    assert_eq!(names("echo <(echo)#; touch ../x"), n(&["echo", "echo", "touch"]));
+    assert_eq!(
+        names("echo $(echo)#; touch ../x"),
+        n(&["echo", "echo", "touch"])
+    );
+    assert_eq!(
+        names("echo <(echo)#; touch ../x"),
+        n(&["echo", "echo", "touch"])
+    );
     assert_eq!(
         names("cat <<EOF\n'\nEOF\ntouch ../x\necho '"),
         n(&["cat", "touch", "echo"])
@@ -75,11 +87,18 @@ fn review_attacks_are_found() {
 #[test]
 fn wrappers_list_their_inner_commands() {
     let a = analyze("find . -name '*.o' -exec rm {} + | xargs -0 -n1 rm -f");
-    let listed: Vec<_> = a.commands.iter().map(|c| (c.name.clone(), c.text.clone())).collect();
+    let listed: Vec<_> = a
+        .commands
+        .iter()
+        .map(|c| (c.name.clone(), c.text.clone()))
+        .collect();
     assert_eq!(
         listed,
         [
-            (Some("find".into()), "find . -name '*.o' -exec rm {} +".into()),
+            (
+                Some("find".into()),
+                "find . -name '*.o' -exec rm {} +".into()
+            ),
             (Some("rm".into()), "rm {}".into()),
             (Some("xargs".into()), "xargs -0 -n1 rm -f".into()),
             (Some("rm".into()), "rm -f".into()),
@@ -87,12 +106,23 @@ fn wrappers_list_their_inner_commands() {
     );
     assert!(a.is_proven(), "{:?}", a.unproven);
     assert_eq!(names("bash -c 'rm x; ls'"), n(&["bash", "rm", "ls"]));
-    assert_eq!(names("sudo -u me env A=1 nice -n 5 rm x"), n(&["sudo", "env", "nice", "rm"]));
+    assert_eq!(
+        names("sudo -u me env A=1 nice -n 5 rm x"),
+        n(&["sudo", "env", "nice", "rm"])
+    );
     assert_eq!(names("eval 'rm x'"), n(&["eval", "rm"]));
     assert_eq!(names("trap 'rm x' EXIT"), n(&["trap", "rm"]));
-    assert_eq!(names("timeout 5 sh -c \"touch a\""), n(&["timeout", "sh", "touch"]));
+    assert_eq!(
+        names("timeout 5 sh -c \"touch a\""),
+        n(&["timeout", "sh", "touch"])
+    );
     assert!(proven("bash -c 'rm x; ls'"));
-    for dynamic in ["eval \"$c\"", "bash -c \"$c\"", "trap \"$c\" EXIT", "xargs sh -c \"$c\""] {
+    for dynamic in [
+        "eval \"$c\"",
+        "bash -c \"$c\"",
+        "trap \"$c\" EXIT",
+        "xargs sh -c \"$c\"",
+    ] {
         assert!(!proven(dynamic), "{dynamic}");
     }
     // Depth is bounded.
@@ -169,10 +199,17 @@ fn what_is_proven() {
 #[test]
 fn file_redirections() {
     let redirs = |cmd: &str| -> Vec<Vec<String>> {
-        analyze(cmd).commands.into_iter().map(|c| c.file_redirections).collect()
+        analyze(cmd)
+            .commands
+            .into_iter()
+            .map(|c| c.file_redirections)
+            .collect()
     };
     assert_eq!(redirs("echo a > f 2>&1"), [vec!["f".to_owned()]]);
-    assert_eq!(redirs("echo a >> f; cat < g"), [vec!["f".to_owned()], vec!["g".to_owned()]]);
+    assert_eq!(
+        redirs("echo a >> f; cat < g"),
+        [vec!["f".to_owned()], vec!["g".to_owned()]]
+    );
     assert_eq!(redirs("echo a &> f"), [vec!["f".to_owned()]]);
     assert_eq!(redirs("echo a >&f"), [vec!["f".to_owned()]]);
     assert_eq!(redirs("exec >log"), [vec!["log".to_owned()]]);
@@ -191,7 +228,10 @@ fn file_redirections() {
 
 #[test]
 fn root_commands_skip_assignments() {
-    assert_eq!(root_command("A=1 B=\"x y\" make -j4").as_deref(), Some("make"));
+    assert_eq!(
+        root_command("A=1 B=\"x y\" make -j4").as_deref(),
+        Some("make")
+    );
     assert_eq!(root_command("\"my tool\" --x").as_deref(), Some("my tool"));
     assert_eq!(root_command("A=1; ls").as_deref(), Some("ls"));
     assert_eq!(root_command("A=1"), None);

@@ -95,8 +95,7 @@ pub(super) fn arithmetic_is_literal(text: &str) -> bool {
         let c = b[i];
         match c {
             b'0'..=b'9' => {
-                while i < b.len() && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'#' | b'_'))
-                {
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'#' | b'_')) {
                     i += 1;
                 }
                 continue;
@@ -107,8 +106,8 @@ pub(super) fn arithmetic_is_literal(text: &str) -> bool {
                 i += 2;
                 continue;
             }
-            b' ' | b'\t' | b'\n' | b'+' | b'-' | b'*' | b'/' | b'%' | b'(' | b')' | b'<'
-            | b'>' | b'=' | b'!' | b'&' | b'|' | b'^' | b'~' | b'?' | b':' | b',' => {}
+            b' ' | b'\t' | b'\n' | b'+' | b'-' | b'*' | b'/' | b'%' | b'(' | b')' | b'<' | b'>'
+            | b'=' | b'!' | b'&' | b'|' | b'^' | b'~' | b'?' | b':' | b',' => {}
             _ => return false,
         }
         i += 1;
@@ -209,17 +208,34 @@ mod tests {
 
     #[test]
     fn literal_arithmetic() {
-        for literal in ["1 + 2", "(3*4) % 5", "0x1f", "2#101", "$# > 0", "$? == 1", ""] {
+        for literal in [
+            "1 + 2",
+            "(3*4) % 5",
+            "0x1f",
+            "2#101",
+            "$# > 0",
+            "$? == 1",
+            "",
+        ] {
             assert!(arithmetic_is_literal(literal), "{literal}");
         }
-        for reads in ["x", "x + 1", "$x", "${x}", "a[1]", "$(cmd)", "`cmd`", "$#x", "'1'"] {
+        for reads in [
+            "x", "x + 1", "$x", "${x}", "a[1]", "$(cmd)", "`cmd`", "$#x", "'1'",
+        ] {
             assert!(!arithmetic_is_literal(reads), "{reads}");
         }
     }
 
     #[test]
     fn risky_variables() {
-        for name in ["PATH", "IFS", "LD_PRELOAD", "BASH_FUNC_ls%%", "GIT_SSH_COMMAND", "PATH[0]"] {
+        for name in [
+            "PATH",
+            "IFS",
+            "LD_PRELOAD",
+            "BASH_FUNC_ls%%",
+            "GIT_SSH_COMMAND",
+            "PATH[0]",
+        ] {
             assert!(is_risky_variable(name), "{name}");
         }
         for name in ["FOO", "path", "RUST_LOG", "PATHS"] {

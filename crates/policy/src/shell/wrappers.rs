@@ -28,7 +28,9 @@ pub(super) enum Effect {
 }
 
 /// Shells whose `-c` argument is code.
-const SHELLS: &[&str] = &["bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash"];
+const SHELLS: &[&str] = &[
+    "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash",
+];
 
 /// The effects of running `name` with `args` (empty for a plain command).
 pub(super) fn effects(name: &str, args: &[Arg]) -> Vec<Effect> {
@@ -40,7 +42,13 @@ pub(super) fn effects(name: &str, args: &[Arg]) -> Vec<Effect> {
         "command" => inner_after(args, &["p", "v", "V"], &[], &[], &mut out),
         "builtin" | "nohup" => inner_after(args, &[], &[], &[], &mut out),
         "time" => inner_after(args, &["p"], &[], &[], &mut out),
-        "setsid" => inner_after(args, &["c", "f", "w"], &[], &["ctty", "fork", "wait"], &mut out),
+        "setsid" => inner_after(
+            args,
+            &["c", "f", "w"],
+            &[],
+            &["ctty", "fork", "wait"],
+            &mut out,
+        ),
         "nice" => nice(args, &mut out),
         "stdbuf" => inner_after(args, &[], &["i", "o", "e"], &[], &mut out),
         "timeout" => timeout(args, &mut out),
@@ -53,9 +61,7 @@ pub(super) fn effects(name: &str, args: &[Arg]) -> Vec<Effect> {
         "watch" => out.push(Effect::Unproven(
             "`watch` runs its arguments through `sh -c`".to_owned(),
         )),
-        "coproc" => out.push(Effect::Unproven(
-            "`coproc` is not analysed".to_owned(),
-        )),
+        "coproc" => out.push(Effect::Unproven("`coproc` is not analysed".to_owned())),
         b if SHELLS.contains(&b) => shell(args, &mut out),
         "busybox" => inner_after(args, &[], &[], &[], &mut out),
         _ => {}
@@ -230,9 +236,21 @@ fn sudo(args: &[Arg], out: &mut Vec<Effect>) {
     ];
     let with_arg = ["u", "g", "C", "D", "h", "p", "r", "t", "T", "U", "R"];
     let long = [
-        "background", "preserve-env", "set-home", "reset-timestamp", "remove-timestamp",
-        "non-interactive", "preserve-groups", "stdin", "askpass", "bell", "shell", "login",
-        "edit", "list", "validate",
+        "background",
+        "preserve-env",
+        "set-home",
+        "reset-timestamp",
+        "remove-timestamp",
+        "non-interactive",
+        "preserve-groups",
+        "stdin",
+        "askpass",
+        "bell",
+        "shell",
+        "login",
+        "edit",
+        "list",
+        "validate",
     ];
     match skip_options(args, 0, &flags, &with_arg, &long) {
         Ok(mut i) => {
@@ -274,11 +292,23 @@ fn xargs(args: &[Arg], out: &mut Vec<Effect>) {
         if let Some(long) = value.strip_prefix("--") {
             let name = long.split('=').next().unwrap_or(long);
             let with_arg = [
-                "arg-file", "delimiter", "eof", "replace", "max-lines", "max-args",
-                "max-procs", "max-chars", "process-slot-var",
+                "arg-file",
+                "delimiter",
+                "eof",
+                "replace",
+                "max-lines",
+                "max-args",
+                "max-procs",
+                "max-chars",
+                "process-slot-var",
             ];
             let flags = [
-                "null", "no-run-if-empty", "verbose", "interactive", "exit", "open-tty",
+                "null",
+                "no-run-if-empty",
+                "verbose",
+                "interactive",
+                "exit",
+                "open-tty",
                 "show-limits",
             ];
             if long.contains('=') || flags.contains(&name) {
@@ -286,7 +316,9 @@ fn xargs(args: &[Arg], out: &mut Vec<Effect>) {
             } else if with_arg.contains(&name) {
                 i += 2;
             } else {
-                out.push(Effect::Unproven(format!("unknown `xargs` option `{value}`")));
+                out.push(Effect::Unproven(format!(
+                    "unknown `xargs` option `{value}`"
+                )));
                 return;
             }
             continue;
@@ -307,7 +339,9 @@ fn xargs(args: &[Arg], out: &mut Vec<Effect>) {
                     break;
                 }
                 _ => {
-                    out.push(Effect::Unproven(format!("unknown `xargs` option `{value}`")));
+                    out.push(Effect::Unproven(format!(
+                        "unknown `xargs` option `{value}`"
+                    )));
                     return;
                 }
             }
@@ -330,8 +364,8 @@ fn find(args: &[Arg], out: &mut Vec<Effect>) {
         let value = args[i].value.as_deref();
         if matches!(value, Some("-exec" | "-execdir" | "-ok" | "-okdir")) {
             let start = i + 1;
-            let end = (start..args.len())
-                .find(|&j| matches!(args[j].value.as_deref(), Some(";" | "+")));
+            let end =
+                (start..args.len()).find(|&j| matches!(args[j].value.as_deref(), Some(";" | "+")));
             match end {
                 Some(end) if end > start => {
                     out.push(Effect::Inner { start, end });
@@ -415,7 +449,11 @@ fn shell(args: &[Arg], out: &mut Vec<Effect>) {
         }
         if let Some(long) = value.strip_prefix("--") {
             login |= matches!(long, "login" | "rcfile" | "init-file");
-            i += if matches!(long, "rcfile" | "init-file") { 2 } else { 1 };
+            i += if matches!(long, "rcfile" | "init-file") {
+                2
+            } else {
+                1
+            };
             continue;
         }
         let Some(cluster) = value.strip_prefix(['-', '+']).filter(|c| !c.is_empty()) else {
@@ -522,7 +560,10 @@ mod tests {
             inner("sh", &["-o", "errexit", "-ec", "rm x", "arg0"]),
             [Effect::Code(vec![3])]
         );
-        assert!(matches!(&inner("bash", &["script.sh"])[..], [Effect::Unproven(_)]));
+        assert!(matches!(
+            &inner("bash", &["script.sh"])[..],
+            [Effect::Unproven(_)]
+        ));
         assert!(
             inner("bash", &["-lc", "rm x"])
                 .iter()
