@@ -220,7 +220,7 @@ const ATTACKS: &[(&str, &str)] = &[
     ("echo $(echo)#; touch ../x", "x"),
     ("echo <(echo)#; touch ../x", "x"),
     // A quote in a here-document body is just text.
-    ("cat <<EOF\n'\nEOF\ntouch ../x # '", "x"),
+    ("cat <<EOF\n'\nEOF\ntouch ../x\necho '", "x"),
     // Arithmetic evaluates the value of `x` again: the subscript runs.
     ("echo ${x:='a[$(touch ../x)]'} $((x))", "x"),
     // A redirection writes a file.

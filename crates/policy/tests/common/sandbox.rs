@@ -18,7 +18,7 @@ use super::trace::{self, Recorded, Source};
 
 /// Seconds one `bash -c` may run (corpus), and one batch (fuzz).
 const CASE_TIMEOUT: &str = "10";
-const BATCH_TIMEOUT: &str = "900";
+const BATCH_TIMEOUT: &str = "180";
 
 /// What one case did.
 #[derive(Debug, Clone)]
