@@ -384,9 +384,11 @@ fn fuzz_analysis_against_bash() {
             .collect();
         handles
             .into_iter()
-            .flat_map(|h| h.join().expect("fuzz worker"))
+            .map(|h| h.join().expect("fuzz worker"))
             .collect()
     });
+    let proven: usize = results.iter().map(|r| r.1).sum();
+    let findings: Vec<Finding> = results.into_iter().flat_map(|r| r.0).collect();
     let elapsed = started.elapsed();
     eprintln!(
         "shell fuzz: {total} cases, seed {seed}, {workers} workers, {elapsed:.1?} ({:.0} cases/s), {proven} proven by the analysis, {} finding(s)",
