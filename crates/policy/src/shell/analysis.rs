@@ -305,7 +305,7 @@ impl<'s> Walker<'s> {
                         "the reserved word `{word}` where a command name should be"
                     ));
                 }
-                _ if raw.contains("\\\n") => {
+                _ if first_word_continues(&self.src[n.start_byte()..]) => {
                     self.unproven("a line continuation inside a command name");
                 }
                 _ => {}
@@ -741,6 +741,13 @@ impl<'s> Walker<'s> {
             }
         }
     }
+}
+
+/// Whether the word at the start of `rest` goes on after a line
+/// continuation (`ec\<newline>ho` is `echo` to bash).
+fn first_word_continues(rest: &str) -> bool {
+    let end = rest.find([' ', '\t', ';', '&', '|']).unwrap_or(rest.len());
+    rest[..end].contains("\\\n")
 }
 
 /// `let` arguments are arithmetic expressions (`x=1` assigns, literally).

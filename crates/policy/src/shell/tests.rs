@@ -172,6 +172,7 @@ fn what_cannot_be_proven() {
         "echo \"${x:-'$(id)'}\"",
         "bash script.sh",
         "env -S 'rm x'",
+        "ec\\\nho hi",
     ] {
         assert!(!proven(cmd), "should be unproven: {cmd}");
     }
