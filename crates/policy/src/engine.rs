@@ -126,6 +126,8 @@ struct Hit {
     decision: RuleDecision,
     deny_message: Option<String>,
     source: Option<RuleSource>,
+    /// The rule's `allowRedirection`.
+    allow_redirection: bool,
 }
 
 impl Hit {
@@ -136,6 +138,7 @@ impl Hit {
             decision: RuleDecision::AskUser,
             deny_message: None,
             source: None,
+            allow_redirection: false,
         }
     }
 
@@ -145,6 +148,17 @@ impl Hit {
             decision: rule.decision,
             deny_message: rule.deny_message.clone(),
             source: rule.source.clone(),
+            allow_redirection: rule.allow_redirection,
+        }
+    }
+
+    /// For a command that redirects to a file: an allow becomes a question
+    /// unless the allowing rule has `allowRedirection`.
+    fn without_redirection(self) -> Hit {
+        if self.decision == RuleDecision::Allow && !self.allow_redirection {
+            Hit::no_rule()
+        } else {
+            self
         }
     }
 
@@ -295,8 +309,10 @@ impl PolicyEngine {
     ///
     /// The matching rule with the highest effective priority wins; at equal
     /// priority `deny` beats `ask_user` beats `allow`; no match means
-    /// `ask_user`. A shell command is also decided part by part (see
-    /// [`shell::split_commands`]) and the most restrictive result holds. In
+    /// `ask_user`. A shell command is also decided command by command (see
+    /// [`shell::analyze`]) and the most restrictive result holds; a
+    /// redirection to a file or an analysis that cannot prove which commands
+    /// run turns an allow into `ask_user`. In
     /// a non-interactive session `ask_user` becomes `deny`.
     pub fn check(&self, call: &ToolCall<'_>, mode: Mode, interactive: bool) -> Verdict {
         let id = CallId::new(call.name, call.mcp_server);
@@ -306,27 +322,11 @@ impl PolicyEngine {
         } else {
             None
         };
-        let mut hit = self.best(&session, &id, call.args, command, mode);
-        if let Some(command) = command {
-            let parsed = shell::parse(command);
-            let simple = parsed.complete
-                && parsed.commands.len() == 1
-                && parsed.commands[0] == command.trim();
-            if !simple {
-                for part in &parsed.commands {
-                    let mut args = call.args.clone();
-                    if let Some(object) = args.as_object_mut() {
-                        object.insert("command".to_owned(), Value::String(part.clone()));
-                    }
-                    hit = hit.stricter(self.best(&session, &id, &args, Some(part), mode));
-                }
-                // A command we cannot read to the end is not allowed
-                // without asking (except in yolo mode, which asks nothing).
-                if !parsed.complete && mode != Mode::Yolo {
-                    hit = hit.stricter(Hit::no_rule());
-                }
-            }
-        }
+        let whole = self.best_match(&session, &id, call.args, command, mode);
+        let hit = match command {
+            Some(command) => self.check_shell(&session, &id, call.args, command, mode, whole),
+            None => whole.unwrap_or_else(Hit::no_rule),
+        };
         let decision = match hit.decision {
             RuleDecision::Allow => Decision::Allow,
             RuleDecision::Deny => Decision::Deny {
@@ -343,6 +343,70 @@ impl PolicyEngine {
         }
     }
 
+    /// The shell part of [`PolicyEngine::check`]: every command the
+    /// analysis finds is decided with `command` replaced by its text, the
+    /// most restrictive result holds; an allow does not cover a redirection
+    /// to a file unless its rule says `allowRedirection` (except in autoEdit
+    /// and yolo modes, as in Gemini CLI); an unproven analysis asks (except
+    /// in yolo mode, which asks nothing).
+    fn check_shell(
+        &self,
+        session: &[Rule],
+        id: &CallId<'_>,
+        args: &Value,
+        command: &str,
+        mode: Mode,
+        whole: Option<Hit>,
+    ) -> Hit {
+        let (found, unproven) = shell::analyze_found(command);
+        let redirections_matter = !matches!(mode, Mode::AutoEdit | Mode::Yolo);
+        let redirects = found
+            .iter()
+            .any(|f| !f.command.file_redirections.is_empty());
+        // No rule about the whole text is no verdict while its commands
+        // are decided one by one (`X=1; echo $X` is the `echo` rule's).
+        let mut hit = whole.map(|h| {
+            if redirections_matter && redirects {
+                h.without_redirection()
+            } else {
+                h
+            }
+        });
+        let stricter = |hit: &mut Option<Hit>, other: Hit| {
+            *hit = Some(match hit.take() {
+                Some(h) => h.stricter(other),
+                None => other,
+            });
+        };
+        for part in &found {
+            let text = &part.command.text;
+            let has_redirection = !part.command.file_redirections.is_empty();
+            if part.assignment_only {
+                // `X=1` runs no program: no rule has to allow it (its risks
+                // make the analysis unproven), but `X=1 > f` writes a file.
+                if has_redirection && redirections_matter {
+                    stricter(&mut hit, Hit::no_rule());
+                }
+                continue;
+            }
+            let mut part_args = args.clone();
+            if let Some(object) = part_args.as_object_mut() {
+                object.insert("command".to_owned(), Value::String(text.clone()));
+            }
+            let mut part_hit = self.best(session, id, &part_args, Some(text), mode);
+            if redirections_matter && has_redirection {
+                part_hit = part_hit.without_redirection();
+            }
+            stricter(&mut hit, part_hit);
+        }
+        let mut hit = hit.unwrap_or_else(Hit::no_rule);
+        if !unproven.is_empty() && mode != Mode::Yolo {
+            debug!(?unproven, "shell command not proven; asking");
+            hit = hit.stricter(Hit::no_rule());
+        }
+        hit
+    }
+
     fn best(
         &self,
         session: &[Rule],
@@ -351,6 +415,19 @@ impl PolicyEngine {
         command: Option<&str>,
         mode: Mode,
     ) -> Hit {
+        self.best_match(session, id, args, command, mode)
+            .unwrap_or_else(Hit::no_rule)
+    }
+
+    /// The best matching rule, if any matches.
+    fn best_match(
+        &self,
+        session: &[Rule],
+        id: &CallId<'_>,
+        args: &Value,
+        command: Option<&str>,
+        mode: Mode,
+    ) -> Option<Hit> {
         let json = OnceCell::new();
         let args_json = || json.get_or_init(|| stable_stringify(args)).as_str();
         let mut best: Option<Hit> = None;
@@ -368,7 +445,7 @@ impl PolicyEngine {
                 best = Some(Hit::of(rule));
             }
         }
-        best.unwrap_or_else(Hit::no_rule)
+        best
     }
 
     /// Whether to declare the tool to the model: `false` when every call of
@@ -457,6 +534,9 @@ fn render_rule(rule: &Rule) -> String {
     if let Some(re) = &rule.command_regex {
         out.push_str(&format!("commandRegex = {}\n", toml_string(re.as_str())));
     }
+    if rule.allow_redirection {
+        out.push_str("allowRedirection = true\n");
+    }
     out.push_str(&format!("decision = \"{}\"\n", rule.decision.as_str()));
     out.push_str(&format!("priority = {}\n", rule.priority));
     if !rule.modes.is_empty() {
@@ -492,6 +572,7 @@ mod tests {
         let mut rule = Rule::for_command_prefix("echo \"hi\" \\ 'x'", RuleDecision::Allow);
         rule.priority = 950;
         rule.modes = vec![Mode::Default, Mode::AutoEdit];
+        rule.allow_redirection = true;
         let text = render_rule(&rule);
         let back = parse_policy_file(&text, Path::new("x.toml"), Tier::User).unwrap();
         assert_eq!(back.len(), 1);
@@ -499,5 +580,7 @@ mod tests {
         assert_eq!(back[0].tool_names, ["run_shell_command"]);
         assert_eq!(back[0].modes, rule.modes);
         assert_eq!(back[0].priority, 950);
+        assert!(back[0].allow_redirection);
+        assert!(text.contains("allowRedirection = true"));
     }
 }

@@ -55,6 +55,8 @@ const FIELDS: &[&str] = &[
     "deny_message",
     // The spelling the issue tracker and some docs use; both are accepted.
     "denyMessage",
+    // Gemini CLI reads `allowRedirection`, and the older snake_case spelling.
+    "allowRedirection",
     "allow_redirection",
 ];
 
@@ -279,16 +281,16 @@ fn parse_rule(
         (None, Some(v)) => string(ctx, "denyMessage", v, bom),
         (None, None) => None,
     };
-    if let Some(v) = get("allow_redirection")
-        && !matches!(v.get_ref(), DeValue::Boolean(_))
-    {
-        ctx.error(
-            shift(v.span()),
-            format!(
-                "`allow_redirection` must be a boolean, found {}",
-                v.get_ref().type_str()
+    let mut allow_redirection = false;
+    for field in ["allowRedirection", "allow_redirection"] {
+        match get(field).map(|v| (v.get_ref(), v.span())) {
+            None => {}
+            Some((DeValue::Boolean(b), _)) => allow_redirection |= *b,
+            Some((other, span)) => ctx.error(
+                shift(span),
+                format!("`{field}` must be a boolean, found {}", other.type_str()),
             ),
-        );
+        }
     }
 
     // commandPrefix / commandRegex are about the shell tool.
@@ -333,6 +335,7 @@ fn parse_rule(
         priority: priority?,
         modes,
         deny_message,
+        allow_redirection,
         tier,
         source: None,
     })
@@ -789,5 +792,19 @@ deny_message = "no"
     fn allow_redirection_is_accepted() {
         let rules = parse("[[rule]]\ndecision = \"allow\"\npriority = 998\nmodes = [\"yolo\"]\nallow_redirection = true\n").unwrap();
         assert_eq!(rules[0].modes, [Mode::Yolo]);
+        assert!(rules[0].allow_redirection);
+        let rules =
+            parse("[[rule]]\ndecision = \"allow\"\npriority = 1\nallowRedirection = true\n")
+                .unwrap();
+        assert!(rules[0].allow_redirection);
+        let rules = parse("[[rule]]\ndecision = \"allow\"\npriority = 1\n").unwrap();
+        assert!(!rules[0].allow_redirection);
+        let e =
+            errors("[[rule]]\ndecision = \"allow\"\npriority = 1\nallowRedirection = \"yes\"\n");
+        assert!(
+            e.iter()
+                .any(|m| m.contains("`allowRedirection` must be a boolean")),
+            "{e:?}"
+        );
     }
 }

@@ -228,6 +228,10 @@ pub struct Rule {
     pub modes: Vec<Mode>,
     /// `deny_message`: returned with a `deny` decision.
     pub deny_message: Option<String>,
+    /// `allowRedirection` (or `allow_redirection`): an allow also covers
+    /// shell commands that redirect output to (or input from) a file;
+    /// without it such a command is asked about.
+    pub allow_redirection: bool,
     pub tier: Tier,
     pub source: Option<RuleSource>,
 }
@@ -254,6 +258,7 @@ impl Rule {
             priority: 0,
             modes: Vec::new(),
             deny_message: None,
+            allow_redirection: false,
             tier: Tier::User,
             source: None,
         }

@@ -201,3 +201,179 @@ fn split_and_root_examples() {
     );
     assert_eq!(root_command("npm test && rm x").as_deref(), Some("npm"));
 }
+
+/// The review's policy: only `echo` and `cat` are allowed.
+const ECHO_CAT: &str = r#"
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = ["echo", "cat"]
+decision = "allow"
+priority = 100
+"#;
+
+/// Commands the review ran with only `echo` and `cat` allowed; each writes
+/// `../x` (or `~/somefile`) when run from a directory below `$HOME`.
+const ATTACKS: &[(&str, &str)] = &[
+    // `$'` inside double quotes is not ANSI-C quoting.
+    ("echo \"$'\" ; touch ../x ; echo \"'\"", "x"),
+    // `#` right after `)` of a substitution is part of a word.
+    ("echo $(echo)#; touch ../x", "x"),
+    ("echo <(echo)#; touch ../x", "x"),
+    // A quote in a here-document body is just text.
+    ("cat <<EOF\n'\nEOF\ntouch ../x\necho '", "x"),
+    // Arithmetic evaluates the value of `x` again: the subscript runs.
+    ("echo ${x:='a[$(touch ../x)]'} $((x))", "x"),
+    // A redirection writes a file.
+    ("echo pwned > ~/somefile", "somefile"),
+];
+
+#[test]
+fn review_attacks_are_not_allowed() {
+    let e = engine(ECHO_CAT);
+    for (attack, _) in ATTACKS {
+        assert_eq!(
+            run(&e, attack, Mode::Default, true),
+            Decision::AskUser,
+            "{attack:?}"
+        );
+        assert!(
+            run(&e, attack, Mode::Default, false).is_deny(),
+            "{attack:?}"
+        );
+    }
+}
+
+/// The attacks are real: bash (as the shell tool runs it, `bash -c`) writes
+/// the file each one aims at.
+#[test]
+fn review_attacks_really_write_files() {
+    for (attack, written) in ATTACKS {
+        let home = tempfile::tempdir().unwrap();
+        let work = home.path().join("work");
+        std::fs::create_dir(&work).unwrap();
+        let status = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(attack)
+            .current_dir(&work)
+            .env("HOME", home.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(
+            home.path().join(written).exists(),
+            "{attack:?} did not write {written} (exit {status})"
+        );
+    }
+}
+
+#[test]
+fn plain_commands_stay_allowed() {
+    let e = engine(ECHO_CAT);
+    for cmd in [
+        "echo hi | cat",
+        "cat a b 2>&1",
+        "echo x > /dev/null",
+        "cat <<'EOF'\nhello $(world)\nEOF",
+        "cat <<EOF\nplain\nEOF",
+        "echo \"a && b\" 'c; d'",
+        // An assignment runs no program and needs no rule of its own.
+        "echo $X; X=1",
+        "echo $((1 + 2))",
+    ] {
+        assert_eq!(
+            run(&e, cmd, Mode::Default, true),
+            Decision::Allow,
+            "{cmd:?}"
+        );
+        assert_eq!(
+            run(&e, cmd, Mode::Default, false),
+            Decision::Allow,
+            "{cmd:?}"
+        );
+    }
+}
+
+#[test]
+fn wrapped_commands_need_their_own_rule() {
+    let e = engine(
+        r#"
+[[rule]]
+commandPrefix = ["echo", "xargs", "bash -c", "env"]
+decision = "allow"
+priority = 100
+"#,
+    );
+    assert_eq!(
+        short(run(&e, "echo a | xargs echo", Mode::Default, true)),
+        "allow"
+    );
+    assert_eq!(
+        short(run(&e, "echo a | xargs rm", Mode::Default, true)),
+        "ask"
+    );
+    assert_eq!(
+        short(run(&e, "bash -c 'echo hi'", Mode::Default, true)),
+        "allow"
+    );
+    assert_eq!(short(run(&e, "bash -c 'rm x'", Mode::Default, true)), "ask");
+    assert_eq!(short(run(&e, "bash -c \"$c\"", Mode::Default, true)), "ask");
+    assert_eq!(short(run(&e, "env A=1 rm x", Mode::Default, true)), "ask");
+    // Yolo asks nothing, but a deny still holds for the inner command.
+    assert_eq!(short(run(&e, "bash -c \"$c\"", Mode::Yolo, true)), "allow");
+}
+
+#[test]
+fn redirection_needs_allow_redirection() {
+    let plain = engine(ECHO_CAT);
+    assert_eq!(
+        run(&plain, "echo pwned > f", Mode::Default, true),
+        Decision::AskUser
+    );
+    assert!(run(&plain, "echo pwned >> f", Mode::Default, false).is_deny());
+    assert_eq!(
+        run(&plain, "cat < f", Mode::Default, true),
+        Decision::AskUser
+    );
+    for spelling in ["allowRedirection", "allow_redirection"] {
+        let redirect = engine(&format!("{ECHO_CAT}{spelling} = true\n"));
+        assert_eq!(
+            run(&redirect, "echo pwned > f", Mode::Default, true),
+            Decision::Allow,
+            "{spelling}"
+        );
+        assert_eq!(
+            run(&redirect, "echo a > f && cat f", Mode::Default, false),
+            Decision::Allow
+        );
+    }
+    // The permission is the matching rule's: an echo rule with it does not
+    // cover a redirected command only another rule allows.
+    let mixed = engine(
+        r#"
+[[rule]]
+commandPrefix = "echo"
+decision = "allow"
+priority = 100
+allowRedirection = true
+
+[[rule]]
+commandPrefix = "cat"
+decision = "allow"
+priority = 100
+"#,
+    );
+    assert_eq!(
+        short(run(&mixed, "echo a > f", Mode::Default, true)),
+        "allow"
+    );
+    assert_eq!(
+        short(run(&mixed, "echo a > f; cat g > h", Mode::Default, true)),
+        "ask"
+    );
+    // Gemini CLI does not ask about redirections in autoEdit and yolo modes.
+    assert_eq!(
+        short(run(&plain, "echo pwned > f", Mode::AutoEdit, true)),
+        "allow"
+    );
+}

@@ -1,5 +1,6 @@
-//! Splitting a shell command line into the simple commands it runs, so that
-//! each one is checked against the policy on its own.
+//! The hand lexer that split commands before the bash grammar did; kept as a
+//! second opinion (see [`super::analyze`]): a command it finds that the
+//! grammar-based analysis did not makes the analysis unproven.
 //!
 //! This is a small lexer, not a shell: it knows quotes (`'...'`, `"..."`),
 //! backslash escapes, the separators `&&`, `||`, `;`, `|`, `|&`, `&` and
@@ -9,37 +10,6 @@
 //! (`2>&1`, `&>file`) for a separator. Anything it does not understand stays
 //! inside a command's text, which only makes the result more restrictive: a
 //! part that no rule allows is asked about.
-
-/// The simple commands of `cmd`, trimmed, in order; each command
-/// substitution's commands follow the command that contains it.
-///
-/// ```
-/// use gd_policy::shell::split_commands;
-/// assert_eq!(split_commands("git status && rm -rf x"), ["git status", "rm -rf x"]);
-/// assert_eq!(split_commands("echo \"a && b\""), ["echo \"a && b\""]);
-/// assert_eq!(split_commands("echo $(rm -rf /)"), ["echo $(rm -rf /)", "rm -rf /"]);
-/// ```
-pub fn split_commands(cmd: &str) -> Vec<String> {
-    parse(cmd).commands
-}
-
-/// The command's first word (quotes removed), skipping leading `VAR=value`
-/// assignments and shell keywords such as `if` or `then`; for a compound
-/// command, the first word of its first command.
-///
-/// ```
-/// use gd_policy::shell::root_command;
-/// assert_eq!(root_command("git commit -m x").as_deref(), Some("git"));
-/// assert_eq!(root_command("FOO=1 BAR='a b' npm test").as_deref(), Some("npm"));
-/// assert_eq!(root_command("   ").as_deref(), None);
-/// ```
-pub fn root_command(cmd: &str) -> Option<String> {
-    let first = split_commands(cmd).into_iter().next()?;
-    words(&first)
-        .into_iter()
-        .find(|w| !is_assignment(&w.raw))
-        .map(|w| w.text)
-}
 
 /// The result of [`parse`]: the commands, and whether the text was well
 /// formed (every quote, substitution and subshell closed).
@@ -55,6 +25,8 @@ pub(crate) fn parse(cmd: &str) -> Parsed {
         b: cmd.as_bytes(),
         i: 0,
         complete: true,
+        depth: 0,
+        heredocs: Vec::new(),
     };
     let commands = parser.commands(Until::End);
     Parsed {
@@ -71,11 +43,19 @@ enum Until {
     Backtick,
 }
 
+/// How deep substitutions may nest before the lexer gives up (marking the
+/// text incomplete) instead of recursing further: input is untrusted.
+const MAX_DEPTH: usize = 100;
+
 struct Parser<'a> {
     s: &'a str,
     b: &'a [u8],
     i: usize,
     complete: bool,
+    depth: usize,
+    /// Here-document delimiters seen on the current line: (delimiter,
+    /// quoted). Their bodies start after the next newline.
+    heredocs: Vec<(String, bool)>,
 }
 
 impl Parser<'_> {
@@ -90,6 +70,18 @@ impl Parser<'_> {
     /// Reads commands until the end of the input or the closing token of
     /// `until`, which is consumed.
     fn commands(&mut self, until: Until) -> Vec<String> {
+        if self.depth >= MAX_DEPTH {
+            self.complete = false;
+            self.i = self.b.len();
+            return Vec::new();
+        }
+        self.depth += 1;
+        let out = self.commands_at_depth(until);
+        self.depth -= 1;
+        out
+    }
+
+    fn commands_at_depth(&mut self, until: Until) -> Vec<String> {
         let mut out = Vec::new();
         // Commands found in substitutions inside the current part; they are
         // listed after it.
@@ -107,6 +99,10 @@ impl Parser<'_> {
                 b'\\' => self.i = (self.i + 2).min(self.b.len()),
                 b'\'' => self.single_quoted(),
                 b'"' => self.double_quoted(&mut nested),
+                b'<' if self.peek(1) == Some(b'<') && self.peek(2) != Some(b'<') => {
+                    self.heredoc_operator();
+                }
+                b'<' if self.peek(1) == Some(b'<') => self.i += 3,
                 b'`' if until == Until::Backtick => {
                     self.finish(&mut out, &mut nested, start, self.i);
                     self.i += 1;
@@ -117,7 +113,7 @@ impl Parser<'_> {
                     let inner = self.commands(Until::Backtick);
                     nested.extend(inner);
                 }
-                b'$' => self.dollar(&mut nested),
+                b'$' => self.dollar(&mut nested, false),
                 b'<' | b'>' if self.peek(1) == Some(b'(') => {
                     self.i += 2;
                     let inner = self.commands(Until::Paren);
@@ -170,11 +166,10 @@ impl Parser<'_> {
                         start = self.i;
                     }
                 }
+                // Not after `)`: in `$(x)#` the `#` is part of a word.
                 b'#' if matches!(
                     self.prev(),
-                    None | Some(
-                        b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'
-                    )
+                    None | Some(b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b'<' | b'>')
                 ) =>
                 {
                     // A comment: up to the end of the line, where the newline
@@ -187,6 +182,9 @@ impl Parser<'_> {
                 b';' | b'\n' => {
                     self.finish(&mut out, &mut nested, start, self.i);
                     self.i += 1;
+                    if c == b'\n' && !self.heredocs.is_empty() {
+                        self.heredoc_bodies(&mut out);
+                    }
                     start = self.i;
                 }
                 _ => self.i += 1,
@@ -232,7 +230,7 @@ impl Parser<'_> {
                     let inner = self.commands(Until::Backtick);
                     nested.extend(inner);
                 }
-                b'$' => self.dollar(nested),
+                b'$' => self.dollar(nested, true),
                 _ => self.i += 1,
             }
         }
@@ -240,7 +238,9 @@ impl Parser<'_> {
 
     /// At a `$`: command substitution, arithmetic, parameter expansion or a
     /// plain character.
-    fn dollar(&mut self, nested: &mut Vec<String>) {
+    /// `in_double_quotes`: there `$'` is a plain `$` and a quote, not
+    /// ANSI-C quoting.
+    fn dollar(&mut self, nested: &mut Vec<String>, in_double_quotes: bool) {
         match (self.peek(1), self.peek(2)) {
             (Some(b'('), Some(b'(')) => {
                 self.i += 3;
@@ -255,7 +255,7 @@ impl Parser<'_> {
                 self.i += 2;
                 self.braced(nested);
             }
-            (Some(b'\''), _) => {
+            (Some(b'\''), _) if !in_double_quotes => {
                 // `$'...'`: ANSI-C quoting, where `\'` does not close.
                 self.i += 2;
                 loop {
@@ -277,6 +277,108 @@ impl Parser<'_> {
         }
     }
 
+    /// At `<<` (not `<<<`): remembers the delimiter word so that the body
+    /// after the end of the line is skipped, not read as commands.
+    fn heredoc_operator(&mut self) {
+        self.i += 2;
+        if self.peek(0) == Some(b'-') {
+            self.i += 1;
+        }
+        while matches!(self.peek(0), Some(b' ' | b'\t')) {
+            self.i += 1;
+        }
+        let start = self.i;
+        let mut delimiter = String::new();
+        let mut quoted = false;
+        while let Some(c) = self.peek(0) {
+            match c {
+                b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'<' | b'>' | b'(' | b')' => break,
+                b'\'' | b'"' => {
+                    quoted = true;
+                    let q = c;
+                    self.i += 1;
+                    let rest = &self.s[self.i..];
+                    let end = rest.find(q as char).unwrap_or(rest.len());
+                    delimiter.push_str(&rest[..end]);
+                    self.i = (self.i + end + 1).min(self.b.len());
+                }
+                b'\\' => {
+                    quoted = true;
+                    self.i += 1;
+                    if let Some(ch) = self.s[self.i..].chars().next() {
+                        delimiter.push(ch);
+                        self.i += ch.len_utf8();
+                    }
+                }
+                _ => {
+                    let ch = self.s[self.i..].chars().next().unwrap_or(' ');
+                    delimiter.push(ch);
+                    self.i += ch.len_utf8();
+                }
+            }
+        }
+        if self.i == start {
+            self.complete = false;
+        }
+        self.heredocs.push((delimiter, quoted));
+    }
+
+    /// After the newline ending a line with here-documents: skips their
+    /// bodies (up to each delimiter line). An unquoted body's substitutions
+    /// run, so their commands are read.
+    fn heredoc_bodies(&mut self, out: &mut Vec<String>) {
+        for (delimiter, quoted) in std::mem::take(&mut self.heredocs) {
+            let body_start = self.i;
+            let mut end = None;
+            let mut pos = self.i;
+            while pos < self.b.len() {
+                let line_end = self.s[pos..].find('\n').map_or(self.b.len(), |p| pos + p);
+                let line = &self.s[pos..line_end];
+                if line.trim_start_matches('\t') == delimiter {
+                    end = Some((pos, (line_end + 1).min(self.b.len())));
+                    break;
+                }
+                pos = line_end + 1;
+            }
+            let (body_end, next) = end.unwrap_or_else(|| {
+                self.complete = false;
+                (self.b.len(), self.b.len())
+            });
+            if !quoted {
+                let mut body = Parser {
+                    s: &self.s[..body_end],
+                    b: &self.b[..body_end],
+                    i: body_start,
+                    complete: true,
+                    depth: self.depth,
+                    heredocs: Vec::new(),
+                };
+                let mut nested = Vec::new();
+                body.unquoted_body(&mut nested);
+                self.complete &= body.complete;
+                out.extend(nested);
+            }
+            self.i = next;
+        }
+    }
+
+    /// A here-document body with an unquoted delimiter: like the inside of
+    /// double quotes, without a closing quote.
+    fn unquoted_body(&mut self, nested: &mut Vec<String>) {
+        while let Some(c) = self.peek(0) {
+            match c {
+                b'\\' => self.i = (self.i + 2).min(self.b.len()),
+                b'`' => {
+                    self.i += 1;
+                    let inner = self.commands(Until::Backtick);
+                    nested.extend(inner);
+                }
+                b'$' => self.dollar(nested, true),
+                _ => self.i += 1,
+            }
+        }
+    }
+
     /// Inside `$(( ... ))`: not a command, but substitutions in it are.
     fn arithmetic(&mut self, nested: &mut Vec<String>) {
         let mut depth = 0usize;
@@ -294,7 +396,7 @@ impl Parser<'_> {
                     let inner = self.commands(Until::Backtick);
                     nested.extend(inner);
                 }
-                b'$' => self.dollar(nested),
+                b'$' => self.dollar(nested, false),
                 b'(' => {
                     depth += 1;
                     self.i += 1;
@@ -328,7 +430,7 @@ impl Parser<'_> {
                     let inner = self.commands(Until::Backtick);
                     nested.extend(inner);
                 }
-                b'$' => self.dollar(nested),
+                b'$' => self.dollar(nested, false),
                 b'}' => {
                     self.i += 1;
                     return;
@@ -371,6 +473,15 @@ fn clean_part(part: &str) -> Option<String> {
     } else {
         Some(rest.to_owned())
     }
+}
+
+/// The command name of one part from [`parse`]: its first word (quotes
+/// removed) after leading `VAR=value` assignments.
+pub(super) fn first_word(part: &str) -> Option<String> {
+    words(part)
+        .into_iter()
+        .find(|w| !is_assignment(&w.raw))
+        .map(|w| w.text)
 }
 
 struct Word {
@@ -434,7 +545,7 @@ mod tests {
     use super::*;
 
     fn split(cmd: &str) -> Vec<String> {
-        split_commands(cmd)
+        parse(cmd).commands
     }
 
     #[test]
@@ -548,17 +659,44 @@ mod tests {
     }
 
     #[test]
-    fn root_commands() {
-        assert_eq!(root_command("git commit -m x").as_deref(), Some("git"));
+    fn fixed_misreadings() {
+        // `$'` inside double quotes is a `$` and a quote, not ANSI-C quoting.
         assert_eq!(
-            root_command("  A=1 B=\"x y\" make -j4").as_deref(),
+            split("echo \"$'\" ; touch ../x ; echo \"'\""),
+            ["echo \"$'\"", "touch ../x", "echo \"'\""]
+        );
+        // `#` right after a substitution is part of the word.
+        assert_eq!(
+            split("echo $(echo)#; touch ../x"),
+            ["echo $(echo)#", "echo", "touch ../x"]
+        );
+        // Here-document bodies are skipped; unquoted ones are read for
+        // substitutions.
+        assert_eq!(
+            split("cat <<'EOF'\nrm x '\nEOF\ntouch y"),
+            ["cat <<'EOF'", "touch y"]
+        );
+        assert_eq!(
+            split("cat <<-EOF\n\t$(rm x)\n\tEOF\nls"),
+            ["cat <<-EOF", "rm x", "ls"]
+        );
+        assert!(!parse("cat <<EOF\nno end").complete);
+    }
+
+    #[test]
+    fn deep_nesting_stops() {
+        let deep = "$(".repeat(10_000);
+        assert!(!parse(&deep).complete);
+    }
+
+    #[test]
+    fn first_words() {
+        assert_eq!(
+            first_word("  A=1 B=\"x y\" make -j4").as_deref(),
             Some("make")
         );
-        assert_eq!(root_command("\"my tool\" --x").as_deref(), Some("my tool"));
-        assert_eq!(root_command("\"A=1\" x").as_deref(), Some("A=1"));
-        assert_eq!(root_command("ls && rm x").as_deref(), Some("ls"));
-        assert_eq!(root_command("then rm x").as_deref(), Some("rm"));
-        assert_eq!(root_command("A=1").as_deref(), None);
-        assert_eq!(root_command("").as_deref(), None);
+        assert_eq!(first_word("\"my tool\" --x").as_deref(), Some("my tool"));
+        assert_eq!(first_word("\"A=1\" x").as_deref(), Some("A=1"));
+        assert_eq!(first_word("A=1"), None);
     }
 }

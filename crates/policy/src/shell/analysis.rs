@@ -1,0 +1,760 @@
+//! The walk over the bash syntax tree: every command that may run, and
+//! every reason why that list may be incomplete.
+
+use tree_sitter::Node;
+
+use super::words::{
+    arithmetic_is_literal, assignment_name, is_risky_variable, static_value, variable_target_risk,
+};
+use super::wrappers::{Arg, Effect, effects};
+use super::{Command, parse};
+
+/// Words bash reads as syntax where a command name can be: the grammar
+/// taking one for a command name means it misread the text.
+const RESERVED: &[&str] = &[
+    "!", "{", "}", "[[", "]]", "((", "then", "else", "elif", "fi", "do", "done", "esac", "in",
+    "case", "if", "while", "until", "for", "select", "function",
+];
+
+/// How deep `eval`/`bash -c` code may nest before the analysis stops.
+const MAX_CODE_DEPTH: usize = 4;
+/// How deep the syntax tree may nest before the analysis stops (the walk is
+/// recursive and the input untrusted).
+const MAX_TREE_DEPTH: usize = 400;
+
+/// A command found, and whether it is only assignments (`X=1`) or a bare
+/// redirection (`> f`): such a part runs no program, so no rule has to
+/// allow it (its risks are checked on their own).
+#[derive(Debug, Clone)]
+pub(crate) struct Found {
+    pub command: Command,
+    pub assignment_only: bool,
+}
+
+pub(crate) struct Walker<'s> {
+    src: &'s str,
+    code_depth: usize,
+    pub found: Vec<Found>,
+    pub unproven: Vec<String>,
+}
+
+impl<'s> Walker<'s> {
+    /// Analyses `src` (at `code_depth` levels of `eval`/`-c` nesting).
+    pub(crate) fn run(src: &'s str, code_depth: usize) -> Walker<'s> {
+        let mut walker = Walker {
+            src,
+            code_depth,
+            found: Vec::new(),
+            unproven: Vec::new(),
+        };
+        match parse::tree(src) {
+            None => walker.unproven("the parser gave no syntax tree"),
+            Some(tree) => {
+                let root = tree.root_node();
+                if root.has_error() {
+                    walker.unproven("the command is not valid bash syntax");
+                }
+                if root.end_byte() < src.trim_end().len() {
+                    walker.unproven("the parser did not read the whole command");
+                }
+                walker.visit(root, &[], 0);
+            }
+        }
+        walker
+    }
+
+    fn unproven(&mut self, why: impl Into<String>) {
+        let why = why.into();
+        if !self.unproven.contains(&why) {
+            self.unproven.push(why);
+        }
+    }
+
+    fn text(&self, node: Node<'_>) -> &'s str {
+        &self.src[node.byte_range()]
+    }
+
+    fn children(&mut self, node: Node<'_>, redirections: &[String], level: usize) {
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        for child in children {
+            self.visit(child, redirections, level + 1);
+        }
+    }
+
+    /// `redirections`: file targets of an enclosing redirected statement,
+    /// which apply to every command inside it.
+    fn visit(&mut self, node: Node<'_>, redirections: &[String], level: usize) {
+        if level > MAX_TREE_DEPTH {
+            self.unproven("the command nests too deeply to analyse");
+            return;
+        }
+        if node.is_error() || node.is_missing() {
+            self.unproven("the command is not valid bash syntax");
+        }
+        match node.kind() {
+            "comment" => {}
+            "command" => self.command(node, node, redirections, level),
+            "redirected_statement" => self.redirected(node, redirections, level),
+            "variable_assignment" | "variable_assignments" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    let name = self.text(name);
+                    if is_risky_variable(name) {
+                        self.unproven(format!("assigns `{name}`, which changes what commands run"));
+                    }
+                }
+                // Prefix assignments belong to their command, a loop's
+                // initializer to its loop.
+                let parent = node.parent().map(|p| p.kind());
+                if matches!(
+                    parent,
+                    Some(
+                        "command"
+                            | "declaration_command"
+                            | "c_style_for_statement"
+                            | "variable_assignments"
+                    )
+                ) {
+                    self.children(node, redirections, level);
+                    return;
+                }
+                self.found.push(Found {
+                    command: Command {
+                        text: self.text(node).trim().to_owned(),
+                        name: None,
+                        file_redirections: redirections.to_vec(),
+                    },
+                    assignment_only: true,
+                });
+                self.children(node, redirections, level);
+            }
+            "declaration_command" | "unset_command" => self.declaration(node, redirections, level),
+            "test_command" => self.test(node, redirections, level),
+            "arithmetic_expansion" | "c_style_for_statement" => {
+                self.arithmetic(node);
+                self.children(node, redirections, level);
+            }
+            "compound_statement" if self.text(node).starts_with("((") => {
+                self.arithmetic(node);
+                self.children(node, redirections, level);
+            }
+            "subscript" => {
+                if let Some(index) = node.child_by_field_name("index") {
+                    let index = self.text(index);
+                    if !(index == "@" || index == "*" || arithmetic_is_literal(index)) {
+                        self.unproven(format!(
+                            "the array subscript `{index}` is evaluated as arithmetic"
+                        ));
+                    }
+                }
+                self.children(node, redirections, level);
+            }
+            "expansion" => {
+                self.expansion(node);
+                self.substitutions_seen(node);
+                self.children(node, redirections, level);
+            }
+            "command_substitution" if self.text(node).starts_with('`') => {
+                // In backticks `\``, `\$` and `\\` are unescaped before the
+                // inside is parsed: the grammar sees other text than bash.
+                let inner = self.text(node);
+                if inner[1..].contains('\\') {
+                    self.unproven("a backslash inside a backtick substitution");
+                }
+                self.children(node, redirections, level);
+            }
+            "array" => {
+                let mut cursor = node.walk();
+                let elements: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+                for element in elements {
+                    let text = self.text(element);
+                    if let Some(rest) = text.strip_prefix('[') {
+                        let index = rest.split(']').next().unwrap_or(rest);
+                        if !arithmetic_is_literal(index) {
+                            self.unproven("an array index in a compound assignment is evaluated as arithmetic");
+                        }
+                    }
+                }
+                self.substitutions_seen(node);
+                self.children(node, redirections, level);
+            }
+            "for_statement" | "select_statement" => {
+                if let Some(var) = node.child_by_field_name("variable")
+                    && is_risky_variable(self.text(var))
+                {
+                    let name = self.text(var).to_owned();
+                    self.unproven(format!("the loop assigns `{name}`"));
+                }
+                self.children(node, redirections, level);
+            }
+            _ => self.children(node, redirections, level),
+        }
+    }
+
+    /// `body > file 2>&1 <<EOF ...`: the file targets apply to the body's
+    /// commands; a simple command's text includes its redirections (rules
+    /// match the command as written).
+    fn redirected(&mut self, node: Node<'_>, inherited: &[String], level: usize) {
+        let mut targets = inherited.to_vec();
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        for (i, child) in children.iter().enumerate() {
+            if node.field_name_for_child(i as u32) == Some("redirect") {
+                targets.extend(self.redirect_target(*child));
+            }
+        }
+        match node.child_by_field_name("body") {
+            Some(body) if body.kind() == "command" => {
+                self.command(body, node, &targets, level + 1);
+            }
+            Some(body) => self.visit(body, &targets, level + 1),
+            None => {
+                // `> file` alone creates the file.
+                self.found.push(Found {
+                    command: Command {
+                        text: self.text(node).trim().to_owned(),
+                        name: None,
+                        file_redirections: targets.clone(),
+                    },
+                    assignment_only: true,
+                });
+            }
+        }
+        // Substitutions in targets and here-document bodies.
+        for (i, child) in children.iter().enumerate() {
+            if node.field_name_for_child(i as u32) == Some("redirect") {
+                self.visit(*child, &targets, level + 1);
+            }
+        }
+    }
+
+    /// The file a redirection opens, if it opens one (not `/dev/null`,
+    /// `/dev/stdout`, `/dev/stderr`, fd duplications or closes, here-documents
+    /// or here-strings).
+    fn redirect_target(&self, node: Node<'_>) -> Option<String> {
+        if node.kind() != "file_redirect" {
+            return None;
+        }
+        let destination = node.child_by_field_name("destination");
+        let target = destination
+            .map(|d| self.text(d).to_owned())
+            .unwrap_or_default();
+        let mut cursor = node.walk();
+        let operator = node
+            .children(&mut cursor)
+            .find(|c| !c.is_named())
+            .map(|c| self.text(c))
+            .unwrap_or("");
+        let value = destination.and_then(|d| static_value(d, self.src));
+        let dup = matches!(operator, ">&" | "<&" | ">&-" | "<&-")
+            && value.as_deref().is_some_and(|v| {
+                v == "-" || (!v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+            });
+        let harmless = matches!(
+            value.as_deref(),
+            Some("/dev/null" | "/dev/stdout" | "/dev/stderr")
+        );
+        if dup || harmless || (operator.ends_with('-') && destination.is_none()) {
+            None
+        } else {
+            Some(target)
+        }
+    }
+
+    /// A simple command. `whole` is the node whose text is the command's
+    /// text (the redirected statement around it, when there is one).
+    fn command(&mut self, node: Node<'_>, whole: Node<'_>, redirections: &[String], level: usize) {
+        let mut targets = redirections.to_vec();
+        let mut args = Vec::new();
+        let mut name_node = None;
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        for (i, child) in children.iter().enumerate() {
+            match (node.field_name_for_child(i as u32), child.kind()) {
+                (Some("name"), _) => name_node = Some(*child),
+                (Some("argument"), _) => args.push(Arg {
+                    value: static_value(*child, self.src),
+                    start: child.start_byte(),
+                    end: child.end_byte(),
+                }),
+                (_, "variable_assignment") => {
+                    if let Some(name) = child.child_by_field_name("name") {
+                        let name = self.text(name);
+                        if is_risky_variable(name) {
+                            self.unproven(format!(
+                                "`{name}=` before a command changes what it runs"
+                            ));
+                        }
+                    }
+                }
+                (_, "file_redirect") => targets.extend(self.redirect_target(*child)),
+                _ => {}
+            }
+        }
+        let name = name_node.and_then(|n| {
+            let word = n.named_child(0).unwrap_or(n);
+            static_value(word, self.src)
+        });
+        let text = self.text(whole).trim().to_owned();
+        if let Some(n) = name_node {
+            let raw = self.text(n);
+            match name.as_deref() {
+                None => self.unproven(format!("the command name `{raw}` is not a static word")),
+                Some(word) if RESERVED.contains(&word) && !raw.contains(['\'', '"', '\\']) => {
+                    self.unproven(format!(
+                        "the reserved word `{word}` where a command name should be"
+                    ));
+                }
+                _ if first_word_continues(&self.src[n.start_byte()..]) => {
+                    self.unproven("a line continuation inside a command name");
+                }
+                _ => {}
+            }
+        }
+        if name_node.is_none() {
+            // Only assignments and redirections (`A=1 > f`).
+            self.found.push(Found {
+                command: Command {
+                    text,
+                    name: None,
+                    file_redirections: targets.clone(),
+                },
+                assignment_only: true,
+            });
+        } else {
+            self.simple(name, text, &args, &targets, 0);
+        }
+        for child in children {
+            self.visit(child, &targets, level + 1);
+        }
+    }
+
+    /// Lists a command and what it runs in turn (wrappers, code strings).
+    fn simple(
+        &mut self,
+        name: Option<String>,
+        text: String,
+        args: &[Arg],
+        targets: &[String],
+        nesting: usize,
+    ) {
+        self.found.push(Found {
+            command: Command {
+                text,
+                name: name.clone(),
+                file_redirections: targets.to_vec(),
+            },
+            assignment_only: false,
+        });
+        let Some(name) = name else { return };
+        if nesting > 8 {
+            self.unproven("wrappers nest too deeply to analyse");
+            return;
+        }
+        self.builtin(&name, args);
+        for effect in effects(&name, args) {
+            match effect {
+                Effect::Inner { start, end } => {
+                    let inner = &args[start..end];
+                    let text = self.src[inner[0].start..inner[end - start - 1].end].to_owned();
+                    self.simple(
+                        inner[0].value.clone(),
+                        text,
+                        &inner[1..],
+                        targets,
+                        nesting + 1,
+                    );
+                }
+                Effect::Implicit(program) => self.found.push(Found {
+                    command: Command {
+                        text: program.to_owned(),
+                        name: Some(program.to_owned()),
+                        file_redirections: targets.to_vec(),
+                    },
+                    assignment_only: false,
+                }),
+                Effect::Code(indexes) => {
+                    let parts: Option<Vec<String>> =
+                        indexes.iter().map(|&i| args[i].value.clone()).collect();
+                    match parts {
+                        Some(parts) => self.code(&parts.join(" "), &name, targets),
+                        None => {
+                            self.unproven(format!("`{name}` runs code that is not a static string"))
+                        }
+                    }
+                }
+                Effect::Unproven(why) => self.unproven(why),
+            }
+        }
+    }
+
+    /// Shell code given as a string (`eval`, `bash -c`, `trap`): analysed
+    /// like a command of its own.
+    fn code(&mut self, code: &str, by: &str, targets: &[String]) {
+        if self.code_depth >= MAX_CODE_DEPTH {
+            self.unproven(format!("code run by `{by}` nests too deeply to analyse"));
+            return;
+        }
+        let inner = Walker::run(code, self.code_depth + 1);
+        for mut found in inner.found {
+            for target in targets {
+                if !found.command.file_redirections.contains(target) {
+                    found.command.file_redirections.push(target.clone());
+                }
+            }
+            self.found.push(found);
+        }
+        for why in inner.unproven {
+            self.unproven(format!("in the code run by `{by}`: {why}"));
+        }
+    }
+
+    /// Builtins that change what later commands run, or that evaluate their
+    /// arguments.
+    fn builtin(&mut self, name: &str, args: &[Arg]) {
+        let values: Vec<Option<&str>> = args.iter().map(|a| a.value.as_deref()).collect();
+        let has = |flag: &str| {
+            values.iter().any(|v| {
+                v.is_some_and(|v| v.starts_with('-') && !v.starts_with("--") && v.contains(flag))
+            })
+        };
+        match name {
+            "source" | "." | "alias" | "enable" | "fc" | "bind" | "complete" | "compgen" => {
+                self.unproven(format!("`{name}` is not analysed"));
+            }
+            "let"
+                if !args
+                    .iter()
+                    .all(|a| a.value.as_deref().is_some_and(let_is_literal)) =>
+            {
+                self.unproven("`let` evaluates arithmetic that reads variables");
+            }
+            "hash" if has("p") => self.unproven("`hash -p` changes what a name runs"),
+            "mapfile" | "readarray" if has("C") => {
+                self.unproven(format!("`{name} -C` runs a callback"));
+            }
+            "shopt" => self.shopt(&values),
+            "set" => self.set(&values),
+            "read" | "unset" | "mapfile" | "readarray" | "getopts" => {
+                self.variable_targets(
+                    name,
+                    args,
+                    &["d", "i", "n", "N", "p", "t", "u", "C", "c", "O", "s"],
+                );
+            }
+            "printf" | "wait" => {
+                let flag = if name == "printf" { "-v" } else { "-p" };
+                if let Some(pos) = values.iter().position(|v| *v == Some(flag)) {
+                    self.variable_target(name, args.get(pos + 1));
+                }
+            }
+            "test" | "[" if values.contains(&Some("-v")) => {
+                self.unproven("`test -v` evaluates array subscripts");
+            }
+            _ => {}
+        }
+    }
+
+    /// Arguments of a builtin that are variable names (options with an
+    /// argument, listed in `with_arg`, are skipped).
+    fn variable_targets(&mut self, name: &str, args: &[Arg], with_arg: &[&str]) {
+        let mut i = 0;
+        while i < args.len() {
+            match args[i].value.as_deref() {
+                Some(v) if v.starts_with('-') && v.len() > 1 => {
+                    let last = &v[v.len() - 1..];
+                    i += if with_arg.contains(&last) { 2 } else { 1 };
+                    continue;
+                }
+                _ => self.variable_target(name, args.get(i)),
+            }
+            i += 1;
+        }
+    }
+
+    fn variable_target(&mut self, name: &str, arg: Option<&Arg>) {
+        match arg.map(|a| a.value.as_deref()) {
+            Some(Some(target)) => {
+                if let Some(why) = variable_target_risk(target) {
+                    self.unproven(format!("`{name}` {why}"));
+                }
+            }
+            Some(None) => self.unproven(format!(
+                "`{name}` assigns to a variable whose name is not a static word"
+            )),
+            None => {}
+        }
+    }
+
+    fn shopt(&mut self, values: &[Option<&str>]) {
+        const HARMLESS: &[&str] = &[
+            "nullglob",
+            "globstar",
+            "dotglob",
+            "failglob",
+            "nocaseglob",
+            "nocasematch",
+            "lastpipe",
+            "inherit_errexit",
+        ];
+        let sets = values.iter().any(
+            |v| matches!(v, Some(v) if v.starts_with('-') && (v.contains('s') || v.contains('u'))),
+        );
+        if !sets {
+            return;
+        }
+        for v in values {
+            match v {
+                Some(v) if v.starts_with('-') => {}
+                Some(v) if HARMLESS.contains(v) => {}
+                Some(v) => self.unproven(format!("`shopt {v}` changes how bash runs commands")),
+                None => self.unproven("`shopt` with an option that is not a static word"),
+            }
+        }
+    }
+
+    /// `set`: the options scripts use (`-euxo pipefail`) are harmless; the
+    /// others, unknown or dynamic, may change how later commands run.
+    fn set(&mut self, values: &[Option<&str>]) {
+        const OPTIONS: &[&str] = &[
+            "errexit",
+            "nounset",
+            "xtrace",
+            "verbose",
+            "pipefail",
+            "noclobber",
+            "noglob",
+        ];
+        let mut expect_option = false;
+        for v in values {
+            let Some(v) = v else {
+                if expect_option {
+                    self.unproven("`set -o` with an option that is not a static word");
+                }
+                // A dynamic word could be an option.
+                self.unproven("`set` with an argument that is not a static word");
+                return;
+            };
+            if expect_option {
+                expect_option = false;
+                if !OPTIONS.contains(v) {
+                    self.unproven(format!("`set -o {v}` changes how bash runs commands"));
+                }
+                continue;
+            }
+            if *v == "--" || *v == "-" || !(v.starts_with('-') || v.starts_with('+')) {
+                return;
+            }
+            for c in v[1..].chars() {
+                match c {
+                    'e' | 'u' | 'x' | 'v' | 'f' | 'C' => {}
+                    'o' => expect_option = true,
+                    _ => self.unproven(format!("`set {v}` changes how bash runs commands")),
+                }
+            }
+        }
+    }
+
+    /// `declare`/`local`/`export`/`typeset`/`readonly`/`unset`.
+    fn declaration(&mut self, node: Node<'_>, redirections: &[String], level: usize) {
+        let name = node.child(0).map(|c| self.text(c).to_owned());
+        let mut integer = false;
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).skip(1).collect();
+        for child in &children {
+            match child.kind() {
+                "variable_assignment" => {
+                    if let Some(var) = child.child_by_field_name("name") {
+                        let var = self.text(var).to_owned();
+                        if is_risky_variable(&var) {
+                            self.unproven(format!(
+                                "assigns `{var}`, which changes what commands run"
+                            ));
+                        }
+                    }
+                    if let Some(value) = child.child_by_field_name("value") {
+                        let value = self.text(value).to_owned();
+                        if integer && !arithmetic_is_literal(&value) {
+                            self.unproven("an integer variable's value is evaluated as arithmetic");
+                        }
+                    }
+                }
+                "file_redirect" | "comment" => {}
+                _ => match static_value(*child, self.src) {
+                    Some(v) if v.starts_with('-') || v.starts_with('+') => {
+                        if v.contains('i') {
+                            integer = true;
+                        }
+                        if v.contains('n') || (v.contains('f') && name.as_deref() == Some("export"))
+                        {
+                            self.unproven(format!(
+                                "`{} {v}` is not analysed",
+                                name.as_deref().unwrap_or("")
+                            ));
+                        }
+                    }
+                    Some(v) => {
+                        let target = assignment_name(&v).unwrap_or(&v).to_owned();
+                        if let Some(why) = variable_target_risk(&target) {
+                            self.unproven(why);
+                        }
+                        if integer && v.contains('=') {
+                            self.unproven("an integer variable's value is evaluated as arithmetic");
+                        }
+                    }
+                    None => self.unproven(
+                        "a declaration argument is not a static word (it may be an assignment)",
+                    ),
+                },
+            }
+        }
+        self.found.push(Found {
+            command: Command {
+                text: self.text(node).trim().to_owned(),
+                name,
+                file_redirections: redirections.to_vec(),
+            },
+            assignment_only: false,
+        });
+        self.children(node, redirections, level);
+    }
+
+    /// `[ ... ]` and `[[ ... ]]`: commands of their own; `[[` evaluates the
+    /// operands of arithmetic comparisons as expressions.
+    fn test(&mut self, node: Node<'_>, redirections: &[String], level: usize) {
+        let opener = node.child(0).map(|c| self.text(c).to_owned());
+        self.found.push(Found {
+            command: Command {
+                text: self.text(node).trim().to_owned(),
+                name: opener.clone(),
+                file_redirections: redirections.to_vec(),
+            },
+            assignment_only: false,
+        });
+        let text = self.text(node);
+        if text.contains("-v") || text.contains("-R") {
+            self.unproven("`-v` in a test evaluates array subscripts");
+        }
+        if opener.as_deref() == Some("[[") {
+            self.double_bracket_arithmetic(node);
+        }
+        self.children(node, redirections, level);
+    }
+
+    fn double_bracket_arithmetic(&mut self, node: Node<'_>) {
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "binary_expression"
+                && let Some(op) = n.child_by_field_name("operator")
+                && matches!(self.text(op), "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge")
+            {
+                for side in ["left", "right"] {
+                    if let Some(s) = n.child_by_field_name(side)
+                        && !arithmetic_is_literal(self.text(s))
+                    {
+                        self.unproven("an arithmetic comparison in `[[` reads a variable");
+                    }
+                }
+            }
+            let mut cursor = n.walk();
+            stack.extend(n.children(&mut cursor));
+        }
+    }
+
+    /// `$((...))`, `((...))`, `for ((...))`: pure literal arithmetic only.
+    fn arithmetic(&mut self, node: Node<'_>) {
+        let text = self.text(node);
+        let inner = text
+            .trim_start_matches("for")
+            .trim_start()
+            .trim_start_matches("$((")
+            .trim_start_matches("((")
+            .trim_start_matches("$[");
+        let inner = match node.kind() {
+            "c_style_for_statement" => inner.split("))").next().unwrap_or(inner),
+            _ => inner.trim_end_matches("))").trim_end_matches(']'),
+        };
+        if !arithmetic_is_literal(&inner.replace(';', " ")) {
+            self.unproven("arithmetic that reads variables (their values are evaluated again)");
+        }
+    }
+
+    /// Where the grammar reads a construct as plain text that bash
+    /// expands (quotes inside `${x:-...}` within double quotes), text that
+    /// looks like a substitution without a substitution node below it is
+    /// not trusted.
+    fn substitutions_seen(&mut self, node: Node<'_>) {
+        let text = self.text(node);
+        let marks = ["$(", "<(", ">("]
+            .iter()
+            .map(|m| text.matches(m).count())
+            .sum::<usize>()
+            + text.matches('`').count().div_ceil(2);
+        if marks == 0 {
+            return;
+        }
+        let mut nodes = 0;
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            if matches!(
+                n.kind(),
+                "command_substitution" | "process_substitution" | "arithmetic_expansion"
+            ) {
+                nodes += 1;
+            }
+            let mut cursor = n.walk();
+            stack.extend(n.children(&mut cursor));
+        }
+        if nodes < marks {
+            self.unproven("a substitution the grammar read as text");
+        }
+    }
+
+    /// `${...}`: indirection (`${!x}`), substring offsets (`${x:i:j}`) and
+    /// prompt expansion (`${x@P}`) evaluate what a variable holds.
+    fn expansion(&mut self, node: Node<'_>) {
+        let text = self.text(node);
+        if let Some(rest) = text.strip_prefix("${!")
+            && !rest.ends_with("*}")
+            && !rest.ends_with("@}")
+        {
+            self.unproven("indirect expansion `${!...}` evaluates a variable's value");
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        for (i, child) in children.iter().enumerate() {
+            if node.field_name_for_child(i as u32) != Some("operator") {
+                continue;
+            }
+            match self.text(*child) {
+                "P" => self.unproven("`${x@P}` expands a variable's value as a prompt"),
+                ":" => {
+                    let from = child.end_byte();
+                    let to = node.end_byte().saturating_sub(1).max(from);
+                    let offsets = &self.src[from..to];
+                    if !arithmetic_is_literal(offsets) {
+                        self.unproven("a substring offset is evaluated as arithmetic");
+                    }
+                    break;
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Whether the word at the start of `rest` goes on after a line
+/// continuation (`ec\<newline>ho` is `echo` to bash).
+fn first_word_continues(rest: &str) -> bool {
+    let end = rest.find([' ', '\t', ';', '&', '|']).unwrap_or(rest.len());
+    rest[..end].contains("\\\n")
+}
+
+/// `let` arguments are arithmetic expressions (`x=1` assigns, literally).
+fn let_is_literal(arg: &str) -> bool {
+    let expr = match assignment_name(arg) {
+        Some(name) if !name.contains('[') => &arg[arg.find('=').map_or(0, |p| p + 1)..],
+        _ => arg,
+    };
+    arithmetic_is_literal(expr)
+}

@@ -1,0 +1,239 @@
+//! Unit tests of the analysis; the engine-level and real-bash tests are in
+//! `crates/policy/tests/`.
+
+use super::*;
+
+fn names(cmd: &str) -> Vec<Option<String>> {
+    analyze(cmd).commands.into_iter().map(|c| c.name).collect()
+}
+
+fn texts(cmd: &str) -> Vec<String> {
+    split_commands(cmd)
+}
+
+fn proven(cmd: &str) -> bool {
+    analyze(cmd).is_proven()
+}
+
+fn n(v: &[&str]) -> Vec<Option<String>> {
+    v.iter().map(|s| Some((*s).to_owned())).collect()
+}
+
+#[test]
+fn lists_every_command_in_order() {
+    assert_eq!(
+        texts("a && b || c; d | e & f\ng |& h"),
+        ["a", "b", "c", "d", "e", "f", "g", "h"]
+    );
+    assert_eq!(
+        texts("echo \"today: $(date; rm x)\" && ls"),
+        ["echo \"today: $(date; rm x)\"", "date", "rm x", "ls"]
+    );
+    assert_eq!(
+        texts("diff <(ls a) >(cat)"),
+        ["diff <(ls a) >(cat)", "ls a", "cat"]
+    );
+    assert_eq!(
+        names("if grep -q x f; then rm f; else ls; fi"),
+        n(&["grep", "rm", "ls"])
+    );
+    assert_eq!(
+        names("f() { rm x; }; (cd a && make) | { tee l; }"),
+        n(&["rm", "cd", "make", "tee"])
+    );
+    assert_eq!(
+        names("for f in *; do rm \"$f\"; done; while true; do sleep 1; done"),
+        n(&["rm", "true", "sleep"])
+    );
+    assert_eq!(names("case $x in a) rm a;; *) ls;; esac"), n(&["rm", "ls"]));
+    assert_eq!(names("cat <<EOF\n$(rm x)\nEOF"), n(&["cat", "rm"]));
+    assert_eq!(
+        names("echo ${x:-$(rm x)} > $(mktemp)"),
+        n(&["echo", "rm", "mktemp"])
+    );
+    assert!(texts("").is_empty());
+}
+
+#[test]
+fn quoted_heredocs_and_comments_run_nothing() {
+    assert_eq!(names("cat <<'EOF'\n$(rm x) '\nEOF"), n(&["cat"]));
+    assert!(proven("cat <<'EOF'\n$(rm x) '\nEOF"));
+    assert_eq!(names("ls # ; rm x"), n(&["ls"]));
+    assert!(proven("echo 'a && b' # rm"));
+}
+
+#[test]
+fn review_attacks_are_found() {
+    // Each of these ran `touch` with only echo and cat allowed.
+    assert_eq!(
+        names("echo \"$'\" ; touch ../x ; echo \"'\""),
+        n(&["echo", "touch", "echo"])
+    );
+    assert_eq!(
+        names("echo $(echo)#; touch ../x"),
+        n(&["echo", "echo", "touch"])
+    );
+    assert_eq!(
+        names("echo <(echo)#; touch ../x"),
+        n(&["echo", "echo", "touch"])
+    );
+    assert_eq!(
+        names("cat <<EOF\n'\nEOF\ntouch ../x\necho '"),
+        n(&["cat", "touch", "echo"])
+    );
+    assert!(!proven("echo ${x:='a[$(touch ../x)]'} $((x))"));
+}
+
+#[test]
+fn wrappers_list_their_inner_commands() {
+    let a = analyze("find . -name '*.o' -exec rm {} + | xargs -0 -n1 rm -f");
+    let listed: Vec<_> = a
+        .commands
+        .iter()
+        .map(|c| (c.name.clone(), c.text.clone()))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            (
+                Some("find".into()),
+                "find . -name '*.o' -exec rm {} +".into()
+            ),
+            (Some("rm".into()), "rm {}".into()),
+            (Some("xargs".into()), "xargs -0 -n1 rm -f".into()),
+            (Some("rm".into()), "rm -f".into()),
+        ]
+    );
+    assert!(a.is_proven(), "{:?}", a.unproven);
+    assert_eq!(names("bash -c 'rm x; ls'"), n(&["bash", "rm", "ls"]));
+    assert_eq!(
+        names("sudo -u me env A=1 nice -n 5 rm x"),
+        n(&["sudo", "env", "nice", "rm"])
+    );
+    assert_eq!(names("eval 'rm x'"), n(&["eval", "rm"]));
+    assert_eq!(names("trap 'rm x' EXIT"), n(&["trap", "rm"]));
+    assert_eq!(
+        names("timeout 5 sh -c \"touch a\""),
+        n(&["timeout", "sh", "touch"])
+    );
+    assert!(proven("bash -c 'rm x; ls'"));
+    for dynamic in [
+        "eval \"$c\"",
+        "bash -c \"$c\"",
+        "trap \"$c\" EXIT",
+        "xargs sh -c \"$c\"",
+    ] {
+        assert!(!proven(dynamic), "{dynamic}");
+    }
+    // Depth is bounded.
+    let mut deep = "rm x".to_owned();
+    for _ in 0..10 {
+        deep = format!("eval {}", shell_quote(&deep));
+    }
+    assert!(!proven(&deep));
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+#[test]
+fn what_cannot_be_proven() {
+    for cmd in [
+        "echo 'unclosed",
+        "echo $((x + 1))",
+        "((x++))",
+        "for ((i=0; i<n; i++)); do :; done",
+        "let x=y",
+        "[[ $a -eq 1 ]]",
+        "echo ${a[i]}",
+        "a[i]=1",
+        "echo ${x:i:2}",
+        "declare -i n=x",
+        "printf -v 'a[$(id)]' x",
+        "read 'a[$(id)]'",
+        "echo ${!ref}",
+        "echo ${x@P}",
+        "source ./env.sh",
+        ". ./env.sh",
+        "alias ls=rm",
+        "shopt -s expand_aliases",
+        "set -o posix",
+        "PATH=. cat x",
+        "export PATH=.",
+        "IFS=, read -r a b",
+        "export -f f",
+        "BASH_ENV=x bash -c 'ls'",
+        "hash -p /bin/rm ls",
+        "$cmd x",
+        "\"$@\"",
+        "x=(1 [$(id)]=2)",
+        "echo `echo \\`id\\``",
+        "echo \"${x:-'$(id)'}\"",
+        "bash script.sh",
+        "env -S 'rm x'",
+        "ec\\\nho hi",
+    ] {
+        assert!(!proven(cmd), "should be unproven: {cmd}");
+    }
+}
+
+#[test]
+fn what_is_proven() {
+    for cmd in [
+        "echo hi | cat",
+        "cat a b 2>&1",
+        "echo x > /dev/null",
+        "cat <<'EOF'\nx\nEOF",
+        "X=1; echo $X",
+        "echo $((1 + 2)) ${#x} ${a[@]} ${x:1:2}",
+        "[[ -f x ]] && [[ $a == b ]]",
+        "set -euo pipefail; ls",
+        "git log --oneline | head -5",
+        "for f in *.rs; do wc -l \"$f\"; done",
+    ] {
+        let a = analyze(cmd);
+        assert!(a.is_proven(), "{cmd}: {:?}", a.unproven);
+    }
+}
+
+#[test]
+fn file_redirections() {
+    let redirs = |cmd: &str| -> Vec<Vec<String>> {
+        analyze(cmd)
+            .commands
+            .into_iter()
+            .map(|c| c.file_redirections)
+            .collect()
+    };
+    assert_eq!(redirs("echo a > f 2>&1"), [vec!["f".to_owned()]]);
+    assert_eq!(
+        redirs("echo a >> f; cat < g"),
+        [vec!["f".to_owned()], vec!["g".to_owned()]]
+    );
+    assert_eq!(redirs("echo a &> f"), [vec!["f".to_owned()]]);
+    assert_eq!(redirs("echo a >&f"), [vec!["f".to_owned()]]);
+    assert_eq!(redirs("exec >log"), [vec!["log".to_owned()]]);
+    assert_eq!(
+        redirs("echo a > /dev/null 2>/dev/stderr 3>&- 1>&2 <<EOF\nb\nEOF"),
+        [Vec::<String>::new()]
+    );
+    assert_eq!(redirs("cat <<<x"), [Vec::<String>::new()]);
+    assert_eq!(
+        redirs("{ ls; pwd; } > out"),
+        [vec!["out".to_owned()], vec!["out".to_owned()]]
+    );
+    // The text includes the redirection, as written.
+    assert_eq!(texts("echo pwned > ~/f"), ["echo pwned > ~/f"]);
+}
+
+#[test]
+fn root_commands_skip_assignments() {
+    assert_eq!(
+        root_command("A=1 B=\"x y\" make -j4").as_deref(),
+        Some("make")
+    );
+    assert_eq!(root_command("\"my tool\" --x").as_deref(), Some("my tool"));
+    assert_eq!(root_command("A=1; ls").as_deref(), Some("ls"));
+    assert_eq!(root_command("A=1"), None);
+}
