@@ -23,6 +23,7 @@
 
 mod checkpointer;
 mod config;
+mod confine;
 mod error;
 mod git;
 mod meta;

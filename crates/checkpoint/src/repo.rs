@@ -19,6 +19,7 @@ use sha2::{Digest, Sha256};
 use tracing::{debug, info, warn};
 
 use crate::config::CheckpointConfig;
+use crate::confine;
 use crate::error::{CheckpointError, Result};
 use crate::git::{Git, join_nul, split_nul};
 use crate::meta::{self, Checkpoint, CheckpointKind, CheckpointMeta};
@@ -723,6 +724,9 @@ impl ShadowRepo {
                 })
             }
             CheckpointKind::Partial => {
+                for file in &checkpoint.meta.files {
+                    confine::no_link_on_the_way(self.workspace(), &self.workspace().join(file))?;
+                }
                 let undo = self.snapshot_files(&CheckpointMeta {
                     session_id,
                     files: checkpoint.meta.files.clone(),
@@ -733,6 +737,7 @@ impl ShadowRepo {
                 let entries = self.partial_entries(&checkpoint)?;
                 for change in &changes {
                     let full = self.workspace().join(&change.path);
+                    confine::no_link_on_the_way(self.workspace(), &full)?;
                     match entries.iter().find(|(p, _, _)| *p == change.path) {
                         None => {
                             remove_file(&full)?;
