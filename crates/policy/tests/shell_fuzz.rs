@@ -364,6 +364,9 @@ fn fuzz_analysis_against_bash() {
                             // How many cases the invariant really tests
                             // (an unproven case passes whatever bash ran).
                             proven += usize::from(common::analysis::facts(case).proven);
+                            if run.timed_out {
+                                eprintln!("shell fuzz: case hit the 20 s watchdog: {case:?}");
+                            }
                             if let Some(f) = check::check(case, run, engine)
                                 && found.len() < 50
                             {
