@@ -227,7 +227,7 @@ unset GD_BASH_ENV
 # Job control: each case is its own process group, so the watchdog can
 # kill all of it. The watchdog waits on a FIFO nobody writes (`read -t`).
 set -m
-/usr/bin/mkfifo "$PWD/never" || exit 1
+[ -p "$PWD/never" ] || /usr/bin/mkfifo "$PWD/never" || exit 1
 exec 200<>"$PWD/never"
 while IFS= read -r -d '' __gd_dir && IFS= read -r -d '' __gd_case; do
   export GD_TRACE="$__gd_dir.log" HOME="$__gd_dir/home" TMPDIR="$__gd_dir/tmp"
