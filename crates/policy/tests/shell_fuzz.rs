@@ -156,7 +156,9 @@ impl Gen {
                 self.script(d),
                 self.script(d)
             ),
-            19 => format!("f() {{ {}; }}; f", self.script(d)),
+            // One name per depth: an inner definition that bash runs in a
+            // pipeline's subshell must not make the outer call recurse.
+            19 => format!("f{d}() {{ {}; }}; f{d}", self.script(d)),
             20 => format!(
                 "while false; do {}; done; {}",
                 self.script(d),
