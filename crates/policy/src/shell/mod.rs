@@ -10,6 +10,8 @@
 //! runs; it must never list less.
 
 mod analysis;
+mod builtins;
+mod heredoc;
 mod lexer;
 mod parse;
 mod words;

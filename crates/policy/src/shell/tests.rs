@@ -237,3 +237,42 @@ fn root_commands_skip_assignments() {
     assert_eq!(root_command("A=1; ls").as_deref(), Some("ls"));
     assert_eq!(root_command("A=1"), None);
 }
+
+#[test]
+fn words_the_grammar_splits_are_one_word() {
+    // `''0'>(T)'` is the code `0>(T)`: one word, `0/dev/fd/63`.
+    assert!(!proven("0>(T)"));
+    assert!(!proven("sh -c ''0'>(T)'"));
+    // The code of `-c` with a substitution glued on is not static.
+    assert!(!proven("sh -c '\\ #$()'>(\\;)"));
+    assert!(!proven("x | sh -c ''\\x$(x)'e'"));
+    // Glued static parts are concatenated as bash does.
+    let a = analyze("sh -c 'rm x; l'\\s");
+    assert!(a.is_proven(), "{a:?}");
+    assert_eq!(names("sh -c 'rm x; l'\\s"), n(&["sh", "rm", "ls"]));
+    assert_eq!(names("''ls -la"), n(&["ls"]));
+    assert!(proven("git commit -m\"a b\" --author='x <y>'"));
+}
+
+#[test]
+fn here_documents_the_grammar_may_misread_are_unproven() {
+    for cmd in [
+        "x=`h<<'EOF'\n`\nEOF\n`",
+        "x=\"`t<<EOF\n`dirs`\nEOF\ndirs`\"",
+        "\"\"`t<<'EOF'\n`$()\nEOF\n`",
+        "x=`cat <<EOF\nhi\nEOF\n`",
+        "x=$(cat <<'EOF'\n`rm x`\nEOF\n)",
+        "xargs <<\\EOF\n\\\nEOF\nxargs <<EOF\n$(coproc f)\nEOF",
+        "xargs <<EOF\n$(coproc f)\nEOF",
+    ] {
+        assert!(!proven(cmd), "{cmd:?}");
+    }
+    for cmd in [
+        "cat <<'EOF'\nrm x\nEOF",
+        "cat <<-EOF\n\tline\n\tEOF",
+        "x=$(cat <<EOF\nhi\nEOF\n)",
+        "cat <<EOF | grep x\nhi\nEOF",
+    ] {
+        assert!(proven(cmd), "{cmd:?}: {:?}", analyze(cmd));
+    }
+}

@@ -1,0 +1,70 @@
+//! Here-documents the grammar may read differently from bash. The grammar's
+//! here-document scanner and bash's disagree in corners (a backtick
+//! substitution ends at a backtick inside a body it contains; a line
+//! continuation before the delimiter line); where they could, the analysis
+//! is unproven rather than trusting the grammar's reading.
+
+use tree_sitter::Node;
+
+use super::analysis::Walker;
+
+impl Walker<'_> {
+    /// Checks one `heredoc_redirect` node.
+    pub(super) fn heredoc(&mut self, node: Node<'_>) {
+        let mut in_backticks = false;
+        let mut in_substitution = false;
+        let mut up = node.parent();
+        while let Some(n) = up {
+            if n.kind() == "command_substitution" {
+                in_substitution = true;
+                in_backticks |= self.node_text(n).starts_with('`');
+            }
+            up = n.parent();
+        }
+        if in_backticks {
+            // Bash finds the closing backtick before it reads the
+            // here-document, so a backtick in the body ends the substitution.
+            self.unproven("a here-document inside a backtick substitution");
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        let start = children.iter().find(|c| c.kind() == "heredoc_start");
+        let end = children.iter().find(|c| c.kind() == "heredoc_end");
+        let bodies: Vec<&str> = children
+            .iter()
+            .filter(|c| c.kind() == "heredoc_body")
+            .map(|c| self.node_text(*c))
+            .collect();
+        let (Some(start), Some(end)) = (start, end) else {
+            if !bodies.is_empty() {
+                self.unproven("a here-document without a delimiter the grammar found");
+            }
+            return;
+        };
+        let written = self.node_text(*start);
+        let quoted = written.contains(['\'', '"', '\\']);
+        let delimiter: String = written
+            .chars()
+            .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+            .collect();
+        if self.node_text(*end).trim_start_matches('\t') != delimiter {
+            self.unproven("a here-document ends at a line that is not its delimiter");
+        }
+        // Bash ends the body at the first line equal to the delimiter
+        // (leading tabs removed with `<<-`; removed here in any case).
+        let body = self.src_between(start.end_byte(), end.start_byte());
+        let mut lines = body.split('\n');
+        lines.next(); // the rest of the `<<EOF` line
+        if lines.any(|l| l.trim_start_matches('\t') == delimiter) {
+            self.unproven(
+                "a here-document's delimiter line inside what the grammar read as its body",
+            );
+        }
+        if in_substitution && body.contains('`') {
+            self.unproven("a backtick in a here-document inside a command substitution");
+        }
+        if !quoted && body.contains("coproc") {
+            self.unproven("`coproc` in a here-document is not analysed");
+        }
+    }
+}
