@@ -102,6 +102,11 @@ impl<'s> Walker<'s> {
         }
         match node.kind() {
             "comment" => {}
+            // `x=$ r` is read as `x=$r`; bash assigns `$` and runs `r`.
+            "word" | "simple_expansion" | "variable_name" if spans_a_blank(self.text(node)) => {
+                self.unproven("the grammar read a word across a blank");
+                self.children(node, redirections, level);
+            }
             "heredoc_redirect" => {
                 self.heredoc(node);
                 self.children(node, redirections, level);
@@ -284,6 +289,16 @@ impl<'s> Walker<'s> {
         let mut name_node = None;
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        // Text between the parts the grammar found is text it skipped
+        // (`echo $ r` read as `echo $`): bash reads it.
+        let mut at = node.start_byte();
+        for child in &children {
+            let gap = self.src_between(at, child.start_byte());
+            if !gap.replace("\\\n", "").trim_matches([' ', '\t']).is_empty() {
+                self.unproven("the grammar skipped part of a command");
+            }
+            at = child.end_byte();
+        }
         for (i, child) in children.iter().enumerate() {
             match (node.field_name_for_child(i as u32), child.kind()) {
                 (Some(field @ ("name" | "argument")), _) => {
@@ -316,6 +331,11 @@ impl<'s> Walker<'s> {
                     }
                 }
                 (_, "file_redirect") => targets.extend(self.redirect_target(*child)),
+                // `c ((s))`, `c (s)`: the grammar accepts what bash
+                // rejects as a syntax error (after running earlier lines).
+                (_, "subshell" | "compound_statement") => {
+                    self.unproven("a parenthesis inside a simple command");
+                }
                 _ => {}
             }
         }
@@ -425,7 +445,10 @@ impl<'s> Walker<'s> {
             self.unproven(format!("code run by `{by}` nests too deeply to analyse"));
             return;
         }
-        let inner = Walker::run(code, self.code_depth + 1);
+        let mut inner = Walker::run(code, self.code_depth + 1);
+        // The code is a command line of its own: the hand lexer reads it too
+        // (the outer reading saw only a quoted string).
+        super::second_opinion(code, &inner.found, &mut inner.unproven);
         for mut found in inner.found {
             for target in targets {
                 if !found.command.file_redirections.contains(target) {
@@ -646,6 +669,20 @@ fn command_name_value(node: Node<'_>, src: &str) -> Option<String> {
         end = part.end_byte();
     }
     (end == node.end_byte()).then_some(out)
+}
+
+/// Whether a word's text has a blank that no backslash quotes (a word
+/// node must not: bash splits words at blanks outside quotes).
+fn spans_a_blank(text: &str) -> bool {
+    let mut escaped = false;
+    for c in text.chars() {
+        match c {
+            ' ' | '\t' | '\n' if !escaped => return true,
+            '\\' => escaped = !escaped,
+            _ => escaped = false,
+        }
+    }
+    false
 }
 
 /// Whether the word at the start of `rest` goes on after a line

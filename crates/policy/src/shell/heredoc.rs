@@ -63,6 +63,21 @@ impl Walker<'_> {
         if in_substitution && body.contains('`') {
             self.unproven("a backtick in a here-document inside a command substitution");
         }
+        if !quoted && body.contains('`') {
+            // The grammar reads no substitution in `` `...` `` in a body.
+            let seen = children.iter().any(|c| {
+                let mut cursor = c.walk();
+                c.kind() == "heredoc_body"
+                    && c.children(&mut cursor).any(|s| {
+                        s.kind() == "command_substitution" && self.node_text(s).starts_with('`')
+                    })
+            });
+            if !seen {
+                self.unproven(
+                    "a backtick substitution in a here-document the grammar read as text",
+                );
+            }
+        }
         if !quoted && body.contains("coproc") {
             self.unproven("`coproc` in a here-document is not analysed");
         }

@@ -276,3 +276,27 @@ fn here_documents_the_grammar_may_misread_are_unproven() {
         assert!(proven(cmd), "{cmd:?}: {:?}", analyze(cmd));
     }
 }
+
+#[test]
+fn words_the_grammar_reads_across_a_blank_are_unproven() {
+    // The grammar reads `x=$ r` as `x=$r`; bash assigns `$` and runs `r`.
+    for cmd in ["x=$ r", "A=$ B=1 r", "x=$\tr", "$ rm x", "sudo $ rm x"] {
+        assert!(!proven(cmd), "{cmd:?}: {:?}", analyze(cmd));
+    }
+    assert!(proven("echo a\\ b $x"));
+}
+
+#[test]
+fn code_strings_get_the_second_reading_too() {
+    // The grammar reads no substitution in `` `i` `` in a here-document
+    // body; in `-c` code only the second reading of the code itself sees it.
+    for cmd in [
+        "c<<EOF\n`i`\nEOF",
+        "env sh -c 'c<<EOF\n`i`\nEOF\nc ((s))'''''';(for x;do done)'&{ d $(t);}",
+        "c ((s))",
+        "c (s)",
+    ] {
+        assert!(!proven(cmd), "{cmd:?}: {:?}", analyze(cmd));
+    }
+    assert!(proven("bash -c 'git status && ls -la 2>&1'"));
+}
