@@ -3,6 +3,7 @@
 
 use tree_sitter::Node;
 
+use super::coverage::spans_a_blank;
 use super::words::{
     arithmetic_is_literal, assignment_name, is_risky_variable, static_value, variable_target_risk,
 };
@@ -100,6 +101,7 @@ impl<'s> Walker<'s> {
         if node.is_error() || node.is_missing() {
             self.unproven("the command is not valid bash syntax");
         }
+        self.skipped_text(node);
         match node.kind() {
             "comment" => {}
             // `x=$ r` is read as `x=$r`; bash assigns `$` and runs `r`.
@@ -289,16 +291,6 @@ impl<'s> Walker<'s> {
         let mut name_node = None;
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
-        // Text between the parts the grammar found is text it skipped
-        // (`echo $ r` read as `echo $`): bash reads it.
-        let mut at = node.start_byte();
-        for child in &children {
-            let gap = self.src_between(at, child.start_byte());
-            if !gap.replace("\\\n", "").trim_matches([' ', '\t']).is_empty() {
-                self.unproven("the grammar skipped part of a command");
-            }
-            at = child.end_byte();
-        }
         for (i, child) in children.iter().enumerate() {
             match (node.field_name_for_child(i as u32), child.kind()) {
                 (Some(field @ ("name" | "argument")), _) => {
@@ -669,20 +661,6 @@ fn command_name_value(node: Node<'_>, src: &str) -> Option<String> {
         end = part.end_byte();
     }
     (end == node.end_byte()).then_some(out)
-}
-
-/// Whether a word's text has a blank that no backslash quotes (a word
-/// node must not: bash splits words at blanks outside quotes).
-fn spans_a_blank(text: &str) -> bool {
-    let mut escaped = false;
-    for c in text.chars() {
-        match c {
-            ' ' | '\t' | '\n' if !escaped => return true,
-            '\\' => escaped = !escaped,
-            _ => escaped = false,
-        }
-    }
-    false
 }
 
 /// Whether the word at the start of `rest` goes on after a line

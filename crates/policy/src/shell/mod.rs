@@ -11,6 +11,7 @@
 
 mod analysis;
 mod builtins;
+mod coverage;
 mod heredoc;
 mod lexer;
 mod parse;

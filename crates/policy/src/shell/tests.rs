@@ -300,3 +300,20 @@ fn code_strings_get_the_second_reading_too() {
     }
     assert!(proven("bash -c 'git status && ls -la 2>&1'"));
 }
+
+#[test]
+fn text_the_grammar_skips_is_unproven() {
+    // tree-sitter-bash skips `\<newline> ` and `\ ` as blanks here; bash
+    // reads `x=` then runs `e`, and runs the command ` `.
+    for cmd in ["x=\\\n e", "\"\"\\ >/", "\"\"\\ x"] {
+        assert!(!proven(cmd), "{cmd:?}: {:?}", analyze(cmd));
+    }
+    for cmd in [
+        "a\\ b",
+        "ls \\\n  -la",
+        "make \\\n\tall > log 2>&1",
+        "x=1 \\\n y",
+    ] {
+        assert!(proven(cmd), "{cmd:?}: {:?}", analyze(cmd));
+    }
+}
