@@ -220,8 +220,7 @@ impl Sandbox {
 }
 
 /// Reads `dir\0case\0` pairs; runs each case in a subshell in its own
-/// directory with xtrace on; stdout is drained to EOF so background jobs
-/// finish before the next case; answers one NUL per case.
+/// directory with xtrace on; answers one NUL per case.
 const WORKER: &str = r#"export BASH_ENV="$GD_BASH_ENV"
 unset GD_BASH_ENV
 # Job control: each case is its own process group, so the watchdog can
@@ -229,10 +228,15 @@ unset GD_BASH_ENV
 set -m
 [ -p "$PWD/never" ] || /usr/bin/mkfifo "$PWD/never" || exit 1
 exec 200<>"$PWD/never"
+# The cases' output goes to one drain for the whole batch (a pipe per case
+# costs two forks). The drain holds the worker's stdout until every writer,
+# background jobs of the cases included, has closed it: the test reads the
+# logs only after that, so late commands are still in them.
+exec 5> >(/bin/cat >/dev/null; :)
 while IFS= read -r -d '' __gd_dir && IFS= read -r -d '' __gd_case; do
   export GD_TRACE="$__gd_dir.log" HOME="$__gd_dir/home" TMPDIR="$__gd_dir/tmp"
   cd "$__gd_dir/a/b/work" || exit 1
-  { ( exec 99>>"$GD_TRACE" 200<&-; BASH_XTRACEFD=99; PS4=$'\x1e\x1f'; unset __gd_dir; set -x; eval "$__gd_case" ) </dev/null 2>&1 | { while IFS= read -r -N 65536 __gd_x; do :; done; }; } &
+  ( exec 99>>"$GD_TRACE" 200<&-; BASH_XTRACEFD=99; PS4=$'\x1e\x1f'; unset __gd_dir; set -x; eval "$__gd_case" ) </dev/null >&5 2>&5 &
   __gd_pid=$!
   ( read -r -t CASE_SECONDS -u 200; kill -KILL -- -"$__gd_pid" ) >/dev/null 2>&1 &
   __gd_wd=$!
