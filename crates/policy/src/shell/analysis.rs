@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::coverage::spans_a_blank;
+use super::coverage::{spans_a_blank, starts_a_comment};
 use super::words::{
     arithmetic_is_literal, assignment_name, is_risky_variable, static_value, variable_target_risk,
 };
@@ -103,7 +103,22 @@ impl<'s> Walker<'s> {
         }
         self.skipped_text(node);
         match node.kind() {
-            "comment" => {}
+            "comment" => {
+                if !starts_a_comment(self.src, node.start_byte()) {
+                    self.unproven("a `#` the grammar read as a comment is part of a word");
+                }
+            }
+            "file_redirect" => {
+                let mut cursor = node.walk();
+                let targets = node
+                    .children_by_field_name("destination", &mut cursor)
+                    .count();
+                if targets > 1 {
+                    // `trap o >f EXIT`: bash passes `EXIT` to the command.
+                    self.unproven("words after a redirection's target");
+                }
+                self.children(node, redirections, level);
+            }
             // `x=$ r` is read as `x=$r`; bash assigns `$` and runs `r`.
             "word" | "simple_expansion" | "variable_name" if spans_a_blank(self.text(node)) => {
                 self.unproven("the grammar read a word across a blank");
@@ -283,6 +298,7 @@ impl<'s> Walker<'s> {
     /// A simple command. `whole` is the node whose text is the command's
     /// text (the redirected statement around it, when there is one).
     fn command(&mut self, node: Node<'_>, whole: Node<'_>, redirections: &[String], level: usize) {
+        self.skipped_text(node);
         let mut targets = redirections.to_vec();
         // The name and the arguments as bash splits them: the grammar
         // sometimes gives one shell word as two nodes that touch

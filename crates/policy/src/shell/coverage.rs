@@ -22,12 +22,23 @@ const BLANK_SEPARATED: &[&str] = &[
     "unset_command",
 ];
 
+/// Nodes whose parts are separated by blanks and newlines.
+const LINE_SEPARATED: &[&str] = &[
+    "program",
+    "list",
+    "pipeline",
+    "subshell",
+    "compound_statement",
+    "do_group",
+];
+
 impl Walker<'_> {
     /// Checks that `node`'s children cover its text, but for blanks.
     pub(super) fn skipped_text(&mut self, node: Node<'_>) {
         let kind = node.kind();
         let one_word = ONE_WORD.contains(&kind);
-        if !one_word && !BLANK_SEPARATED.contains(&kind) {
+        let lines = LINE_SEPARATED.contains(&kind);
+        if !one_word && !lines && !BLANK_SEPARATED.contains(&kind) {
             return;
         }
         let mut cursor = node.walk();
@@ -49,7 +60,7 @@ impl Walker<'_> {
             } else {
                 !gap.replace("\\\n", "")
                     .chars()
-                    .all(|c| matches!(c, ' ' | '\t'))
+                    .all(|c| c == ' ' || c == '\t' || (lines && c == '\n'))
             };
             if skipped {
                 self.unproven("the grammar skipped part of a command");
@@ -57,6 +68,24 @@ impl Walker<'_> {
             }
             at = at.max(end);
         }
+    }
+}
+
+/// Whether bash reads the `#` at `at` as the start of a comment: only at
+/// the start of a word (`c \ #x` passes ` #x` to `c`).
+pub(super) fn starts_a_comment(src: &str, at: usize) -> bool {
+    let before = &src[..at];
+    let Some(prev) = before.chars().next_back() else {
+        return true;
+    };
+    match prev {
+        ' ' | '\t' | '\n' => {
+            let rest = &before[..before.len() - 1];
+            let backslashes = rest.len() - rest.trim_end_matches('\\').len();
+            backslashes % 2 == 0
+        }
+        ';' | '&' | '|' | '(' | ')' | '<' | '>' => true,
+        _ => false,
     }
 }
 
@@ -76,7 +105,7 @@ pub(super) fn spans_a_blank(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::spans_a_blank;
+    use super::{spans_a_blank, starts_a_comment};
 
     #[test]
     fn blanks_in_words() {
@@ -84,5 +113,15 @@ mod tests {
         assert!(spans_a_blank("\\\n e"));
         assert!(!spans_a_blank("a\\ b"));
         assert!(!spans_a_blank("ab"));
+    }
+
+    #[test]
+    fn comments_start_words() {
+        assert!(starts_a_comment("a #x", 2));
+        assert!(starts_a_comment("#x", 0));
+        assert!(starts_a_comment("a;#x", 2));
+        assert!(starts_a_comment("a \\\\ #x", 5));
+        assert!(!starts_a_comment("a \\ #x", 4));
+        assert!(!starts_a_comment("a#x", 1));
     }
 }

@@ -317,3 +317,23 @@ fn text_the_grammar_skips_is_unproven() {
         assert!(proven(cmd), "{cmd:?}: {:?}", analyze(cmd));
     }
 }
+
+#[test]
+fn escaped_blanks_comments_and_words_after_a_target_are_unproven() {
+    for cmd in [
+        "''\\ x>.",
+        "c ''\\ #''&\"\"",
+        "trap o>/dev/l EXIT",
+        "ls > f a b",
+    ] {
+        assert!(!proven(cmd), "{cmd:?}: {:?}", analyze(cmd));
+    }
+    for cmd in [
+        "ls # list",
+        "git status\n# done\nls",
+        "( cd a && make ) # x",
+        "echo 'a # b' > out.txt",
+    ] {
+        assert!(proven(cmd), "{cmd:?}: {:?}", analyze(cmd));
+    }
+}
