@@ -82,7 +82,7 @@ pub(super) fn starts_a_comment(src: &str, at: usize) -> bool {
         ' ' | '\t' | '\n' => {
             let rest = &before[..before.len() - 1];
             let backslashes = rest.len() - rest.trim_end_matches('\\').len();
-            backslashes % 2 == 0
+            backslashes.is_multiple_of(2)
         }
         ';' | '&' | '|' | '(' | ')' | '<' | '>' => true,
         _ => false,
