@@ -47,7 +47,21 @@ impl Walker<'_> {
             .chars()
             .filter(|c| !matches!(c, '\'' | '"' | '\\'))
             .collect();
-        if self.node_text(*end).trim_start_matches('\t') != delimiter {
+        // Only `<<-` strips the tabs before the delimiter line.
+        let strips_tabs = children
+            .iter()
+            .any(|c| !c.is_named() && self.node_text(*c) == "<<-");
+        let end_line = self.node_text(*end);
+        let end_line = if strips_tabs {
+            end_line.trim_start_matches('\t')
+        } else {
+            end_line
+        };
+        // The grammar may leave the tabs before the delimiter out of its node.
+        let before_end = self.src_between(0, end.start_byte());
+        let indent = &before_end[before_end.rfind('\n').map_or(0, |p| p + 1)..];
+        let indented = !indent.is_empty() && !(strips_tabs && indent.chars().all(|c| c == '\t'));
+        if indented || end_line != delimiter {
             self.unproven("a here-document ends at a line that is not its delimiter");
         }
         // Bash ends the body at the first line equal to the delimiter
@@ -55,7 +69,12 @@ impl Walker<'_> {
         let body = self.src_between(start.end_byte(), end.start_byte());
         let mut lines = body.split('\n');
         lines.next(); // the rest of the `<<EOF` line
-        if lines.any(|l| l.trim_start_matches('\t') == delimiter) {
+        // Inside `$(...)` bash also ends it at a line that starts with the
+        // delimiter (`EOFe)` ends the body and runs `e`).
+        if lines.any(|l| {
+            let l = l.trim_start_matches('\t');
+            l == delimiter || (in_substitution && l.starts_with(&delimiter))
+        }) {
             self.unproven(
                 "a here-document's delimiter line inside what the grammar read as its body",
             );

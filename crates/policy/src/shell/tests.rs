@@ -264,6 +264,8 @@ fn here_documents_the_grammar_may_misread_are_unproven() {
         "x=$(cat <<'EOF'\n`rm x`\nEOF\n)",
         "xargs <<\\EOF\n\\\nEOF\nxargs <<EOF\n$(coproc f)\nEOF",
         "xargs <<EOF\n$(coproc f)\nEOF",
+        "o \"$(c<<'EOF'\n\tEOF\nEOFe)\"",
+        "cat <<EOF\n\tEOF\nEOF",
     ] {
         assert!(!proven(cmd), "{cmd:?}");
     }
