@@ -60,7 +60,7 @@ impl Walker<'_> {
         // The grammar may leave the tabs before the delimiter out of its node.
         let before_end = self.src_between(0, end.start_byte());
         let indent = &before_end[before_end.rfind('\n').map_or(0, |p| p + 1)..];
-        let indented = !indent.is_empty() && !(strips_tabs && indent.chars().all(|c| c == '\t'));
+        let indented = !(indent.is_empty() || strips_tabs && indent.chars().all(|c| c == '\t'));
         if indented || end_line != delimiter {
             self.unproven("a here-document ends at a line that is not its delimiter");
         }
