@@ -2,14 +2,20 @@
 //! grammar of the constructs that fool splitters (quotes of every kind,
 //! `$'`, `$(`, backticks, `#`, heredocs, arithmetic, parameter expansions,
 //! separators, redirections, wrappers), each embedding "payload" commands
-//! (recording shims and harmless builtins). Every case runs in real bash;
-//! the same two promises as the corpus test must hold (see
-//! `common/check.rs`).
+//! (recording shims and harmless builtins). Each case is analysed; the
+//! cases where a promise can fail (the analysis proves what runs, or the
+//! echo/cat policy allows it) then run in real bash and the same two
+//! promises as the corpus test must hold (see `common/check.rs`). An
+//! unproven case that is not allowed passes whatever bash runs (the policy
+//! asks), so it is only counted.
 //!
-//! `GD_SHELL_FUZZ_CASES` (default 2,000) and `GD_SHELL_FUZZ_SEED`
-//! (default 1) choose the run; cases run in batches in one bash worker per
-//! core. A failing case is shrunk (delta debugging against `bash -c`)
-//! before it is reported. See `tests/README.md` for the figures of the big run.
+//! Environment: `GD_SHELL_FUZZ_CASES` (default 1,000), `GD_SHELL_FUZZ_SEED`
+//! (default 1), `GD_SHELL_FUZZ_WORKERS` (default twice the cores, at most
+//! 8: the workers mostly wait on bash), `GD_SHELL_FUZZ_BATCH` (cases per
+//! bash worker run, default 1,000), `GD_SHELL_FUZZ_DUMP_UNPROVEN` (a
+//! directory: one file per unproven case, with the reason). A failing case
+//! is shrunk (delta debugging against `bash -c`) before it is reported.
+//! See `tests/README.md` for the figures of the big run.
 
 mod common;
 
@@ -34,6 +40,9 @@ impl Rng {
         (self.next() % n as u64) as usize
     }
     fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+    fn pick2<'a>(&mut self, items: &[(&'a str, &'a str)]) -> (&'a str, &'a str) {
         items[self.below(items.len())]
     }
     fn chance(&mut self, percent: usize) -> bool {
@@ -65,6 +74,35 @@ const RAW: &[&str] = &[
     "#", "'", "\"", "\\", "$'", "$\"", ")", "(", "`", "\\\n", "}", "{", "$", ";", "&", "|", "\n",
     " # ", "\\'", "\\\"", "$((", "))", "<<", "${", "]]", "[[",
 ];
+/// `$'..'` bodies: escapes that decode to quotes, backslashes, newlines,
+/// separators (all inside one well-formed word).
+const ANSI_C: &[&str] = &[
+    "\\'",
+    "\\\\",
+    "\\x27; id",
+    "a\\nb; touch ../x",
+    "\\047$(id)\\047",
+    "\"",
+    "\\u0027 && rm y",
+    "\\x60id\\x60",
+    "$(touch ../x)",
+    "\\c",
+    "#",
+];
+/// Commands that run a string argument as shell code.
+const STRING_WRAPPERS: &[&str] = &[
+    "bash -c",
+    "sh -c",
+    "eval",
+    "sudo bash -c",
+    "env bash -c",
+    "nohup sh -c",
+    "timeout 5 bash -c",
+    "env A=1 sh -c",
+    "bash -x -c",
+    "command bash -c",
+    "builtin eval",
+];
 const REDIRECTS: &[&str] = &[
     "> ../x",
     ">> ~/f",
@@ -93,6 +131,17 @@ impl Gen {
         }
     }
 
+    /// One case: nesting depth 1 to 3 (a deep case is long, and one
+    /// construct the analysis cannot prove makes all of it unproven).
+    fn case(&mut self) -> String {
+        let depth = match self.rng.below(100) {
+            0..=39 => 1,
+            40..=74 => 2,
+            _ => 3,
+        };
+        self.script(depth)
+    }
+
     fn script(&mut self, depth: usize) -> String {
         let n = 1 + self.rng.below(if depth == 0 { 1 } else { 3 });
         let mut s = self.command(depth);
@@ -108,7 +157,7 @@ impl Gen {
             return self.payload();
         }
         let d = depth - 1;
-        let mut c = match self.rng.below(34) {
+        let mut c = match self.rng.below(44) {
             0..=5 => {
                 let mut c = self.payload();
                 for _ in 0..self.rng.below(3) {
@@ -134,7 +183,12 @@ impl Gen {
                     "exec",
                     "env A=1",
                     "timeout 5",
-                    "nice"
+                    "nice",
+                    "sudo -u root",
+                    "env -i",
+                    "nohup nice",
+                    "xargs -0",
+                    "command -p"
                 ]),
                 self.payload()
             ),
@@ -156,7 +210,9 @@ impl Gen {
                 self.script(d),
                 self.script(d)
             ),
-            19 => format!("f() {{ {}; }}; f", self.script(d)),
+            // One name per depth: an inner definition that bash runs in a
+            // pipeline's subshell must not make the outer call recurse.
+            19 => format!("f{d}() {{ {}; }}; f{d}", self.script(d)),
             20 => format!(
                 "while false; do {}; done; {}",
                 self.script(d),
@@ -176,8 +232,45 @@ impl Gen {
             ),
             30 => format!("coproc {}", self.payload()),
             31 => format!("{} <<< {}", self.payload(), self.word(d)),
+            // Raw fragments (unbalanced quotes, brackets): the analysis
+            // must not be fooled by them, but they are rarely proven, so
+            // they get one production of 44 each.
             32 => format!("{} {}", self.payload(), self.rng.pick(RAW)),
-            _ => format!("{}{}", self.rng.pick(RAW), self.command(d)),
+            33 => format!("{}{}", self.rng.pick(RAW), self.command(d)),
+            // `#` after a word or an operator: a comment or not.
+            34 => format!(
+                "echo {}{} {}{}",
+                self.word(d),
+                self.rng.pick(&["#", " #", "#'", "#\"", "\\#"]),
+                self.rng.pick(&["; ", "\n", " && "]),
+                self.payload()
+            ),
+            35 => format!(
+                "({}){}{}{}",
+                self.script(d),
+                self.rng.pick(&["#", "# ", "#;", " #"]),
+                self.rng.pick(&["; ", "\n", " "]),
+                self.payload()
+            ),
+            // ANSI-C quoting with escapes that spell quotes and separators.
+            36 => format!(
+                "{} $'{}' {}{}",
+                self.payload(),
+                self.rng.pick(ANSI_C),
+                self.rng.pick(&["; ", "\n", " ", " && "]),
+                self.payload()
+            ),
+            // Wrappers that run a static string.
+            37 | 38 => format!(
+                "{} {}",
+                self.rng.pick(STRING_WRAPPERS),
+                self.quoted_script(d)
+            ),
+            39 => format!("echo \"$(echo \"$({})\")\"", self.script(d)),
+            40 => format!("echo {}", self.param(d)),
+            41 => format!("x={}; echo {}", self.param(d), self.param(d)),
+            42 => format!("echo {}", self.heredoc_word(d)),
+            _ => format!("{} {}", self.payload(), self.word(d)),
         };
         if self.rng.chance(15) {
             c.push(' ');
@@ -189,15 +282,57 @@ impl Gen {
         c
     }
 
-    /// A script as one shell word: quoted in one of several ways.
+    /// A script as one shell word: quoted in one of several ways, mostly
+    /// well-formed (the script's own quotes escaped), sometimes raw.
     fn quoted_script(&mut self, d: usize) -> String {
         let s = self.script(d);
-        match self.rng.below(4) {
-            0 => format!("'{s}'"),
-            1 => format!("\"{s}\""),
-            2 => format!("$'{s}'"),
+        match self.rng.below(10) {
+            0 | 1 => format!("'{}'", s.replace('\'', "'\\''")),
+            2 => format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\"")),
+            3 => format!(
+                "\"{}\"",
+                s.replace('\\', "\\\\")
+                    .replace('"', "\\\"")
+                    .replace('$', "\\$")
+                    .replace('`', "\\`")
+            ),
+            4 | 5 => format!("$'{}'", s.replace('\\', "\\\\").replace('\'', "\\'")),
+            6 => format!("'{s}'"),
+            7 => format!("\"{s}\""),
             _ => s.replace(' ', "\\ "),
         }
+    }
+
+    /// A parameter expansion with code in it.
+    fn param(&mut self, d: usize) -> String {
+        let s = self.script(d);
+        match self.rng.below(12) {
+            0 => format!("${{x:-$({s})}}"),
+            1 => format!("${{x:=$({s})}}"),
+            2 => format!("${{x/a/$({s})}}"),
+            3 => format!("${{x#$({s})}}"),
+            4 => format!("\"${{x:+$({s})}}\""),
+            5 => format!("${{x[$({s})]}}"),
+            6 => format!("\"${{x:-'$({s})'}}\""),
+            7 => format!("${{x-`{s}`}}"),
+            8 => format!("${{#x}}$({s})"),
+            9 => format!("$(( $({s}) + 1 ))"),
+            10 => format!("${{x:-\"$({s})\"}}"),
+            _ => format!("${{x%%$({s})}}"),
+        }
+    }
+
+    /// A here-document inside a command substitution.
+    fn heredoc_word(&mut self, d: usize) -> String {
+        let (delim, end) = self
+            .rng
+            .pick2(&[("EOF", "EOF"), ("'EOF'", "EOF"), ("\"E\"", "E")]);
+        let body = match self.rng.below(3) {
+            0 => format!("$({})", self.script(d)),
+            1 => format!("a $({}) b", self.script(d)),
+            _ => self.word(d),
+        };
+        format!("\"$(cat <<{delim}\n{body}\n{end}\n)\"")
     }
 
     fn word(&mut self, depth: usize) -> String {
@@ -224,7 +359,10 @@ impl Gen {
                 .rng
                 .pick(&["#", "a#b", "\\#", "{a,b}", "*", "~", "$x", "${x}"])
                 .into(),
-            7 => self.rng.pick(RAW).into(),
+            // A raw fragment makes most cases invalid syntax (unproven):
+            // one time in four only.
+            7 if self.rng.chance(25) => self.rng.pick(RAW).into(),
+            7 => self.rng.pick(&["a b", "'a b'", "x=1", "--", "-c"]).into(),
             8 | 9 => format!("$({})", self.script(d)),
             10 => format!("`{}`", self.script(d)),
             11 => format!("\"$({})\"", self.script(d)),
@@ -331,21 +469,69 @@ fn shrink(sb: &Sandbox, engine: &gd_policy::PolicyEngine, case: &str) -> (String
     (chars.into_iter().collect(), Some(finding))
 }
 
+/// Per-worker counts of a run.
+#[derive(Default)]
+struct Tally {
+    /// Cases generated.
+    cases: usize,
+    /// Cases the analysis proves (the only ones the invariant can fail).
+    proven: usize,
+    /// Cases the echo/cat policy allows (promise 2 needs bash for them).
+    allowed: usize,
+    /// Cases that went through bash.
+    bash_runs: usize,
+    /// Why cases are unproven (the first reason, names blanked): shows
+    /// what the grammar spends its cases on.
+    why: std::collections::HashMap<String, usize>,
+    found: Vec<Finding>,
+}
+
+/// Whether bash must run a case: only when one of the promises can fail.
+/// An unproven case that the policy does not allow passes whatever bash
+/// runs (the policy asks), so running it would test nothing.
+fn needs_bash(case: &str, engine: &gd_policy::PolicyEngine) -> (bool, bool, Option<String>) {
+    let facts = common::analysis::facts(case);
+    let allowed = check::decide(engine, case).is_allow();
+    let why = facts.unproven.first().map(|w| blank_names(w));
+    (facts.proven, allowed, why)
+}
+
+/// `assigns `x`, which ...` -> `assigns `_`, which ...`: one bucket per kind.
+fn blank_names(why: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in why.split('`').enumerate() {
+        if i > 0 {
+            out.push('`');
+        }
+        out.push_str(if i % 2 == 1 { "_" } else { part });
+    }
+    out
+}
+
 #[test]
 fn fuzz_analysis_against_bash() {
-    let total = env_number("GD_SHELL_FUZZ_CASES", 2_000) as usize;
+    let total = env_number("GD_SHELL_FUZZ_CASES", 1_000) as usize;
     let seed = env_number("GD_SHELL_FUZZ_SEED", 1);
-    let batch = 1_000;
-    let workers = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .min(4);
+    // Cases that go to bash per worker batch.
+    let batch = env_number("GD_SHELL_FUZZ_BATCH", 1_000) as usize;
+    // Bash workers spend much of their time waiting on their children:
+    // twice the cores keeps the machine busy.
+    let workers = env_number(
+        "GD_SHELL_FUZZ_WORKERS",
+        std::thread::available_parallelism().map_or(2, |n| 2 * n.get().min(4)) as u64,
+    )
+    .max(1) as usize;
+    // A directory to write the unproven cases into (one file each), to
+    // study what the grammar generates that the analysis cannot prove.
+    let dump = std::env::var_os("GD_SHELL_FUZZ_DUMP_UNPROVEN").map(std::path::PathBuf::from);
     let started = Instant::now();
     let engine = check::echo_cat_engine();
 
-    let results: Vec<(Vec<Finding>, usize)> = std::thread::scope(|s| {
+    let results: Vec<Tally> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..workers)
             .map(|w| {
                 let engine = &engine;
+                let dump = &dump;
                 s.spawn(move || {
                     let sb = Sandbox::new();
                     // Each worker has its own stream of cases.
@@ -353,32 +539,53 @@ fn fuzz_analysis_against_bash() {
                         rng: Rng(seed.wrapping_mul(0x1000_0000_01B3) ^ w as u64),
                     };
                     let mine = total / workers + usize::from(w < total % workers);
-                    let mut found = Vec::new();
-                    let mut proven = 0usize;
-                    let mut done = 0;
-                    while done < mine {
-                        let n = batch.min(mine - done);
-                        let cases: Vec<String> = (0..n).map(|_| generator.script(3)).collect();
-                        let runs = sb.run_batch(&cases);
-                        for (case, run) in cases.iter().zip(&runs) {
-                            // How many cases the invariant really tests
-                            // (an unproven case passes whatever bash ran).
-                            proven += usize::from(common::analysis::facts(case).proven);
-                            if let Some(f) = check::check(case, run, engine)
-                                && found.len() < 50
-                            {
-                                found.push(f);
+                    let mut t = Tally::default();
+                    let mut next_report = 0;
+                    while t.cases < mine {
+                        let mut cases = Vec::with_capacity(batch);
+                        while t.cases < mine && cases.len() < batch {
+                            let case = generator.case();
+                            t.cases += 1;
+                            let (proven, allowed, why) = needs_bash(&case, engine);
+                            if let Some(why) = why {
+                                if let Some(dir) = &dump {
+                                    let _ = std::fs::write(
+                                        dir.join(format!("{w}-{}", t.cases)),
+                                        format!("{why}\n\0{case}"),
+                                    );
+                                }
+                                *t.why.entry(why).or_default() += 1;
+                            }
+                            t.proven += usize::from(proven);
+                            t.allowed += usize::from(allowed);
+                            if proven || allowed {
+                                cases.push(case);
                             }
                         }
-                        done += n;
-                        if w == 0 && (done / batch) % 50 == 0 {
+                        let runs = sb.run_batch(&cases);
+                        t.bash_runs += cases.len();
+                        for (case, run) in cases.iter().zip(&runs) {
+                            if run.timed_out {
+                                eprintln!("shell fuzz: case hit the 20 s watchdog: {case:?}");
+                            }
+                            if let Some(f) = check::check(case, run, engine)
+                                && t.found.len() < 50
+                            {
+                                t.found.push(f);
+                            }
+                        }
+                        if w == 0 && t.cases >= next_report {
+                            next_report = t.cases + 20 * batch;
                             eprintln!(
-                                "shell fuzz: worker 0 at {done}/{mine} after {:.0?}",
+                                "shell fuzz: worker 0 at {}/{mine} ({} through bash, {} finding(s)) after {:.0?}",
+                                t.cases,
+                                t.bash_runs,
+                                t.found.len(),
                                 started.elapsed()
                             );
                         }
                     }
-                    (found, proven)
+                    t
                 })
             })
             .collect();
@@ -387,12 +594,29 @@ fn fuzz_analysis_against_bash() {
             .map(|h| h.join().expect("fuzz worker"))
             .collect()
     });
-    let proven: usize = results.iter().map(|r| r.1).sum();
-    let findings: Vec<Finding> = results.into_iter().flat_map(|r| r.0).collect();
+    let generated: usize = results.iter().map(|t| t.cases).sum();
+    assert_eq!(generated, total, "every case is counted once");
+    let proven: usize = results.iter().map(|t| t.proven).sum();
+    let allowed: usize = results.iter().map(|t| t.allowed).sum();
+    let bash_runs: usize = results.iter().map(|t| t.bash_runs).sum();
+    let mut why: std::collections::HashMap<String, usize> = Default::default();
+    for t in &results {
+        for (k, v) in &t.why {
+            *why.entry(k.clone()).or_default() += v;
+        }
+    }
+    let mut why: Vec<(String, usize)> = why.into_iter().collect();
+    why.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    for (reason, n) in why.iter().take(12) {
+        eprintln!("shell fuzz: unproven {n:>8}: {reason}");
+    }
+    let findings: Vec<Finding> = results.into_iter().flat_map(|t| t.found).collect();
     let elapsed = started.elapsed();
     eprintln!(
-        "shell fuzz: {total} cases, seed {seed}, {workers} workers, {elapsed:.1?} ({:.0} cases/s), {proven} proven by the analysis, {} finding(s)",
+        "shell fuzz: {total} cases, seed {seed}, {workers} workers, {elapsed:.1?} ({:.0} cases/s); {proven} proven, {} unproven (pass: the policy asks), {allowed} allowed by the echo/cat rule; {bash_runs} run in bash ({:.0}/s); {} finding(s)",
         total as f64 / elapsed.as_secs_f64(),
+        total - proven,
+        bash_runs as f64 / elapsed.as_secs_f64(),
         findings.len()
     );
     if findings.is_empty() {

@@ -3,6 +3,7 @@
 
 use tree_sitter::Node;
 
+use super::coverage::{spans_a_blank, starts_a_comment};
 use super::words::{
     arithmetic_is_literal, assignment_name, is_risky_variable, static_value, variable_target_risk,
 };
@@ -63,7 +64,7 @@ impl<'s> Walker<'s> {
         walker
     }
 
-    fn unproven(&mut self, why: impl Into<String>) {
+    pub(super) fn unproven(&mut self, why: impl Into<String>) {
         let why = why.into();
         if !self.unproven.contains(&why) {
             self.unproven.push(why);
@@ -72,6 +73,14 @@ impl<'s> Walker<'s> {
 
     fn text(&self, node: Node<'_>) -> &'s str {
         &self.src[node.byte_range()]
+    }
+
+    pub(super) fn node_text(&self, node: Node<'_>) -> &'s str {
+        self.text(node)
+    }
+
+    pub(super) fn src_between(&self, from: usize, to: usize) -> &'s str {
+        self.src.get(from..to.max(from)).unwrap_or("")
     }
 
     fn children(&mut self, node: Node<'_>, redirections: &[String], level: usize) {
@@ -92,8 +101,33 @@ impl<'s> Walker<'s> {
         if node.is_error() || node.is_missing() {
             self.unproven("the command is not valid bash syntax");
         }
+        self.skipped_text(node);
         match node.kind() {
-            "comment" => {}
+            "comment" => {
+                if !starts_a_comment(self.src, node.start_byte()) {
+                    self.unproven("a `#` the grammar read as a comment is part of a word");
+                }
+            }
+            "file_redirect" => {
+                let mut cursor = node.walk();
+                let targets = node
+                    .children_by_field_name("destination", &mut cursor)
+                    .count();
+                if targets > 1 {
+                    // `trap o >f EXIT`: bash passes `EXIT` to the command.
+                    self.unproven("words after a redirection's target");
+                }
+                self.children(node, redirections, level);
+            }
+            // `x=$ r` is read as `x=$r`; bash assigns `$` and runs `r`.
+            "word" | "simple_expansion" | "variable_name" if spans_a_blank(self.text(node)) => {
+                self.unproven("the grammar read a word across a blank");
+                self.children(node, redirections, level);
+            }
+            "heredoc_redirect" => {
+                self.heredoc(node);
+                self.children(node, redirections, level);
+            }
             "command" => self.command(node, node, redirections, level),
             "redirected_statement" => self.redirected(node, redirections, level),
             "variable_assignment" | "variable_assignments" => {
@@ -264,19 +298,36 @@ impl<'s> Walker<'s> {
     /// A simple command. `whole` is the node whose text is the command's
     /// text (the redirected statement around it, when there is one).
     fn command(&mut self, node: Node<'_>, whole: Node<'_>, redirections: &[String], level: usize) {
+        self.skipped_text(node);
         let mut targets = redirections.to_vec();
-        let mut args = Vec::new();
+        // The name and the arguments as bash splits them: the grammar
+        // sometimes gives one shell word as two nodes that touch
+        // (`''0'>(T)'` read as `''` and `0>(T)`); they are one word to bash.
+        let mut words: Vec<Arg> = Vec::new();
         let mut name_node = None;
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
         for (i, child) in children.iter().enumerate() {
             match (node.field_name_for_child(i as u32), child.kind()) {
-                (Some("name"), _) => name_node = Some(*child),
-                (Some("argument"), _) => args.push(Arg {
-                    value: static_value(*child, self.src),
-                    start: child.start_byte(),
-                    end: child.end_byte(),
-                }),
+                (Some(field @ ("name" | "argument")), _) => {
+                    let value = if field == "name" {
+                        name_node = Some(*child);
+                        command_name_value(*child, self.src)
+                    } else {
+                        static_value(*child, self.src)
+                    };
+                    match words.last_mut() {
+                        Some(last) if last.end == child.start_byte() => {
+                            last.value = last.value.take().zip(value).map(|(a, b)| a + &b);
+                            last.end = child.end_byte();
+                        }
+                        _ => words.push(Arg {
+                            value,
+                            start: child.start_byte(),
+                            end: child.end_byte(),
+                        }),
+                    }
+                }
                 (_, "variable_assignment") => {
                     if let Some(name) = child.child_by_field_name("name") {
                         let name = self.text(name);
@@ -288,16 +339,23 @@ impl<'s> Walker<'s> {
                     }
                 }
                 (_, "file_redirect") => targets.extend(self.redirect_target(*child)),
+                // `c ((s))`, `c (s)`: the grammar accepts what bash
+                // rejects as a syntax error (after running earlier lines).
+                (_, "subshell" | "compound_statement") => {
+                    self.unproven("a parenthesis inside a simple command");
+                }
                 _ => {}
             }
         }
-        let name = name_node.and_then(|n| {
-            let word = n.named_child(0).unwrap_or(n);
-            static_value(word, self.src)
-        });
+        // Without a name, every word is an argument of nothing (not expected
+        // from the grammar; the name-less branch below handles it).
+        let (name, args) = match name_node {
+            Some(_) if !words.is_empty() => (words[0].value.clone(), &words[1..]),
+            _ => (None, &words[..]),
+        };
         let text = self.text(whole).trim().to_owned();
         if let Some(n) = name_node {
-            let raw = self.text(n);
+            let raw = &self.src[n.start_byte()..words.first().map_or(n.end_byte(), |w| w.end)];
             match name.as_deref() {
                 None => self.unproven(format!("the command name `{raw}` is not a static word")),
                 Some(word) if RESERVED.contains(&word) && !raw.contains(['\'', '"', '\\']) => {
@@ -322,7 +380,7 @@ impl<'s> Walker<'s> {
                 assignment_only: true,
             });
         } else {
-            self.simple(name, text, &args, &targets, 0);
+            self.simple(name, text, args, &targets, 0);
         }
         for child in children {
             self.visit(child, &targets, level + 1);
@@ -395,7 +453,10 @@ impl<'s> Walker<'s> {
             self.unproven(format!("code run by `{by}` nests too deeply to analyse"));
             return;
         }
-        let inner = Walker::run(code, self.code_depth + 1);
+        let mut inner = Walker::run(code, self.code_depth + 1);
+        // The code is a command line of its own: the hand lexer reads it too
+        // (the outer reading saw only a quoted string).
+        super::second_opinion(code, &inner.found, &mut inner.unproven);
         for mut found in inner.found {
             for target in targets {
                 if !found.command.file_redirections.contains(target) {
@@ -406,152 +467,6 @@ impl<'s> Walker<'s> {
         }
         for why in inner.unproven {
             self.unproven(format!("in the code run by `{by}`: {why}"));
-        }
-    }
-
-    /// Builtins that change what later commands run, or that evaluate their
-    /// arguments.
-    fn builtin(&mut self, name: &str, args: &[Arg]) {
-        let values: Vec<Option<&str>> = args.iter().map(|a| a.value.as_deref()).collect();
-        let has = |flag: &str| {
-            values.iter().any(|v| {
-                v.is_some_and(|v| v.starts_with('-') && !v.starts_with("--") && v.contains(flag))
-            })
-        };
-        match name {
-            "source" | "." | "alias" | "enable" | "fc" | "bind" | "complete" | "compgen" => {
-                self.unproven(format!("`{name}` is not analysed"));
-            }
-            "let"
-                if !args
-                    .iter()
-                    .all(|a| a.value.as_deref().is_some_and(let_is_literal)) =>
-            {
-                self.unproven("`let` evaluates arithmetic that reads variables");
-            }
-            "hash" if has("p") => self.unproven("`hash -p` changes what a name runs"),
-            "mapfile" | "readarray" if has("C") => {
-                self.unproven(format!("`{name} -C` runs a callback"));
-            }
-            "shopt" => self.shopt(&values),
-            "set" => self.set(&values),
-            "read" | "unset" | "mapfile" | "readarray" | "getopts" => {
-                self.variable_targets(
-                    name,
-                    args,
-                    &["d", "i", "n", "N", "p", "t", "u", "C", "c", "O", "s"],
-                );
-            }
-            "printf" | "wait" => {
-                let flag = if name == "printf" { "-v" } else { "-p" };
-                if let Some(pos) = values.iter().position(|v| *v == Some(flag)) {
-                    self.variable_target(name, args.get(pos + 1));
-                }
-            }
-            "test" | "[" if values.contains(&Some("-v")) => {
-                self.unproven("`test -v` evaluates array subscripts");
-            }
-            _ => {}
-        }
-    }
-
-    /// Arguments of a builtin that are variable names (options with an
-    /// argument, listed in `with_arg`, are skipped).
-    fn variable_targets(&mut self, name: &str, args: &[Arg], with_arg: &[&str]) {
-        let mut i = 0;
-        while i < args.len() {
-            match args[i].value.as_deref() {
-                Some(v) if v.starts_with('-') && v.len() > 1 => {
-                    let last = &v[v.len() - 1..];
-                    i += if with_arg.contains(&last) { 2 } else { 1 };
-                    continue;
-                }
-                _ => self.variable_target(name, args.get(i)),
-            }
-            i += 1;
-        }
-    }
-
-    fn variable_target(&mut self, name: &str, arg: Option<&Arg>) {
-        match arg.map(|a| a.value.as_deref()) {
-            Some(Some(target)) => {
-                if let Some(why) = variable_target_risk(target) {
-                    self.unproven(format!("`{name}` {why}"));
-                }
-            }
-            Some(None) => self.unproven(format!(
-                "`{name}` assigns to a variable whose name is not a static word"
-            )),
-            None => {}
-        }
-    }
-
-    fn shopt(&mut self, values: &[Option<&str>]) {
-        const HARMLESS: &[&str] = &[
-            "nullglob",
-            "globstar",
-            "dotglob",
-            "failglob",
-            "nocaseglob",
-            "nocasematch",
-            "lastpipe",
-            "inherit_errexit",
-        ];
-        let sets = values.iter().any(
-            |v| matches!(v, Some(v) if v.starts_with('-') && (v.contains('s') || v.contains('u'))),
-        );
-        if !sets {
-            return;
-        }
-        for v in values {
-            match v {
-                Some(v) if v.starts_with('-') => {}
-                Some(v) if HARMLESS.contains(v) => {}
-                Some(v) => self.unproven(format!("`shopt {v}` changes how bash runs commands")),
-                None => self.unproven("`shopt` with an option that is not a static word"),
-            }
-        }
-    }
-
-    /// `set`: the options scripts use (`-euxo pipefail`) are harmless; the
-    /// others, unknown or dynamic, may change how later commands run.
-    fn set(&mut self, values: &[Option<&str>]) {
-        const OPTIONS: &[&str] = &[
-            "errexit",
-            "nounset",
-            "xtrace",
-            "verbose",
-            "pipefail",
-            "noclobber",
-            "noglob",
-        ];
-        let mut expect_option = false;
-        for v in values {
-            let Some(v) = v else {
-                if expect_option {
-                    self.unproven("`set -o` with an option that is not a static word");
-                }
-                // A dynamic word could be an option.
-                self.unproven("`set` with an argument that is not a static word");
-                return;
-            };
-            if expect_option {
-                expect_option = false;
-                if !OPTIONS.contains(v) {
-                    self.unproven(format!("`set -o {v}` changes how bash runs commands"));
-                }
-                continue;
-            }
-            if *v == "--" || *v == "-" || !(v.starts_with('-') || v.starts_with('+')) {
-                return;
-            }
-            for c in v[1..].chars() {
-                match c {
-                    'e' | 'u' | 'x' | 'v' | 'f' | 'C' => {}
-                    'o' => expect_option = true,
-                    _ => self.unproven(format!("`set {v}` changes how bash runs commands")),
-                }
-            }
         }
     }
 
@@ -743,18 +658,30 @@ impl<'s> Walker<'s> {
     }
 }
 
+/// The static value of a `command_name` node: all of its parts, which the
+/// grammar may give as several children (`0>(T)` is a number and a process
+/// substitution, one word to bash).
+fn command_name_value(node: Node<'_>, src: &str) -> Option<String> {
+    let mut cursor = node.walk();
+    let parts: Vec<Node<'_>> = node.children(&mut cursor).collect();
+    if parts.is_empty() {
+        return static_value(node, src);
+    }
+    let mut out = String::new();
+    let mut end = node.start_byte();
+    for part in parts {
+        if part.start_byte() != end {
+            return None;
+        }
+        out.push_str(&static_value(part, src)?);
+        end = part.end_byte();
+    }
+    (end == node.end_byte()).then_some(out)
+}
+
 /// Whether the word at the start of `rest` goes on after a line
 /// continuation (`ec\<newline>ho` is `echo` to bash).
 fn first_word_continues(rest: &str) -> bool {
     let end = rest.find([' ', '\t', ';', '&', '|']).unwrap_or(rest.len());
     rest[..end].contains("\\\n")
-}
-
-/// `let` arguments are arithmetic expressions (`x=1` assigns, literally).
-fn let_is_literal(arg: &str) -> bool {
-    let expr = match assignment_name(arg) {
-        Some(name) if !name.contains('[') => &arg[arg.find('=').map_or(0, |p| p + 1)..],
-        _ => arg,
-    };
-    arithmetic_is_literal(expr)
 }

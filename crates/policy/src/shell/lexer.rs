@@ -174,9 +174,14 @@ impl Parser<'_> {
                 {
                     // A comment: up to the end of the line, where the newline
                     // still separates commands.
+                    let blank_before = self.s[start..self.i].trim().is_empty();
                     match self.b[self.i..].iter().position(|&c| c == b'\n') {
                         Some(p) => self.i += p,
                         None => self.i = self.b.len(),
+                    }
+                    // A comment alone on its line is no command (not `#`).
+                    if blank_before {
+                        start = self.i;
                     }
                 }
                 b';' | b'\n' => {

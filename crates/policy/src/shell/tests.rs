@@ -237,3 +237,105 @@ fn root_commands_skip_assignments() {
     assert_eq!(root_command("A=1; ls").as_deref(), Some("ls"));
     assert_eq!(root_command("A=1"), None);
 }
+
+#[test]
+fn words_the_grammar_splits_are_one_word() {
+    // `''0'>(T)'` is the code `0>(T)`: one word, `0/dev/fd/63`.
+    assert!(!proven("0>(T)"));
+    assert!(!proven("sh -c ''0'>(T)'"));
+    // The code of `-c` with a substitution glued on is not static.
+    assert!(!proven("sh -c '\\ #$()'>(\\;)"));
+    assert!(!proven("x | sh -c ''\\x$(x)'e'"));
+    // Glued static parts are concatenated as bash does.
+    let a = analyze("sh -c 'rm x; l'\\s");
+    assert!(a.is_proven(), "{a:?}");
+    assert_eq!(names("sh -c 'rm x; l'\\s"), n(&["sh", "rm", "ls"]));
+    assert_eq!(names("''ls -la"), n(&["ls"]));
+    assert!(proven("git commit -m\"a b\" --author='x <y>'"));
+}
+
+#[test]
+fn here_documents_the_grammar_may_misread_are_unproven() {
+    for cmd in [
+        "x=`h<<'EOF'\n`\nEOF\n`",
+        "x=\"`t<<EOF\n`dirs`\nEOF\ndirs`\"",
+        "\"\"`t<<'EOF'\n`$()\nEOF\n`",
+        "x=`cat <<EOF\nhi\nEOF\n`",
+        "x=$(cat <<'EOF'\n`rm x`\nEOF\n)",
+        "xargs <<\\EOF\n\\\nEOF\nxargs <<EOF\n$(coproc f)\nEOF",
+        "xargs <<EOF\n$(coproc f)\nEOF",
+        "o \"$(c<<'EOF'\n\tEOF\nEOFe)\"",
+        "cat <<EOF\n\tEOF\nEOF",
+    ] {
+        assert!(!proven(cmd), "{cmd:?}");
+    }
+    for cmd in [
+        "cat <<'EOF'\nrm x\nEOF",
+        "cat <<-EOF\n\tline\n\tEOF",
+        "x=$(cat <<EOF\nhi\nEOF\n)",
+        "cat <<EOF | grep x\nhi\nEOF",
+    ] {
+        assert!(proven(cmd), "{cmd:?}: {:?}", analyze(cmd));
+    }
+}
+
+#[test]
+fn words_the_grammar_reads_across_a_blank_are_unproven() {
+    // The grammar reads `x=$ r` as `x=$r`; bash assigns `$` and runs `r`.
+    for cmd in ["x=$ r", "A=$ B=1 r", "x=$\tr", "$ rm x", "sudo $ rm x"] {
+        assert!(!proven(cmd), "{cmd:?}: {:?}", analyze(cmd));
+    }
+    assert!(proven("echo a\\ b $x"));
+}
+
+#[test]
+fn code_strings_get_the_second_reading_too() {
+    // The grammar reads no substitution in `` `i` `` in a here-document
+    // body; in `-c` code only the second reading of the code itself sees it.
+    for cmd in [
+        "c<<EOF\n`i`\nEOF",
+        "env sh -c 'c<<EOF\n`i`\nEOF\nc ((s))'''''';(for x;do done)'&{ d $(t);}",
+        "c ((s))",
+        "c (s)",
+    ] {
+        assert!(!proven(cmd), "{cmd:?}: {:?}", analyze(cmd));
+    }
+    assert!(proven("bash -c 'git status && ls -la 2>&1'"));
+}
+
+#[test]
+fn text_the_grammar_skips_is_unproven() {
+    // tree-sitter-bash skips `\<newline> ` and `\ ` as blanks here; bash
+    // reads `x=` then runs `e`, and runs the command ` `.
+    for cmd in ["x=\\\n e", "\"\"\\ >/", "\"\"\\ x"] {
+        assert!(!proven(cmd), "{cmd:?}: {:?}", analyze(cmd));
+    }
+    for cmd in [
+        "a\\ b",
+        "ls \\\n  -la",
+        "make \\\n\tall > log 2>&1",
+        "x=1 \\\n y",
+    ] {
+        assert!(proven(cmd), "{cmd:?}: {:?}", analyze(cmd));
+    }
+}
+
+#[test]
+fn escaped_blanks_comments_and_words_after_a_target_are_unproven() {
+    for cmd in [
+        "''\\ x>.",
+        "c ''\\ #''&\"\"",
+        "trap o>/dev/l EXIT",
+        "ls > f a b",
+    ] {
+        assert!(!proven(cmd), "{cmd:?}: {:?}", analyze(cmd));
+    }
+    for cmd in [
+        "ls # list",
+        "git status\n# done\nls",
+        "( cd a && make ) # x",
+        "echo 'a # b' > out.txt",
+    ] {
+        assert!(proven(cmd), "{cmd:?}: {:?}", analyze(cmd));
+    }
+}

@@ -62,7 +62,7 @@ impl Sandbox {
         )
         .expect("write BASH_ENV");
         let worker = base.path().join("worker.sh");
-        fs::write(&worker, WORKER).expect("write worker");
+        fs::write(&worker, WORKER.replace("CASE_SECONDS", "20")).expect("write worker");
         fs::create_dir(base.path().join("cases")).expect("cases dir");
         let bwrap = std::env::var_os("GD_SHELL_NO_BWRAP").is_none()
             && Command::new(host_program("bwrap"))
@@ -179,6 +179,13 @@ impl Sandbox {
         });
         let out = child.wait_with_output().expect("worker");
         feeder.join().expect("feeder");
+        // One exit status per case; 137 = killed by the watchdog.
+        let statuses: Vec<bool> = out
+            .stdout
+            .split(|&b| b == 0)
+            .take(cases.len())
+            .map(|st| st == b"137")
+            .collect();
         let done = out.stdout.iter().filter(|&&b| b == 0).count();
         assert_eq!(
             done,
@@ -187,7 +194,8 @@ impl Sandbox {
             out.status
         );
         dirs.iter()
-            .map(|d| {
+            .zip(statuses)
+            .map(|(d, timed_out)| {
                 let log = fs::read_to_string(&d.log).unwrap_or_default();
                 let mut commands = trace::parse(&log);
                 // The first record is the worker's own `eval '<case>'`.
@@ -201,7 +209,7 @@ impl Sandbox {
                     commands,
                     written: written(&d.root),
                     output: String::new(),
-                    timed_out: false,
+                    timed_out,
                 };
                 let _ = fs::remove_dir_all(&d.root);
                 let _ = fs::remove_file(&d.log);
@@ -212,15 +220,31 @@ impl Sandbox {
 }
 
 /// Reads `dir\0case\0` pairs; runs each case in a subshell in its own
-/// directory with xtrace on; stdout is drained to EOF so background jobs
-/// finish before the next case; answers one NUL per case.
+/// directory with xtrace on; answers one NUL per case.
 const WORKER: &str = r#"export BASH_ENV="$GD_BASH_ENV"
 unset GD_BASH_ENV
+# Job control: each case is its own process group, so the watchdog can
+# kill all of it. The watchdog waits on a FIFO nobody writes (`read -t`).
+set -m
+[ -p "$PWD/never" ] || /usr/bin/mkfifo "$PWD/never" || exit 1
+exec 200<>"$PWD/never"
+# The cases' output goes to one drain for the whole batch (a pipe per case
+# costs two forks). The drain holds the worker's stdout until every writer,
+# background jobs of the cases included, has closed it: the test reads the
+# logs only after that, so late commands are still in them.
+exec 5> >(/bin/cat >/dev/null; :)
 while IFS= read -r -d '' __gd_dir && IFS= read -r -d '' __gd_case; do
   export GD_TRACE="$__gd_dir.log" HOME="$__gd_dir/home" TMPDIR="$__gd_dir/tmp"
   cd "$__gd_dir/a/b/work" || exit 1
-  ( exec 99>>"$GD_TRACE"; BASH_XTRACEFD=99; PS4=$'\x1e\x1f'; unset __gd_dir; set -x; eval "$__gd_case" ) </dev/null 2>&1 | { while IFS= read -r -N 65536 __gd_x; do :; done; }
-  printf '\0'
+  ( exec 99>>"$GD_TRACE" 200<&-; BASH_XTRACEFD=99; PS4=$'\x1e\x1f'; unset __gd_dir; set -x; eval "$__gd_case" ) </dev/null >&5 2>&5 &
+  __gd_pid=$!
+  ( read -r -t CASE_SECONDS -u 200; kill -KILL -- -"$__gd_pid" ) >/dev/null 2>&1 &
+  __gd_wd=$!
+  wait "$__gd_pid"
+  __gd_st=$?
+  kill -KILL -- -"$__gd_wd" 2>/dev/null
+  wait "$__gd_wd" 2>/dev/null
+  printf '%s\0' "$__gd_st"
 done
 "#;
 
