@@ -170,6 +170,8 @@ impl Gen {
             7 => format!("eval {}", self.quoted_script(d)),
             8 => format!("bash -c {}", self.quoted_script(d)),
             9 => format!("sh -c {}", self.quoted_script(d)),
+            // Not `command -p`: it searches the system's default PATH and
+            // would run the real programs instead of the shims.
             10 => format!(
                 "{} {}",
                 self.rng.pick(&[
@@ -188,7 +190,6 @@ impl Gen {
                     "env -i",
                     "nohup nice",
                     "xargs -0",
-                    "command -p"
                 ]),
                 self.payload()
             ),

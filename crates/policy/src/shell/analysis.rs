@@ -329,6 +329,14 @@ impl<'s> Walker<'s> {
                     }
                 }
                 (_, "variable_assignment") => {
+                    // `x=''\# c`, `x=()b c`: bash reads the touching text as
+                    // part of the value; the grammar as the command name.
+                    if children
+                        .get(i + 1)
+                        .is_some_and(|next| next.start_byte() == child.end_byte())
+                    {
+                        self.unproven("a word touching an assignment's value");
+                    }
                     if let Some(name) = child.child_by_field_name("name") {
                         let name = self.text(name);
                         if is_risky_variable(name) {
@@ -362,6 +370,11 @@ impl<'s> Walker<'s> {
                     self.unproven(format!(
                         "the reserved word `{word}` where a command name should be"
                     ));
+                }
+                // `\x= t` runs a command named `x=`; no tool is named so,
+                // and a reader (or a trace) takes it for an assignment.
+                Some(word) if word.contains('=') => {
+                    self.unproven(format!("the command name `{raw}` contains `=`"));
                 }
                 _ if first_word_continues(&self.src[n.start_byte()..]) => {
                     self.unproven("a line continuation inside a command name");
