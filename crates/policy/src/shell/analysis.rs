@@ -107,6 +107,11 @@ impl<'s> Walker<'s> {
                 if !starts_a_comment(self.src, node.start_byte()) {
                     self.unproven("a `#` the grammar read as a comment is part of a word");
                 }
+                // Where a comment inside `$(...)`, `<(...)` or `>(...)` ends
+                // is read differently by the grammar and by bash (fuzz seed 8).
+                if has_ancestor(node, &["command_substitution", "process_substitution"]) {
+                    self.unproven("a comment inside a substitution");
+                }
             }
             "file_redirect" => {
                 let mut cursor = node.walk();
@@ -194,6 +199,11 @@ impl<'s> Walker<'s> {
                 let inner = self.text(node);
                 if inner[1..].contains('\\') {
                     self.unproven("a backslash inside a backtick substitution");
+                }
+                // ``x=`s "` f`"`p``: where a backtick substitution with a
+                // double quote in it ends, the grammar and bash disagree.
+                if inner.contains('"') {
+                    self.unproven("a double quote inside a backtick substitution");
                 }
                 self.children(node, redirections, level);
             }
@@ -697,4 +707,16 @@ fn command_name_value(node: Node<'_>, src: &str) -> Option<String> {
 fn first_word_continues(rest: &str) -> bool {
     let end = rest.find([' ', '\t', ';', '&', '|']).unwrap_or(rest.len());
     rest[..end].contains("\\\n")
+}
+
+/// Whether a node of one of `kinds` encloses `node`.
+fn has_ancestor(node: Node<'_>, kinds: &[&str]) -> bool {
+    let mut parent = node.parent();
+    while let Some(p) = parent {
+        if kinds.contains(&p.kind()) {
+            return true;
+        }
+        parent = p.parent();
+    }
+    false
 }
