@@ -10,8 +10,9 @@ use anyhow::{Context, Result, anyhow, bail};
 use crate::STARTUP_TIMEOUT;
 use crate::process::GroupChild;
 
-/// Screen of the private X server; the app window (1100x760) fits in it.
-const SCREEN: &str = "1280x800x24";
+/// Screen of the private X server: the app window (1100x760) and the 1440 px wide windows of
+/// the documentation screenshots (`docs_screenshots.rs`) fit in it.
+const SCREEN: &str = "1920x1080x24";
 
 /// An `Xvfb` server, stopped when dropped.
 #[derive(Debug)]

@@ -1,0 +1,210 @@
+//! The screenshots linked from the README (`docs/screenshots/`), taken from the real app in
+//! WebKitGTK under Xvfb: a live conversation with an edit approved in the diff view and a shell
+//! command, the same conversation reopened after a restart, the history browser's transcript of
+//! a search hit, the header and the settings screen, in the light and dark themes at 1440, 1100
+//! and 800 px.
+//!
+//! Ignored by default (it documents rather than tests, though it fails when a screen does not
+//! show what it should). Refresh the committed images with `scripts/docs-screenshots.sh`, which
+//! runs it with `GD_DOCS_SCREENSHOTS=<repo>/docs/screenshots`; without that variable the images
+//! go to `target/e2e/docs_screenshots/`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, ensure};
+use fantoccini::Locator;
+use gd_e2e::{App, testid};
+use gd_fake_gemini::FakeGemini;
+use serde_json::{Value, json};
+
+const FILE: &str = "greeting.txt";
+const ORIGINAL: &str = "line one\nHello there\nline three\n";
+const PROMPT: &str = "Make the greeting global, then show me the files";
+
+fn workspace(temp: &tempfile::TempDir) -> Result<PathBuf> {
+    let ws = temp.path().join("project");
+    std::fs::create_dir(&ws)?;
+    std::fs::write(ws.join(FILE), ORIGINAL)?;
+    std::fs::write(ws.join("README.md"), "# Project\n")?;
+    Ok(ws.canonicalize()?)
+}
+
+/// An edit (approved in the diff view), a shell command (approved), then a Markdown answer.
+fn script() -> Value {
+    json!({"steps": [
+        {"text": "I will update the greeting first.", "functionCalls": [{
+            "name": "replace",
+            "args": {
+                "file_path": format!("{{{{WORKSPACE}}}}/{FILE}"),
+                "instruction": "Greet the whole world",
+                "old_string": "Hello there",
+                "new_string": "Hello, world",
+            }
+        }]},
+        {"text": "Now the files.", "functionCalls": [{
+            "name": "run_shell_command",
+            "args": {"command": "ls -la", "description": "List the project's files"}
+        }]},
+        {"text": "Done. The greeting in `greeting.txt` now reads:\n\n```text\nHello, world\n```\n\n\
+                  The project has **two files**:\n\n- `README.md`\n- `greeting.txt`\n"}
+    ]})
+}
+
+/// Where the images go: `GD_DOCS_SCREENSHOTS` or the test's artifacts folder.
+fn out_dir(app: &App) -> PathBuf {
+    std::env::var_os("GD_DOCS_SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| app.artifacts_dir().to_path_buf())
+}
+
+/// Resizes the window to `width` px (the height stays 900) and waits for the layout to follow.
+async fn resize(app: &App, width: u32) -> Result<()> {
+    app.client()
+        .set_window_size(width, 900)
+        .await
+        .context("resize the window")?;
+    app.wait_for_script(
+        &format!("return Math.abs(window.innerWidth - {width}) <= 2;"),
+        &format!("the page is {width} px wide"),
+    )
+    .await
+}
+
+/// Forces the light or dark palette (what the `ui.theme` setting or the GTK theme choose).
+async fn theme(app: &App, name: &str) -> Result<()> {
+    app.client()
+        .execute(
+            "document.documentElement.dataset.theme = arguments[0];",
+            vec![json!(name)],
+        )
+        .await
+        .context("set the theme")?;
+    Ok(())
+}
+
+/// A full-window screenshot copied to `<out>/<name>.png`.
+async fn shot(app: &App, out: &Path, name: &str) -> Result<()> {
+    let taken = app.screenshot(name).await?;
+    if taken.parent() != Some(out) {
+        std::fs::copy(&taken, out.join(format!("{name}.png")))
+            .with_context(|| format!("copy {name}.png"))?;
+    }
+    Ok(())
+}
+
+/// A screenshot of one element (e.g. the header) as `<out>/<name>.png`.
+async fn element_shot(app: &App, id: &str, out: &Path, name: &str) -> Result<()> {
+    let element = app
+        .client()
+        .find(Locator::Css(&testid(id)))
+        .await
+        .with_context(|| format!("find {id}"))?;
+    let png = element
+        .screenshot()
+        .await
+        .with_context(|| format!("screenshot {id}"))?;
+    std::fs::write(out.join(format!("{name}.png")), png)
+        .with_context(|| format!("write {name}.png"))?;
+    Ok(())
+}
+
+/// The same screen in both themes at each width.
+async fn series(app: &App, out: &Path, name: &str, widths: &[u32]) -> Result<()> {
+    for &width in widths {
+        resize(app, width).await?;
+        for palette in ["light", "dark"] {
+            theme(app, palette).await?;
+            shot(app, out, &format!("{name}-{palette}-{width}")).await?;
+        }
+    }
+    theme(app, "light").await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "documentation screenshots: run by scripts/docs-screenshots.sh"]
+async fn docs_screenshots() -> Result<()> {
+    let temp = tempfile::tempdir()?;
+    let ws = workspace(&temp)?;
+    let fake = FakeGemini::start_with_vars(
+        script(),
+        &[("WORKSPACE", ws.to_str().context("UTF-8 path")?)],
+    );
+    let base = fake.base_url();
+    let mut app = App::launch_with_env(
+        "docs_screenshots",
+        &[&ws],
+        &[
+            ("GEMINI_API_KEY", "e2e-key"),
+            ("GOOGLE_GEMINI_BASE_URL", &base),
+            ("GEMINI_MODEL", "gemini-2.5-flash"),
+        ],
+    )
+    .await?;
+    let out = out_dir(&app);
+    std::fs::create_dir_all(&out)?;
+    app.wait_ready().await?;
+    app.wait_for_attr("connection-status", "data-state", "is connected", |s| {
+        s == "connected"
+    })
+    .await?;
+
+    // The live conversation: the edit waits in the diff view, then the shell command.
+    app.type_and_enter("prompt-input", PROMPT).await?;
+    app.wait_for_count("edit-proposal", "shows the diff", |n| n == 1)
+        .await?;
+    series(&app, &out, "approval", &[1440, 800]).await?;
+    resize(&app, 1100).await?;
+    app.click("approve").await?;
+    app.wait_for_text("confirm-command", "asks for the command", |t| {
+        t.contains("ls -la")
+    })
+    .await?;
+    app.click("approve").await?;
+    app.wait_for_last_text("message-model", "gave the closing answer", |t| {
+        t.contains("two files")
+    })
+    .await?;
+    app.wait_until_gone("cancel", "is hidden once the turn ended")
+        .await?;
+    ensure!(std::fs::read_to_string(ws.join(FILE))?.contains("Hello, world"));
+    series(&app, &out, "chat", &[1440, 1100, 800]).await?;
+    for width in [1100, 800] {
+        resize(&app, width).await?;
+        element_shot(&app, "app-header", &out, &format!("header-light-{width}")).await?;
+    }
+
+    // Settings, over the chat.
+    app.click("settings-open").await?;
+    app.wait_for_count("setting", "lists the settings", |n| n > 0)
+        .await?;
+    series(&app, &out, "settings", &[1100, 800]).await?;
+    app.click("settings-close").await?;
+
+    // Reopened after a restart: the same conversation, built from the stored records.
+    app.restart().await?;
+    app.wait_ready().await?;
+    app.wait_for_any_text("message-user", "shows the reopened session", |t| {
+        t.contains(PROMPT)
+    })
+    .await?;
+    app.wait_for_any_text("message-model", "shows the reopened answer", |t| {
+        t.contains("two files")
+    })
+    .await?;
+    series(&app, &out, "resumed", &[1440, 800]).await?;
+
+    // The history browser: a search hit and its transcript.
+    resize(&app, 1440).await?;
+    app.click("history-open").await?;
+    app.type_into("history-search", "greeting").await?;
+    app.wait_for_text("history-hit", "finds the session", |t| {
+        t.to_lowercase().contains("greeting")
+    })
+    .await?;
+    app.click("history-hit").await?;
+    app.wait_for_count("history-message", "shows the transcript", |n| n > 0)
+        .await?;
+    series(&app, &out, "history", &[1440, 1100]).await?;
+    eprintln!("screenshots in {}", out.display());
+    app.close().await
+}
