@@ -169,6 +169,33 @@ describe("file picker", () => {
     await app.close();
   });
 
+  test("Space in the search box selects the highlighted entry (it does not type)", async () => {
+    const app = await openPicker();
+    const search = app.tid("picker-search");
+    for (let i = 0; i < 4; i++) await search.press("ArrowDown"); // README.md
+    await search.press(" ");
+    assert.equal(await row(app, "README.md").getAttribute("aria-selected"), "true");
+    assert.equal(await search.inputValue(), "");
+    await app.close();
+  });
+
+  for (const how of ["Esc", "Done"]) {
+    test(`closing the picker (${how}) gives the focus back to the prompt box, where Enter sends`, async () => {
+      const app = await openPicker();
+      const search = app.tid("picker-search");
+      await search.press("ArrowDown");
+      await search.press("Enter");
+      if (how === "Esc") await search.press("Escape");
+      else await app.tid("picker-done").click();
+      await app.tid("picker").waitFor({ state: "detached" });
+      assert.equal(await app.page.evaluate(() => document.activeElement?.getAttribute("data-testid")), "prompt-input");
+      await app.page.keyboard.type("what is in there");
+      await app.page.keyboard.press("Enter");
+      await app.waitForCall("send_prompt", (a) => a.text.endsWith("what is in there"));
+      await app.close();
+    });
+  }
+
   test("search streams ranked results with highlighted matches", async () => {
     const app = await openPicker();
     await app.tid("picker-search").fill("main");

@@ -210,6 +210,16 @@ describe("sign-in screen", () => {
     await app.close();
   });
 
+  test("choosing the API key puts the focus in the key field", async () => {
+    const app = await open();
+    await app.tid("signin-api-key").click();
+    await app.tid("api-key-input").waitFor();
+    assert.equal(await app.page.evaluate(() => document.activeElement?.getAttribute("data-testid")), "api-key-input");
+    await app.page.keyboard.type("typed-at-once");
+    assert.equal(await app.tid("api-key-input").inputValue(), "typed-at-once");
+    await app.close();
+  });
+
   test("dark theme", async () => {
     const app = await open({}, { colorScheme: "dark" });
     await app.tid("signin-screen").waitFor();
