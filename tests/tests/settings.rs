@@ -78,6 +78,8 @@ async fn an_untrusted_folder_is_restricted_until_trusted_then_settings_are_writt
         s == "undecided"
     })
     .await?;
+    // The prompt is one line; what the folder holds is behind "Details".
+    app.click("trust-details").await?;
     app.wait_for_text("trust-found", "listed the workspace settings", |t| {
         t.contains("Settings: model")
     })

@@ -42,6 +42,10 @@ describe("trust prompt", () => {
     await app.tid("trust-prompt").waitFor();
     assert.equal(await app.tid("trust-prompt").getAttribute("data-state"), "undecided");
     assert.equal(await app.tid("trust-title").innerText(), "Do you trust the files in this folder?");
+    // One compact line; the explanation is behind "Details".
+    assert.equal(await app.tid("trust-restricted").count(), 0);
+    await app.tid("trust-details").click();
+    assert.equal(await app.tid("trust-details").getAttribute("aria-expanded"), "true");
     const restricted = await app.tid("trust-restricted").innerText();
     for (const word of ["restricted mode", ".gemini/settings.json", "custom commands", "MCP servers", "GEMINI.md"]) {
       assert.ok(restricted.includes(word), `mentions ${word}: ${restricted}`);
@@ -70,6 +74,41 @@ describe("trust prompt", () => {
     await app.page.screenshot({ path: screenshotPath("trust-prompt.png") });
     await app.close();
   });
+
+  for (const width of [800, 1100, 1440]) {
+    test(`${width} px: the prompt is one line under 56 px; Details unfolds and folds the explanation`, async () => {
+      for (const colorScheme of ["light", "dark"]) {
+        const app = await env.open({ config: { trust: undecided }, viewport: { width, height: 800 }, colorScheme });
+        await app.tid("trust-prompt").waitFor();
+        const collapsed = await app.tid("trust-prompt").evaluate((el) => el.getBoundingClientRect().height);
+        assert.ok(collapsed < 56, `${width}px: collapsed it is ${collapsed}px high`);
+        // The three choices and the toggle are on the title's line, none clipped.
+        const line = await app.page.evaluate(() => {
+          const ids = ["trust-title", "trust-folder", "trust-parent", "trust-deny", "trust-details"];
+          return ids.map((id) => {
+            const el = /** @type {HTMLElement} */ (document.querySelector(`[data-testid="${id}"]`));
+            const r = el.getBoundingClientRect();
+            return { id, top: Math.round(r.top + r.height / 2), clipped: id !== "trust-title" && el.scrollWidth > el.clientWidth };
+          });
+        });
+        const mid = line[0].top;
+        for (const c of line) {
+          assert.ok(Math.abs(c.top - mid) <= 2, `${width}px: ${c.id} is on the line`);
+          assert.equal(c.clipped, false, `${width}px: ${c.id} is not clipped`);
+        }
+        if (colorScheme === "light") await app.page.screenshot({ path: screenshotPath(`trust-compact-${width}.png`) });
+        await app.tid("trust-details").click();
+        await app.tid("trust-restricted").waitFor();
+        const expanded = await app.tid("trust-prompt").evaluate((el) => el.getBoundingClientRect().height);
+        assert.ok(expanded > collapsed + 60, `${width}px: expanded it is ${expanded}px high`);
+        if (width === 1100) await app.page.screenshot({ path: screenshotPath(`trust-details-${colorScheme}.png`) });
+        await app.tid("trust-details").click();
+        await app.tid("trust-restricted").waitFor({ state: "detached" });
+        assert.equal(await app.tid("trust-details").getAttribute("aria-expanded"), "false");
+        await app.close();
+      }
+    });
+  }
 
   test("trusting the folder writes the choice and reloads the session", async () => {
     const app = await env.open({ config: { trust: undecided } });
