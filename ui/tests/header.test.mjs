@@ -59,8 +59,8 @@ function approvalFits() {
   canvas.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
   const text = canvas.measureText(select.selectedOptions[0]?.text ?? "").width;
   const pad = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
-  // Room for the text plus the drop-down arrow (~16 px).
-  return { need: Math.ceil(text + pad + 14), have: select.clientWidth };
+  const arrow = style.appearance === "none" ? 0 : 14; // our caret sits in the right padding
+  return { need: Math.ceil(text + pad + arrow), have: select.clientWidth };
 }
 
 async function withCheckpoints(app) {
