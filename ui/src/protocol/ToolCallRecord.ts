@@ -4,7 +4,10 @@ import type { JsonValue } from "./serde_json/JsonValue";
 /**
  * A tool call as the history shows it: on the model message that made it
  * (`args`), and on the tool-result message that answered it (`status`,
- * `summary` of the output).
+ * `summary` of the output, and what the live tool card showed: `display`,
+ * `error`, `duration_ms`, an edit's `diff`). Sessions recorded before those
+ * fields existed, and Gemini CLI imports, have only the `summary` (the text
+ * the model was sent), which a reader must clean before showing it.
  */
 export type ToolCallRecord = { call_id: string, name: string, args?: JsonValue | null, 
 /**
@@ -14,4 +17,21 @@ status?: string | null,
 /**
  * The start of the output (or error), for display and search.
  */
-summary?: string | null, };
+summary?: string | null, 
+/**
+ * The result as the user saw it on the tool card (the tool's display
+ * text, not what the model was sent), cut to a bounded size.
+ */
+display?: string | null, 
+/**
+ * The error as the user saw it, for a failed or cancelled call.
+ */
+error?: string | null, 
+/**
+ * How long the call ran.
+ */
+duration_ms?: number | null, 
+/**
+ * The unified diff of an edit that was applied, as approved.
+ */
+diff?: string | null, };
