@@ -110,6 +110,7 @@ describe("transcript entries", () => {
     assert.equal(entries[6].usage.requests, 2);
     assert.equal(entries[6].usage.total, 250);
     assert.equal(entries[6].seconds, 4);
+    assert.equal(entries[6].seq, 5, "the footer goes with the turn's last message");
     assertNoPlumbing(entries);
   });
 

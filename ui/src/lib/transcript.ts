@@ -188,6 +188,7 @@ export interface EntryOptions {
 export function transcriptEntries(messages: StoredMessage[], options: EntryOptions = {}): Entry[] {
   const out: Entry[] = [];
   const tools = new Map<string, ToolEntry>();
+  /** The turn being read: its start, its last message (where its footer goes) and usage. */
   let turn: { seq: number; start: number; last: number; usage: UsageTotals } | null = null;
   let summarised = false;
 
@@ -240,6 +241,7 @@ export function transcriptEntries(messages: StoredMessage[], options: EntryOptio
         }
         if (turn) {
           turn.last = m.created_ms;
+          turn.seq = m.seq;
           if (m.usage) {
             turn.usage.model = m.model ?? turn.usage.model;
             turn.usage.prompt += m.usage.prompt;
@@ -276,7 +278,10 @@ export function transcriptEntries(messages: StoredMessage[], options: EntryOptio
           }
           applyResult(entry, call);
         }
-        if (turn) turn.last = m.created_ms;
+        if (turn) {
+          turn.last = m.created_ms;
+          turn.seq = m.seq;
+        }
         break;
       case "summary":
         if (!summarised) out.push({ kind: "notice", seq: m.seq, level: "info", text: "Older messages were summarised to save context." });
