@@ -539,6 +539,57 @@ describe("reopening the last session", () => {
     await app.close();
   });
 
+  test("a long reopened session renders its last messages first, without the view jumping", async () => {
+    // Records the order in which the chat's messages enter the page, and each frame's distance
+    // of the view from the bottom, from before the app starts.
+    function observe() {
+      window.__gdInserted = [];
+      window.__gdGaps = [];
+      const pick = '[data-testid="message-user"], [data-testid="message-model"]';
+      new MutationObserver((records) => {
+        for (const r of records) {
+          for (const n of r.addedNodes) {
+            if (!(n instanceof Element)) continue;
+            for (const el of [n, ...n.querySelectorAll(pick)]) {
+              if (el.matches(pick) && !el.closest('[data-testid="history-panel"]')) window.__gdInserted.push(el.textContent?.trim());
+            }
+          }
+        }
+      }).observe(document, { childList: true, subtree: true });
+      const frame = () => {
+        const s = document.querySelector('[data-testid="scroller"]');
+        const count = Number(document.querySelector('[data-testid="message-list"]')?.getAttribute("data-count") ?? 0);
+        if (s && count > 0) window.__gdGaps.push([count, Math.round(s.scrollHeight - s.scrollTop - s.clientHeight)]);
+        if (window.__gdGaps.length < 120) requestAnimationFrame(frame);
+      };
+      requestAnimationFrame(frame);
+    }
+    const init = new Function("arg", `(${installHistory.toString()})(arg); (${observe.toString()})();`);
+    const app = await env.open({ init: [init, { data: fakeHistory(Date.now()), last: "a1" }] });
+    assert.equal(app.callsOf("start_session")[0].args.resume, "a1");
+    // The last page of the session: messages 151..200.
+    await waitForText(app.page, `${sel("message-list")} ${sel("message-model")}`, "answer 200");
+    const total = await app.until(() => {
+      const list = document.querySelector('[data-testid="message-list"]');
+      const n = Number(list?.getAttribute("data-count"));
+      return window.__gdGaps.length >= 60 ? n : false;
+    });
+    const inserted = await app.page.evaluate(() => window.__gdInserted);
+    const last = inserted.indexOf("answer 200");
+    const first = inserted.indexOf("question 151 about the okapi");
+    assert.ok(last >= 0, "the last answer was rendered");
+    assert.ok(first === -1 || first > last, `the first message came before the last: ${JSON.stringify(inserted.slice(0, 12))}`);
+    // Older items were added above over several frames, the view staying at the bottom.
+    const gaps = await app.page.evaluate(() => window.__gdGaps);
+    const counts = [...new Set(gaps.map(([n]) => n))];
+    assert.ok(counts.length >= 2 && counts[0] < total, `rendered progressively: ${JSON.stringify(counts)} of ${total}`);
+    for (const [n, gap] of gaps) assert.ok(gap <= 40, `the view left the bottom (${gap} px) with ${n} items`);
+    // All of it is there: scrolling to the top shows the first message of the page.
+    await app.tid("scroller").evaluate((el) => el.scrollTo(0, 0));
+    await waitForText(app.page, `${sel("message-list")} ${sel("message-user")}`, "question 151 about the okapi", { index: 0 });
+    await app.close();
+  });
+
   test("without a previous session a new one starts", async () => {
     const app = await openWithHistory();
     assert.equal(app.callsOf("start_session")[0].args.resume, null);
