@@ -439,12 +439,12 @@ function plumbingSession(now) {
   return { summary, messages };
 }
 
-async function openPlumbing(options = {}) {
+async function openPlumbing({ last = null, ...options } = {}) {
   const data = fakeHistory(Date.now());
   const g7 = plumbingSession(Date.now());
   data.sessions.unshift(g7.summary);
   data.messages.g7 = g7.messages;
-  return env.open({ init: [installHistory, { data, last: null }], ...options });
+  return env.open({ init: [installHistory, { data, last }], ...options });
 }
 
 /** The text of `selector` anywhere in the page (not only what is visible). */
@@ -482,6 +482,32 @@ describe("transcript rendering", () => {
       // Each stored message keeps its row (paging and search hits address them by seq).
       assert.deepEqual(await app.tid("history-message").evaluateAll((els) => els.map((e) => e.dataset.kind)), ["prompt", "model", "tool_result", "model"]);
       await app.page.screenshot({ path: screenshotPath(`history-transcript-rendered-${scheme}-${width}.png`) });
+      await app.close();
+    });
+  }
+
+  for (const [scheme, width] of [
+    ["light", 1440],
+    ["dark", 800],
+  ]) {
+    test(`a reopened session shows the live chat's items, no plumbing (${scheme}, ${width} px)`, async () => {
+      const app = await openPlumbing({ last: "g7", colorScheme: scheme, viewport: { width, height: 820 } });
+      assert.equal(app.callsOf("start_session")[0].args.resume, "g7");
+      const chat = sel("message-list");
+      await app.page.waitForSelector(`${chat} ${sel("tool-card")}[data-tool="run_shell_command"]`);
+      const cards = await app.page.locator(`${chat} ${sel("tool-card")}`).evaluateAll((els) => els.map((e) => [e.dataset.tool, e.dataset.state]));
+      assert.deepEqual(cards, [
+        ["write_file", "success"],
+        ["run_shell_command", "success"],
+      ]);
+      assert.equal(await app.page.locator(`${chat} ${sel("tool-card")}[data-tool="run_shell_command"] ${sel("tool-result")}`).innerText(), "1 okapi.md");
+      assert.deepEqual(await app.page.locator(`${chat} ${sel("message-model")}`).allInnerTexts(), ["The okapi is striped:\n\nlegs\nears", "Saved."]);
+      assert.equal(await app.page.locator(`${chat} ${sel("turn-footer")}`).count(), 1);
+      const text = await allText(app, chat);
+      for (const bad of ["untrusted_context", "PGID", '{"file_path"', "write_file {", "**okapi**", "The user modified the proposed change"]) {
+        assert.ok(!text.includes(bad), `${bad} shown in the chat: ${text}`);
+      }
+      await app.page.screenshot({ path: screenshotPath(`resumed-chat-${scheme}-${width}.png`) });
       await app.close();
     });
   }
