@@ -58,6 +58,9 @@ function assertNoPlumbing(entries) {
   }
 }
 
+/** An edit's details as the live card got them (the protocol's ConfirmationDetails). */
+const EDIT = { type: "edit", title: "Create okapi.txt", file_path: "/w/okapi.txt", file_name: "okapi.txt", original: null, proposed: "striped\n", unified_diff: "+striped\n", is_new_file: true };
+
 const usage = { prompt: 100, output: 20, cached: 0, thoughts: 5, tool: 0, total: 125 };
 
 describe("transcript entries", () => {
@@ -82,8 +85,8 @@ describe("transcript entries", () => {
       }),
       msg(3, "tool_result", {
         tool_calls: [
-          { call_id: "c1", name: "write_file", status: "success", summary: "Successfully created and wrote to new file: /w/okapi.txt.", display: "Created okapi.txt", duration_ms: 12, diff: "--- a\n+++ b\n+striped\n" },
-          { call_id: "c2", name: "run_shell_command", status: "success", summary: WRAPPED, display: "pangolin\n", duration_ms: 30 },
+          { call_id: "c1", name: "write_file", status: "success", summary: "Successfully created and wrote to new file: /w/okapi.txt.", display: "Created okapi.txt", duration_ms: 12, diff: EDIT },
+          { call_id: "c2", name: "run_shell_command", status: "success", summary: WRAPPED, display: "pangolin\n", duration_ms: 30, output: "pangolin\n", exit_code: 0 },
         ],
       }),
       msg(5, "model", { parts: [{ text: "Done." }], text: "Done.", usage, model: "gemini-2.5-pro" }),
@@ -102,10 +105,13 @@ describe("transcript entries", () => {
     assert.equal(write.state, "success");
     assert.equal(write.display, "Created okapi.txt");
     assert.equal(write.durationMs, 12);
-    assert.equal(write.diff, "--- a\n+++ b\n+striped\n");
+    assert.deepEqual(write.diff, EDIT);
+    assert.equal(write.declined, false);
     assert.deepEqual(write.args, { file_path: "/w/okapi.txt", content: "striped\n" });
     assert.equal(shell.display, "pangolin", "the card's text, not the model's");
     assert.equal(shell.durationMs, 30);
+    assert.equal(shell.output, "pangolin\n");
+    assert.equal(shell.exitCode, 0);
     assert.equal(entries[5].text, "Done.");
     assert.equal(entries[6].usage.requests, 2);
     assert.equal(entries[6].usage.total, 250);
@@ -212,6 +218,9 @@ describe("transcript entries", () => {
       msg(7, "tool_result", {
         tool_calls: [{ call_id: "x", name: "replace", status: "error", summary: "Failed to edit", error: "Failed to edit: no match", duration_ms: 3 }],
       }),
+      msg(7.5, "tool_result", {
+        tool_calls: [{ call_id: "z", name: "write_file", status: "cancelled", error: "[Operation Cancelled] Reason: User did not allow tool call", declined: true }],
+      }),
       msg(8, "summary", { text: "summary 1" }),
       msg(9, "summary", { text: "summary 2" }),
       msg(10, "prompt", { text: "again" }),
@@ -223,8 +232,11 @@ describe("transcript entries", () => {
     const entries = entriesOf(messages);
     assert.deepEqual(
       entries.map((e) => e.kind),
-      ["tool", "notice", "user", "tool", "footer"],
+      ["tool", "tool", "notice", "user", "tool", "footer"],
     );
+    assert.equal(entries[1].state, "cancelled");
+    assert.equal(entries[1].declined, true);
+    entries.splice(1, 1);
     assert.equal(entries[0].state, "error");
     assert.equal(entries[0].error, "Failed to edit: no match");
     assert.equal(entries[0].seq, 7);

@@ -54,8 +54,6 @@ export class ToolItem {
   durationMs = $state<number | null>(null);
   /** The snapshot taken before this edit ran, which the card offers to restore. */
   checkpoint = $state<Checkpoint | null>(null);
-  /** An applied edit's unified diff (known for a reopened session's stored edits). */
-  diff = $state<string | null>(null);
   readonly description: string;
   constructor(
     readonly callId: string,

@@ -42,7 +42,10 @@ export function transcriptItems(entries: Entry[], workspace: string | null): Tra
         tool.display = entry.display;
         tool.error = entry.error;
         tool.durationMs = entry.durationMs;
-        tool.diff = entry.diff;
+        if (entry.output !== null) tool.output = entry.output;
+        // What the live card gets with a result beyond the display (exit code, rejection, an
+        // edit's diff): set as the card's fields of the same names.
+        Object.assign(tool, { exitCode: entry.exitCode, declined: entry.declined, diff: entry.diff ?? null });
         out.tools.set(entry.callId, tool);
         item = tool;
         break;

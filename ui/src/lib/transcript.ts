@@ -7,7 +7,8 @@
 // `text` also names its function calls (`write_file {"file_path": …}`), and a tool result's
 // `summary` is the text the model was sent (shell output in `<untrusted_context>` with its
 // `Process Group PGID` line, notes for the model). Sessions recorded since the records keep
-// the card's own `display`/`error`/`duration_ms`/`diff` show exactly those; older sessions and
+// the card's own `display`/`error`/`duration_ms` (and `output`/`exit_code`/`declined`/`diff`)
+// show exactly those; older sessions and
 // Gemini CLI imports fall back to the summary, cleaned of that plumbing (`cleanToolText`).
 //
 // Plain data only (no Svelte state), so it is unit-tested on its own (tests/transcript.test.mjs);
@@ -33,8 +34,14 @@ export interface ToolEntry {
   display: string | null;
   error: string | null;
   durationMs: number | null;
-  /** An applied edit's unified diff. */
-  diff: string | null;
+  /** The full result people see when it differs from `display` (a command's output). */
+  output: string | null;
+  /** A shell command's exit code. */
+  exitCode: number | null;
+  /** Cancelled because the user rejected the call. */
+  declined: boolean;
+  /** The change an applied edit made (the edit's `ConfirmationDetails`, as the live card got it). */
+  diff: unknown;
 }
 
 export interface UsageTotals {
@@ -175,7 +182,10 @@ function applyResult(entry: ToolEntry, record: ToolCallRecord): void {
     else entry.error = text(record.summary);
   }
   if (record.duration_ms !== undefined && record.duration_ms !== null) entry.durationMs = record.duration_ms;
-  if (record.diff) entry.diff = record.diff;
+  if (record.output !== undefined && record.output !== null) entry.output = record.output;
+  if (record.exit_code !== undefined && record.exit_code !== null) entry.exitCode = record.exit_code;
+  if (record.declined) entry.declined = true;
+  if (record.diff !== undefined && record.diff !== null) entry.diff = record.diff;
   if (entry.error && NOT_EXECUTED.test(entry.error) && entry.state === "cancelled") entry.display = null;
 }
 
@@ -232,6 +242,9 @@ export function transcriptEntries(messages: StoredMessage[], options: EntryOptio
             display: null,
             error: null,
             durationMs: null,
+            output: null,
+            exitCode: null,
+            declined: false,
             diff: null,
           };
           // Gemini CLI imports keep the call's status and display on the call itself.
@@ -271,6 +284,9 @@ export function transcriptEntries(messages: StoredMessage[], options: EntryOptio
               display: null,
               error: null,
               durationMs: null,
+              output: null,
+              exitCode: null,
+              declined: false,
               diff: null,
             };
             tools.set(call.call_id, entry);

@@ -5,9 +5,10 @@ import type { JsonValue } from "./serde_json/JsonValue";
  * A tool call as the history shows it: on the model message that made it
  * (`args`), and on the tool-result message that answered it (`status`,
  * `summary` of the output, and what the live tool card showed: `display`,
- * `error`, `duration_ms`, an edit's `diff`). Sessions recorded before those
- * fields existed, and Gemini CLI imports, have only the `summary` (the text
- * the model was sent), which a reader must clean before showing it.
+ * `error`, `duration_ms`, `output`, `exit_code`, `declined`, an edit's `diff`).
+ * Sessions recorded before those fields existed, and Gemini CLI imports, have
+ * only the `summary` (the text the model was sent), which a reader must clean
+ * before showing it.
  */
 export type ToolCallRecord = { call_id: string, name: string, args?: JsonValue | null, 
 /**
@@ -32,6 +33,21 @@ error?: string | null,
  */
 duration_ms?: number | null, 
 /**
- * The unified diff of an edit that was applied, as approved.
+ * The full result people see when it differs from the display (a
+ * command's output, a folder's entries), cut to a bounded size.
  */
-diff?: string | null, };
+output?: string | null, 
+/**
+ * A shell command's exit code.
+ */
+exit_code?: number | null, 
+/**
+ * Cancelled because the user rejected the call.
+ */
+declined?: boolean, 
+/**
+ * The change an applied edit made, as the live card got it (the
+ * protocol's `ConfirmationDetails` of the edit, as JSON), so a reopened
+ * card shows its diff again.
+ */
+diff?: unknown, };
