@@ -397,6 +397,162 @@ describe("history browser", () => {
   });
 });
 
+/**
+ * A session recorded as the model saw it: markdown answers, function calls in the searchable
+ * text, shell output in `<untrusted_context>` with its PGID line, a note for the model.
+ */
+function plumbingSession(now) {
+  const id = "g7";
+  const base = { role: "user", in_context: true, truncated: false, size: 10, thoughts: [], usage: null, model: null, parts: null };
+  const m = (seq, kind, fields) => ({ ...base, id: `${id}-m${seq}`, seq, kind, role: kind === "model" ? "model" : "user", created_ms: now - 50_000 + seq * 1000, text: "", tool_calls: [], ...fields });
+  const messages = [
+    m(1, "prompt", { text: "describe the okapi and save it" }),
+    m(2, "model", {
+      parts: [{ text: "The **okapi** is `striped`:\n\n- legs\n- ears" }, { functionCall: { id: "w1", name: "write_file", args: { file_path: "/home/dev/project/okapi.md", content: "striped" } } }, { functionCall: { id: "s1", name: "run_shell_command", args: { command: "wc -l okapi.md" } } }],
+      text: 'The **okapi** is `striped`:\n\n- legs\n- ears\nwrite_file {"file_path":"/home/dev/project/okapi.md","content":"striped"}\nrun_shell_command {"command":"wc -l okapi.md"}',
+      tool_calls: [
+        { call_id: "w1", name: "write_file", args: { file_path: "/home/dev/project/okapi.md", content: "striped" } },
+        { call_id: "s1", name: "run_shell_command", args: { command: "wc -l okapi.md" } },
+      ],
+      usage: { prompt: 10, output: 5, cached: 0, thoughts: 0, tool: 0, total: 15 },
+    }),
+    m(3, "tool_result", {
+      tool_calls: [
+        { call_id: "w1", name: "write_file", status: "success", summary: "Successfully created and wrote to new file: /home/dev/project/okapi.md.\n\nThe user modified the proposed change before it was applied; the result reflects the user's version." },
+        { call_id: "s1", name: "run_shell_command", status: "success", summary: "<untrusted_context>\nOutput: 1 okapi.md\nProcess Group PGID: 4242\n</untrusted_context>" },
+      ],
+    }),
+    m(4, "model", { parts: [{ text: "Saved." }], text: "Saved." }),
+  ];
+  const summary = {
+    id,
+    workspace: WS,
+    title: "The okapi file",
+    created_ms: now - 60_000,
+    updated_ms: now - 30_000,
+    model: "gemini-2.5-pro",
+    message_count: messages.length,
+    tokens: { prompt: 0, output: 0, cached: 0, thoughts: 0, tool: 0, total: 0 },
+    source: "gemini-desktop",
+    origin: null,
+  };
+  return { summary, messages };
+}
+
+async function openPlumbing({ last = null, ...options } = {}) {
+  const data = fakeHistory(Date.now());
+  const g7 = plumbingSession(Date.now());
+  data.sessions.unshift(g7.summary);
+  data.messages.g7 = g7.messages;
+  return env.open({ init: [installHistory, { data, last }], ...options });
+}
+
+/** The text of `selector` anywhere in the page (not only what is visible). */
+const allText = (app, selector) => app.page.locator(selector).evaluateAll((els) => els.map((e) => e.textContent ?? "").join("\n"));
+
+describe("transcript rendering", () => {
+  for (const [scheme, width] of [
+    ["light", 1440],
+    ["dark", 800],
+  ]) {
+    test(`the transcript shows the chat's messages and tool cards, no plumbing (${scheme}, ${width} px)`, async () => {
+      const app = await openPlumbing({ colorScheme: scheme });
+      await app.page.setViewportSize({ width, height: 900 });
+      await openBrowser(app);
+      await app.page.locator(`${sel("history-session")}[data-session-id="g7"]`).click();
+      const transcript = `${sel("history-transcript")}[data-session-id="g7"]`;
+      await app.page.waitForSelector(`${transcript} ${sel("tool-card")}`);
+      // Markdown rendered by the chat's component.
+      const model = app.page.locator(`${transcript} ${sel("message-model")}`).first();
+      assert.equal(await model.locator("strong").innerText(), "okapi");
+      assert.equal(await model.locator("code").innerText(), "striped");
+      assert.equal(await model.locator("li").count(), 2);
+      // Tool cards, not function-call JSON; the results as people see them.
+      const cards = await app.page.locator(`${transcript} ${sel("tool-card")}`).evaluateAll((els) => els.map((e) => [e.dataset.tool, e.dataset.state]));
+      assert.deepEqual(cards, [
+        ["write_file", "success"],
+        ["run_shell_command", "success"],
+      ]);
+      const shell = app.page.locator(`${transcript} ${sel("tool-card")}[data-tool="run_shell_command"] ${sel("tool-result")}`);
+      assert.equal(await shell.innerText(), "1 okapi.md");
+      const text = await allText(app, transcript);
+      for (const bad of ["untrusted_context", "PGID", '{"file_path"', "write_file {", "**okapi**", "The user modified the proposed change"]) {
+        assert.ok(!text.includes(bad), `${bad} shown in the transcript: ${text}`);
+      }
+      // Each stored message keeps its row (paging and search hits address them by seq).
+      assert.deepEqual(await app.tid("history-message").evaluateAll((els) => els.map((e) => e.dataset.kind)), ["prompt", "model", "tool_result", "model"]);
+      await app.page.screenshot({ path: screenshotPath(`history-transcript-rendered-${scheme}-${width}.png`) });
+      await app.close();
+    });
+  }
+
+  for (const [scheme, width] of [
+    ["light", 1440],
+    ["dark", 800],
+  ]) {
+    test(`a reopened session shows the live chat's items, no plumbing (${scheme}, ${width} px)`, async () => {
+      const app = await openPlumbing({ last: "g7", colorScheme: scheme, viewport: { width, height: 820 } });
+      assert.equal(app.callsOf("start_session")[0].args.resume, "g7");
+      const chat = sel("message-list");
+      await app.page.waitForSelector(`${chat} ${sel("tool-card")}[data-tool="run_shell_command"]`);
+      const cards = await app.page.locator(`${chat} ${sel("tool-card")}`).evaluateAll((els) => els.map((e) => [e.dataset.tool, e.dataset.state]));
+      assert.deepEqual(cards, [
+        ["write_file", "success"],
+        ["run_shell_command", "success"],
+      ]);
+      assert.equal(await app.page.locator(`${chat} ${sel("tool-card")}[data-tool="run_shell_command"] ${sel("tool-result")}`).innerText(), "1 okapi.md");
+      assert.deepEqual(await app.page.locator(`${chat} ${sel("message-model")}`).allInnerTexts(), ["The okapi is striped:\n\nlegs\nears", "Saved."]);
+      assert.equal(await app.page.locator(`${chat} ${sel("turn-footer")}`).count(), 1);
+      const text = await allText(app, chat);
+      for (const bad of ["untrusted_context", "PGID", '{"file_path"', "write_file {", "**okapi**", "The user modified the proposed change"]) {
+        assert.ok(!text.includes(bad), `${bad} shown in the chat: ${text}`);
+      }
+      await app.page.screenshot({ path: screenshotPath(`resumed-chat-${scheme}-${width}.png`) });
+      await app.close();
+    });
+  }
+
+  test("a search hit is marked inside its message and scrolled into view", async () => {
+    const app = await openPlumbing();
+    await openBrowser(app);
+    await app.tid("history-search").fill("okapi");
+    const hit = app.page.locator(`${sel("history-hit")}[data-session-id="g7"][data-seq="2"]`);
+    await hit.waitFor();
+    await hit.click();
+    const mark = app.page.locator(`${sel("history-message")}[data-seq="2"] ${sel("transcript-hit")}`);
+    await mark.first().waitFor();
+    assert.equal((await mark.first().innerText()).toLowerCase(), "okapi");
+    // Inside the rendered answer (in its <strong>), not around the message.
+    assert.equal(await mark.first().evaluate((el) => el.parentElement?.tagName), "STRONG");
+    // Only in the hit's message.
+    assert.equal(await app.page.locator(`${sel("history-message")}[data-seq="1"] ${sel("transcript-hit")}`).count(), 0);
+    await app.until(() => {
+      const el = document.querySelector('[data-testid="transcript-hit"]');
+      const box = document.querySelector('[data-testid="history-messages"]');
+      if (!el || !box) return false;
+      const a = el.getBoundingClientRect();
+      const b = box.getBoundingClientRect();
+      return a.top >= b.top && a.bottom <= b.bottom;
+    });
+    await app.page.screenshot({ path: screenshotPath("history-transcript-hit.png") });
+    // A long transcript: the hit deep inside is scrolled to.
+    await app.tid("history-search").fill("question 121");
+    const deep = app.page.locator(`${sel("history-hit")}[data-session-id="a1"][data-seq="121"]`);
+    await deep.waitFor();
+    await deep.click();
+    await app.page.locator(`${sel("history-message")}[data-seq="121"] ${sel("transcript-hit")}`).first().waitFor();
+    await app.until(() => {
+      const el = document.querySelector('[data-testid="history-message"][data-seq="121"] [data-testid="transcript-hit"]');
+      const box = document.querySelector('[data-testid="history-messages"]');
+      if (!el || !box) return false;
+      const a = el.getBoundingClientRect();
+      const b = box.getBoundingClientRect();
+      return a.top >= b.top && a.bottom <= b.bottom;
+    });
+    await app.close();
+  });
+});
+
 describe("reopening the last session", () => {
   test("the app resumes the workspace's last session and shows its last messages", async () => {
     const app = await openWithHistory({ last: "c3" });
@@ -406,6 +562,57 @@ describe("reopening the last session", () => {
     assert.equal(start.args.resume, "c3");
     await waitForText(app.page, sel("message-user"), "question 1 about the okapi");
     await waitForText(app.page, sel("message-model"), "answer 2");
+    await app.close();
+  });
+
+  test("a long reopened session renders its last messages first, without the view jumping", async () => {
+    // Records the order in which the chat's messages enter the page, and each frame's distance
+    // of the view from the bottom, from before the app starts.
+    function observe() {
+      window.__gdInserted = [];
+      window.__gdGaps = [];
+      const pick = '[data-testid="message-user"], [data-testid="message-model"]';
+      new MutationObserver((records) => {
+        for (const r of records) {
+          for (const n of r.addedNodes) {
+            if (!(n instanceof Element)) continue;
+            for (const el of [n, ...n.querySelectorAll(pick)]) {
+              if (el.matches(pick) && !el.closest('[data-testid="history-panel"]')) window.__gdInserted.push(el.textContent?.trim());
+            }
+          }
+        }
+      }).observe(document, { childList: true, subtree: true });
+      const frame = () => {
+        const s = document.querySelector('[data-testid="scroller"]');
+        const count = Number(document.querySelector('[data-testid="message-list"]')?.getAttribute("data-count") ?? 0);
+        if (s && count > 0) window.__gdGaps.push([count, Math.round(s.scrollHeight - s.scrollTop - s.clientHeight)]);
+        if (window.__gdGaps.length < 120) requestAnimationFrame(frame);
+      };
+      requestAnimationFrame(frame);
+    }
+    const init = new Function("arg", `(${installHistory.toString()})(arg); (${observe.toString()})();`);
+    const app = await env.open({ init: [init, { data: fakeHistory(Date.now()), last: "a1" }] });
+    assert.equal(app.callsOf("start_session")[0].args.resume, "a1");
+    // The last page of the session: messages 151..200.
+    await waitForText(app.page, `${sel("message-list")} ${sel("message-model")}`, "answer 200");
+    const total = await app.until(() => {
+      const list = document.querySelector('[data-testid="message-list"]');
+      const n = Number(list?.getAttribute("data-count"));
+      return window.__gdGaps.length >= 60 ? n : false;
+    });
+    const inserted = await app.page.evaluate(() => window.__gdInserted);
+    const last = inserted.indexOf("answer 200");
+    const first = inserted.indexOf("question 151 about the okapi");
+    assert.ok(last >= 0, "the last answer was rendered");
+    assert.ok(first === -1 || first > last, `the first message came before the last: ${JSON.stringify(inserted.slice(0, 12))}`);
+    // Older items were added above over several frames, the view staying at the bottom.
+    const gaps = await app.page.evaluate(() => window.__gdGaps);
+    const counts = [...new Set(gaps.map(([n]) => n))];
+    assert.ok(counts.length >= 2 && counts[0] < total, `rendered progressively: ${JSON.stringify(counts)} of ${total}`);
+    for (const [n, gap] of gaps) assert.ok(gap <= 40, `the view left the bottom (${gap} px) with ${n} items`);
+    // All of it is there: scrolling to the top shows the first message of the page.
+    await app.tid("scroller").evaluate((el) => el.scrollTo(0, 0));
+    await waitForText(app.page, `${sel("message-list")} ${sel("message-user")}`, "question 151 about the okapi", { index: 0 });
     await app.close();
   });
 
@@ -462,14 +669,19 @@ describe("restore from a transcript", () => {
     assert.equal(start.args.resume, "e5");
     const restore = await app.waitForCall("restore_checkpoint", () => true, { from });
     assert.deepEqual(restore.args, { sessionId: "e5", checkpointId: "cp-e5", code: true, conversation: true });
-    // The chat behind shows the resumed session.
-    await waitForText(app.page, sel("message-user"), "change a.txt");
+    // The chat behind shows the resumed session (the transcript shows messages with the chat's
+    // components too: look in the chat's list).
+    await waitForText(app.page, `${sel("message-list")} ${sel("message-user")}`, "change a.txt");
     await app.emit(E.checkpointRestored("cp-e5", [["a.txt", "reverted"]], { conversation: { message_id: "e5-m3", removed: 4 } }));
     await waitForText(app.page, sel("history-status"), "Restored 1 file and the conversation to before this edit");
     await app.until(() => document.querySelectorAll('[data-testid="history-message"]').length === 2);
     assert.deepEqual(await app.tid("history-message").evaluateAll((els) => els.map((e) => e.dataset.seq)), ["1", "2"]);
     // The chat dropped the turn too.
-    await app.until(() => [...document.querySelectorAll('[data-testid="message-user"]')].map((e) => e.textContent?.trim()).join("|") === "remember the okapi");
+    await app.until(
+      () =>
+        [...document.querySelectorAll('[data-testid="message-list"] [data-testid="message-user"]')].map((e) => e.textContent?.trim()).join("|") ===
+        "remember the okapi",
+    );
     await app.tid("history-panel").screenshot({ path: screenshotPath("history-restored.png") });
     await app.close();
   });

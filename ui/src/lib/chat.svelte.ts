@@ -13,6 +13,8 @@ import type { TurnStatus } from "../protocol/TurnStatus";
 import { type Checkpoint, CheckpointStore } from "./checkpoints.svelte";
 import { MarkdownStream } from "./markdown";
 import { describeCall } from "./tools";
+import { transcriptEntries } from "./transcript";
+import { transcriptItems } from "./transcript-items";
 
 let nextId = 1;
 
@@ -139,6 +141,19 @@ function emptyUsage(): TurnUsage {
 
 const now = () => (typeof performance !== "undefined" ? performance.now() : Date.now());
 
+/** Restored items shown at once (more than a window's height of rows), then per frame. */
+const RESTORE_FIRST = 24;
+const RESTORE_CHUNK = 60;
+
+function onFrame(f: () => void): number {
+  return typeof requestAnimationFrame === "function" ? requestAnimationFrame(f) : (setTimeout(f, 16) as unknown as number);
+}
+
+function cancelFrame(id: number): void {
+  if (typeof cancelAnimationFrame === "function") cancelAnimationFrame(id);
+  else clearTimeout(id);
+}
+
 export class ChatStore {
   items = $state.raw<Item[]>([]);
   /** The workspace root, to show tool paths relative to it. */
@@ -187,54 +202,49 @@ export class ChatStore {
 
   /**
    * Shows a resumed session's last messages (a transcript page, oldest first) before anything
-   * else in the chat. `hasBefore`: older messages exist (the history browser shows them).
+   * else in the chat, as the live chat showed them (lib/transcript.ts). `hasBefore`: older
+   * messages exist (the history browser shows them).
+   *
+   * Rendered last messages first: the newest items (the visible bottom of the conversation) go
+   * in at once, older ones are added above them a chunk per animation frame, so a long restored
+   * conversation paints its end without waiting for the rest.
    */
   loadTranscript(messages: StoredMessage[], hasBefore: boolean): void {
-    const items: Item[] = [];
-    if (hasBefore) items.push(new NoticeItem("info", "Earlier messages of this session are in the history (History button)."));
-    for (const m of messages) {
-      switch (m.kind) {
-        case "prompt": {
-          const item = new UserItem(m.text);
-          this.promptItems.set(m.id, item);
-          items.push(item);
-          break;
-        }
-        case "model": {
-          for (const t of m.thoughts) items.push(new ThoughtItem(t.subject || "Thinking", t.description));
-          if (m.text.trim()) {
-            const item = new ModelItem();
-            item.text = m.text;
-            item.streaming = false;
-            items.push(item);
-          }
-          for (const call of m.tool_calls) {
-            const item = new ToolItem(call.call_id, call.name, call.args ?? null, this.workspace);
-            item.state = "success";
-            // Its checkpoint, if it has one, comes with the session's `checkpoints`.
-            item.checkpoint = this.checkpoints.list.find((c) => c.callId === call.call_id) ?? null;
-            this.tools.set(call.call_id, item);
-            items.push(item);
-          }
-          break;
-        }
-        case "tool_result":
-          for (const call of m.tool_calls) {
-            const item = this.tools.get(call.call_id);
-            if (!item) continue;
-            const status = call.status === "error" || call.status === "cancelled" ? call.status : "success";
-            item.status = status;
-            item.state = status;
-            if (status === "success") item.display = call.summary ?? null;
-            else item.error = call.summary ?? null;
-          }
-          break;
-        case "summary":
-          items.push(new NoticeItem("info", "Older messages were summarised to save context."));
-          break;
-      }
+    const restored = transcriptItems(transcriptEntries(messages), this.workspace);
+    for (const [id, item] of restored.prompts) this.promptItems.set(id, item);
+    for (const [callId, tool] of restored.tools) {
+      // Its checkpoint, if it has one, comes with the session's `checkpoints`.
+      tool.checkpoint = this.checkpoints.list.find((c) => c.callId === callId) ?? null;
+      this.tools.set(callId, tool);
     }
-    this.items = [...items, ...this.items];
+    const items = restored.items;
+    if (hasBefore) items.unshift(new NoticeItem("info", "Earlier messages of this session are in the history (History button)."));
+    this.finishRestore();
+    const first = items.splice(Math.max(0, items.length - RESTORE_FIRST));
+    this.items = [...first, ...this.items];
+    if (items.length > 0) {
+      this.restoring = items;
+      this.restoreFrame = onFrame(() => this.restoreStep());
+    }
+  }
+
+  /** Older restored items not shown yet (see `loadTranscript`). */
+  private restoring: Item[] = [];
+  private restoreFrame = 0;
+
+  private restoreStep(): void {
+    this.restoreFrame = 0;
+    const chunk = this.restoring.splice(Math.max(0, this.restoring.length - RESTORE_CHUNK));
+    if (chunk.length > 0) this.items = [...chunk, ...this.items];
+    if (this.restoring.length > 0) this.restoreFrame = onFrame(() => this.restoreStep());
+  }
+
+  /** Shows what is left of a progressive restore now (before the list changes otherwise). */
+  private finishRestore(): void {
+    if (this.restoreFrame) cancelFrame(this.restoreFrame);
+    this.restoreFrame = 0;
+    if (this.restoring.length > 0) this.items = [...this.restoring, ...this.items];
+    this.restoring = [];
   }
 
   /**
@@ -242,6 +252,7 @@ export class ChatStore {
    * restore): the chat drops that prompt and everything after it, and says so with `text`.
    */
   private rewound(messageId: string, removed: number, text: string | null): void {
+    this.finishRestore();
     const item = this.promptItems.get(messageId);
     const at = item ? this.items.indexOf(item) : removed > 0 ? 0 : -1;
     if (item) this.returnedPrompt = { text: item.text };
@@ -281,6 +292,9 @@ export class ChatStore {
   }
 
   clear(): void {
+    if (this.restoreFrame) cancelFrame(this.restoreFrame);
+    this.restoreFrame = 0;
+    this.restoring = [];
     this.cancelFrame();
     this.pending = "";
     this.answer = null;

@@ -5,6 +5,7 @@ import * as api from "../api";
 import type { GeminiCliSessionInfo, SearchHit, SessionSummary, StoredMessage } from "../api";
 import type { PageFrom } from "../protocol/PageFrom";
 import { Checkpoint, type RestoreChoice } from "./checkpoints.svelte";
+import { hitTerms } from "./transcript-mark";
 
 /** Start and end of a matched word in a search snippet (gd-store's highlight markers). */
 const MARK_START = "\u0002";
@@ -107,6 +108,8 @@ export class Transcript {
   error = $state<string | null>(null);
   /** The message to scroll to and mark (a search hit), once. */
   focusSeq = $state<number | null>(null);
+  /** The hit's words, marked inside that message. */
+  focusTerms = $state.raw<string[]>([]);
   /** The session's edits that have a checkpoint, by tool call id (their Restore action). */
   checkpoints = $state.raw<Map<string, Checkpoint>>(new Map());
 
@@ -302,8 +305,11 @@ export class HistoryBrowser {
     }
   }
 
-  /** Opens a session's transcript at its start, or around a message (a search hit). */
-  async openSession(session: SessionSummary, seq: number | null = null): Promise<void> {
+  /**
+   * Opens a session's transcript at its start, or around a message (a search hit, whose words
+   * `terms` are marked in it).
+   */
+  async openSession(session: SessionSummary, seq: number | null = null, terms: string[] = []): Promise<void> {
     this.confirmingDelete = false;
     this.renaming = null;
     this.status = null;
@@ -313,6 +319,7 @@ export class HistoryBrowser {
       transcript.load(seq === null ? { from: "start" } : { from: "around", seq }),
       transcript.loadCheckpoints((checkpoint, choice) => this.restore(transcript, checkpoint, choice)),
     ]);
+    transcript.focusTerms = terms;
     transcript.focusSeq = seq;
   }
 
@@ -346,7 +353,10 @@ export class HistoryBrowser {
         source: "gemini-desktop",
         origin: null,
       } satisfies SessionSummary);
-    await this.openSession(session, hit.seq);
+    const matched = snippetSpans(hit.snippet)
+      .filter((s) => s.hit)
+      .map((s) => s.text);
+    await this.openSession(session, hit.seq, hitTerms(matched, this.query));
   }
 
   /** Opens one of Gemini CLI's sessions: imported into the history (its file is not touched). */

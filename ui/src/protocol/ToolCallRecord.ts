@@ -4,7 +4,11 @@ import type { JsonValue } from "./serde_json/JsonValue";
 /**
  * A tool call as the history shows it: on the model message that made it
  * (`args`), and on the tool-result message that answered it (`status`,
- * `summary` of the output).
+ * `summary` of the output, and what the live tool card showed: `display`,
+ * `error`, `duration_ms`, `output`, `exit_code`, `declined`, an edit's `diff`).
+ * Sessions recorded before those fields existed, and Gemini CLI imports, have
+ * only the `summary` (the text the model was sent), which a reader must clean
+ * before showing it.
  */
 export type ToolCallRecord = { call_id: string, name: string, args?: JsonValue | null, 
 /**
@@ -14,4 +18,36 @@ status?: string | null,
 /**
  * The start of the output (or error), for display and search.
  */
-summary?: string | null, };
+summary?: string | null, 
+/**
+ * The result as the user saw it on the tool card (the tool's display
+ * text, not what the model was sent), cut to a bounded size.
+ */
+display?: string | null, 
+/**
+ * The error as the user saw it, for a failed or cancelled call.
+ */
+error?: string | null, 
+/**
+ * How long the call ran.
+ */
+duration_ms?: number | null, 
+/**
+ * The full result people see when it differs from the display (a
+ * command's output, a folder's entries), cut to a bounded size.
+ */
+output?: string | null, 
+/**
+ * A shell command's exit code.
+ */
+exit_code?: number | null, 
+/**
+ * Cancelled because the user rejected the call.
+ */
+declined?: boolean, 
+/**
+ * The change an applied edit made, as the live card got it (the
+ * protocol's `ConfirmationDetails` of the edit, as JSON), so a reopened
+ * card shows its diff again.
+ */
+diff?: unknown, };

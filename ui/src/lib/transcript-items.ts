@@ -1,0 +1,64 @@
+// Transcript entries (lib/transcript.ts) → the chat's item objects, so the resumed chat and the
+// history transcript render stored messages with the live chat's components.
+import { FooterItem, type Item, ModelItem, NoticeItem, ThoughtItem, ToolItem, UserItem } from "./chat.svelte";
+import type { Entry } from "./transcript";
+
+export interface TranscriptItems {
+  /** In order. */
+  items: Item[];
+  /** The stored message each item came from (`seq`), parallel to `items`. */
+  seqs: number[];
+  /** Prompt items by stored message id (a rewind names the prompt). */
+  prompts: Map<string, UserItem>;
+  /** Tool cards by call id. */
+  tools: Map<string, ToolItem>;
+}
+
+export function transcriptItems(entries: Entry[], workspace: string | null): TranscriptItems {
+  const out: TranscriptItems = { items: [], seqs: [], prompts: new Map(), tools: new Map() };
+  for (const entry of entries) {
+    let item: Item;
+    switch (entry.kind) {
+      case "user": {
+        const user = new UserItem(entry.text);
+        out.prompts.set(entry.messageId, user);
+        item = user;
+        break;
+      }
+      case "model": {
+        const model = new ModelItem();
+        model.text = entry.text;
+        model.streaming = false;
+        item = model;
+        break;
+      }
+      case "thought":
+        item = new ThoughtItem(entry.subject, entry.description);
+        break;
+      case "tool": {
+        const tool = new ToolItem(entry.callId, entry.name, entry.args, workspace);
+        tool.state = entry.state;
+        tool.status = entry.state;
+        tool.display = entry.display;
+        tool.error = entry.error;
+        tool.durationMs = entry.durationMs;
+        if (entry.output !== null) tool.output = entry.output;
+        // What the live card gets with a result beyond the display (exit code, rejection, an
+        // edit's diff): set as the card's fields of the same names.
+        Object.assign(tool, { exitCode: entry.exitCode, declined: entry.declined, diff: entry.diff ?? null });
+        out.tools.set(entry.callId, tool);
+        item = tool;
+        break;
+      }
+      case "notice":
+        item = new NoticeItem(entry.level, entry.text);
+        break;
+      case "footer":
+        item = new FooterItem("completed", { ...entry.usage }, entry.seconds);
+        break;
+    }
+    out.items.push(item);
+    out.seqs.push(entry.seq);
+  }
+  return out;
+}

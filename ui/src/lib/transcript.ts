@@ -1,0 +1,317 @@
+// Stored messages (gd-store's transcript records) → the entries the chat shows, in order: the
+// same user messages, answers, thoughts, tool cards, notices and turn footers the live event
+// stream produces (lib/chat.svelte.ts). One conversion for the resumed chat and the history
+// browser's transcript, so a reopened conversation looks as it did live.
+//
+// What the records hold for people and what for the model differ: a model message's searchable
+// `text` also names its function calls (`write_file {"file_path": …}`), and a tool result's
+// `summary` is the text the model was sent (shell output in `<untrusted_context>` with its
+// `Process Group PGID` line, notes for the model). Sessions recorded since the records keep
+// the card's own `display`/`error`/`duration_ms` (and `output`/`exit_code`/`declined`/`diff`)
+// show exactly those; older sessions and
+// Gemini CLI imports fall back to the summary, cleaned of that plumbing (`cleanToolText`).
+//
+// Plain data only (no Svelte state), so it is unit-tested on its own (tests/transcript.test.mjs);
+// lib/transcript-items.svelte.ts turns the entries into chat items.
+import type { StoredMessage } from "../protocol/StoredMessage";
+import type { ToolCallRecord } from "../protocol/ToolCallRecord";
+
+export type EntryLevel = "error" | "warning" | "info";
+
+/** The final state of a stored tool call (the live card's `data-state` once it finished). */
+export type FinalToolState = "success" | "error" | "cancelled";
+
+export interface ToolEntry {
+  kind: "tool";
+  /** The stored message the call was made in (or answered in, when the call is not loaded). */
+  seq: number;
+  callId: string;
+  name: string;
+  args: unknown;
+  state: FinalToolState;
+  /** `true` once a result record was seen (else the state is a guess). */
+  answered: boolean;
+  display: string | null;
+  error: string | null;
+  durationMs: number | null;
+  /** The full result people see when it differs from `display` (a command's output). */
+  output: string | null;
+  /** A shell command's exit code. */
+  exitCode: number | null;
+  /** Cancelled because the user rejected the call. */
+  declined: boolean;
+  /** The change an applied edit made (the edit's `ConfirmationDetails`, as the live card got it). */
+  diff: unknown;
+}
+
+export interface UsageTotals {
+  model: string | null;
+  prompt: number;
+  output: number;
+  cached: number;
+  thoughts: number;
+  total: number;
+  requests: number;
+}
+
+export type Entry =
+  | { kind: "user"; seq: number; messageId: string; text: string }
+  | { kind: "model"; seq: number; text: string }
+  | { kind: "thought"; seq: number; subject: string; description: string }
+  | ToolEntry
+  | { kind: "notice"; seq: number; level: EntryLevel; text: string }
+  | { kind: "footer"; seq: number; usage: UsageTotals; seconds: number };
+
+/** What a resumed session answers for a call its model made just before the app stopped. */
+const NOT_EXECUTED = /^Not executed\b/;
+
+/** Lines of the shell tool's text for the model (crates/core/src/tools/shell/format.rs). */
+const SHELL_FIELDS = ["Error", "Exit Code", "Signal", "Background PIDs", "Process Group PGID"] as const;
+
+/** Notes the core appends to a result for the model only. */
+const MODEL_NOTES = [
+  "The user modified the proposed change before it was applied; the result reflects the user's version.",
+];
+
+/**
+ * A tool result's text as a person should see it: without the `<untrusted_context>` wrapper,
+ * the shell's `Output:`/`Process Group PGID:` fields (the output itself is kept; an empty one
+ * says what happened instead, as the live card does) and notes meant for the model.
+ */
+export function cleanToolText(text: string): string {
+  let t = text;
+  const open = t.indexOf("<untrusted_context>");
+  if (open >= 0) {
+    const before = t.slice(0, open).trim();
+    const close = t.indexOf("</untrusted_context>", open);
+    const inner = t.slice(open + "<untrusted_context>".length, close >= 0 ? close : undefined).replace(/^\n/, "").replace(/\n$/, "");
+    const after = close >= 0 ? t.slice(close + "</untrusted_context>".length).trim() : "";
+    t = [before, shellText(inner), after].filter((s) => s !== "").join("\n");
+  } else if (/^Output: /.test(t) && /\nProcess Group PGID: \d+\s*$/.test(t)) {
+    t = shellText(t);
+  }
+  for (const note of MODEL_NOTES) t = t.split(note).join("");
+  // Any stray wrapper tag or process-group line (e.g. a summary cut inside the wrapper).
+  t = t.replace(/<\/?untrusted_context>/g, "").replace(/^Process Group PGID: \d+$/gm, "");
+  return t.replace(/\n{3,}/g, "\n\n").trim();
+}
+
+/** The shell's `Name: value` lines for the model → the live card's text (format.rs `display_text`). */
+function shellText(inner: string): string {
+  if (inner.startsWith("Command was cancelled by the user before it finished.")) {
+    const at = inner.indexOf("Output until then:\n");
+    return at >= 0 ? `Command cancelled.\n\nOutput before cancellation:\n${inner.slice(at + 19)}` : "Command cancelled.";
+  }
+  if (!inner.startsWith("Output: ")) return inner;
+  const fields: Record<string, string> = {};
+  let body = inner.slice("Output: ".length);
+  // Fields follow the output, one line each, in a fixed order: peel them off the end.
+  for (;;) {
+    const nl = body.lastIndexOf("\n");
+    if (nl < 0) break;
+    const line = body.slice(nl + 1);
+    const field = SHELL_FIELDS.find((f) => line.startsWith(`${f}: `));
+    if (!field) break;
+    fields[field] = line.slice(field.length + 2);
+    body = body.slice(0, nl);
+  }
+  const output = body === "(empty)" ? "" : body;
+  if (output) return output;
+  if (fields.Signal) return `Command terminated by signal ${fields.Signal}.`;
+  if (fields.Error) return `Command failed: ${fields.Error}`;
+  if (fields["Exit Code"] && fields["Exit Code"] !== "0") return `Command exited with code ${fields["Exit Code"]}.`;
+  return "";
+}
+
+interface Part {
+  text?: unknown;
+  thought?: unknown;
+  functionCall?: unknown;
+}
+
+/**
+ * A model message's answer text: its text parts (not thoughts) when the parts were read, else
+ * the searchable text without the lines naming its function calls.
+ */
+export function modelText(m: StoredMessage): string {
+  if (Array.isArray(m.parts)) {
+    return (m.parts as Part[])
+      .filter((p) => p && typeof p === "object" && p.thought !== true && typeof p.text === "string")
+      .map((p) => p.text as string)
+      .join("");
+  }
+  if (m.tool_calls.length === 0) return m.text;
+  const lines = m.text.split("\n");
+  const names = new Set(m.tool_calls.map((c) => c.name));
+  const joined = m.tool_calls.map((c) => c.name).join(" ");
+  // Gemini Desktop: one `name {args}` line per call; Gemini CLI imports: the names on one line.
+  while (lines.length > 0) {
+    const last = lines[lines.length - 1]!;
+    const space = last.indexOf(" ");
+    const head = space < 0 ? last : last.slice(0, space);
+    if (last === joined || (names.has(head) && (space < 0 || /^[{[]/.test(last.slice(space + 1))))) lines.pop();
+    else break;
+  }
+  return lines.join("\n");
+}
+
+function finalState(status: string | null | undefined): FinalToolState {
+  return status === "error" || status === "cancelled" ? status : "success";
+}
+
+function text(value: string | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  const t = cleanToolText(value);
+  return t === "" ? null : t;
+}
+
+/** Applies a result record (or the extra fields of a call record) to a tool entry. */
+function applyResult(entry: ToolEntry, record: ToolCallRecord): void {
+  if (record.status) {
+    entry.state = finalState(record.status);
+    entry.answered = true;
+  }
+  const recorded = record.display !== undefined || record.error !== undefined || record.duration_ms !== undefined;
+  if (recorded) {
+    // Recorded as the card showed it.
+    if (record.display !== undefined) entry.display = text(record.display);
+    if (record.error !== undefined) entry.error = text(record.error);
+  } else if (record.status && record.summary && entry.display === null && entry.error === null) {
+    // An older record: only the model's text, cleaned.
+    if (entry.state === "success") entry.display = text(record.summary);
+    else entry.error = text(record.summary);
+  }
+  if (record.duration_ms !== undefined && record.duration_ms !== null) entry.durationMs = record.duration_ms;
+  if (record.output !== undefined && record.output !== null) entry.output = record.output;
+  if (record.exit_code !== undefined && record.exit_code !== null) entry.exitCode = record.exit_code;
+  if (record.declined) entry.declined = true;
+  if (record.diff !== undefined && record.diff !== null) entry.diff = record.diff;
+  if (entry.error && NOT_EXECUTED.test(entry.error) && entry.state === "cancelled") entry.display = null;
+}
+
+export interface EntryOptions {
+  /** Later messages exist that are not given (a page): unanswered calls may be answered there. */
+  hasAfter?: boolean;
+}
+
+/** Stored messages (consecutive, oldest first) → chat entries, in order. */
+export function transcriptEntries(messages: StoredMessage[], options: EntryOptions = {}): Entry[] {
+  const out: Entry[] = [];
+  const tools = new Map<string, ToolEntry>();
+  /** The turn being read: its start, its last message (where its footer goes) and usage. */
+  let turn: { seq: number; start: number; last: number; usage: UsageTotals } | null = null;
+  let summarised = false;
+
+  const endTurn = () => {
+    if (turn && turn.last > turn.start) {
+      out.push({ kind: "footer", seq: turn.seq, usage: turn.usage, seconds: (turn.last - turn.start) / 1000 });
+    }
+    turn = null;
+  };
+
+  for (const m of messages) {
+    if (m.kind !== "summary") summarised = false;
+    switch (m.kind) {
+      case "prompt": {
+        // A prompt that is only session context (Gemini CLI imports) is not the user's.
+        const typed = m.text.trim() === "" ? "" : m.text;
+        if (!typed) break;
+        endTurn();
+        out.push({ kind: "user", seq: m.seq, messageId: m.id, text: typed });
+        turn = {
+          seq: m.seq,
+          start: m.created_ms,
+          last: m.created_ms,
+          usage: { model: null, prompt: 0, output: 0, cached: 0, thoughts: 0, total: 0, requests: 0 },
+        };
+        break;
+      }
+      case "model": {
+        for (const t of m.thoughts) out.push({ kind: "thought", seq: m.seq, subject: t.subject || "Thinking", description: t.description });
+        const answer = modelText(m);
+        if (answer.trim()) out.push({ kind: "model", seq: m.seq, text: answer });
+        for (const call of m.tool_calls) {
+          const entry: ToolEntry = {
+            kind: "tool",
+            seq: m.seq,
+            callId: call.call_id,
+            name: call.name,
+            args: call.args ?? null,
+            state: "success",
+            answered: false,
+            display: null,
+            error: null,
+            durationMs: null,
+            output: null,
+            exitCode: null,
+            declined: false,
+            diff: null,
+          };
+          // Gemini CLI imports keep the call's status and display on the call itself.
+          applyResult(entry, call);
+          tools.set(call.call_id, entry);
+          out.push(entry);
+        }
+        if (turn) {
+          turn.last = m.created_ms;
+          turn.seq = m.seq;
+          if (m.usage) {
+            turn.usage.model = m.model ?? turn.usage.model;
+            turn.usage.prompt += m.usage.prompt;
+            turn.usage.output += m.usage.output;
+            turn.usage.cached += m.usage.cached;
+            turn.usage.thoughts += m.usage.thoughts;
+            turn.usage.total += m.usage.total;
+            turn.usage.requests += 1;
+          }
+        }
+        break;
+      }
+      case "tool_result":
+        for (const call of m.tool_calls) {
+          let entry = tools.get(call.call_id);
+          if (!entry) {
+            // Its call is on an earlier page (or was not recorded): a card from the result alone,
+            // as the live chat shows a response without a request.
+            entry = {
+              kind: "tool",
+              seq: m.seq,
+              callId: call.call_id,
+              name: call.name,
+              args: null,
+              state: "success",
+              answered: false,
+              display: null,
+              error: null,
+              durationMs: null,
+              output: null,
+              exitCode: null,
+              declined: false,
+              diff: null,
+            };
+            tools.set(call.call_id, entry);
+            out.push(entry);
+          }
+          applyResult(entry, call);
+        }
+        if (turn) {
+          turn.last = m.created_ms;
+          turn.seq = m.seq;
+        }
+        break;
+      case "summary":
+        if (!summarised) out.push({ kind: "notice", seq: m.seq, level: "info", text: "Older messages were summarised to save context." });
+        summarised = true;
+        break;
+    }
+  }
+  // The last turn's footer only once it is known to be over.
+  if (!options.hasAfter) endTurn();
+  // A call never answered in a complete transcript did not run.
+  if (!options.hasAfter) {
+    for (const entry of tools.values()) {
+      if (!entry.answered) entry.state = "cancelled";
+    }
+  }
+  return out;
+}
