@@ -39,7 +39,7 @@ fn script() -> Value {
                 "file_path": format!("{{{{WORKSPACE}}}}/{NOTES}"),
                 "content": CONTENT,
             }},
-            {"name": "run_shell_command", "args": {"command": format!("wc -l < {NOTES}; echo pangolin")}}
+            {"name": "run_shell_command", "args": {"command": "echo pangolin"}}
         ]},
         {"text": "Saved and counted."}
     ]})

@@ -12,7 +12,7 @@
 
 use gd_gemini::{Content, Part, Role as GeminiRole};
 use gd_protocol::{Event, ToolCallStatus};
-use gd_store::gemini_cli::{cut, output_summary};
+use gd_store::gemini_cli::{DISPLAY_CHARS, cut, output_summary};
 use gd_store::{
     MessageKind, MessageRef, NewMessage, NewSession, Role, Store, StoreError, ThoughtRecord,
     TokenUsage, ToolCallRecord, title_from,
@@ -152,6 +152,8 @@ impl HistoryRecorder {
                         args: None,
                         status: Some("cancelled".into()),
                         summary: Some(INTERRUPTED_CALL.into()),
+                        error: Some(INTERRUPTED_CALL.into()),
+                        ..ToolCallRecord::default()
                     })
                     .collect();
                 let (s, id) = (store.clone(), session_id.to_owned());
@@ -237,6 +239,8 @@ impl HistoryRecorder {
                         args: None,
                         status: Some("cancelled".into()),
                         summary: Some("Not executed.".into()),
+                        error: Some("Not executed.".into()),
+                        ..ToolCallRecord::default()
                     })
                     .collect();
                 (MessageKind::ToolResult, String::new(), records)
@@ -278,8 +282,7 @@ impl HistoryRecorder {
                 call_id: c.call_id.clone(),
                 name: c.name.clone(),
                 args: Some(c.args.clone()),
-                status: None,
-                summary: None,
+                ..ToolCallRecord::default()
             })
             .collect();
         message.thoughts = response
@@ -438,6 +441,11 @@ fn result_record(call: &CompletedCall) -> ToolCallRecord {
         args: None,
         status: Some(status.to_owned()),
         summary,
+        // What the live card showed, so a reopened session shows the same.
+        display: call.display.as_deref().map(|d| cut(d, DISPLAY_CHARS)),
+        error: call.error.as_deref().map(|e| cut(e, DISPLAY_CHARS)),
+        duration_ms: Some(u64::try_from(call.duration.as_millis()).unwrap_or(u64::MAX)),
+        ..ToolCallRecord::default()
     }
 }
 

@@ -178,6 +178,56 @@ async fn every_message_is_recorded_with_its_id_tools_thoughts_and_usage() {
     assert_eq!(stored, sent);
 }
 
+/// A reopened session must show the tool cards as the live chat did: the
+/// record of each result keeps what the card showed (display text, not the
+/// `<untrusted_context>` text the model got) and the duration.
+#[tokio::test]
+async fn tool_results_record_what_the_card_showed() {
+    let mut s = Recorded::start(json!({"steps": [
+        {"functionCalls": [
+            {"name": "write_file", "args": {"file_path": "okapi.txt", "content": "striped\n"}},
+            {"name": "run_shell_command", "args": {"command": "echo pangolin"}}
+        ]},
+        {"text": "Done."}
+    ]}))
+    .await;
+    let events = s.turn("write and run").await;
+    assert_eq!(status(&events), TurnStatus::Completed);
+    let live: Vec<(String, Option<String>)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCallResponse { name, display, .. } => Some((name.clone(), display.clone())),
+            _ => None,
+        })
+        .collect();
+    let page = s.store.page(&s.session_id, &PageQuery::default()).unwrap();
+    let results = page
+        .messages
+        .iter()
+        .find(|m| m.kind == MessageKind::ToolResult)
+        .expect("a tool result message");
+    let record = |name: &str| {
+        results
+            .tool_calls
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap_or_else(|| panic!("no record of {name}"))
+    };
+    let shell = record("run_shell_command");
+    let shown = live.iter().find(|(n, _)| n == "run_shell_command").unwrap().1.clone();
+    assert_eq!(shell.display, shown, "the display text the card showed");
+    assert!(shell.display.as_deref().unwrap().contains("pangolin"));
+    assert!(!shell.display.as_deref().unwrap().contains("untrusted_context"));
+    assert!(shell.summary.as_deref().unwrap().contains("PGID"), "the model's text stays the summary");
+    assert!(shell.duration_ms.is_some());
+    let write = record("write_file");
+    assert_eq!(write.status.as_deref(), Some("success"));
+    let shown = live.iter().find(|(n, _)| n == "write_file").unwrap().1.clone();
+    assert_eq!(write.display, shown);
+    assert!(write.display.is_some());
+    assert!(write.duration_ms.is_some());
+}
+
 #[tokio::test]
 async fn rewind_truncates_stored_and_live_history_so_the_model_forgets() {
     let mut s = Recorded::start(json!({"steps": [{"text": "Noted."}]})).await;

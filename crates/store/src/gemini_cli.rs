@@ -365,6 +365,18 @@ fn plain_text(parts: &[Value]) -> String {
         .join("")
 }
 
+/// What Gemini CLI showed for a tool's result (`resultDisplay`) when it is
+/// text; other shapes (an edit's `{"fileDiff": ...}`) are left to the summary.
+fn display_text(display: &Value) -> Option<String> {
+    match display {
+        Value::String(s) if !s.trim().is_empty() => Some(cut(s, DISPLAY_CHARS)),
+        _ => None,
+    }
+}
+
+/// Longest display text kept per tool call.
+pub const DISPLAY_CHARS: usize = 16 * 1024;
+
 /// The start of a tool's output, for display and search.
 pub fn output_summary(response: &Value) -> String {
     let text = match response {
@@ -416,6 +428,7 @@ fn tool_records_from_responses(parts: &[Value]) -> Vec<ToolCallRecord> {
                 args: None,
                 status: Some(if failed { "error" } else { "success" }.to_owned()),
                 summary: Some(output_summary(&response)),
+                ..ToolCallRecord::default()
             }
         })
         .collect()
@@ -518,6 +531,8 @@ fn convert(session: &GeminiCliSession, i: usize, out: &mut dyn FnMut(NewMessage)
                             .and_then(Value::as_str)
                             .map(str::to_owned),
                         summary: None,
+                        display: call.get("resultDisplay").and_then(display_text),
+                        ..ToolCallRecord::default()
                     });
                 }
                 if parts.is_empty() {

@@ -104,8 +104,12 @@ pub struct TokenUsage {
 
 /// A tool call as the history shows it: on the model message that made it
 /// (`args`), and on the tool-result message that answered it (`status`,
-/// `summary` of the output).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `summary` of the output, and what the live tool card showed: `display`,
+/// `error`, `duration_ms`, `output`, `exit_code`, `declined`, an edit's `diff`).
+/// Sessions recorded before those fields existed, and Gemini CLI imports, have
+/// only the `summary` (the text the model was sent), which a reader must clean
+/// before showing it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct ToolCallRecord {
     pub call_id: String,
@@ -118,6 +122,33 @@ pub struct ToolCallRecord {
     /// The start of the output (or error), for display and search.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
+    /// The result as the user saw it on the tool card (the tool's display
+    /// text, not what the model was sent), cut to a bounded size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display: Option<String>,
+    /// The error as the user saw it, for a failed or cancelled call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// How long the call ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub duration_ms: Option<u64>,
+    /// The full result people see when it differs from the display (a
+    /// command's output, a folder's entries), cut to a bounded size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// A shell command's exit code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// Cancelled because the user rejected the call.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub declined: bool,
+    /// The change an applied edit made, as the live card got it (the
+    /// protocol's `ConfirmationDetails` of the edit, as JSON), so a reopened
+    /// card shows its diff again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(type = "unknown"))]
+    pub diff: Option<Value>,
 }
 
 /// A thought summary the model showed while answering.

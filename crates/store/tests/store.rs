@@ -428,6 +428,7 @@ fn token_totals_and_tool_calls_are_kept() {
         args: Some(json!({"dir": "."})),
         status: None,
         summary: None,
+        ..ToolCallRecord::default()
     }];
     m.usage = Some(TokenUsage {
         prompt: 100,
@@ -445,6 +446,7 @@ fn token_totals_and_tool_calls_are_kept() {
         args: None,
         status: Some("success".into()),
         summary: Some("a.txt b.txt".into()),
+        ..ToolCallRecord::default()
     }];
     store.append_message("s", &r).unwrap();
     let mut m2 = msg(Role::Model, MessageKind::Model, "two files", 4);
@@ -662,6 +664,7 @@ fn the_prompt_of_a_calls_turn_is_found() {
         args: None,
         status: None,
         summary: None,
+        ..ToolCallRecord::default()
     };
     // Two rounds of tool calls in the second prompt's turn.
     for (i, id) in ["c1", "c2"].iter().enumerate() {
