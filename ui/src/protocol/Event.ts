@@ -6,6 +6,7 @@ import type { ConfirmationDetails } from "./ConfirmationDetails";
 import type { ErrorKind } from "./ErrorKind";
 import type { LoopKind } from "./LoopKind";
 import type { McpDiscoveryState } from "./McpDiscoveryState";
+import type { McpToolRef } from "./McpToolRef";
 import type { McpPromptInfo } from "./McpPromptInfo";
 import type { McpServerState } from "./McpServerState";
 import type { McpToolInfo } from "./McpToolInfo";
@@ -31,11 +32,31 @@ auth: string, workspace_dirs: Array<string>,
 /**
  * Names of the tools declared to the model.
  */
-tools: Array<string>, } | { "type": "turn_started", turn_id: string, } | { "type": "thought", subject: string, description: string, } | { "type": "content_delta", text: string, } | { "type": "tool_call_request", call_id: string, name: string, args: unknown, } | { "type": "tool_call_state", call_id: string, state: ToolCallState, } | { "type": "tool_confirmation_request", call_id: string, name: string, details: ConfirmationDetails, } | { "type": "tool_call_output", call_id: string, output: string, } | { "type": "tool_call_response", call_id: string, name: string, status: ToolCallStatus, 
+tools: Array<string>, } | { "type": "turn_started", turn_id: string, } | { "type": "thought", subject: string, description: string, } | { "type": "content_delta", text: string, } | { "type": "tool_call_request", call_id: string, name: string, args: unknown, 
+/**
+ * For an MCP tool: the server and the server's own name of the tool.
+ */
+mcp?: McpToolRef, } | { "type": "tool_call_state", call_id: string, state: ToolCallState, } | { "type": "tool_confirmation_request", call_id: string, name: string, details: ConfirmationDetails, } | { "type": "tool_call_output", call_id: string, output: string, } | { "type": "tool_call_response", call_id: string, name: string, status: ToolCallStatus, 
 /**
  * A short human-readable result for display.
  */
-display: string | null, error: string | null, duration_ms: number, } | { "type": "usage", model: string, latency_ms: number, prompt_tokens: number, candidates_tokens: number, total_tokens: number, cached_tokens: number, thoughts_tokens: number, tool_use_prompt_tokens: number, } | { "type": "retrying", attempt: number, max_attempts: number, delay_ms: number, reason: string, } | { "type": "chat_compressed", original_tokens: number, new_tokens: number, } | { "type": "loop_detected", kind: LoopKind, detail: string, } | { "type": "warning", message: string, } | { "type": "error", kind: ErrorKind, message: string, status: number | null, fatal: boolean, } | { "type": "finished", reason: string, 
+display: string | null, error: string | null, duration_ms: number, 
+/**
+ * The full result for people.
+ */
+output?: string, 
+/**
+ * A shell command's exit code.
+ */
+exit_code?: number, 
+/**
+ * The user rejected the call.
+ */
+declined: boolean, 
+/**
+ * The change an edit applied.
+ */
+diff?: ConfirmationDetails, } | { "type": "usage", model: string, latency_ms: number, prompt_tokens: number, candidates_tokens: number, total_tokens: number, cached_tokens: number, thoughts_tokens: number, tool_use_prompt_tokens: number, } | { "type": "retrying", attempt: number, max_attempts: number, delay_ms: number, reason: string, } | { "type": "chat_compressed", original_tokens: number, new_tokens: number, } | { "type": "loop_detected", kind: LoopKind, detail: string, } | { "type": "warning", message: string, } | { "type": "error", kind: ErrorKind, message: string, status: number | null, fatal: boolean, } | { "type": "finished", reason: string, 
 /**
  * An explanation when the reason is not a normal stop.
  */
