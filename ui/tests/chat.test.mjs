@@ -305,7 +305,10 @@ describe("thoughts, tools and notices", () => {
     assert.equal(await card.getAttribute("data-status"), "success");
     assert.equal(await card.getByTestId("tool-result").innerText(), "Exit code 0");
     assert.equal(await card.getByTestId("tool-state").innerText(), "Done · 1.5 s");
-    assert.ok(!(await card.getByTestId("tool-output").isVisible()), "finished output is collapsed");
+    // A finished command keeps one output view (open; its toggle collapses it).
+    assert.equal(await card.getByTestId("tool-output").count(), 1);
+    await card.getByTestId("tool-output-toggle").click();
+    assert.equal(await card.getByTestId("tool-output").count(), 0, "the toggle collapses the output");
 
     // Descriptions from other arguments; a failure shows its error.
     await app.emitAll([

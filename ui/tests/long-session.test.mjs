@@ -64,7 +64,7 @@ test(`${MESSAGES} messages stay virtualised and scroll smoothly to both ends`, a
   await waitForText(page, sel("message-model"), "Message 0: a longer one.\n\nfirst point\nsecond point\nconsole.log(0);", { index: 0 });
   stats = await domStats(page);
   assert.ok(stats.rows <= MAX_ROWS, `only ${stats.rows} rows in the DOM at the top`);
-  await app.tid("jump-latest").waitFor();
+  await app.tid("jump-to-latest").waitFor();
 
   // Scroll through the middle with the wheel: rows follow the viewport.
   await page.locator(sel("scroller")).hover();
@@ -77,7 +77,7 @@ test(`${MESSAGES} messages stay virtualised and scroll smoothly to both ends`, a
   assert.ok(stats.rows <= MAX_ROWS, `only ${stats.rows} rows in the DOM mid-way`);
 
   // Back to the latest.
-  await app.tid("jump-latest").click();
+  await app.tid("jump-to-latest").click();
   await page.waitForFunction(() => {
     const s = /** @type {HTMLElement} */ (document.querySelector('[data-testid="scroller"]'));
     return s.scrollHeight - s.scrollTop - s.clientHeight <= 2;
@@ -106,7 +106,7 @@ test("streaming keeps the view at the bottom unless the user scrolled up", async
     const s = /** @type {HTMLElement} */ (document.querySelector('[data-testid="scroller"]'));
     return s.scrollHeight - s.scrollTop - s.clientHeight > 300;
   });
-  await app.tid("jump-latest").waitFor();
+  await app.tid("jump-to-latest").waitFor();
   const before = await domStats(page);
   for (let i = 30; i < 50; i++) {
     await app.emit(E.delta(`Paragraph ${i} of a long answer that keeps growing.\n\n`));
@@ -116,7 +116,7 @@ test("streaming keeps the view at the bottom unless the user scrolled up", async
   const afterStats = await domStats(page);
   assert.equal(afterStats.scrollTop, before.scrollTop, "the view stayed where the user left it");
   assert.ok(afterStats.scrollHeight > before.scrollHeight, "while the answer grew below");
-  await app.tid("jump-latest").click();
+  await app.tid("jump-to-latest").click();
   await page.waitForFunction(() => {
     const s = /** @type {HTMLElement} */ (document.querySelector('[data-testid="scroller"]'));
     return s.scrollHeight - s.scrollTop - s.clientHeight <= 2;
@@ -147,7 +147,7 @@ test("a fast stream is followed to its end without the user doing anything", asy
     [...document.querySelectorAll('[data-testid="message-model"]')].at(-1)?.textContent?.includes("Paragraph 119:"),
   );
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-  assert.equal(await app.tid("jump-latest").count(), 0, "the view never left the bottom");
+  assert.equal(await app.tid("jump-to-latest").count(), 0, "the view never left the bottom");
   const { fromBottom } = await domStats(page);
   assert.ok(fromBottom <= 2, `at the bottom (${fromBottom} px away)`);
   await app.close();

@@ -252,6 +252,10 @@ mod tests {
             display: None,
             error: None,
             duration_ms: 3,
+            output: None,
+            exit_code: None,
+            declined: false,
+            diff: None,
         });
         let json = stats.to_json();
         let m = &json["models"]["gemini-2.5-flash"];

@@ -18,7 +18,9 @@ use std::time::{Duration, Instant};
 
 use futures::future::join_all;
 use gd_gemini::{FunctionResponse, Part};
-use gd_protocol::{ConfirmationDetails, ConfirmationOutcome, Event, ToolCallState, ToolCallStatus};
+use gd_protocol::{
+    ConfirmationDetails, ConfirmationOutcome, Event, McpToolRef, ToolCallState, ToolCallStatus,
+};
 use serde_json::{Value, json};
 use tracing::{Instrument, info_span, warn};
 
@@ -47,6 +49,19 @@ pub struct CompletedCall {
     pub display: Option<String>,
     pub error: Option<String>,
     pub duration: Duration,
+    /// What people see of the result beyond `display` (see
+    /// `Event::ToolCallResponse`): the full output, a command's exit code,
+    /// whether the user declined the call, the diff an edit applied.
+    pub shown: ShownResult,
+}
+
+/// The parts of a finished call that only people see (the card).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ShownResult {
+    pub output: Option<String>,
+    pub exit_code: Option<i32>,
+    pub declined: bool,
+    pub diff: Option<ConfirmationDetails>,
 }
 
 /// What a batch produced.
@@ -152,15 +167,23 @@ impl Scheduler {
         ctx: &ToolContext,
         sink: &EventSink,
     ) -> BatchOutcome {
+        let registry = self.tools.current();
         for call in calls {
+            let tool = registry.get(&call.name);
+            let mcp = tool.as_ref().and_then(|t| {
+                Some(McpToolRef {
+                    server: t.mcp_server()?.to_owned(),
+                    tool: t.mcp_tool()?.to_owned(),
+                })
+            });
             sink.emit(Event::ToolCallRequest {
                 call_id: call.call_id.clone(),
                 name: call.name.clone(),
                 args: call.args.clone(),
+                mcp,
             });
             emit_state(sink, &call.call_id, ToolCallState::Validating);
         }
-        let registry = self.tools.current();
         let mut batch = Vec::with_capacity(calls.len());
         for request in calls {
             batch.push(self.validate(&registry, request, ctx, sink).await);
@@ -435,6 +458,10 @@ impl Scheduler {
             display: completed.display.clone(),
             error: completed.error.clone(),
             duration_ms: completed.duration.as_millis() as u64,
+            output: completed.shown.output.clone(),
+            exit_code: completed.shown.exit_code,
+            declined: completed.shown.declined,
+            diff: completed.shown.diff.clone(),
         });
         completed
     }
@@ -533,20 +560,40 @@ impl Scheduler {
     fn complete(&self, call: &Call, outcome: Outcome, ctx: &ToolContext) -> CompletedCall {
         let id = &call.request.call_id;
         let name = &call.request.name;
+        let mut shown = ShownResult::default();
         let (status, parts, display, error) = match outcome {
             Outcome::Ran(ToolResult {
-                error: Some(error), ..
-            }) => (
-                ToolCallStatus::Error,
-                vec![error_response(id, name, &error.message)],
-                None,
-                Some(error.message),
-            ),
+                error: Some(error),
+                output,
+                exit_code,
+                ..
+            }) => {
+                shown.output = output;
+                shown.exit_code = exit_code;
+                (
+                    ToolCallStatus::Error,
+                    vec![error_response(id, name, &error.message)],
+                    None,
+                    Some(error.message),
+                )
+            }
             Outcome::Ran(ToolResult {
                 llm_content,
                 display,
+                output,
+                exit_code,
                 ..
             }) => {
+                // The full result for people: the tool's own, else the model's text
+                // before truncation (when it says more than `display`).
+                shown.output = output.or_else(|| {
+                    let text = llm_content.text();
+                    (!text.is_empty() && text != display).then_some(text)
+                });
+                shown.exit_code = exit_code;
+                if let Some(details @ ConfirmationDetails::Edit { .. }) = &call.details {
+                    shown.diff = Some(details.clone());
+                }
                 let mut content = crate::truncation::limit_content(llm_content, id, ctx);
                 if call.modified {
                     content = append_note(content, MODIFIED_NOTE);
@@ -564,12 +611,15 @@ impl Scheduler {
                 None,
                 Some(message),
             ),
-            Outcome::Cancelled(message) => (
-                ToolCallStatus::Cancelled,
-                vec![error_response(id, name, message)],
-                None,
-                Some(message.to_owned()),
-            ),
+            Outcome::Cancelled(message) => {
+                shown.declined = message == DECLINED_MESSAGE;
+                (
+                    ToolCallStatus::Cancelled,
+                    vec![error_response(id, name, message)],
+                    None,
+                    Some(message.to_owned()),
+                )
+            }
         };
         CompletedCall {
             request: call.request.clone(),
@@ -578,6 +628,7 @@ impl Scheduler {
             display,
             error,
             duration: call.started.elapsed(),
+            shown,
         }
     }
 }

@@ -176,6 +176,10 @@ mod tests {
             display: None,
             error: None,
             duration_ms: 5,
+            output: None,
+            exit_code: None,
+            declined: false,
+            diff: None,
         }
     }
 

@@ -14,7 +14,7 @@ use common::*;
 use gd_core::ApprovalMode;
 use gd_core::policy::PolicyApproval;
 use gd_policy::{PolicyEngine, default_rules};
-use gd_protocol::{ConfirmationDetails, ConfirmationOutcome, Event, Op, TurnStatus};
+use gd_protocol::{ConfirmationDetails, ConfirmationOutcome, Event, McpToolRef, Op, TurnStatus};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -135,6 +135,28 @@ async fn always_allow_the_server_covers_its_other_tools() {
         vec![("fixture".into(), "add".into(), json!({"a": 1, "b": 2}))]
     );
     assert_eq!(outputs(&h), vec![wrapped("3"), wrapped("7"), wrapped("hi")]);
+    // The calls name their server and tool as the server does (the cards' titles).
+    let named: Vec<(String, Option<McpToolRef>)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCallRequest { name, mcp, .. } => Some((name.clone(), mcp.clone())),
+            _ => None,
+        })
+        .collect();
+    let fixture = |tool: &str| {
+        Some(McpToolRef {
+            server: "fixture".into(),
+            tool: tool.into(),
+        })
+    };
+    assert_eq!(
+        named,
+        vec![
+            ("mcp_fixture_add".into(), fixture("add")),
+            ("mcp_fixture_add".into(), fixture("add")),
+            ("mcp_fixture_echo".into(), fixture("echo")),
+        ]
+    );
 }
 
 #[tokio::test]

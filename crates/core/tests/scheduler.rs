@@ -365,6 +365,8 @@ async fn cancel_declines_this_and_the_remaining_calls() {
     for done in &batch.completed {
         assert_eq!(done.status, ToolCallStatus::Cancelled);
         assert_eq!(response(&done.parts)["error"], DECLINED_MESSAGE);
+        assert!(done.shown.declined, "the card says the user rejected it");
+        assert_eq!(done.shown.diff, None, "nothing was applied");
     }
     assert!(!s.ws.join("a.txt").exists() && !s.ws.join("b.txt").exists());
 }
@@ -430,6 +432,19 @@ async fn modified_content_is_applied_and_the_model_is_told() {
         .unwrap()
         .to_owned();
     assert!(output.ends_with(MODIFIED_NOTE), "{output}");
+    // The card gets the change as applied (the user's version) and the full result.
+    let shown = &batch.completed[0].shown;
+    assert!(
+        matches!(&shown.diff, Some(ConfirmationDetails::Edit { proposed, .. }) if proposed == "edited by the user"),
+        "{:?}",
+        shown.diff
+    );
+    assert!(!shown.declined);
+    assert!(
+        shown.output.as_deref().is_some_and(|o| o.starts_with("wrote ")),
+        "{:?}",
+        shown.output
+    );
 }
 
 #[tokio::test]
@@ -571,7 +586,8 @@ async fn cancelling_the_turn_stops_waiting_and_running_calls() {
         batch
             .completed
             .iter()
-            .all(|c| c.status == ToolCallStatus::Cancelled)
+            .all(|c| c.status == ToolCallStatus::Cancelled && !c.shown.declined),
+        "stopped, not rejected"
     );
     assert!(!s.ws.join("a.txt").exists());
 }

@@ -183,6 +183,9 @@ async fn stderr_is_interleaved_and_a_failing_exit_code_reported() {
         )
     );
     assert_eq!(result.display, "out\nerr\nout2");
+    // People get the plain output and the exit code as data (no wrappers to parse).
+    assert_eq!(result.output.as_deref(), Some("out\nerr\nout2"));
+    assert_eq!(result.exit_code, Some(3));
 
     let silent = exec(&s.run, json!({"command": "exit 7"}), &s.ctx).await;
     let pgid = self::pgid(&silent);
@@ -193,6 +196,8 @@ async fn stderr_is_interleaved_and_a_failing_exit_code_reported() {
         )
     );
     assert_eq!(silent.display, "Command exited with code 7.");
+    assert_eq!(silent.output.as_deref(), Some(""));
+    assert_eq!(silent.exit_code, Some(7));
 }
 
 #[tokio::test]

@@ -10,6 +10,14 @@ use crate::{
     SlashCommandInfo,
 };
 
+/// An MCP tool as its server names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct McpToolRef {
+    pub server: String,
+    pub tool: String,
+}
+
 /// Everything a session reports. Events of one turn arrive in order between
 /// [`Event::TurnStarted`] and [`Event::TurnComplete`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -44,6 +52,12 @@ pub enum Event {
         name: String,
         #[ts(type = "unknown")]
         args: Value,
+        /// For an MCP tool (`name` is its declared `mcp_<server>_<tool>`): the
+        /// server and the server's own name of the tool, for titles such as
+        /// "tiny › add" (the declared name cannot be split back reliably).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        mcp: Option<McpToolRef>,
     },
     /// A tool call moved to another state (validating, scheduled,
     /// awaiting_approval, executing, success, error, cancelled).
@@ -72,6 +86,27 @@ pub enum Event {
         error: Option<String>,
         #[ts(type = "number")]
         duration_ms: u64,
+        /// The full result for people, untruncated and without the wrappers
+        /// the model gets (a command's plain output, a folder's entries one a
+        /// line, a file's text); absent when there is none or it is just
+        /// `display`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        output: Option<String>,
+        /// A shell command's exit code (absent for other tools, and when a
+        /// signal ended the command).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        exit_code: Option<i32>,
+        /// `cancelled` because the user rejected the call (not because the
+        /// turn was stopped).
+        #[serde(default)]
+        declined: bool,
+        /// The change an edit applied (the proposal as approved), so its card
+        /// can show the diff again after the fact.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        diff: Option<ConfirmationDetails>,
     },
     /// Token usage and latency of one model request.
     Usage {
@@ -359,6 +394,7 @@ mod tests {
             call_id: "c1".into(),
             name: "list_directory".into(),
             args: json!({"dir_path": "/"}),
+            mcp: None,
         };
         assert_eq!(
             serde_json::to_value(&e).unwrap(),

@@ -4,7 +4,9 @@
 // appending an item only adds a row, and a streaming answer only updates its own `text`, so
 // nothing else in the history re-renders. Text deltas are buffered and applied at most once per
 // animation frame.
+import type { ConfirmationDetails } from "../protocol/ConfirmationDetails";
 import type { Event } from "../protocol/Event";
+import type { McpToolRef } from "../protocol/McpToolRef";
 import type { SessionStats } from "../protocol/SessionStats";
 import type { StoredMessage } from "../protocol/StoredMessage";
 import type { ToolCallState } from "../protocol/ToolCallState";
@@ -17,6 +19,9 @@ import { transcriptEntries } from "./transcript";
 import { transcriptItems } from "./transcript-items";
 
 let nextId = 1;
+
+/** An edit's diff (the proposal as applied). */
+export type EditDetails = Extract<ConfirmationDetails, { type: "edit" }>;
 
 export class UserItem {
   readonly kind = "user";
@@ -46,8 +51,17 @@ export class ToolItem {
   readonly kind = "tool";
   readonly id = nextId++;
   state = $state<ToolCallState>("validating");
-  /** Live output of a running shell command (the full output so far). */
+  /**
+   * Live output of a running shell command (the full output so far); once finished, the full
+   * result core reports for people (a command's output, a folder's entries, a file's text).
+   */
   output = $state<string | null>(null);
+  /** A shell command's exit code, as core reports it. */
+  exitCode = $state<number | null>(null);
+  /** The user rejected the call (core says so; not the same as a stopped turn). */
+  declined = $state(false);
+  /** The change an edit applied, to show its diff again from the card. */
+  diff = $state.raw<EditDetails | null>(null);
   status = $state<ToolCallStatus | null>(null);
   display = $state<string | null>(null);
   error = $state<string | null>(null);
@@ -60,6 +74,8 @@ export class ToolItem {
     readonly name: string,
     readonly args: unknown,
     workspace: string | null,
+    /** For an MCP tool: its server and the server's name of it (the card's title). */
+    readonly mcp: McpToolRef | null = null,
   ) {
     this.description = describeCall(args, workspace);
   }
@@ -72,6 +88,8 @@ export class NoticeItem {
   readonly id = nextId++;
   level = $state<NoticeLevel>("info");
   text = $state("");
+  /** The prompt of the turn this notice says failed: its Retry sends it again. */
+  retryPrompt = $state<string | null>(null);
   /** A prominent notice is a large card (e.g. the session could not start). */
   readonly prominent: boolean;
   readonly title: string | null;
@@ -170,6 +188,8 @@ export class ChatStore {
   private errorNotice: NoticeItem | null = null;
   private retryNotice: NoticeItem | null = null;
   private loopReported = false;
+  /** The prompt of the turn under way (what a failed turn's Retry sends again). */
+  private turnPrompt: string | null = null;
   /** Recorded prompts (message id) and their chat items: a rewind removes from there on. */
   private readonly promptItems = new Map<string, UserItem>();
   /** The prompt the user sent whose `message_recorded` has not arrived yet. */
@@ -197,6 +217,7 @@ export class ChatStore {
     const item = new UserItem(text);
     this.push(item);
     this.unrecordedUser = item;
+    this.turnPrompt = text;
     return item;
   }
 
@@ -304,6 +325,7 @@ export class ChatStore {
     this.promptItems.clear();
     this.unrecordedUser = null;
     this.compression = null;
+    this.turnPrompt = null;
     this.resetTurn();
   }
 
@@ -331,7 +353,7 @@ export class ChatStore {
         return false;
       case "tool_call_request": {
         this.endAnswer();
-        const item = new ToolItem(event.call_id, event.name, event.args, this.workspace);
+        const item = new ToolItem(event.call_id, event.name, event.args, this.workspace, event.mcp ?? null);
         this.tools.set(event.call_id, item);
         this.push(item);
         return false;
@@ -363,6 +385,10 @@ export class ChatStore {
         item.display = event.display;
         item.error = event.error;
         item.durationMs = event.duration_ms;
+        if (event.output !== undefined) item.output = event.output;
+        item.exitCode = event.exit_code ?? null;
+        item.declined = event.declined ?? false;
+        item.diff = event.diff?.type === "edit" ? event.diff : null;
         return false;
       }
       case "usage":
@@ -490,10 +516,12 @@ export class ChatStore {
       case "declined":
         this.addNotice("info", "You declined; tell the agent what to do instead.");
         break;
-      case "failed":
-        if (this.errorNotice) this.errorNotice.text = `The turn failed: ${this.errorNotice.text}`;
-        else this.addNotice("error", "The turn failed.");
+      case "failed": {
+        const notice = this.errorNotice ?? this.addNotice("error", "The turn failed.");
+        if (this.errorNotice) notice.text = `The turn failed: ${notice.text}`;
+        notice.retryPrompt = this.turnPrompt;
         break;
+      }
       case "turn_limit_reached":
         this.addNotice("warning", "Stopped: the turn reached its limit of model requests. Send a message to continue.");
         break;

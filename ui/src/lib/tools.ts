@@ -1,4 +1,5 @@
 // Human-readable names, descriptions and state labels for tool calls.
+import type { McpToolRef } from "../protocol/McpToolRef";
 import type { ToolCallState } from "../protocol/ToolCallState";
 
 const TITLES: Record<string, string> = {
@@ -18,8 +19,12 @@ const TITLES: Record<string, string> = {
   write_todos: "Update plan",
 };
 
-/** A friendly title for a tool (its name when unknown, e.g. an MCP tool). */
-export function toolTitle(name: string): string {
+/**
+ * A friendly title for a tool: "server › tool" for an MCP tool (the names core reports with the
+ * call), else a known tool's title, else its name.
+ */
+export function toolTitle(name: string, mcp: McpToolRef | null = null): string {
+  if (mcp) return `${mcp.server} › ${mcp.tool}`;
   return TITLES[name] ?? name;
 }
 
@@ -82,6 +87,19 @@ export const STATE_LABELS: Record<CardState, string> = {
   error: "Failed",
   cancelled: "Cancelled",
 };
+
+/** The state label of a card; a call the user rejected reads "Rejected", not "Cancelled". */
+export function stateLabel(state: CardState, declined: boolean): string {
+  return state === "cancelled" && declined ? "Rejected" : STATE_LABELS[state];
+}
+
+/** What the toggle over a finished call's output says, e.g. "Output · 8 lines". */
+export function outputLabel(name: string, output: string): string {
+  const lines = output.replace(/\n$/, "").split("\n").length;
+  if (name === "list_directory") return `Entries · ${lines}`;
+  const what = name === "run_shell_command" ? "Output" : "Full output";
+  return `${what} · ${lines} line${lines === 1 ? "" : "s"}`;
+}
 
 export function isFinal(state: CardState): boolean {
   return state === "success" || state === "error" || state === "cancelled";

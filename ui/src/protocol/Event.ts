@@ -9,6 +9,7 @@ import type { McpDiscoveryState } from "./McpDiscoveryState";
 import type { McpPromptInfo } from "./McpPromptInfo";
 import type { McpServerState } from "./McpServerState";
 import type { McpToolInfo } from "./McpToolInfo";
+import type { McpToolRef } from "./McpToolRef";
 import type { McpTransportKind } from "./McpTransportKind";
 import type { MemoryFileNode } from "./MemoryFileNode";
 import type { RestoredConversation } from "./RestoredConversation";
@@ -31,11 +32,39 @@ auth: string, workspace_dirs: Array<string>,
 /**
  * Names of the tools declared to the model.
  */
-tools: Array<string>, } | { "type": "turn_started", turn_id: string, } | { "type": "thought", subject: string, description: string, } | { "type": "content_delta", text: string, } | { "type": "tool_call_request", call_id: string, name: string, args: unknown, } | { "type": "tool_call_state", call_id: string, state: ToolCallState, } | { "type": "tool_confirmation_request", call_id: string, name: string, details: ConfirmationDetails, } | { "type": "tool_call_output", call_id: string, output: string, } | { "type": "tool_call_response", call_id: string, name: string, status: ToolCallStatus, 
+tools: Array<string>, } | { "type": "turn_started", turn_id: string, } | { "type": "thought", subject: string, description: string, } | { "type": "content_delta", text: string, } | { "type": "tool_call_request", call_id: string, name: string, args: unknown, 
+/**
+ * For an MCP tool (`name` is its declared `mcp_<server>_<tool>`): the
+ * server and the server's own name of the tool, for titles such as
+ * "tiny › add" (the declared name cannot be split back reliably).
+ */
+mcp?: McpToolRef, } | { "type": "tool_call_state", call_id: string, state: ToolCallState, } | { "type": "tool_confirmation_request", call_id: string, name: string, details: ConfirmationDetails, } | { "type": "tool_call_output", call_id: string, output: string, } | { "type": "tool_call_response", call_id: string, name: string, status: ToolCallStatus, 
 /**
  * A short human-readable result for display.
  */
-display: string | null, error: string | null, duration_ms: number, } | { "type": "usage", model: string, latency_ms: number, prompt_tokens: number, candidates_tokens: number, total_tokens: number, cached_tokens: number, thoughts_tokens: number, tool_use_prompt_tokens: number, } | { "type": "retrying", attempt: number, max_attempts: number, delay_ms: number, reason: string, } | { "type": "chat_compressed", original_tokens: number, new_tokens: number, } | { "type": "loop_detected", kind: LoopKind, detail: string, } | { "type": "warning", message: string, } | { "type": "error", kind: ErrorKind, message: string, status: number | null, fatal: boolean, } | { "type": "finished", reason: string, 
+display: string | null, error: string | null, duration_ms: number, 
+/**
+ * The full result for people, untruncated and without the wrappers
+ * the model gets (a command's plain output, a folder's entries one a
+ * line, a file's text); absent when there is none or it is just
+ * `display`.
+ */
+output?: string, 
+/**
+ * A shell command's exit code (absent for other tools, and when a
+ * signal ended the command).
+ */
+exit_code?: number, 
+/**
+ * `cancelled` because the user rejected the call (not because the
+ * turn was stopped).
+ */
+declined: boolean, 
+/**
+ * The change an edit applied (the proposal as approved), so its card
+ * can show the diff again after the fact.
+ */
+diff?: ConfirmationDetails, } | { "type": "usage", model: string, latency_ms: number, prompt_tokens: number, candidates_tokens: number, total_tokens: number, cached_tokens: number, thoughts_tokens: number, tool_use_prompt_tokens: number, } | { "type": "retrying", attempt: number, max_attempts: number, delay_ms: number, reason: string, } | { "type": "chat_compressed", original_tokens: number, new_tokens: number, } | { "type": "loop_detected", kind: LoopKind, detail: string, } | { "type": "warning", message: string, } | { "type": "error", kind: ErrorKind, message: string, status: number | null, fatal: boolean, } | { "type": "finished", reason: string, 
 /**
  * An explanation when the reason is not a normal stop.
  */

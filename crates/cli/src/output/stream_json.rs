@@ -53,7 +53,9 @@ impl Output for StreamJsonOutput<'_> {
             Event::ContentDelta { text } => {
                 self.emit("message", json!({"role": "assistant", "content": text, "delta": true}))
             }
-            Event::ToolCallRequest { call_id, name, args } => self.emit(
+            Event::ToolCallRequest {
+                call_id, name, args, ..
+            } => self.emit(
                 "tool_use",
                 json!({"tool_name": name, "tool_id": tool_id(name, call_id), "parameters": args}),
             ),
@@ -129,6 +131,7 @@ mod tests {
                 call_id: "c_1_0".into(),
                 name: "list_directory".into(),
                 args: json!({"dir_path": "/w"}),
+                mcp: None,
             })
             .unwrap();
             out.event(&Event::ToolCallResponse {
@@ -138,6 +141,10 @@ mod tests {
                 display: Some("Listed 1 item(s).".into()),
                 error: None,
                 duration_ms: 1,
+                output: None,
+                exit_code: None,
+                declined: false,
+                diff: None,
             })
             .unwrap();
             out.event(&Event::ContentDelta { text: "ok".into() })

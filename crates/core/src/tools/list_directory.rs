@@ -238,7 +238,12 @@ fn format_listing(dir: &std::path::Path, listing: Listing) -> ToolResult {
         text.push_str(&format!("\n\n({ignored} ignored)"));
         display.push_str(&format!(" ({ignored} ignored)"));
     }
-    ToolResult::success(text, display)
+    // People see the entries, one a line, folders with a trailing slash.
+    let shown: Vec<String> = entries
+        .iter()
+        .map(|e| if e.is_dir { format!("{}/", e.name) } else { e.name.clone() })
+        .collect();
+    ToolResult::success(text, display).with_output(shown.join("\n"))
 }
 
 #[cfg(test)]
@@ -283,6 +288,11 @@ mod tests {
             )
         );
         assert_eq!(result.display, "Listed 3 item(s). (1 ignored)");
+        // The card's entries: one a line, folders marked with a slash.
+        assert_eq!(
+            result.output.as_deref(),
+            Some("src/\nhello.txt\nREADME.md")
+        );
     }
 
     #[tokio::test]

@@ -181,6 +181,10 @@ impl Tool for McpToolAdapter {
         Some(&self.info.server)
     }
 
+    fn mcp_tool(&self) -> Option<&str> {
+        Some(&self.info.name)
+    }
+
     fn runs_concurrently(&self) -> bool {
         true
     }
@@ -217,6 +221,8 @@ impl Tool for McpToolAdapter {
                         llm_content: super::LlmContent::Text(message.clone()),
                         display: format!("Error: MCP tool '{tool}' reported an error."),
                         error: Some(super::ToolError::new(ToolErrorKind::Execution, message)),
+                        output: None,
+                        exit_code: None,
                     }
                 }
                 Ok(result) => {

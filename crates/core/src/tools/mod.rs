@@ -155,6 +155,20 @@ pub enum LlmContent {
     Parts(Vec<Part>),
 }
 
+impl LlmContent {
+    /// The text of the content (text parts one after another, a line apart).
+    pub fn text(&self) -> String {
+        match self {
+            LlmContent::Text(text) => text.clone(),
+            LlmContent::Parts(parts) => parts
+                .iter()
+                .filter_map(|p| p.text.as_deref())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        }
+    }
+}
+
 /// Why a tool failed, for the model and for statistics.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolError {
@@ -204,6 +218,12 @@ pub struct ToolResult {
     /// A short summary for people (UI card, logs).
     pub display: String,
     pub error: Option<ToolError>,
+    /// The full result for people when it is not the model's text as is
+    /// (a command's plain output, a folder's entries); see
+    /// `Event::ToolCallResponse::output`.
+    pub output: Option<String>,
+    /// A shell command's exit code.
+    pub exit_code: Option<i32>,
 }
 
 impl ToolResult {
@@ -212,6 +232,8 @@ impl ToolResult {
             llm_content: LlmContent::Text(llm_text.into()),
             display: display.into(),
             error: None,
+            output: None,
+            exit_code: None,
         }
     }
 
@@ -220,6 +242,8 @@ impl ToolResult {
             llm_content: LlmContent::Parts(parts),
             display: display.into(),
             error: None,
+            output: None,
+            exit_code: None,
         }
     }
 
@@ -229,7 +253,15 @@ impl ToolResult {
             llm_content: LlmContent::Text(message.clone()),
             display: message.clone(),
             error: Some(ToolError { kind, message }),
+            output: None,
+            exit_code: None,
         }
+    }
+
+    /// The full result people see, when it differs from the model's text.
+    pub fn with_output(mut self, output: impl Into<String>) -> Self {
+        self.output = Some(output.into());
+        self
     }
 
     pub fn from_error(error: ToolError) -> Self {
@@ -257,6 +289,11 @@ pub trait Tool: Send + Sync {
 
     /// The MCP server a tool belongs to (for policies), if any.
     fn mcp_server(&self) -> Option<&str> {
+        None
+    }
+
+    /// For an MCP tool: the server's own name of it (`add` of `mcp_tiny_add`).
+    fn mcp_tool(&self) -> Option<&str> {
         None
     }
 

@@ -296,6 +296,9 @@ fn outcome_result(outcome: &ShellOutcome) -> ToolResult {
         llm_content: LlmContent::Text(text),
         display,
         error,
+        // People see the plain output (no wrappers) and the exit code.
+        output: Some(outcome.output.clone()),
+        exit_code: outcome.exit_code,
     }
 }
 
