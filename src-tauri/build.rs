@@ -38,6 +38,8 @@ const COMMANDS: &[&str] = &[
     "trust_folder",
     "settings_get",
     "settings_set",
+    "ui_ready",
+    "settings_add_mcp_server",
     "list_checkpoints",
     "restore_checkpoint",
     "rewind_conversation",

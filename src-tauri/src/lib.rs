@@ -13,12 +13,14 @@
 //! - [`state`]: the state managed by Tauri and the launch options it is built from;
 //! - [`single_instance`]: what a second launch does to the running app;
 //! - [`logging`]: `tracing` to stderr and to a rolling file in the app's log directory;
-//! - [`renderer`]: WebKitGTK's compositing choice (off unless `GEMINI_DESKTOP_GPU=1`).
+//! - [`renderer`]: WebKitGTK's compositing choice (off unless `GEMINI_DESKTOP_GPU=1`);
+//! - [`first_paint`]: the window starts hidden and is shown at the UI's first paint.
 //!
 //! Plugins (all Tauri 2.x):
 //! - `single-instance`: one app per user session, see [`single_instance`];
 //! - `window-state`: the window's size, position and maximised state are saved on exit and
-//!   restored at start (`.window-state.json` in the app's config directory);
+//!   restored at start (`.window-state.json` in the app's config directory); not its
+//!   visibility, which [`first_paint`] decides;
 //! - `dialog`: the native folder picker behind `open_workspace` (used from Rust only);
 //! - `opener`: links in the UI open in the system browser (`plugin:opener|open_url`; the
 //!   capability only allows `http(s)://` URLs with the default browser); Google sign-in's
@@ -27,6 +29,7 @@
 pub mod boot;
 pub mod checkpoints;
 pub mod commands;
+pub mod first_paint;
 pub mod history;
 pub mod logging;
 pub mod picker;
@@ -63,7 +66,14 @@ pub fn run() {
         .plugin(tauri_plugin_single_instance::init(
             single_instance::on_second_launch,
         ))
-        .plugin(tauri_plugin_window_state::Builder::default().build())
+        .plugin(
+            tauri_plugin_window_state::Builder::default()
+                .with_state_flags(
+                    tauri_plugin_window_state::StateFlags::all()
+                        - tauri_plugin_window_state::StateFlags::VISIBLE,
+                )
+                .build(),
+        )
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
         .plugin(boot::plugin(&commands::AppInfo {
@@ -75,6 +85,7 @@ pub fn run() {
         }))
         .manage(AppState::new(launch.clone()))
         .manage(history::History::default())
+        .manage(first_paint::FirstPaint::default())
         .setup(move |app| {
             match app.path().app_log_dir() {
                 Ok(dir) => match logging::attach_log_file(&dir) {
@@ -88,6 +99,7 @@ pub fn run() {
                 workspace = ?launch.workspace,
                 "starting Gemini Desktop"
             );
+            first_paint::arm_timeout(app.handle());
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
@@ -150,6 +162,8 @@ pub fn run() {
             settings::trust_folder,
             settings::settings_get,
             settings::settings_set,
+            first_paint::ui_ready,
+            settings::settings_add_mcp_server,
         ])
         .run(tauri::generate_context!("../tauri.conf.json"));
     if let Err(error) = result {

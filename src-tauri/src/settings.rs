@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use gd_core::launch::home_dir;
 use gd_core::settings_screen::{self, SettingsScreenError};
 use gd_protocol::{
-    CommandError, CommandErrorKind, SettingsScope, SettingsView, TrustInfo, TrustLevel,
+    CommandError, CommandErrorKind, NewMcpServer, SettingsScope, SettingsView, TrustInfo,
+    TrustLevel,
 };
 use tauri::State;
 
@@ -83,6 +84,21 @@ pub async fn settings_set(
 ) -> Result<SettingsView, CommandError> {
     with_workspace(&state, move |ws, home| {
         settings_screen::write(ws, home, scope, &key, value.as_ref())
+    })
+    .await
+}
+
+/// Adds an MCP server (the MCP panel's form) to the user or workspace
+/// settings file through the same in-place writer; the UI then reloads the
+/// session, which starts it.
+#[tauri::command]
+pub async fn settings_add_mcp_server(
+    state: State<'_, AppState>,
+    scope: SettingsScope,
+    server: NewMcpServer,
+) -> Result<SettingsView, CommandError> {
+    with_workspace(&state, move |ws, home| {
+        gd_core::mcp_settings::add_server(ws, home, scope, &server)
     })
     .await
 }

@@ -92,6 +92,8 @@ fn report(kind: AuthErrorKind, message: impl Into<String>) -> AuthErrorReport {
         kind,
         message: message.into(),
         url: None,
+        cause: None,
+        detail: None,
     }
 }
 

@@ -490,3 +490,60 @@ async fn picker_answer(app: &App) -> Result<Value> {
         .execute("return window.__gdPicked;", vec![])
         .await?)
 }
+
+/// Start-up shows no blank frame: the window is created hidden and the UI asks for it to be
+/// shown once its header with the app's data is laid out (`ui_ready`, after `app_info`
+/// answered), not on the safety timeout. Before the change the window was mapped at once and
+/// nothing logged `window shown`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_window_is_shown_at_the_uis_first_paint() -> Result<()> {
+    let temp = tempfile::tempdir()?;
+    let workspace = folder(&temp, "first-paint")?;
+    let app = App::launch_with_env(
+        "first_paint",
+        &[&workspace],
+        &[
+            ("GEMINI_API_KEY", "e2e-unused-key"),
+            ("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:9"),
+        ],
+    )
+    .await?;
+    app.wait_ready().await?;
+    let log_path = app.artifacts_dir().join("driver-and-app.log");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let shown = loop {
+        let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+        if let Some(line) = log.lines().find(|l| l.contains("window shown")) {
+            break line.to_owned();
+        }
+        ensure!(
+            Instant::now() < deadline,
+            "the app never logged `window shown`; log: {}",
+            log_path.display()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    ensure!(
+        shown.contains("first paint"),
+        "shown by the timeout, not by the UI: {shown}"
+    );
+    // The UI asked after `app_info` had answered (its data is in the first frame).
+    let marks = app
+        .client()
+        .execute(
+            "const t = (n) => performance.getEntriesByName(n)[0]?.startTime ?? null; \
+             return [t('app-info'), t('ui-ready')];",
+            vec![],
+        )
+        .await?;
+    let (info, ready) = (marks[0].as_f64(), marks[1].as_f64());
+    ensure!(
+        matches!((info, ready), (Some(i), Some(r)) if r >= i),
+        "marks app-info / ui-ready: {marks}"
+    );
+    // And the X server has the window mapped now.
+    let visible = xdotool(&app, &["search", "--onlyvisible", "--name", "Gemini Desktop"]).await?;
+    ensure!(!visible.is_empty(), "no visible window");
+    app.screenshot("first-paint").await?;
+    app.close().await
+}

@@ -28,6 +28,7 @@ import type { PageFrom } from "./protocol/PageFrom";
 import type { SearchHit } from "./protocol/SearchHit";
 import type { SessionSummary } from "./protocol/SessionSummary";
 import type { StoredMessage } from "./protocol/StoredMessage";
+import type { NewMcpServer } from "./protocol/NewMcpServer";
 import type { SettingsScope } from "./protocol/SettingsScope";
 import type { SettingsView } from "./protocol/SettingsView";
 import type { TrustInfo } from "./protocol/TrustInfo";
@@ -50,6 +51,11 @@ export function inTauri(): boolean {
 
 export function appInfo(): Promise<AppInfo> {
   return invoke<AppInfo>("app_info");
+}
+
+/** The first frame with the header is laid out: the backend shows the (hidden) window. */
+export function uiReady(): Promise<void> {
+  return invoke("ui_ready");
 }
 
 /**
@@ -227,6 +233,11 @@ export function settingsGet(): Promise<SettingsView> {
   return invoke("settings_get");
 }
 
+/** Adds an MCP server to the user or workspace settings file (rejects with what to fix). */
+export function settingsAddMcpServer(scope: SettingsScope, server: NewMcpServer): Promise<SettingsView> {
+  return invoke("settings_add_mcp_server", { scope, server });
+}
+
 /** Writes one setting (`null` removes it) into the user or workspace settings file. */
 export function settingsSet(scope: SettingsScope, key: string, value: unknown): Promise<SettingsView> {
   return invoke("settings_set", { scope, key, value });
@@ -394,9 +405,9 @@ export function authSignOut(method: AuthMethod | null = null): Promise<SignOutRe
 export function authError(error: unknown): AuthErrorReport {
   if (error && typeof error === "object" && "kind" in error && "message" in error) {
     const e = error as AuthErrorReport;
-    return { kind: e.kind, message: String(e.message), url: e.url ?? null };
+    return { kind: e.kind, message: String(e.message), url: e.url ?? null, cause: e.cause ?? null, detail: e.detail ?? null };
   }
-  return { kind: "protocol", message: errorMessage(error), url: null };
+  return { kind: "protocol", message: errorMessage(error), url: null, cause: null, detail: null };
 }
 
 /** A command's rejection as a readable message. */

@@ -252,3 +252,77 @@ describe("MCP panel", () => {
     await app.close();
   });
 });
+
+describe("MCP panel: Add server", () => {
+  /**
+   * The backend's `settings_add_mcp_server` (gd-core's mcp_settings), simulated: a name with a
+   * space is refused with core's message; otherwise the server is "written" and the next
+   * session's `mcp_status` reports it connected.
+   */
+  function addBackend(status) {
+    window.__gdExtraIPC = (cmd, args) => {
+      if (cmd !== "settings_add_mcp_server") return undefined;
+      if (/\s/.test(args.server.name)) {
+        throw { kind: "input", message: `\`${args.server.name}\` cannot be a server name: use letters, digits, - and _ (its tools are called mcp_<name>_<tool>).` };
+      }
+      window.__gd.config.mcpServers = [...(window.__gd.config.mcpServers ?? []), { ...status, name: args.server.name }];
+      return {
+        layers: [{ layer: "user", path: "/home/dev/.gemini/settings.json", exists: true, loaded: true, error: null }],
+        values: [],
+        mcp_servers: [{ name: args.server.name, source: args.scope, enabled: true }],
+        workspace_trusted: true,
+      };
+    };
+  }
+
+  test("the form writes the server through the backend, keeps input on an error, and the server connects", async () => {
+    const app = await env.open({ config: { mcpServers: [] }, init: [addBackend, E.mcpStatus("x")] });
+    await app.waitForCall("mcp_status", (a) => a.sessionId === "s1");
+    await app.tid("mcp-open").click();
+    await app.tid("mcp-panel").waitFor();
+    await app.tid("mcp-add-open").click();
+    assert.equal(await app.page.evaluate(() => document.activeElement?.dataset.testid), "mcp-add-name", "focus goes to the name");
+    await app.tid("mcp-add-name").fill("my fixture");
+    await app.tid("mcp-add-command").fill("python3 'tests/fixtures/mcp server.py' --quiet");
+    await app.tid("mcp-add-submit").click();
+    await app.tid("mcp-add-error").waitFor();
+    assert.match(await app.tid("mcp-add-error").innerText(), /cannot be a server name/);
+    // Nothing typed is lost.
+    assert.equal(await app.tid("mcp-add-name").inputValue(), "my fixture");
+    assert.equal(await app.tid("mcp-add-command").inputValue(), "python3 'tests/fixtures/mcp server.py' --quiet");
+    for (const [scheme, width] of [["light", 800], ["dark", 1440]]) {
+      await app.page.emulateMedia({ colorScheme: scheme });
+      await app.page.setViewportSize({ width, height: 900 });
+      await app.tid("mcp-panel").screenshot({ path: screenshotPath(`mcp-add-error-${scheme}-${width}.png`) });
+    }
+
+    await app.tid("mcp-add-name").fill("fixture");
+    await app.tid("mcp-add-scope").selectOption("workspace");
+    await app.tid("mcp-add-submit").click();
+    const call = await app.waitForCall("settings_add_mcp_server", (a) => a.server.name === "fixture");
+    assert.deepEqual(call.args, {
+      scope: "workspace",
+      server: { name: "fixture", command_line: "python3 'tests/fixtures/mcp server.py' --quiet", url: null },
+    });
+    // The session reloads and the new server shows up connected.
+    await app.waitForCall("start_session", () => true, { from: app.calls.indexOf(call) });
+    await app.page.waitForSelector(`${sel("mcp-server")}[data-server="fixture"][data-state="connected"]`);
+    assert.match(await app.tid("mcp-add-status").innerText(), /^Added fixture to /);
+    assert.equal(await app.tid("mcp-add-form").count(), 0);
+    await app.tid("mcp-panel").screenshot({ path: screenshotPath("mcp-added.png") });
+    await app.close();
+  });
+
+  test("a URL server sends the URL and no command", async () => {
+    const app = await env.open({ config: { mcpServers: [] }, init: [addBackend, E.mcpStatus("x", { transport: "http" })] });
+    await app.tid("mcp-open").click();
+    await app.tid("mcp-add-open").click();
+    await app.tid("mcp-add-name").fill("remote");
+    await app.tid("mcp-add-kind").selectOption("url");
+    await app.tid("mcp-add-url").fill("http://localhost:8080/mcp");
+    await app.tid("mcp-add-submit").click();
+    const call = await app.waitForCall("settings_add_mcp_server");
+    assert.deepEqual(call.args, { scope: "user", server: { name: "remote", command_line: null, url: "http://localhost:8080/mcp" } });
+    await app.close();
+  });
+});

@@ -72,7 +72,7 @@ describe("settings screen", () => {
     // The scope follows where the value comes from.
     assert.equal(await model.getByTestId("setting-scope").inputValue(), "workspace");
     assert.equal(await row(app, "ui.theme").getByTestId("setting-scope").inputValue(), "user");
-    assert.equal(await row(app, "ui.theme").getByTestId("setting-source").innerText(), "Default (not set)");
+    assert.equal(await row(app, "ui.theme").getByTestId("setting-source").innerText(), "Default");
     assert.equal(await row(app, "context.fileName").getByTestId("setting-input").inputValue(), "AGENTS.md, GEMINI.md");
     assert.equal(await row(app, "general.checkpointing.enabled").getByTestId("setting-input").isChecked(), false);
     assert.deepEqual(
@@ -92,6 +92,43 @@ describe("settings screen", () => {
       ],
     );
     await app.tid("settings-panel").screenshot({ path: screenshotPath("settings-light.png") });
+    await app.close();
+  });
+
+  test("shows the value in force and its origin: defaults, files and the environment", async () => {
+    const settings = structuredClone(view);
+    // Nothing sets checkpoints: the app's default (on) is in force, not "Off".
+    settings.values[5] = value("general.checkpointing.enabled");
+    // GEMINI_MODEL beats the files (core says so).
+    settings.values[0] = {
+      ...value("model.name", "gemini-2.5-flash", "workspace", null, "gemini-2.5-flash"),
+      effective: "gemini-env-model",
+      origin: "env",
+      env_var: "GEMINI_MODEL",
+    };
+    const app = await openSettings({ settings });
+    const checkpoints = row(app, "general.checkpointing.enabled");
+    assert.equal(await checkpoints.getAttribute("data-source"), "default");
+    assert.equal(await checkpoints.getByTestId("setting-input").isChecked(), true);
+    assert.equal(await checkpoints.getByTestId("setting-effective").innerText(), "On");
+    assert.equal(await checkpoints.getByTestId("setting-source").innerText(), "Default");
+    assert.equal(await checkpoints.getByTestId("setting-user").innerText(), "not set");
+    assert.equal(await checkpoints.getByTestId("setting-workspace").innerText(), "not set");
+    const model = row(app, "model.name");
+    assert.equal(await model.getAttribute("data-source"), "env");
+    assert.equal(await model.getByTestId("setting-source").innerText(), "From the environment (GEMINI_MODEL)");
+    assert.equal(await model.getByTestId("setting-effective").innerText(), "gemini-env-model");
+    assert.equal(await model.getByTestId("setting-user").innerText(), "not set");
+    assert.equal(await model.getByTestId("setting-workspace").innerText(), "gemini-2.5-flash");
+    const theme = row(app, "ui.theme");
+    assert.equal(await theme.getByTestId("setting-effective").innerText(), "System");
+    assert.equal(await row(app, "context.includeDirectories").getByTestId("setting-effective").innerText(), "none");
+    for (const [scheme, width] of [["light", 800], ["dark", 1440]]) {
+      await app.page.emulateMedia({ colorScheme: scheme });
+      await app.page.setViewportSize({ width, height: 900 });
+      await app.tid("settings-panel").screenshot({ path: screenshotPath(`settings-in-force-${scheme}-${width}.png`) });
+      await checkpoints.screenshot({ path: screenshotPath(`settings-checkpoints-${scheme}-${width}.png`) });
+    }
     await app.close();
   });
 

@@ -61,8 +61,8 @@ function authBackend(cfg) {
       token_expires_at: s.google.signed_in ? new Date(Date.now() + 3_000_000).toISOString() : null,
       token_expires_in_secs: s.google.signed_in ? 3000 : null,
       has_refresh_token: s.google.signed_in,
-      client_configured: true,
-      client_source: "environment",
+      client_configured: cfg.clientConfigured ?? true,
+      client_source: cfg.clientConfigured === false ? null : "environment",
     },
     vertex: { in_environment: false, project: null, location: null, auth: null, stored_key: false, adc_file: null },
     last_error: s.lastError,
@@ -76,6 +76,8 @@ function authBackend(cfg) {
           "sign_out",
         ]
       : ["switch_method", "sign_in_with_google", "set_api_key", "configure_vertex", ...(s.active ? ["sign_out"] : [])],
+    // gd-auth's `sign_in_options`: without an OAuth client the API key leads.
+    sign_in_options: cfg.clientConfigured === false ? ["api_key", "vertex", "google"] : ["google", "api_key", "vertex"],
   });
   const settle = (result) => {
     const w = s.wait;
@@ -114,6 +116,17 @@ function authBackend(cfg) {
       case "auth_status":
         return status();
       case "auth_set_api_key":
+        if (String(args.key).startsWith("offline")) {
+          // gd-auth's report of a DNS failure: the friendly message, the chain as detail.
+          throw {
+            kind: "network",
+            cause: "dns",
+            message: "Can't reach generativelanguage.googleapis.com — check your connection.",
+            detail:
+              "Cannot reach https://generativelanguage.googleapis.com to check the key: network error: error sending request for url (https://generativelanguage.googleapis.com/v1beta/models): client error (Connect): dns error: failed to lookup address information: Temporary failure in name resolution",
+            url: null,
+          };
+        }
         if (String(args.key).startsWith("bad")) {
           throw { kind: "invalid_api_key", message: "The API key was refused (HTTP 400: API key not valid). Check it in Google AI Studio.", url: null };
         }
@@ -252,6 +265,64 @@ describe("sign-in screen", () => {
     const html = await app.page.content();
     assert.ok(!html.includes("AIza-good-key"));
     await app.close();
+  });
+
+  test("a network failure reads as one sentence; the technical chain is behind Show details", async () => {
+    const app = await open();
+    await app.tid("signin-api-key").click();
+    await app.tid("api-key-input").fill("offline-key");
+    await app.tid("api-key-save").click();
+    await app.tid("auth-error").waitFor();
+    assert.equal(await app.tid("auth-error").getAttribute("data-cause"), "dns");
+    assert.equal(await app.tid("auth-error-message").innerText(), "Can't reach generativelanguage.googleapis.com — check your connection.");
+    assert.doesNotMatch(await app.tid("auth-error").innerText(), /dns error|error sending request/);
+    assert.equal(await app.tid("auth-error-detail").count(), 0);
+    await app.tid("auth-error-detail-toggle").click();
+    assert.match(await app.tid("auth-error-detail").innerText(), /dns error: failed to lookup address information/);
+    assert.equal(await app.tid("auth-error-detail-toggle").getAttribute("aria-expanded"), "true");
+    for (const [scheme, width] of [["light", 800], ["dark", 1440]]) {
+      await app.page.emulateMedia({ colorScheme: scheme });
+      await app.page.setViewportSize({ width, height: 900 });
+      await app.page.screenshot({ path: screenshotPath(`signin-network-error-${scheme}-${width}.png`) });
+    }
+    await app.tid("auth-error-detail-toggle").click();
+    assert.equal(await app.tid("auth-error-detail").count(), 0);
+    await app.close();
+  });
+
+  test("without an OAuth client the API key comes first and is the primary button", async () => {
+    const order = (app) =>
+      app.page.evaluate(() =>
+        [...document.querySelectorAll('[data-testid="signin-google"], [data-testid="signin-api-key"], [data-testid="signin-vertex"]')].map((b) => [
+          b.dataset.testid,
+          b.classList.contains("primary"),
+        ]),
+      );
+    const app = await open({ clientConfigured: false });
+    await app.tid("signin-screen").waitFor();
+    await app.waitForCall("auth_status");
+    await app.page.waitForFunction(() => document.querySelector('[data-testid="signin-api-key"]')?.classList.contains("primary"));
+    assert.deepEqual(await order(app), [
+      ["signin-api-key", true],
+      ["signin-vertex", false],
+      ["signin-google", false],
+    ]);
+    for (const [scheme, width] of [["light", 800], ["dark", 1440]]) {
+      await app.page.emulateMedia({ colorScheme: scheme });
+      await app.page.setViewportSize({ width, height: 900 });
+      await app.page.screenshot({ path: screenshotPath(`signin-no-oauth-${scheme}-${width}.png`) });
+    }
+    await app.close();
+    // With a client, Google sign-in leads as before.
+    const withClient = await open();
+    await withClient.tid("signin-screen").waitFor();
+    await withClient.waitForCall("auth_status");
+    assert.deepEqual(await order(withClient), [
+      ["signin-google", true],
+      ["signin-api-key", false],
+      ["signin-vertex", false],
+    ]);
+    await withClient.close();
   });
 
   test("without a keyring the API key choice says the key goes to a private file", async () => {

@@ -91,7 +91,12 @@ pub async fn validate_api_key(
                 _ if e.is_auth() => AuthError::InvalidApiKey(format!(
                     "Google did not accept this API key ({text}). Check the key in Google AI Studio (https://aistudio.google.com/apikey) and paste it again."
                 )),
-                _ => AuthError::InvalidApiKey(format!("The key could not be checked: {text}")),
+                // Not the key's fault (a 5xx, an unreadable answer): say so
+                // as a server problem, not as a refused key.
+                _ => AuthError::Network(format!(
+                    "{} could not check the key: {text}",
+                    target.base_url
+                )),
             })
         }
     }

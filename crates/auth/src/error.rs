@@ -6,6 +6,9 @@ use serde::Serialize;
 use thiserror::Error;
 
 use crate::code_assist::CodeAssistError;
+use crate::friendly::{
+    API_KEY_REFUSED, ErrorCause, classify, host_of, http_status, network_message,
+};
 use crate::secret_store::StoreError;
 
 /// What the CLI prints and the desktop sign-in screen shows for "sign in
@@ -82,14 +85,24 @@ pub enum AuthErrorKind {
     Input,
 }
 
+/// The host of Gemini Code Assist (its errors do not name it).
+const CODE_ASSIST_HOST: &str = "cloudcode-pa.googleapis.com";
+
 /// An error as the desktop shell hands it to the webview.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct AuthErrorReport {
     pub kind: AuthErrorKind,
+    /// What happened and what to do, in one or two sentences (for a
+    /// network failure: which host could not be reached, and why).
     pub message: String,
     /// A link the user has to open (e.g. Google's account validation page).
     pub url: Option<String>,
+    /// What kind of network or key failure it was, when it was one.
+    pub cause: Option<ErrorCause>,
+    /// The technical text (the error chain, redacted) when `message` was
+    /// made friendlier than it: shown behind a "Details" toggle.
+    pub detail: Option<String>,
 }
 
 impl AuthError {
@@ -113,13 +126,32 @@ impl AuthError {
     }
 
     pub fn report(&self) -> AuthErrorReport {
+        let text = self.to_string();
+        let (cause, message, detail) = match self {
+            Self::Network(_) | Self::CodeAssist(CodeAssistError::Network(_)) => {
+                let cause = classify(&text);
+                let host = host_of(&text).or_else(|| {
+                    matches!(self, Self::CodeAssist(_)).then(|| CODE_ASSIST_HOST.to_owned())
+                });
+                let message = network_message(cause, host.as_deref(), http_status(&text));
+                (Some(cause), message, Some(text))
+            }
+            Self::InvalidApiKey(_) => (
+                Some(ErrorCause::InvalidKey),
+                API_KEY_REFUSED.to_owned(),
+                Some(text),
+            ),
+            _ => (None, text, None),
+        };
         AuthErrorReport {
             kind: self.kind(),
-            message: self.to_string(),
+            message,
             url: match self {
                 Self::CodeAssist(e) => e.url().map(str::to_owned),
                 _ => None,
             },
+            cause,
+            detail,
         }
     }
 
@@ -143,5 +175,50 @@ impl AuthError {
 impl From<StoreError> for AuthError {
     fn from(error: StoreError) -> Self {
         Self::Storage(error.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_network_failure_reports_the_host_and_keeps_the_chain_as_detail() {
+        let chain = "Cannot reach https://generativelanguage.googleapis.com to check the key: network error: error sending request for url (https://generativelanguage.googleapis.com/v1beta/models): client error (Connect): dns error: failed to lookup address information: Temporary failure in name resolution";
+        let report = AuthError::Network(chain.into()).report();
+        assert_eq!(report.kind, AuthErrorKind::Network);
+        assert_eq!(report.cause, Some(ErrorCause::Dns));
+        assert_eq!(
+            report.message,
+            "Can't reach generativelanguage.googleapis.com — check your connection."
+        );
+        assert_eq!(report.detail.as_deref(), Some(chain));
+    }
+
+    #[test]
+    fn code_assist_network_failures_name_its_host() {
+        let report = AuthError::CodeAssist(CodeAssistError::Network(
+            "operation timed out".into(),
+        ))
+        .report();
+        assert_eq!(report.cause, Some(ErrorCause::Timeout));
+        assert!(
+            report.message.starts_with("cloudcode-pa.googleapis.com did not answer"),
+            "{}",
+            report.message
+        );
+    }
+
+    #[test]
+    fn a_refused_key_says_what_to_do_and_other_errors_stay_as_they_are() {
+        let report =
+            AuthError::InvalidApiKey("Google did not accept this API key (API error 400: API_KEY_INVALID)".into())
+                .report();
+        assert_eq!(report.cause, Some(ErrorCause::InvalidKey));
+        assert_eq!(report.message, API_KEY_REFUSED);
+        assert!(report.detail.unwrap().contains("API_KEY_INVALID"));
+        let plain = AuthError::Cancelled.report();
+        assert_eq!((plain.cause, plain.detail), (None, None));
+        assert_eq!(plain.message, "Sign-in was cancelled.");
     }
 }

@@ -28,6 +28,7 @@ pub mod browser;
 pub mod code_assist;
 pub mod config;
 pub mod error;
+pub mod friendly;
 pub mod http;
 pub mod login;
 pub mod manager;
@@ -40,6 +41,7 @@ pub mod token_source;
 
 pub use config::{AuthConfig, ClientSource, Endpoints, OAuthClient, ProjectSource};
 pub use error::{AuthError, AuthErrorKind, AuthErrorReport};
+pub use friendly::ErrorCause;
 pub use login::{LoginControl, LoginOptions, LoginStage};
 pub use manager::{
     AuthManager, CloudProject, EnvFn, GoogleLogin, LoginOutcome, ResolvedBackend, SignOutReport,
@@ -47,4 +49,4 @@ pub use manager::{
 };
 pub use secret_store::{SecretKey, SecretStore, StoreInfo, StoreKind};
 pub use state::{AuthMethod, VertexAuth};
-pub use status::{AuthAction, AuthStatus, MethodOrigin};
+pub use status::{AuthAction, AuthStatus, MethodOrigin, SignInOption, sign_in_options};

@@ -34,7 +34,7 @@ use crate::oauth::{GoogleOAuth, StoredTokens, UserInfo};
 use crate::secret_store::{SecretKey, SelectedStore, StoreError, StoreInfo, select_store};
 use crate::state::{AuthMethod, AuthState, GoogleState, StateFile, VertexAuth, VertexState};
 use crate::status::{
-    ApiKeyStatus, AuthAction, AuthStatus, GoogleStatus, MethodOrigin, VertexStatus,
+    ApiKeyStatus, AuthAction, AuthStatus, GoogleStatus, MethodOrigin, VertexStatus, sign_in_options,
 };
 use crate::token_source::GoogleCredentials;
 
@@ -928,6 +928,7 @@ impl AuthManager {
                 last_error: None,
                 notes: Vec::new(),
                 actions: vec![AuthAction::SwitchMethod],
+                sign_in_options: sign_in_options(self.inner.config.client.is_some()),
             },
         }
     }
@@ -1094,6 +1095,7 @@ impl AuthManager {
             last_error: state.last_error,
             notes,
             actions,
+            sign_in_options: sign_in_options(self.inner.config.client.is_some()),
         }
     }
 }

@@ -47,6 +47,51 @@ pub struct AuthStatus {
     pub notes: Vec<String>,
     /// What the view can offer.
     pub actions: Vec<AuthAction>,
+    /// The sign-in screen's choices, in the order to offer them: the first
+    /// is the primary one, and it is always a method this build can use.
+    pub sign_in_options: Vec<SignInOption>,
+}
+
+/// A choice on the sign-in screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "snake_case")]
+pub enum SignInOption {
+    Google,
+    ApiKey,
+    Vertex,
+}
+
+/// The sign-in choices, most useful first. Google sign-in needs an OAuth
+/// client built in or configured; without one it cannot work, so the API
+/// key (which works for everyone) leads and Google comes last.
+pub fn sign_in_options(oauth_client_configured: bool) -> Vec<SignInOption> {
+    if oauth_client_configured {
+        vec![
+            SignInOption::Google,
+            SignInOption::ApiKey,
+            SignInOption::Vertex,
+        ]
+    } else {
+        vec![
+            SignInOption::ApiKey,
+            SignInOption::Vertex,
+            SignInOption::Google,
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_an_oauth_client_the_api_key_comes_first() {
+        assert_eq!(sign_in_options(false)[0], SignInOption::ApiKey);
+        assert_eq!(sign_in_options(false).last(), Some(&SignInOption::Google));
+        assert_eq!(sign_in_options(true)[0], SignInOption::Google);
+        assert_eq!(sign_in_options(true).len(), 3);
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

@@ -44,6 +44,7 @@ pub mod prompts;
 pub mod restore;
 pub mod scheduler;
 pub mod session;
+pub mod mcp_settings;
 pub mod settings_screen;
 pub mod stats;
 pub mod thought;

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use gd_mcp::enablement::{Enablement, enablement_file};
 use gd_protocol::{
-    McpServerSetting, SettingValue, SettingsLayer, SettingsLayerInfo, SettingsScope, SettingsView,
+    McpServerSetting, SettingOrigin, SettingValue, SettingsLayer, SettingsLayerInfo, SettingsScope, SettingsView,
     TrustDiscovery, TrustInfo, TrustLevel, TrustSource,
 };
 use gd_settings::layers::{
@@ -138,12 +138,18 @@ pub fn settings_view(workspace: &Path, home: Option<&Path>) -> SettingsView {
     };
     let setting = |key: &str| {
         let path = key_path(key);
+        let value = lookup(&merged, &path).cloned();
+        let source = in_effect()
+            .rfind(|(_, v, _)| lookup(v, &path).is_some())
+            .map(|(l, _, _)| *l);
+        let (effective, origin, env_var) = in_force(key, value.as_ref(), source, &getter);
         SettingValue {
             key: key.to_owned(),
-            value: lookup(&merged, &path).cloned(),
-            source: in_effect()
-                .rfind(|(_, v, _)| lookup(v, &path).is_some())
-                .map(|(l, _, _)| *l),
+            value,
+            source,
+            effective,
+            origin,
+            env_var,
             user: of_layer(SettingsLayer::User, &path),
             workspace: of_layer(SettingsLayer::Workspace, &path),
         }
@@ -169,6 +175,53 @@ pub fn settings_view(workspace: &Path, home: Option<&Path>) -> SettingsView {
         values: COMMON_KEYS.iter().map(|k| setting(k)).collect(),
         mcp_servers,
         workspace_trusted: trusted,
+    }
+}
+
+/// The environment variable that beats the settings files for `key`, as
+/// [`crate::launch`] reads it.
+fn env_override(key: &str) -> Option<&'static str> {
+    match key {
+        "model.name" => Some("GEMINI_MODEL"),
+        _ => None,
+    }
+}
+
+/// What a desktop session uses when nothing sets `key`: the same defaults
+/// [`crate::launch::prepare`] applies for an interactive session (so
+/// checkpoints are on, as every edit card's Restore shows).
+pub fn default_value(key: &str) -> Value {
+    match key {
+        "model.name" => Value::String(crate::launch::DEFAULT_MODEL.to_owned()),
+        "general.defaultApprovalMode" => Value::String("default".to_owned()),
+        "ui.theme" => Value::String("system".to_owned()),
+        "context.fileName" => Value::Array(vec![Value::String(
+            crate::memory::DEFAULT_CONTEXT_FILE_NAME.to_owned(),
+        )]),
+        "context.includeDirectories" => Value::Array(Vec::new()),
+        // `launch::checkpointing`: unset means on when someone can restore.
+        "general.checkpointing.enabled" => Value::Bool(true),
+        _ => Value::Null,
+    }
+}
+
+/// The value in force for `key` and where it comes from: an overriding
+/// environment variable, else the files' merged `value` (from `source`),
+/// else the default.
+pub fn in_force(
+    key: &str,
+    value: Option<&Value>,
+    source: Option<SettingsLayer>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> (Value, SettingOrigin, Option<String>) {
+    if let Some((var, set)) = env_override(key)
+        .and_then(|var| env(var).filter(|v| !v.trim().is_empty()).map(|v| (var, v)))
+    {
+        return (Value::String(set), SettingOrigin::Env, Some(var.to_owned()));
+    }
+    match (value, source) {
+        (Some(value), Some(layer)) if !value.is_null() => (value.clone(), layer.into(), None),
+        _ => (default_value(key), SettingOrigin::Default, None),
     }
 }
 
@@ -365,4 +418,60 @@ fn discover(workspace: &Path, home: Option<&Path>) -> TrustDiscovery {
         .filter(|n| workspace.join(n).is_file())
         .collect();
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn checkpointing_unset_is_on_by_default() {
+        assert_eq!(
+            in_force("general.checkpointing.enabled", None, None, &no_env),
+            (json!(true), SettingOrigin::Default, None)
+        );
+    }
+
+    #[test]
+    fn a_layer_value_is_in_force_with_its_layer() {
+        assert_eq!(
+            in_force(
+                "general.checkpointing.enabled",
+                Some(&json!(false)),
+                Some(SettingsLayer::Workspace),
+                &no_env
+            ),
+            (json!(false), SettingOrigin::Workspace, None)
+        );
+    }
+
+    #[test]
+    fn gemini_model_beats_the_files() {
+        let env = |name: &str| (name == "GEMINI_MODEL").then(|| "env-model".to_owned());
+        assert_eq!(
+            in_force("model.name", Some(&json!("user-model")), Some(SettingsLayer::User), &env),
+            (
+                json!("env-model"),
+                SettingOrigin::Env,
+                Some("GEMINI_MODEL".to_owned())
+            )
+        );
+        // The variable only concerns the model.
+        assert_eq!(
+            in_force("ui.theme", None, None, &env),
+            (json!("system"), SettingOrigin::Default, None)
+        );
+    }
+
+    #[test]
+    fn every_common_key_has_a_default() {
+        for key in COMMON_KEYS {
+            assert!(!default_value(key).is_null(), "{key}");
+        }
+    }
 }

@@ -153,3 +153,35 @@ fn the_trust_prompt_lists_what_the_folder_would_load() {
     assert_eq!(info.trusted, Some(false));
     assert!(info.error.unwrap().contains("trustedFolders.json:1:"));
 }
+
+#[test]
+fn the_screen_shows_the_value_in_force_and_its_origin() {
+    let t = tree();
+    let view = settings_view(&t.ws, Some(&t.home));
+    let checkpoints = view
+        .values
+        .iter()
+        .find(|v| v.key == "general.checkpointing.enabled")
+        .unwrap();
+    // Unset everywhere: on, as the app's default (every edit is checkpointed).
+    assert_eq!(checkpoints.value, None);
+    assert_eq!(checkpoints.effective, json!(true));
+    assert_eq!(checkpoints.origin, gd_protocol::SettingOrigin::Default);
+
+    write(
+        &t.ws,
+        Some(&t.home),
+        SettingsScope::User,
+        "general.checkpointing.enabled",
+        Some(&json!(false)),
+    )
+    .unwrap();
+    let view = settings_view(&t.ws, Some(&t.home));
+    let checkpoints = view
+        .values
+        .iter()
+        .find(|v| v.key == "general.checkpointing.enabled")
+        .unwrap();
+    assert_eq!(checkpoints.effective, json!(false));
+    assert_eq!(checkpoints.origin, gd_protocol::SettingOrigin::User);
+}

@@ -109,17 +109,52 @@ pub struct SettingsLayerInfo {
     pub error: Option<String>,
 }
 
-/// One setting: its value in effect and where it comes from, and what the
+/// Where the value in force of a setting comes from: a settings layer, an
+/// environment variable that beats the files, or the app's own default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum SettingOrigin {
+    /// No file and no variable sets it: the app's built-in default.
+    Default,
+    SystemDefaults,
+    User,
+    Workspace,
+    System,
+    /// An environment variable (or a `.env` file), named in `env_var`.
+    Env,
+}
+
+impl From<SettingsLayer> for SettingOrigin {
+    fn from(layer: SettingsLayer) -> Self {
+        match layer {
+            SettingsLayer::SystemDefaults => Self::SystemDefaults,
+            SettingsLayer::User => Self::User,
+            SettingsLayer::Workspace => Self::Workspace,
+            SettingsLayer::System => Self::System,
+        }
+    }
+}
+
+/// One setting: its value in force and where it comes from, and what the
 /// user and workspace files say.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[ts(export)]
 pub struct SettingValue {
     /// The key path, e.g. `general.checkpointing.enabled`.
     pub key: String,
-    /// The value in effect; `null` when no layer sets it (the default applies).
+    /// The merged value of the settings files; `null` when no layer sets it.
     pub value: Option<Value>,
-    /// The layer the value in effect comes from; `null`: the default.
+    /// The layer `value` comes from; `null`: no layer sets it.
     pub source: Option<SettingsLayer>,
+    /// The value a session actually uses: an overriding environment
+    /// variable, else `value`, else the app's default. Never `null`, so the
+    /// screen never shows "off" for something that is on by default.
+    pub effective: Value,
+    /// Where `effective` comes from.
+    pub origin: SettingOrigin,
+    /// The variable when `origin` is `env` (e.g. `GEMINI_MODEL`).
+    pub env_var: Option<String>,
     pub user: Option<Value>,
     pub workspace: Option<Value>,
 }
@@ -144,4 +179,17 @@ pub struct SettingsView {
     pub mcp_servers: Vec<McpServerSetting>,
     /// Whether the workspace layer is in effect (and may be written).
     pub workspace_trusted: bool,
+}
+
+/// A new MCP server from the MCP panel's "Add server" form: a command line
+/// (stdio; split like a shell would) or a URL (HTTP), never both.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct NewMcpServer {
+    /// The key under `mcpServers` (letters, digits, `-` and `_`).
+    pub name: String,
+    /// E.g. `npx -y @modelcontextprotocol/server-everything`.
+    pub command_line: Option<String>,
+    /// E.g. `http://localhost:8080/mcp` (streamable HTTP, SSE as fallback).
+    pub url: Option<String>,
 }

@@ -163,7 +163,7 @@ export class AuthStore {
 
   async saveApiKey(key: string): Promise<boolean> {
     if (!key.trim()) {
-      this.error = { kind: "input", message: "Paste your Gemini API key first.", url: null };
+      this.error = { kind: "input", message: "Paste your Gemini API key first.", url: null, cause: null, detail: null };
       return false;
     }
     const check = await this.run(() => api.authSetApiKey(key));
@@ -261,7 +261,7 @@ export class AuthStore {
   /** Returns whether the pasted text was accepted (a typo keeps the sign-in waiting). */
   async submitCode(code: string): Promise<boolean> {
     if (!code.trim()) {
-      this.error = { kind: "input", message: "Paste the address the browser ended on, or the code.", url: null };
+      this.error = { kind: "input", message: "Paste the address the browser ended on, or the code.", url: null, cause: null, detail: null };
       return false;
     }
     this.error = null;

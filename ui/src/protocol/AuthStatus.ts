@@ -6,6 +6,7 @@ import type { AuthMethod } from "./AuthMethod";
 import type { GoogleStatus } from "./GoogleStatus";
 import type { LastError } from "./LastError";
 import type { MethodOrigin } from "./MethodOrigin";
+import type { SignInOption } from "./SignInOption";
 import type { StoreInfo } from "./StoreInfo";
 import type { VertexStatus } from "./VertexStatus";
 
@@ -37,4 +38,9 @@ notes: Array<string>,
 /**
  * What the view can offer.
  */
-actions: Array<AuthAction>, };
+actions: Array<AuthAction>, 
+/**
+ * The sign-in screen's choices, in the order to offer them: the first
+ * is the primary one, and it is always a method this build can use.
+ */
+sign_in_options: Array<SignInOption>, };

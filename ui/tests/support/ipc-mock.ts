@@ -32,6 +32,10 @@ interface SettingValueMock {
   key: string;
   value: unknown;
   source: string | null;
+  /** Filled in like core's `in_force` when a test leaves them out. */
+  effective?: unknown;
+  origin?: string;
+  env_var?: string | null;
   user: unknown;
   workspace: unknown;
 }
@@ -51,6 +55,28 @@ const SETTING_KEYS = [
   "context.includeDirectories",
   "general.checkpointing.enabled",
 ];
+
+/** Core's `settings_screen::default_value` for the desktop app. */
+const SETTING_DEFAULTS: Record<string, unknown> = {
+  "model.name": "gemini-2.5-pro",
+  "general.defaultApprovalMode": "default",
+  "ui.theme": "system",
+  "context.fileName": ["GEMINI.md"],
+  "context.includeDirectories": [],
+  "general.checkpointing.enabled": true,
+};
+
+/** The value in force and its origin, as core computes them (no environment here). */
+function inForce(entry: SettingValueMock): SettingValueMock {
+  if (entry.origin === "env") return entry;
+  const set = entry.value !== null && entry.source !== null;
+  return {
+    ...entry,
+    effective: set ? entry.value : (SETTING_DEFAULTS[entry.key] ?? null),
+    origin: set ? (entry.source as string) : "default",
+    env_var: null,
+  };
+}
 
 function defaultSettings(): SettingsViewMock {
   return {
@@ -77,6 +103,7 @@ function setMockSetting(view: SettingsViewMock, scope: "user" | "workspace", key
   const ws = view.workspace_trusted ? entry.workspace : null;
   entry.value = ws ?? entry.user ?? null;
   entry.source = ws !== null ? "workspace" : entry.user !== null ? "user" : null;
+  Object.assign(entry, inForce({ ...entry, origin: undefined }));
 }
 
 interface Call {
@@ -223,6 +250,7 @@ mockIPC(async (cmd, args) => {
       return trust;
     }
     case "settings_get":
+      settingsView = { ...settingsView, values: settingsView.values.map(inForce) };
       return settingsView;
     case "settings_set": {
       const { scope, key, value } = args as { scope: "user" | "workspace"; key: string; value: unknown };
@@ -257,6 +285,8 @@ mockIPC(async (cmd, args) => {
       // The UI listens for `workspace-changed`; the mock never emits app events.
       return 1;
     case "plugin:event|unlisten":
+      return null;
+    case "ui_ready":
       return null;
     default:
       throw { kind: "input", message: `unknown command ${cmd}` };

@@ -1,0 +1,61 @@
+//! The window is shown once there is something to see. It is created hidden
+//! (`"visible": false` in `tauri.conf.json`), so the user never sees the blank
+//! frame WebKit shows while the UI's script loads; the UI calls [`ui_ready`]
+//! once its first frame with the header is laid out, and the window appears
+//! with content. If that report never comes (a broken UI build, a webview
+//! that does not run scripts), [`SHOW_TIMEOUT`] after start the window is
+//! shown anyway, so the app can never stay invisible.
+//!
+//! The window-state plugin restores size and position but not visibility
+//! (see `lib.rs`), else it would show the window before the UI is ready.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use tauri::{AppHandle, Manager, Runtime};
+
+use crate::single_instance::MAIN_WINDOW;
+
+/// The longest the window stays hidden after start.
+pub const SHOW_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// Whether the main window was shown (managed state: shown once).
+#[derive(Debug, Default)]
+pub struct FirstPaint {
+    shown: AtomicBool,
+}
+
+/// Shows and focuses the main window, the first time only; `why` is logged
+/// (`first paint` or `timeout`), which the end-to-end test reads.
+pub fn show<R: Runtime>(app: &AppHandle<R>, why: &str) {
+    let Some(state) = app.try_state::<FirstPaint>() else {
+        return;
+    };
+    if state.shown.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let Some(window) = app.get_webview_window(MAIN_WINDOW) else {
+        tracing::warn!("no main window to show");
+        return;
+    };
+    if let Err(error) = window.show() {
+        tracing::warn!(%error, "could not show the window");
+    }
+    let _ = window.set_focus();
+    tracing::info!(why, "window shown");
+}
+
+/// Shows the window after [`SHOW_TIMEOUT`] unless the UI did first.
+pub fn arm_timeout<R: Runtime>(app: &AppHandle<R>) {
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        tokio::time::sleep(SHOW_TIMEOUT).await;
+        show(&app, "timeout");
+    });
+}
+
+/// The UI painted its first frame (header rendered): show the window.
+#[tauri::command]
+pub fn ui_ready<R: Runtime>(app: AppHandle<R>) {
+    show(&app, "first paint");
+}
