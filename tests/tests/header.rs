@@ -1,6 +1,7 @@
-//! The header in the real WebKit webview (default 1100 px window): no control clips its text,
-//! the header does not overflow, and the YOLO approval switch draws its own select (WebKitGTK's
-//! native one is a light grey GTK button, which put the white "YOLO" on light grey).
+//! The header in the real WebKit webview (the default 1,100 px window, then 720 px): no control
+//! clips its text, the header does not overflow, and the YOLO approval switch draws its own
+//! select (WebKitGTK's native one is a light grey GTK button, which put the white "YOLO" on
+//! light grey).
 //!
 //! Test ids: `app-header`, `open-workspace`, `connection-status`, `history-open`,
 //! `checkpoints-open`, `mcp-open`, `settings-open`, `account-open`, `approval-mode`.
@@ -81,6 +82,21 @@ async fn nothing_is_clipped_and_yolo_is_legible() -> Result<()> {
         "YOLO: header controls clipped: {seen}"
     );
     let shot = app.screenshot("header-yolo").await?;
+    eprintln!("screenshot: {}", shot.display());
+
+    // The minimum window width (tauri.conf.json: 720 px): still nothing clipped.
+    app.client().set_window_size(720, 700).await?;
+    app.wait_for_script(
+        "return window.innerWidth <= 720;",
+        "the window is 720 px wide",
+    )
+    .await?;
+    let seen = app.client().execute(CLIPPED, vec![]).await?;
+    ensure!(
+        seen["clipped"] == json!([]) && seen["overflow"].as_f64().unwrap_or(1.0) <= 0.0,
+        "720 px: header controls clipped or overflowing: {seen}"
+    );
+    let shot = app.screenshot("header-720").await?;
     eprintln!("screenshot: {}", shot.display());
     app.close().await
 }
