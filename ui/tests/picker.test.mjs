@@ -196,6 +196,19 @@ describe("file picker", () => {
     });
   }
 
+  test("the picker is one overlay among the panels: opening one closes the other", async () => {
+    const app = await env.open({ init: [fakePicker] });
+    await app.tid("settings-open").click();
+    await app.tid("settings-panel").waitFor();
+    await app.tid("picker-open").click();
+    await app.tid("picker").waitFor();
+    await app.tid("settings-panel").waitFor({ state: "detached" });
+    await app.tid("mcp-open").click();
+    await app.tid("mcp-panel").waitFor();
+    await app.tid("picker").waitFor({ state: "detached" });
+    await app.close();
+  });
+
   test("search streams ranked results with highlighted matches", async () => {
     const app = await openPicker();
     await app.tid("picker-search").fill("main");
