@@ -154,7 +154,7 @@ describe("transcript entries", () => {
     const entries = entriesOf(messages);
     assert.deepEqual(
       entries.map((e) => e.kind),
-      ["user", "model", "tool", "tool", "tool", "footer"],
+      ["user", "model", "tool", "tool", "tool"],
     );
     assert.equal(entries[1].text, "Running now.");
     assert.equal(entries[2].display, "pangolin");
@@ -190,6 +190,7 @@ describe("transcript entries", () => {
       msg(3, "model", {
         parts: [{ text: "Listing." }, { functionCall: { id: "k1", name: "list_directory", args: { dir_path: "." } } }],
         text: "Listing.\nlist_directory",
+        usage,
         tool_calls: [{ call_id: "k1", name: "list_directory", args: { dir_path: "." }, status: "success", display: "Listed 3 item(s)." }],
       }),
       msg(4, "tool_result", {
@@ -232,7 +233,7 @@ describe("transcript entries", () => {
     const entries = entriesOf(messages);
     assert.deepEqual(
       entries.map((e) => e.kind),
-      ["tool", "tool", "notice", "user", "tool", "footer"],
+      ["tool", "tool", "notice", "user", "tool"],
     );
     assert.equal(entries[1].state, "cancelled");
     assert.equal(entries[1].declined, true);

@@ -203,7 +203,8 @@ export function transcriptEntries(messages: StoredMessage[], options: EntryOptio
   let summarised = false;
 
   const endTurn = () => {
-    if (turn && turn.last > turn.start) {
+    // Only with the turn's usage known (a footer of zeros would say nothing).
+    if (turn && turn.usage.requests > 0) {
       out.push({ kind: "footer", seq: turn.seq, usage: turn.usage, seconds: (turn.last - turn.start) / 1000 });
     }
     turn = null;
