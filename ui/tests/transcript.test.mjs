@@ -126,7 +126,7 @@ describe("transcript entries", () => {
       // Cut (no parts): the searchable text names the calls.
       msg(2, "model", {
         truncated: true,
-        text: 'Running now.\nrun_shell_command {"command":"echo pangolin"}\nwrite_file {"file_path":"/w/a.txt","content":"x"}',
+        text: 'Running now.\nrun_shell_command {"command":"echo pangolin"}\nwrite_file {"file_path":"/w/a.txt","content":"x"}\nrun_shell_command false',
         tool_calls: [
           { call_id: "c1", name: "run_shell_command", args: { command: "echo pangolin" } },
           { call_id: "c2", name: "write_file", args: { file_path: "/w/a.txt", content: "x" } },

@@ -270,7 +270,7 @@ impl HistoryRecorder {
             }
             text.push_str(&call.name);
             text.push(' ');
-            text.push_str(&cut(&call.args.to_string(), ARGS_SEARCH_CHARS));
+            text.push_str(&cut(&args_text(&call.args), ARGS_SEARCH_CHARS));
         }
         let mut message =
             NewMessage::new(Role::Model, MessageKind::Model, parts_json(content), text);
@@ -416,6 +416,24 @@ impl HistoryRecorder {
             message: format!("This session is no longer being saved to the history: {error}"),
         });
     }
+}
+
+/// A call's argument values as words for search (paths, commands, patterns),
+/// not JSON: search snippets show this text to people.
+fn args_text(args: &Value) -> String {
+    fn walk(value: &Value, out: &mut Vec<String>) {
+        match value {
+            Value::String(s) => out.push(s.split_whitespace().collect::<Vec<_>>().join(" ")),
+            Value::Number(n) => out.push(n.to_string()),
+            Value::Array(items) => items.iter().for_each(|v| walk(v, out)),
+            Value::Object(map) => map.values().for_each(|v| walk(v, out)),
+            Value::Bool(_) | Value::Null => {}
+        }
+    }
+    let mut words = Vec::new();
+    walk(args, &mut words);
+    words.retain(|w| !w.is_empty());
+    words.join(" ")
 }
 
 fn parts_json(content: &Content) -> Value {

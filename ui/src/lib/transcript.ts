@@ -144,13 +144,20 @@ export function modelText(m: StoredMessage): string {
   const lines = m.text.split("\n");
   const names = new Set(m.tool_calls.map((c) => c.name));
   const joined = m.tool_calls.map((c) => c.name).join(" ");
-  // Gemini Desktop: one `name {args}` line per call; Gemini CLI imports: the names on one line.
-  while (lines.length > 0) {
+  // Gemini Desktop: one `name <argument values>` line per call (older records: `name {json}`);
+  // Gemini CLI imports: the names on one line.
+  let calls = m.tool_calls.length;
+  while (lines.length > 0 && calls > 0) {
     const last = lines[lines.length - 1]!;
     const space = last.indexOf(" ");
     const head = space < 0 ? last : last.slice(0, space);
-    if (last === joined || (names.has(head) && (space < 0 || /^[{[]/.test(last.slice(space + 1))))) lines.pop();
-    else break;
+    if (last === joined) {
+      lines.pop();
+      break;
+    }
+    if (!names.has(head)) break;
+    lines.pop();
+    calls--;
   }
   return lines.join("\n");
 }
