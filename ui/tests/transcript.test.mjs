@@ -179,6 +179,20 @@ describe("transcript entries", () => {
       T.cleanToolText("Started in the background with PID 9.\nOutput so far:\n<untrusted_context>\nready\n</untrusted_context>"),
       "Started in the background with PID 9.\nOutput so far:\nready",
     );
+    // Older Gemini CLI recordings.
+    assert.equal(
+      T.cleanToolText("Command: ls\nDirectory: (root)\nOutput: a.txt\nb.txt\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 77"),
+      "a.txt\nb.txt",
+    );
+    assert.equal(
+      T.cleanToolText("Command: false\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 1\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: (none)"),
+      "Command exited with code 1.",
+    );
+    // The truncation note's instructions are for the model.
+    assert.equal(
+      T.cleanToolText("head\n\n[... output truncated: showing the first 4 and the last 4 of 900 characters. The full output (900 characters) was saved to /tmp/x.txt; read parts of it with read_file (start_line/end_line) or search it with grep_search. ...]\n\ntail"),
+      "head\n\n[… output truncated …]\n\ntail",
+    );
     // A summary cut inside the wrapper.
     assert.equal(T.cleanToolText("<untrusted_context>\nOutput: long…"), "long…");
   });

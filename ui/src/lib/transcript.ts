@@ -89,7 +89,12 @@ export function cleanToolText(text: string): string {
     t = [before, shellText(inner), after].filter((s) => s !== "").join("\n");
   } else if (/^Output: /.test(t) && /\nProcess Group PGID: \d+\s*$/.test(t)) {
     t = shellText(t);
+  } else if (/^Command: .*\n(Directory: .*\n)?Output: /.test(t)) {
+    // Older Gemini CLI recordings: `Command:`, `Directory:`, `Output:`, then the other fields.
+    t = shellText(t.slice(t.indexOf("Output: ")));
   }
+  // The truncation note tells the model where the full output is and how to read it.
+  t = t.replace(/\[\.\.\. output truncated:[^\]]*\]/g, "[… output truncated …]");
   for (const note of MODEL_NOTES) t = t.split(note).join("");
   // Any stray wrapper tag or process-group line (e.g. a summary cut inside the wrapper).
   t = t.replace(/<\/?untrusted_context>/g, "").replace(/^Process Group PGID: \d+$/gm, "");
@@ -112,7 +117,8 @@ function shellText(inner: string): string {
     const line = body.slice(nl + 1);
     const field = SHELL_FIELDS.find((f) => line.startsWith(`${f}: `));
     if (!field) break;
-    fields[field] = line.slice(field.length + 2);
+    const value = line.slice(field.length + 2);
+    if (value !== "(none)") fields[field] = value;
     body = body.slice(0, nl);
   }
   const output = body === "(empty)" ? "" : body;
