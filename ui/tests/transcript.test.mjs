@@ -126,7 +126,7 @@ describe("transcript entries", () => {
       // Cut (no parts): the searchable text names the calls.
       msg(2, "model", {
         truncated: true,
-        text: 'Running now.\nrun_shell_command {"command":"echo pangolin"}\nwrite_file {"file_path":"/w/a.txt","content":"x"}',
+        text: 'Running now.\nrun_shell_command {"command":"echo pangolin"}\nwrite_file {"file_path":"/w/a.txt","content":"x"}\nrun_shell_command false',
         tool_calls: [
           { call_id: "c1", name: "run_shell_command", args: { command: "echo pangolin" } },
           { call_id: "c2", name: "write_file", args: { file_path: "/w/a.txt", content: "x" } },
@@ -154,7 +154,7 @@ describe("transcript entries", () => {
     const entries = entriesOf(messages);
     assert.deepEqual(
       entries.map((e) => e.kind),
-      ["user", "model", "tool", "tool", "tool", "footer"],
+      ["user", "model", "tool", "tool", "tool"],
     );
     assert.equal(entries[1].text, "Running now.");
     assert.equal(entries[2].display, "pangolin");
@@ -179,6 +179,20 @@ describe("transcript entries", () => {
       T.cleanToolText("Started in the background with PID 9.\nOutput so far:\n<untrusted_context>\nready\n</untrusted_context>"),
       "Started in the background with PID 9.\nOutput so far:\nready",
     );
+    // Older Gemini CLI recordings.
+    assert.equal(
+      T.cleanToolText("Command: ls\nDirectory: (root)\nOutput: a.txt\nb.txt\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 77"),
+      "a.txt\nb.txt",
+    );
+    assert.equal(
+      T.cleanToolText("Command: false\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 1\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: (none)"),
+      "Command exited with code 1.",
+    );
+    // The truncation note's instructions are for the model.
+    assert.equal(
+      T.cleanToolText("head\n\n[... output truncated: showing the first 4 and the last 4 of 900 characters. The full output (900 characters) was saved to /tmp/x.txt; read parts of it with read_file (start_line/end_line) or search it with grep_search. ...]\n\ntail"),
+      "head\n\n[… output truncated …]\n\ntail",
+    );
     // A summary cut inside the wrapper.
     assert.equal(T.cleanToolText("<untrusted_context>\nOutput: long…"), "long…");
   });
@@ -190,6 +204,7 @@ describe("transcript entries", () => {
       msg(3, "model", {
         parts: [{ text: "Listing." }, { functionCall: { id: "k1", name: "list_directory", args: { dir_path: "." } } }],
         text: "Listing.\nlist_directory",
+        usage,
         tool_calls: [{ call_id: "k1", name: "list_directory", args: { dir_path: "." }, status: "success", display: "Listed 3 item(s)." }],
       }),
       msg(4, "tool_result", {
@@ -232,7 +247,7 @@ describe("transcript entries", () => {
     const entries = entriesOf(messages);
     assert.deepEqual(
       entries.map((e) => e.kind),
-      ["tool", "tool", "notice", "user", "tool", "footer"],
+      ["tool", "tool", "notice", "user", "tool"],
     );
     assert.equal(entries[1].state, "cancelled");
     assert.equal(entries[1].declined, true);

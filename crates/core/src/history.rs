@@ -270,7 +270,7 @@ impl HistoryRecorder {
             }
             text.push_str(&call.name);
             text.push(' ');
-            text.push_str(&cut(&call.args.to_string(), ARGS_SEARCH_CHARS));
+            text.push_str(&cut(&args_text(&call.args), ARGS_SEARCH_CHARS));
         }
         let mut message =
             NewMessage::new(Role::Model, MessageKind::Model, parts_json(content), text);
@@ -418,6 +418,24 @@ impl HistoryRecorder {
     }
 }
 
+/// A call's argument values as words for search (paths, commands, patterns),
+/// not JSON: search snippets show this text to people.
+fn args_text(args: &Value) -> String {
+    fn walk(value: &Value, out: &mut Vec<String>) {
+        match value {
+            Value::String(s) => out.push(s.split_whitespace().collect::<Vec<_>>().join(" ")),
+            Value::Number(n) => out.push(n.to_string()),
+            Value::Array(items) => items.iter().for_each(|v| walk(v, out)),
+            Value::Object(map) => map.values().for_each(|v| walk(v, out)),
+            Value::Bool(_) | Value::Null => {}
+        }
+    }
+    let mut words = Vec::new();
+    walk(args, &mut words);
+    words.retain(|w| !w.is_empty());
+    words.join(" ")
+}
+
 fn parts_json(content: &Content) -> Value {
     serde_json::to_value(&content.parts).unwrap_or_else(|_| Value::Array(Vec::new()))
 }
@@ -445,6 +463,10 @@ fn result_record(call: &CompletedCall) -> ToolCallRecord {
         display: call.display.as_deref().map(|d| cut(d, DISPLAY_CHARS)),
         error: call.error.as_deref().map(|e| cut(e, DISPLAY_CHARS)),
         duration_ms: Some(u64::try_from(call.duration.as_millis()).unwrap_or(u64::MAX)),
+        output: call.shown.output.as_deref().map(|o| cut(o, DISPLAY_CHARS)),
+        exit_code: call.shown.exit_code,
+        declined: call.shown.declined,
+        diff: call.shown.diff.as_ref().and_then(|d| serde_json::to_value(d).ok()),
         ..ToolCallRecord::default()
     }
 }

@@ -226,6 +226,11 @@ async fn tool_results_record_what_the_card_showed() {
     assert_eq!(write.display, shown);
     assert!(write.display.is_some());
     assert!(write.duration_ms.is_some());
+    // The searchable text names the calls by their argument values, not JSON
+    // (search snippets show it).
+    let model = &page.messages[1];
+    assert!(model.text.contains("write_file") && model.text.contains("okapi.txt"), "{}", model.text);
+    assert!(!model.text.contains("{\"file_path\""), "{}", model.text);
 }
 
 #[tokio::test]

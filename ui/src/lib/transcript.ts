@@ -89,7 +89,12 @@ export function cleanToolText(text: string): string {
     t = [before, shellText(inner), after].filter((s) => s !== "").join("\n");
   } else if (/^Output: /.test(t) && /\nProcess Group PGID: \d+\s*$/.test(t)) {
     t = shellText(t);
+  } else if (/^Command: .*\n(Directory: .*\n)?Output: /.test(t)) {
+    // Older Gemini CLI recordings: `Command:`, `Directory:`, `Output:`, then the other fields.
+    t = shellText(t.slice(t.indexOf("Output: ")));
   }
+  // The truncation note tells the model where the full output is and how to read it.
+  t = t.replace(/\[\.\.\. output truncated:[^\]]*\]/g, "[… output truncated …]");
   for (const note of MODEL_NOTES) t = t.split(note).join("");
   // Any stray wrapper tag or process-group line (e.g. a summary cut inside the wrapper).
   t = t.replace(/<\/?untrusted_context>/g, "").replace(/^Process Group PGID: \d+$/gm, "");
@@ -112,7 +117,8 @@ function shellText(inner: string): string {
     const line = body.slice(nl + 1);
     const field = SHELL_FIELDS.find((f) => line.startsWith(`${f}: `));
     if (!field) break;
-    fields[field] = line.slice(field.length + 2);
+    const value = line.slice(field.length + 2);
+    if (value !== "(none)") fields[field] = value;
     body = body.slice(0, nl);
   }
   const output = body === "(empty)" ? "" : body;
@@ -144,13 +150,20 @@ export function modelText(m: StoredMessage): string {
   const lines = m.text.split("\n");
   const names = new Set(m.tool_calls.map((c) => c.name));
   const joined = m.tool_calls.map((c) => c.name).join(" ");
-  // Gemini Desktop: one `name {args}` line per call; Gemini CLI imports: the names on one line.
-  while (lines.length > 0) {
+  // Gemini Desktop: one `name <argument values>` line per call (older records: `name {json}`);
+  // Gemini CLI imports: the names on one line.
+  let calls = m.tool_calls.length;
+  while (lines.length > 0 && calls > 0) {
     const last = lines[lines.length - 1]!;
     const space = last.indexOf(" ");
     const head = space < 0 ? last : last.slice(0, space);
-    if (last === joined || (names.has(head) && (space < 0 || /^[{[]/.test(last.slice(space + 1))))) lines.pop();
-    else break;
+    if (last === joined) {
+      lines.pop();
+      break;
+    }
+    if (!names.has(head)) break;
+    lines.pop();
+    calls--;
   }
   return lines.join("\n");
 }
@@ -203,7 +216,8 @@ export function transcriptEntries(messages: StoredMessage[], options: EntryOptio
   let summarised = false;
 
   const endTurn = () => {
-    if (turn && turn.last > turn.start) {
+    // Only with the turn's usage known (a footer of zeros would say nothing).
+    if (turn && turn.usage.requests > 0) {
       out.push({ kind: "footer", seq: turn.seq, usage: turn.usage, seconds: (turn.last - turn.start) / 1000 });
     }
     turn = null;
