@@ -31,13 +31,13 @@ pub fn show<R: Runtime>(app: &AppHandle<R>, why: &str) {
     let Some(state) = app.try_state::<FirstPaint>() else {
         return;
     };
-    if state.shown.swap(true, Ordering::SeqCst) {
-        return;
-    }
     let Some(window) = app.get_webview_window(MAIN_WINDOW) else {
         tracing::warn!("no main window to show");
         return;
     };
+    if state.shown.swap(true, Ordering::SeqCst) {
+        return;
+    }
     if let Err(error) = window.show() {
         tracing::warn!(%error, "could not show the window");
     }
@@ -58,4 +58,44 @@ pub fn arm_timeout<R: Runtime>(app: &AppHandle<R>) {
 #[tauri::command]
 pub fn ui_ready<R: Runtime>(app: AppHandle<R>) {
     show(&app, "first paint");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Against a mock runtime: the hidden window is shown by the UI's report, once; the
+    /// timeout's later call changes nothing.
+    #[test]
+    fn the_ui_report_shows_the_window_once() {
+        let app = tauri::test::mock_builder()
+            .manage(FirstPaint::default())
+            .build(tauri::test::mock_context(tauri::test::noop_assets()))
+            .unwrap();
+        let _window = tauri::WebviewWindowBuilder::new(&app, MAIN_WINDOW, Default::default())
+            .visible(false)
+            .build()
+            .unwrap();
+        let shown = || app.state::<FirstPaint>().shown.load(Ordering::SeqCst);
+        assert!(!shown());
+        ui_ready(app.handle().clone());
+        assert!(shown());
+        show(app.handle(), "timeout");
+        assert!(shown());
+    }
+
+    #[test]
+    fn without_the_state_or_the_window_nothing_happens() {
+        let app = tauri::test::mock_builder()
+            .build(tauri::test::mock_context(tauri::test::noop_assets()))
+            .unwrap();
+        show(app.handle(), "first paint");
+        let app = tauri::test::mock_builder()
+            .manage(FirstPaint::default())
+            .build(tauri::test::mock_context(tauri::test::noop_assets()))
+            .unwrap();
+        show(app.handle(), "first paint");
+        // No window yet: not counted as shown, so the real window still will be.
+        assert!(!app.state::<FirstPaint>().shown.load(Ordering::SeqCst));
+    }
 }

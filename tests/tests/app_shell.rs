@@ -542,7 +542,11 @@ async fn the_window_is_shown_at_the_uis_first_paint() -> Result<()> {
         "marks app-info / ui-ready: {marks}"
     );
     // And the X server has the window mapped now.
-    let visible = xdotool(&app, &["search", "--onlyvisible", "--name", "Gemini Desktop"]).await?;
+    let visible = xdotool(
+        &app,
+        &["search", "--onlyvisible", "--name", "Gemini Desktop"],
+    )
+    .await?;
     ensure!(!visible.is_empty(), "no visible window");
     app.screenshot("first-paint").await?;
     app.close().await

@@ -280,3 +280,68 @@ async fn authenticate_signs_in_to_an_oauth_server() -> Result<()> {
     drop(fixture);
     app.close().await
 }
+
+/// "Add server" in the MCP panel: a wrong name is explained and nothing typed is lost; the
+/// fixture server added by its command line lands in the workspace's settings.json (written by
+/// the settings writer) and the reloaded session shows it connected.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_added_in_the_panel_is_written_and_connects() -> Result<()> {
+    let temp = tempfile::tempdir()?;
+    let ws = copy_peer_workspace(temp.path());
+    std::fs::create_dir_all(ws.join(".gemini"))?;
+    std::fs::write(
+        ws.join(".gemini/settings.json"),
+        "{\n  // kept\n  \"ui\": {\"theme\": \"light\"}\n}\n",
+    )?;
+    let fake = FakeGemini::start(json!({"steps": [{"text": "ok"}]}));
+    let base = fake.base_url();
+    let app = App::launch_with_env(
+        "mcp_add_server",
+        &[&ws],
+        &[
+            ("GEMINI_API_KEY", "e2e-key"),
+            ("GOOGLE_GEMINI_BASE_URL", &base),
+        ],
+    )
+    .await?;
+    app.wait_ready().await?;
+    app.click("mcp-open").await?;
+    app.click("mcp-add-open").await?;
+    let script = repo_root().join("tests/fixtures/mcp/fixture_server.py");
+    let command = format!(
+        "'{}' '{}' stdio",
+        python()?.display(),
+        script.canonicalize()?.display()
+    );
+    app.replace_text("mcp-add-name", "my fixture").await?;
+    app.replace_text("mcp-add-command", &command).await?;
+    app.select_option("mcp-add-scope", "workspace").await?;
+    app.click("mcp-add-submit").await?;
+    app.wait_for_text("mcp-add-error", "explains the name", |t| {
+        t.contains("cannot be a server name")
+    })
+    .await?;
+    ensure!(
+        app.texts("mcp-add-command").await? == [command.clone()],
+        "the command is kept"
+    );
+
+    app.replace_text("mcp-add-name", "fixture").await?;
+    app.click("mcp-add-submit").await?;
+    app.wait_for_text("mcp-add-status", "says where it went", |t| {
+        t.starts_with("Added fixture to ") && t.contains(".gemini/settings.json")
+    })
+    .await?;
+    app.wait_for_attr("mcp-server", "data-state", "connected", |s| {
+        s == "connected"
+    })
+    .await?;
+    let text = std::fs::read_to_string(ws.join(".gemini/settings.json"))?;
+    ensure!(text.contains("// kept"), "the comment stays: {text}");
+    ensure!(
+        text.contains("\"fixture\"") && text.contains("stdio"),
+        "the entry: {text}"
+    );
+    app.screenshot("mcp-added").await?;
+    app.close().await
+}

@@ -146,6 +146,26 @@ async fn an_untrusted_folder_is_restricted_until_trusted_then_settings_are_writt
         t.contains("From Workspace settings")
     })
     .await?;
+    // Nothing sets checkpoints: the screen shows the default in force (On), not "Off".
+    let checkpoints = "setting[data-key=general.checkpointing.enabled]";
+    ensure!(
+        app.attrs(
+            "setting[data-key=general.checkpointing.enabled]",
+            "data-source"
+        )
+        .await?
+            == [Some("default".to_owned())],
+        "checkpoints come from the default"
+    );
+    for (id, expected) in [
+        ("setting-effective", "On"),
+        ("setting-source", "Default"),
+        ("setting-user", "not set"),
+        ("setting-workspace", "not set"),
+    ] {
+        let texts = app.texts(&format!("{checkpoints} {id}")).await?;
+        ensure!(texts == [expected], "{id}: {texts:?}");
+    }
     let theme = "setting[data-key=ui.theme]";
     app.select_option(&format!("{theme} setting-input"), "dark")
         .await?;

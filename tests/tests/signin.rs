@@ -386,3 +386,61 @@ async fn an_api_key_entered_on_the_sign_in_screen_is_checked_saved_used_and_sign
         .await?;
     app.close().await
 }
+
+/// The sign-in screen's order comes from gd-auth: this build has no OAuth client, so the API
+/// key (which works for everyone) is first and primary and Google comes last; with a client
+/// configured at run time, Google leads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_primary_sign_in_choice_is_one_this_build_can_use() -> Result<()> {
+    const ORDER: &str = "return Array.from(document.querySelectorAll(\
+        '[data-testid=signin-google], [data-testid=signin-api-key], [data-testid=signin-vertex]'))\
+        .map((b) => [b.dataset.testid, b.classList.contains('primary')]);";
+    let temp = tempfile::tempdir()?;
+    let ws = copy_peer_workspace(temp.path());
+    for (name, env, expected) in [
+        (
+            "signin_order_no_client",
+            vec![],
+            json!([
+                ["signin-api-key", true],
+                ["signin-vertex", false],
+                ["signin-google", false]
+            ]),
+        ),
+        (
+            "signin_order_client",
+            vec![
+                (
+                    "GEMINI_DESKTOP_OAUTH_CLIENT_ID",
+                    "e2e-client.apps.googleusercontent.com",
+                ),
+                ("GEMINI_DESKTOP_OAUTH_CLIENT_SECRET", "e2e-secret"),
+            ],
+            json!([
+                ["signin-google", true],
+                ["signin-api-key", false],
+                ["signin-vertex", false]
+            ]),
+        ),
+    ] {
+        let app = App::launch_with_env(name, &[&ws], &env).await?;
+        app.wait_ready().await?;
+        app.wait_for_count("signin-screen", "is shown", |n| n == 1)
+            .await?;
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let order = app.client().execute(ORDER, vec![]).await?;
+            if order == expected {
+                break;
+            }
+            ensure!(
+                Instant::now() < deadline,
+                "{name}: order {order}, expected {expected}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        app.screenshot("signin-order").await?;
+        app.close().await?;
+    }
+    Ok(())
+}

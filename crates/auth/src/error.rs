@@ -197,13 +197,13 @@ mod tests {
 
     #[test]
     fn code_assist_network_failures_name_its_host() {
-        let report = AuthError::CodeAssist(CodeAssistError::Network(
-            "operation timed out".into(),
-        ))
-        .report();
+        let report =
+            AuthError::CodeAssist(CodeAssistError::Network("operation timed out".into())).report();
         assert_eq!(report.cause, Some(ErrorCause::Timeout));
         assert!(
-            report.message.starts_with("cloudcode-pa.googleapis.com did not answer"),
+            report
+                .message
+                .starts_with("cloudcode-pa.googleapis.com did not answer"),
             "{}",
             report.message
         );
@@ -211,9 +211,10 @@ mod tests {
 
     #[test]
     fn a_refused_key_says_what_to_do_and_other_errors_stay_as_they_are() {
-        let report =
-            AuthError::InvalidApiKey("Google did not accept this API key (API error 400: API_KEY_INVALID)".into())
-                .report();
+        let report = AuthError::InvalidApiKey(
+            "Google did not accept this API key (API error 400: API_KEY_INVALID)".into(),
+        )
+        .report();
         assert_eq!(report.cause, Some(ErrorCause::InvalidKey));
         assert_eq!(report.message, API_KEY_REFUSED);
         assert!(report.detail.unwrap().contains("API_KEY_INVALID"));

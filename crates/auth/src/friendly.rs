@@ -40,7 +40,11 @@ pub fn classify(text: &str) -> ErrorCause {
     let has = |needles: &[&str]| needles.iter().any(|n| t.contains(n));
     if has(&["timed out", "timeout", "deadline has elapsed"]) {
         ErrorCause::Timeout
-    } else if has(&["network is unreachable", "no route to host", "network unreachable"]) {
+    } else if has(&[
+        "network is unreachable",
+        "no route to host",
+        "network unreachable",
+    ]) {
         ErrorCause::Offline
     } else if has(&[
         "dns error",
@@ -87,7 +91,7 @@ pub fn host_of(text: &str) -> Option<String> {
     let rest = &text[start..];
     let rest = &rest[rest.find("//")? + 2..];
     let end = rest
-        .find(|c: char| matches!(c, '/' | ':' | '?' | '#' | ')' | ' ' | '"' | '\''))
+        .find(['/', ':', '?', '#', ')', ' ', '"', '\''])
         .unwrap_or(rest.len());
     let host = &rest[..end];
     (!host.is_empty()).then(|| host.to_owned())
@@ -98,7 +102,9 @@ pub fn network_message(cause: ErrorCause, host: Option<&str>, status: Option<u16
     let host = host.unwrap_or("the server");
     match cause {
         ErrorCause::Offline => {
-            format!("Can't reach {host} — this computer seems to be offline. Check your connection.")
+            format!(
+                "Can't reach {host} — this computer seems to be offline. Check your connection."
+            )
         }
         ErrorCause::Dns => format!("Can't reach {host} — check your connection."),
         ErrorCause::Refused => format!(
@@ -147,13 +153,31 @@ mod tests {
     #[test]
     fn the_other_causes() {
         let cases = [
-            ("client error (Connect): tcp connect error: Network is unreachable (os error 101)", ErrorCause::Offline),
-            ("tcp connect error: No route to host (os error 113)", ErrorCause::Offline),
-            ("tcp connect error: Connection refused (os error 111)", ErrorCause::Refused),
-            ("error sending request: operation timed out", ErrorCause::Timeout),
+            (
+                "client error (Connect): tcp connect error: Network is unreachable (os error 101)",
+                ErrorCause::Offline,
+            ),
+            (
+                "tcp connect error: No route to host (os error 113)",
+                ErrorCause::Offline,
+            ),
+            (
+                "tcp connect error: Connection refused (os error 111)",
+                ErrorCause::Refused,
+            ),
+            (
+                "error sending request: operation timed out",
+                ErrorCause::Timeout,
+            ),
             ("invalid peer certificate: UnknownIssuer", ErrorCause::Tls),
-            ("Could not revoke the Google sign-in (HTTP 503 Service Unavailable): busy", ErrorCause::HttpStatus),
-            ("connection closed before message completed", ErrorCause::Other),
+            (
+                "Could not revoke the Google sign-in (HTTP 503 Service Unavailable): busy",
+                ErrorCause::HttpStatus,
+            ),
+            (
+                "connection closed before message completed",
+                ErrorCause::Other,
+            ),
         ];
         for (text, cause) in cases {
             assert_eq!(classify(text), cause, "{text}");
@@ -162,11 +186,17 @@ mod tests {
 
     #[test]
     fn statuses_and_hosts_are_found_or_not() {
-        assert_eq!(http_status("failed (HTTP 503 Service Unavailable)"), Some(503));
+        assert_eq!(
+            http_status("failed (HTTP 503 Service Unavailable)"),
+            Some(503)
+        );
         assert_eq!(http_status("API error 429: quota"), Some(429));
         assert_eq!(http_status("HTTP 2 framing"), None);
         assert_eq!(http_status("no numbers"), None);
-        assert_eq!(host_of("http://127.0.0.1:8080/x").as_deref(), Some("127.0.0.1"));
+        assert_eq!(
+            host_of("http://127.0.0.1:8080/x").as_deref(),
+            Some("127.0.0.1")
+        );
         assert_eq!(host_of("no address"), None);
         assert_eq!(host_of("https://"), None);
     }

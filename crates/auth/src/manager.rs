@@ -491,10 +491,15 @@ impl AuthManager {
                         }
                     })
                     .map_err(|e| AuthError::Storage(e.to_string()))?;
-                self.inner
-                    .state
-                    .record_error(Some(AuthMethod::GoogleLogin), &e.to_string(), needs);
-                Err(AuthError::CodeAssist(e))
+                // The account view shows it: the same words as the sign-in screen (a network
+                // failure as one sentence, not the HTTP stack's chain).
+                let error = AuthError::CodeAssist(e);
+                self.inner.state.record_error(
+                    Some(AuthMethod::GoogleLogin),
+                    &error.report().message,
+                    needs,
+                );
+                Err(error)
             }
         }
     }

@@ -36,7 +36,11 @@ pub fn entry(server: &NewMcpServer) -> Result<Value, SettingsScreenError> {
         .as_deref()
         .map(str::trim)
         .filter(|c| !c.is_empty());
-    let url = server.url.as_deref().map(str::trim).filter(|u| !u.is_empty());
+    let url = server
+        .url
+        .as_deref()
+        .map(str::trim)
+        .filter(|u| !u.is_empty());
     let value = match (command, url) {
         (Some(_), Some(_)) => {
             return Err(invalid(
@@ -79,7 +83,9 @@ pub fn add_server(
     }
     let file = scope_file(scope, workspace, home)?;
     let existing = match std::fs::read_to_string(&file) {
-        Ok(text) => parse_file(&file, &text).map_err(|e| SettingsScreenError::File(e.to_string()))?,
+        Ok(text) => {
+            parse_file(&file, &text).map_err(|e| SettingsScreenError::File(e.to_string()))?
+        }
         Err(_) => Value::Object(Map::new()),
     };
     if lookup(&existing, &["mcpServers", name]).is_some() {
@@ -121,7 +127,10 @@ mod tests {
     fn the_form_errors_say_what_to_fix() {
         for (s, needle) in [
             (server("", Some("x"), None), "name"),
-            (server("my server", Some("x"), None), "cannot be a server name"),
+            (
+                server("my server", Some("x"), None),
+                "cannot be a server name",
+            ),
             (server("a.b", Some("x"), None), "cannot be a server name"),
             (server("x", None, None), "command that starts"),
             (server("x", Some("x"), Some("http://h")), "not both"),

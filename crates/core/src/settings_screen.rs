@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use gd_mcp::enablement::{Enablement, enablement_file};
 use gd_protocol::{
-    McpServerSetting, SettingOrigin, SettingValue, SettingsLayer, SettingsLayerInfo, SettingsScope, SettingsView,
-    TrustDiscovery, TrustInfo, TrustLevel, TrustSource,
+    McpServerSetting, SettingOrigin, SettingValue, SettingsLayer, SettingsLayerInfo, SettingsScope,
+    SettingsView, TrustDiscovery, TrustInfo, TrustLevel, TrustSource,
 };
 use gd_settings::layers::{
     LoadOptions, layer_paths, lookup, user_settings_path, workspace_settings_path,
@@ -454,7 +454,12 @@ mod tests {
     fn gemini_model_beats_the_files() {
         let env = |name: &str| (name == "GEMINI_MODEL").then(|| "env-model".to_owned());
         assert_eq!(
-            in_force("model.name", Some(&json!("user-model")), Some(SettingsLayer::User), &env),
+            in_force(
+                "model.name",
+                Some(&json!("user-model")),
+                Some(SettingsLayer::User),
+                &env
+            ),
             (
                 json!("env-model"),
                 SettingOrigin::Env,

@@ -185,3 +185,63 @@ fn the_screen_shows_the_value_in_force_and_its_origin() {
     assert_eq!(checkpoints.effective, json!(false));
     assert_eq!(checkpoints.origin, gd_protocol::SettingOrigin::User);
 }
+
+#[test]
+fn an_added_mcp_server_is_written_in_place_and_listed() {
+    use gd_core::mcp_settings::add_server;
+    use gd_protocol::NewMcpServer;
+    let t = tree();
+    let server = |name: &str, command: &str| NewMcpServer {
+        name: name.into(),
+        command_line: Some(command.into()),
+        url: None,
+    };
+    let view = add_server(
+        &t.ws,
+        Some(&t.home),
+        SettingsScope::User,
+        &server("fixture", "python3 'my server.py' --quiet"),
+    )
+    .unwrap();
+    assert!(view.mcp_servers.iter().any(|s| s.name == "fixture"));
+    let text = fs::read_to_string(t.home.join(".gemini/settings.json")).unwrap();
+    // The comment and the other keys stay; the entry is what the session reads.
+    assert!(
+        text.starts_with("{\n  // mine\n  \"model\": {\"name\": \"user-model\"}"),
+        "{text}"
+    );
+    let parsed = gd_settings::parse_file(Path::new("settings.json"), &text).unwrap();
+    assert_eq!(
+        parsed["mcpServers"]["fixture"],
+        json!({"command": "python3", "args": ["my server.py", "--quiet"]})
+    );
+
+    // The same name again, a bad entry, or the untrusted workspace: refused, nothing written.
+    let again = add_server(
+        &t.ws,
+        Some(&t.home),
+        SettingsScope::User,
+        &server("fixture", "x"),
+    );
+    assert!(
+        matches!(again, Err(SettingsScreenError::Invalid(m)) if m.contains("already has a server named fixture"))
+    );
+    let bad = add_server(
+        &t.ws,
+        Some(&t.home),
+        SettingsScope::User,
+        &server("two words", "x"),
+    );
+    assert!(matches!(bad, Err(SettingsScreenError::Invalid(_))));
+    let untrusted = add_server(
+        &t.ws,
+        Some(&t.home),
+        SettingsScope::Workspace,
+        &server("other", "x"),
+    );
+    assert!(matches!(untrusted, Err(SettingsScreenError::File(m)) if m.contains("not trusted")));
+    assert_eq!(
+        fs::read_to_string(t.home.join(".gemini/settings.json")).unwrap(),
+        text
+    );
+}
