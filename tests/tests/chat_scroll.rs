@@ -107,8 +107,16 @@ async fn pointer_over_list(app: &App) -> Result<()> {
         .context("the list's position")?;
     let x = rect[0].as_i64().context("x")?.to_string();
     let y = rect[1].as_i64().context("y")?.to_string();
-    let window = xdotool(app, &["search", "--onlyvisible", "--name", "Gemini Desktop"]).await?;
-    let window = window.lines().last().context("the app's X window")?.to_owned();
+    let window = xdotool(
+        app,
+        &["search", "--onlyvisible", "--name", "Gemini Desktop"],
+    )
+    .await?;
+    let window = window
+        .lines()
+        .last()
+        .context("the app's X window")?
+        .to_owned();
     xdotool(app, &["mousemove", "--window", &window, &x, &y]).await?;
     Ok(())
 }
@@ -146,9 +154,12 @@ async fn wheel_up_from_the_bottom_scrolls_and_streaming_does_not_move_the_view()
         t.contains("First paragraph 59:")
     })
     .await?;
-    app.wait_for_attr("message-model", "data-streaming", "the first answer ended", |s| {
-        s == "false"
-    })
+    app.wait_for_attr(
+        "message-model",
+        "data-streaming",
+        "the first answer ended",
+        |s| s == "false",
+    )
     .await?;
     wait_at_bottom(&app, "the list follows the first answer to its end").await?;
 
@@ -182,10 +193,7 @@ async fn wheel_up_from_the_bottom_scrolls_and_streaming_does_not_move_the_view()
     // Let WebKit's smooth scroll finish, then the view must stay put while text streams in.
     scroll_settled(&app).await?;
     let (top, height, _) = position(&app).await?;
-    ensure!(
-        top < top_before,
-        "scrolled up: {top} < {top_before}"
-    );
+    ensure!(top < top_before, "scrolled up: {top} < {top_before}");
     app.wait_for_script(
         &format!(
             "const s = document.querySelector('[data-testid=scroller]'); return s.scrollHeight > {} ;",
@@ -211,9 +219,12 @@ async fn wheel_up_from_the_bottom_scrolls_and_streaming_does_not_move_the_view()
     wait_at_bottom(&app, "Jump to latest scrolled to the end").await?;
     app.wait_until_gone("jump-to-latest", "goes once following again")
         .await?;
-    app.wait_for_attr("message-model", "data-streaming", "the second answer ended", |s| {
-        s == "false"
-    })
+    app.wait_for_attr(
+        "message-model",
+        "data-streaming",
+        "the second answer ended",
+        |s| s == "false",
+    )
     .await?;
     wait_at_bottom(&app, "the list followed the stream to its end").await?;
     app.wait_for_last_text("message-model", "the end of the second answer", |t| {
