@@ -140,8 +140,9 @@ test("a rejected call reads Rejected, without the message meant for the model", 
   await page.waitForSelector(`${sel("tool-card")}[data-call-id="x1"][data-state="cancelled"]`);
   assert.equal(await rejected.getByTestId("tool-state").innerText(), "Rejected");
   assert.ok(!(await rejected.innerText()).includes("Operation Cancelled"), await rejected.innerText());
-  // Stopped (not rejected): still "Cancelled".
+  // Stopped (not rejected): still "Cancelled", also without the note for the model.
   assert.match(await card(page, "x2").getByTestId("tool-state").innerText(), /^Cancelled/);
+  assert.ok(!(await card(page, "x2").innerText()).includes("Operation Cancelled"));
   await app.close();
 });
 
