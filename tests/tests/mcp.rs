@@ -129,6 +129,11 @@ async fn the_panel_shows_a_real_stdio_server_connected_with_its_tools() -> Resul
     .await?;
     app.wait_for_attr("tool-card", "data-state", "succeeded", |s| s == "success")
         .await?;
+    // Titled with the server's and the tool's own names core reports, not `mcp_fixture_add`.
+    app.wait_for_last_text("tool-title", "titled server › tool", |t| {
+        t == "fixture › add"
+    })
+    .await?;
     let requests = fake.main_requests();
     ensure!(
         requests.len() == 2,

@@ -118,6 +118,7 @@ test("any finished tool reopens its full output; an applied edit reopens its dif
   assert.equal(await view.getAttribute("data-call-id"), "e1");
   assert.match(await view.getByTestId("diff-right").innerText(), /compute_fast\(10\)/);
   assert.equal(await e.getByTestId("diff-editor").count(), 0, "read-only: no editor");
+  assert.match(await view.getByTestId("diff-right").innerText(), /^Applied/);
   await e.screenshot({ path: screenshotPath("tool-card-diff.png") });
   await e.getByTestId("tool-view-diff").click();
   assert.equal(await e.getByTestId("diff-view").count(), 0);
@@ -140,8 +141,9 @@ test("a rejected call reads Rejected, without the message meant for the model", 
   await page.waitForSelector(`${sel("tool-card")}[data-call-id="x1"][data-state="cancelled"]`);
   assert.equal(await rejected.getByTestId("tool-state").innerText(), "Rejected");
   assert.ok(!(await rejected.innerText()).includes("Operation Cancelled"), await rejected.innerText());
-  // Stopped (not rejected): still "Cancelled".
+  // Stopped (not rejected): still "Cancelled", also without the note for the model.
   assert.match(await card(page, "x2").getByTestId("tool-state").innerText(), /^Cancelled/);
+  assert.ok(!(await card(page, "x2").innerText()).includes("Operation Cancelled"));
   await app.close();
 });
 
@@ -159,5 +161,28 @@ test("an MCP tool card is titled server › tool from what core reports", async 
   assert.equal(await card(page, "m1").getByTestId("tool-title").innerText(), "tiny › add");
   assert.equal(await card(page, "m2").getByTestId("tool-title").innerText(), "my_srv › do_it");
   assert.equal(await card(page, "m1").getAttribute("data-tool"), "mcp_tiny_add");
+  await app.close();
+});
+
+test("finished cards in the dark theme at 800 px (screenshot)", async () => {
+  const app = await env.open({ colorScheme: "dark", viewport: { width: 800, height: 760 } });
+  const { page } = app;
+  await app.sendPrompt("do things");
+  await app.emitAll([
+    E.turnStarted(),
+    E.toolRequest("s1", "run_shell_command", { command: "./run.sh" }),
+    response("s1", "run_shell_command", "success", { display: SHELL_OUTPUT, output: SHELL_OUTPUT, exit_code: 2 }),
+    E.toolRequest("l1", "list_directory", { dir_path: "/home/dev/project" }),
+    response("l1", "list_directory", "success", { display: "Listed 3 item(s).", output: "src/\nREADME.md\nhello.txt" }),
+    E.toolRequest("x1", "replace", { file_path: "/home/dev/project/a.txt" }),
+    response("x1", "replace", "cancelled", { error: "[Operation Cancelled] Reason: User did not allow tool call", declined: true }),
+    { ...E.toolRequest("m1", "mcp_tiny_add", { a: 1, b: 2 }), mcp: { server: "tiny", tool: "add" } },
+    response("m1", "mcp_tiny_add", "success", { display: "3" }),
+    E.delta("All done."),
+    E.turnComplete(),
+  ]);
+  await page.waitForSelector(`${sel("tool-card")}[data-call-id="m1"][data-state="success"]`);
+  await card(page, "l1").getByTestId("tool-output-toggle").click();
+  await page.screenshot({ path: screenshotPath("tool-cards-dark-800.png") });
   await app.close();
 });

@@ -441,7 +441,10 @@ async fn modified_content_is_applied_and_the_model_is_told() {
     );
     assert!(!shown.declined);
     assert!(
-        shown.output.as_deref().is_some_and(|o| o.starts_with("wrote ")),
+        shown
+            .output
+            .as_deref()
+            .is_some_and(|o| o.starts_with("wrote ")),
         "{:?}",
         shown.output
     );

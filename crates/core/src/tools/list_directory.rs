@@ -241,7 +241,13 @@ fn format_listing(dir: &std::path::Path, listing: Listing) -> ToolResult {
     // People see the entries, one a line, folders with a trailing slash.
     let shown: Vec<String> = entries
         .iter()
-        .map(|e| if e.is_dir { format!("{}/", e.name) } else { e.name.clone() })
+        .map(|e| {
+            if e.is_dir {
+                format!("{}/", e.name)
+            } else {
+                e.name.clone()
+            }
+        })
         .collect();
     ToolResult::success(text, display).with_output(shown.join("\n"))
 }
@@ -289,10 +295,7 @@ mod tests {
         );
         assert_eq!(result.display, "Listed 3 item(s). (1 ignored)");
         // The card's entries: one a line, folders marked with a slash.
-        assert_eq!(
-            result.output.as_deref(),
-            Some("src/\nhello.txt\nREADME.md")
-        );
+        assert_eq!(result.output.as_deref(), Some("src/\nhello.txt\nREADME.md"));
     }
 
     #[tokio::test]
