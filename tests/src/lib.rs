@@ -32,6 +32,7 @@
 //! Artifacts (screenshots, the driver and app log) go to `<target>/e2e/<test name>/`.
 
 mod app;
+mod connected;
 mod dbus;
 mod keyring;
 mod paths;
@@ -39,6 +40,7 @@ mod process;
 mod xvfb;
 
 pub use app::{App, testid};
+pub use connected::E2E_MODEL;
 pub use paths::{app_binary, target_dir};
 
 use std::time::Duration;

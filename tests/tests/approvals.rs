@@ -64,26 +64,6 @@ fn proposal(intro: &str, call: Value, closing: &str) -> Value {
     })
 }
 
-async fn launch(name: &str, ws: &Path, fake: &FakeGemini) -> Result<App> {
-    let base = fake.base_url();
-    let app = App::launch_with_env(
-        name,
-        &[ws],
-        &[
-            ("GEMINI_API_KEY", "e2e-key"),
-            ("GOOGLE_GEMINI_BASE_URL", &base),
-            ("GEMINI_MODEL", "gemini-2.5-flash"),
-        ],
-    )
-    .await?;
-    app.wait_ready().await?;
-    app.wait_for_text("connection-text", "showed the model", |t| {
-        t.contains("gemini-2.5-flash")
-    })
-    .await?;
-    Ok(app)
-}
-
 fn read(ws: &Path) -> Result<String> {
     Ok(std::fs::read_to_string(ws.join(FILE))?)
 }
@@ -164,7 +144,7 @@ async fn edits_are_approved_rejected_and_edited_before_they_run() -> Result<()> 
         ),
         &vars,
     );
-    let app = launch("approvals", &ws, &fake).await?;
+    let app = App::launch_connected("approvals", &[&ws], &fake.base_url()).await?;
 
     // 1. Approve: the text streams, the diff is shown, and the edit lands on disk.
     app.type_and_enter("prompt-input", "Make the greeting global")
@@ -280,7 +260,7 @@ async fn yolo_mode_runs_edits_without_asking() -> Result<()> {
         ),
         &[("WORKSPACE", utf8(&ws)?)],
     );
-    let app = launch("approvals_yolo", &ws, &fake).await?;
+    let app = App::launch_connected("approvals_yolo", &[&ws], &fake.base_url()).await?;
 
     let mode = app.texts("approval-mode").await?;
     ensure!(
@@ -335,7 +315,7 @@ async fn always_allow_covers_the_next_edit_of_the_session() -> Result<()> {
         ]}),
         &[("WORKSPACE", utf8(&ws)?)],
     );
-    let app = launch("approvals_always", &ws, &fake).await?;
+    let app = App::launch_connected("approvals_always", &[&ws], &fake.base_url()).await?;
     app.type_and_enter("prompt-input", "Shout both lines")
         .await?;
     expect_edit_confirmation(&app, "line one", "LINE ONE").await?;

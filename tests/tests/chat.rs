@@ -8,7 +8,7 @@
 //!
 //! Build first: `npm --prefix ui run build && cargo build -p gemini-desktop`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use std::time::Duration;
 
@@ -23,26 +23,6 @@ fn workspace(temp: &tempfile::TempDir) -> Result<PathBuf> {
     Ok(copy_peer_workspace(temp.path()))
 }
 
-async fn launch_connected(name: &str, ws: &Path, fake: &FakeGemini) -> Result<App> {
-    let base = fake.base_url();
-    let app = App::launch_with_env(
-        name,
-        &[ws],
-        &[
-            ("GEMINI_API_KEY", "e2e-key"),
-            ("GOOGLE_GEMINI_BASE_URL", &base),
-            ("GEMINI_MODEL", "gemini-2.5-flash"),
-        ],
-    )
-    .await?;
-    app.wait_ready().await?;
-    app.wait_for_text("connection-text", "showed the model", |t| {
-        t.contains("gemini-2.5-flash")
-    })
-    .await?;
-    Ok(app)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn enter_sends_the_prompt_and_the_answer_streams_with_the_tool_call() -> Result<()> {
     let temp = tempfile::tempdir()?;
@@ -51,7 +31,7 @@ async fn enter_sends_the_prompt_and_the_answer_streams_with_the_tool_call() -> R
         scenario("b_list_dir"),
         &[("WORKSPACE", ws.to_str().context("UTF-8 path")?)],
     );
-    let app = launch_connected("chat_round_trip", &ws, &fake).await?;
+    let app = App::launch_connected("chat_round_trip", &[&ws], &fake.base_url()).await?;
 
     // Enter in the prompt field sends (no click on Send).
     app.type_and_enter("prompt-input", "List the files here")
@@ -128,7 +108,7 @@ async fn cancel_stops_a_hanging_turn_and_the_next_prompt_works() -> Result<()> {
         "faults": [{"request": 1, "kind": "hang"}],
         "steps": [{"text": "too late"}]
     }));
-    let app = launch_connected("chat_cancel", &ws, &fake).await?;
+    let app = App::launch_connected("chat_cancel", &[&ws], &fake.base_url()).await?;
     app.type_and_enter("prompt-input", "take your time").await?;
     ensure!(fake.wait_for_requests(1, Duration::from_secs(20)));
     // The Stop button is there while the turn runs.

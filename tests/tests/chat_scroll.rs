@@ -6,33 +6,11 @@
 //!
 //! Test ids: `scroller`, `message-model` (`data-streaming`), `jump-to-latest`, `turn-footer`.
 
-use std::path::Path;
-
 use anyhow::{Context, Result, ensure};
 use gd_e2e::App;
 use gd_fake_gemini::FakeGemini;
 use gd_fake_gemini::fixtures::copy_peer_workspace;
 use serde_json::{Value, json};
-
-async fn launch_connected(name: &str, ws: &Path, fake: &FakeGemini) -> Result<App> {
-    let base = fake.base_url();
-    let app = App::launch_with_env(
-        name,
-        &[ws],
-        &[
-            ("GEMINI_API_KEY", "e2e-key"),
-            ("GOOGLE_GEMINI_BASE_URL", &base),
-            ("GEMINI_MODEL", "gemini-2.5-flash"),
-        ],
-    )
-    .await?;
-    app.wait_ready().await?;
-    app.wait_for_text("connection-text", "showed the model", |t| {
-        t.contains("gemini-2.5-flash")
-    })
-    .await?;
-    Ok(app)
-}
 
 /// The message list's scroll position: `[scrollTop, scrollHeight, distance from the bottom]`.
 async fn position(app: &App) -> Result<(f64, f64, f64)> {
@@ -147,7 +125,7 @@ async fn wheel_up_from_the_bottom_scrolls_and_streaming_does_not_move_the_view()
     // A long first answer fills the chat; the second streams slowly (about 10 s) while the
     // test scrolls (each prompt starts the fake's script again: `reset` swaps it).
     let fake = FakeGemini::start(json!({"steps": [{"text": paragraphs("First", 60)}]}));
-    let app = launch_connected("chat_scroll", &ws, &fake).await?;
+    let app = App::launch_connected("chat_scroll", &[&ws], &fake.base_url()).await?;
 
     app.type_and_enter("prompt-input", "Write a lot").await?;
     app.wait_for_last_text("message-model", "showed the first answer", |t| {

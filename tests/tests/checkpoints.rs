@@ -13,7 +13,7 @@
 //!
 //! Build first: `npm --prefix ui ci && npm --prefix ui run build && cargo build -p gemini-desktop`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, ensure};
 use fantoccini::Locator;
@@ -57,26 +57,6 @@ fn script() -> Value {
         }]},
         {"text": "The greeting is global and noted."}
     ]})
-}
-
-async fn launch(ws: &Path, fake: &FakeGemini) -> Result<App> {
-    let base = fake.base_url();
-    let app = App::launch_with_env(
-        "checkpoints",
-        &[ws],
-        &[
-            ("GEMINI_API_KEY", "e2e-key"),
-            ("GOOGLE_GEMINI_BASE_URL", &base),
-            ("GEMINI_MODEL", "gemini-2.5-flash"),
-        ],
-    )
-    .await?;
-    app.wait_ready().await?;
-    app.wait_for_text("connection-text", "showed the model", |t| {
-        t.contains("gemini-2.5-flash")
-    })
-    .await?;
-    Ok(app)
 }
 
 /// Waits for the pending confirmation of a `tool` call, approves it and waits until the call
@@ -129,7 +109,7 @@ async fn restoring_the_first_edit_reverts_it_and_removes_a_later_file() -> Resul
     let ws = workspace(&temp)?;
     let ws_str = ws.to_str().context("UTF-8 path")?;
     let fake = FakeGemini::start_with_vars(script(), &[("WORKSPACE", ws_str)]);
-    let app = launch(&ws, &fake).await?;
+    let app = App::launch_connected("checkpoints", &[&ws], &fake.base_url()).await?;
 
     app.type_and_enter("prompt-input", "Make the greeting global and take notes")
         .await?;

@@ -9,33 +9,13 @@
 //!
 //! Build first: `npm --prefix ui run build && cargo build -p gemini-desktop`.
 
-use std::path::Path;
-
 use anyhow::{Context, Result, ensure};
 use gd_e2e::App;
 use gd_fake_gemini::FakeGemini;
 use gd_fake_gemini::fixtures::copy_peer_workspace;
 use serde_json::{Value, json};
 
-const MODEL: &str = "gemini-2.5-flash";
-
-async fn launch(ws: &Path, fake: &FakeGemini) -> Result<App> {
-    let base = fake.base_url();
-    let app = App::launch_with_env(
-        "commands",
-        &[ws],
-        &[
-            ("GEMINI_API_KEY", "e2e-key"),
-            ("GOOGLE_GEMINI_BASE_URL", &base),
-            ("GEMINI_MODEL", MODEL),
-        ],
-    )
-    .await?;
-    app.wait_ready().await?;
-    app.wait_for_text("connection-text", "showed the model", |t| t.contains(MODEL))
-        .await?;
-    Ok(app)
-}
+use gd_e2e::E2E_MODEL as MODEL;
 
 /// `/stats`: waits for a new stats card and returns (turns, requests, input, output) of it.
 async fn stats(app: &App, cards_before: usize) -> Result<(String, String, u64, u64)> {
@@ -69,7 +49,7 @@ async fn stats_and_clear() -> Result<()> {
     let temp = tempfile::tempdir()?;
     let ws = copy_peer_workspace(temp.path());
     let fake = FakeGemini::start(json!({"steps": [{"text": "Noted: tulip."}]}));
-    let app = launch(&ws, &fake).await?;
+    let app = App::launch_connected("commands", &[&ws], &fake.base_url()).await?;
 
     app.type_and_enter("prompt-input", "Remember the word tulip")
         .await?;

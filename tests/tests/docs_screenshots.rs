@@ -129,24 +129,9 @@ async fn docs_screenshots() -> Result<()> {
         script(),
         &[("WORKSPACE", ws.to_str().context("UTF-8 path")?)],
     );
-    let base = fake.base_url();
-    let mut app = App::launch_with_env(
-        "docs_screenshots",
-        &[&ws],
-        &[
-            ("GEMINI_API_KEY", "e2e-key"),
-            ("GOOGLE_GEMINI_BASE_URL", &base),
-            ("GEMINI_MODEL", "gemini-2.5-flash"),
-        ],
-    )
-    .await?;
+    let mut app = App::launch_connected("docs_screenshots", &[&ws], &fake.base_url()).await?;
     let out = out_dir(&app);
     std::fs::create_dir_all(&out)?;
-    app.wait_ready().await?;
-    app.wait_for_attr("connection-status", "data-state", "is connected", |s| {
-        s == "connected"
-    })
-    .await?;
 
     // The live conversation: the edit waits in the diff view, then the shell command.
     app.type_and_enter("prompt-input", PROMPT).await?;

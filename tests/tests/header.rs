@@ -30,22 +30,7 @@ async fn nothing_is_clipped_and_yolo_is_legible() -> Result<()> {
     let temp = tempfile::tempdir()?;
     let ws = copy_peer_workspace(temp.path());
     let fake = FakeGemini::start(json!({"steps": [{"text": "unused"}]}));
-    let base = fake.base_url();
-    let app = App::launch_with_env(
-        "header",
-        &[&ws],
-        &[
-            ("GEMINI_API_KEY", "e2e-key"),
-            ("GOOGLE_GEMINI_BASE_URL", &base),
-            ("GEMINI_MODEL", "gemini-2.5-flash"),
-        ],
-    )
-    .await?;
-    app.wait_ready().await?;
-    app.wait_for_text("connection-text", "connected", |t| {
-        t.contains("gemini-2.5-flash")
-    })
-    .await?;
+    let app = App::launch_connected("header", &[&ws], &fake.base_url()).await?;
 
     let seen = app.client().execute(CLIPPED, vec![]).await?;
     ensure!(

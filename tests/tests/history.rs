@@ -88,22 +88,6 @@ fn last_request_prompts(fake: &FakeGemini) -> Result<(Vec<String>, usize)> {
 }
 
 /// Launches the app on `ws` (artifacts in `target/e2e/<name>/`).
-async fn launch(name: &str, ws: &Path, fake: &FakeGemini) -> Result<App> {
-    let base = fake.base_url();
-    let app = App::launch_with_env(
-        name,
-        &[ws],
-        &[
-            ("GEMINI_API_KEY", "e2e-key"),
-            ("GOOGLE_GEMINI_BASE_URL", &base),
-            ("GEMINI_MODEL", "gemini-2.5-flash"),
-        ],
-    )
-    .await?;
-    connected(&app).await?;
-    Ok(app)
-}
-
 async fn connected(app: &App) -> Result<()> {
     app.wait_ready().await?;
     app.wait_for_attr("connection-status", "data-state", "is connected", |s| {
@@ -179,7 +163,7 @@ async fn chat_restart_find_resume_and_restore_code_and_conversation() -> Result<
     let ws = workspace(&temp)?;
     let ws_str = ws.to_str().context("UTF-8 path")?.to_owned();
     let fake = FakeGemini::start(answer("Noted: the okapi."));
-    let mut app = launch("history", &ws, &fake).await?;
+    let mut app = App::launch_connected("history", &[&ws], &fake.base_url()).await?;
 
     chat(&app, FIRST, "Noted: the okapi.").await?;
 
@@ -280,7 +264,7 @@ async fn an_edit_from_before_a_restart_is_undone_from_the_history_with_its_conve
     let ws = workspace(&temp)?;
     let ws_str = ws.to_str().context("UTF-8 path")?.to_owned();
     let fake = FakeGemini::start(answer("Noted: the okapi."));
-    let mut app = launch("history_restore", &ws, &fake).await?;
+    let mut app = App::launch_connected("history_restore", &[&ws], &fake.base_url()).await?;
     chat(&app, FIRST, "Noted: the okapi.").await?;
     fake.reset(edit_script(), &[("WORKSPACE", &ws_str)]);
     let call_id = approved_edit(&app, &ws).await?;

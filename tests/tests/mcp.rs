@@ -56,18 +56,7 @@ async fn the_panel_shows_a_real_stdio_server_connected_with_its_tools() -> Resul
         ]}),
         &[("WORKSPACE", ws.to_str().context("UTF-8 path")?)],
     );
-    let base = fake.base_url();
-    let app = App::launch_with_env(
-        "mcp_panel",
-        &[&ws],
-        &[
-            ("GEMINI_API_KEY", "e2e-key"),
-            ("GOOGLE_GEMINI_BASE_URL", &base),
-            ("GEMINI_MODEL", "gemini-2.5-flash"),
-        ],
-    )
-    .await?;
-    app.wait_ready().await?;
+    let app = App::launch_connected("mcp_panel", &[&ws], &fake.base_url()).await?;
 
     app.click("mcp-open").await?;
     app.wait_for_count("mcp-panel", "opened", |n| n == 1)

@@ -47,22 +47,7 @@ async fn launch(
     let temp = tempfile::tempdir()?;
     let ws = copy_peer_workspace(temp.path());
     let fake = FakeGemini::start(json!({ "steps": steps }));
-    let base = fake.base_url();
-    let app = App::launch_with_env(
-        name,
-        &[&ws],
-        &[
-            ("GEMINI_API_KEY", "e2e-key"),
-            ("GOOGLE_GEMINI_BASE_URL", &base),
-            ("GEMINI_MODEL", "gemini-2.5-flash"),
-        ],
-    )
-    .await?;
-    app.wait_ready().await?;
-    app.wait_for_text("connection-text", "connected", |t| {
-        t.contains("gemini-2.5-flash")
-    })
-    .await?;
+    let app = App::launch_connected(name, &[&ws], &fake.base_url()).await?;
     Ok((app, fake, temp))
 }
 

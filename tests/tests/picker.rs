@@ -41,22 +41,7 @@ async fn two_files_picked_in_the_picker_reach_the_model_request() -> Result<()> 
     let temp = tempfile::tempdir()?;
     let ws = copy_peer_workspace(temp.path());
     let fake = FakeGemini::start(json!({"steps": [{"text": "Both files read."}]}));
-    let base = fake.base_url();
-    let app = App::launch_with_env(
-        "picker_two_files",
-        &[&ws],
-        &[
-            ("GEMINI_API_KEY", "e2e-key"),
-            ("GOOGLE_GEMINI_BASE_URL", &base),
-            ("GEMINI_MODEL", "gemini-2.5-flash"),
-        ],
-    )
-    .await?;
-    app.wait_ready().await?;
-    app.wait_for_text("connection-text", "connected", |t| {
-        t.contains("gemini-2.5-flash")
-    })
-    .await?;
+    let app = App::launch_connected("picker_two_files", &[&ws], &fake.base_url()).await?;
 
     app.click("picker-open").await?;
     // The tree's first level comes from the real listing.

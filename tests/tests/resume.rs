@@ -12,7 +12,7 @@
 //!
 //! Build first: `npm --prefix ui ci && npm --prefix ui run build && cargo build -p gemini-desktop`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, ensure};
 use gd_e2e::App;
@@ -23,7 +23,12 @@ const PROMPT: &str = "Write the okapi notes and count them";
 const NOTES: &str = "okapi.md";
 const CONTENT: &str = "The okapi is striped.\n";
 /// What the model is told for plumbing; never shown to people.
-const PLUMBING: &[&str] = &["untrusted_context", "PGID", "{\"file_path\"", "write_file {"];
+const PLUMBING: &[&str] = &[
+    "untrusted_context",
+    "PGID",
+    "{\"file_path\"",
+    "write_file {",
+];
 
 fn workspace(temp: &tempfile::TempDir) -> Result<PathBuf> {
     let ws = temp.path().join("project");
@@ -43,22 +48,6 @@ fn script() -> Value {
         ]},
         {"text": "Saved and counted."}
     ]})
-}
-
-async fn launch(name: &str, ws: &Path, fake: &FakeGemini) -> Result<App> {
-    let base = fake.base_url();
-    let app = App::launch_with_env(
-        name,
-        &[ws],
-        &[
-            ("GEMINI_API_KEY", "e2e-key"),
-            ("GOOGLE_GEMINI_BASE_URL", &base),
-            ("GEMINI_MODEL", "gemini-2.5-flash"),
-        ],
-    )
-    .await?;
-    connected(&app).await?;
-    Ok(app)
 }
 
 async fn connected(app: &App) -> Result<()> {
@@ -102,7 +91,10 @@ async fn all_text(app: &App, scope: &str) -> Result<String> {
 async fn no_plumbing(app: &App, scope: &str, when: &str) -> Result<()> {
     let text = all_text(app, scope).await?;
     for bad in PLUMBING {
-        ensure!(!text.contains(bad), "{when}: {bad:?} shown in {scope}: {text}");
+        ensure!(
+            !text.contains(bad),
+            "{when}: {bad:?} shown in {scope}: {text}"
+        );
     }
     Ok(())
 }
@@ -126,7 +118,7 @@ async fn a_resumed_session_shows_the_live_tool_cards_and_no_plumbing() -> Result
     let ws = workspace(&temp)?;
     let ws_str = ws.to_str().context("UTF-8 path")?.to_owned();
     let fake = FakeGemini::start_with_vars(script(), &[("WORKSPACE", &ws_str)]);
-    let mut app = launch("resume", &ws, &fake).await?;
+    let mut app = App::launch_connected("resume", &[&ws], &fake.base_url()).await?;
 
     // Live: approve the edit, then the command.
     app.type_and_enter("prompt-input", PROMPT).await?;
@@ -135,9 +127,12 @@ async fn a_resumed_session_shows_the_live_tool_cards_and_no_plumbing() -> Result
     })
     .await?;
     app.click("approve").await?;
-    app.wait_for_attr("confirmation", "data-kind", "asks to run the command", |k| {
-        k == "execute"
-    })
+    app.wait_for_attr(
+        "confirmation",
+        "data-kind",
+        "asks to run the command",
+        |k| k == "execute",
+    )
     .await?;
     app.click("approve").await?;
     app.wait_for_last_text("message-model", "gave the closing answer", |t| {

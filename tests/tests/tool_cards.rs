@@ -6,33 +6,11 @@
 //! Test ids: `approval-mode`, `prompt-input`, `tool-card` (`data-tool`, `data-state`),
 //! `tool-output`, `tool-output-toggle`, `tool-exit-code` (`data-code`), `tool-result`.
 
-use std::path::Path;
-
 use anyhow::{Context, Result, ensure};
 use gd_e2e::App;
 use gd_fake_gemini::FakeGemini;
 use gd_fake_gemini::fixtures::copy_peer_workspace;
 use serde_json::json;
-
-async fn launch_connected(name: &str, ws: &Path, fake: &FakeGemini) -> Result<App> {
-    let base = fake.base_url();
-    let app = App::launch_with_env(
-        name,
-        &[ws],
-        &[
-            ("GEMINI_API_KEY", "e2e-key"),
-            ("GOOGLE_GEMINI_BASE_URL", &base),
-            ("GEMINI_MODEL", "gemini-2.5-flash"),
-        ],
-    )
-    .await?;
-    app.wait_ready().await?;
-    app.wait_for_text("connection-text", "showed the model", |t| {
-        t.contains("gemini-2.5-flash")
-    })
-    .await?;
-    Ok(app)
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shell_output_once_with_the_exit_code_and_folder_entries() -> Result<()> {
@@ -43,7 +21,7 @@ async fn shell_output_once_with_the_exit_code_and_folder_entries() -> Result<()>
         {"functionCalls": [{"name": "run_shell_command", "args": {"command": "printf 'alpha\\nbeta\\n'; exit 2"}}]},
         {"match_tool": "run_shell_command", "text": "It failed."}
     ]}));
-    let app = launch_connected("tool_cards", &ws, &fake).await?;
+    let app = App::launch_connected("tool_cards", &[&ws], &fake.base_url()).await?;
     // No confirmation in the way.
     app.select_option("approval-mode", "yolo").await?;
 
