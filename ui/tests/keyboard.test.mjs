@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import * as E from "./support/events.mjs";
-import { screenshotPath, setup } from "./support/harness.mjs";
+import { emptyHistory, screenshotPath, setup } from "./support/harness.mjs";
 
 let env;
 before(async () => {
@@ -14,20 +14,6 @@ before(async () => {
 after(async () => {
   await env?.close();
 });
-
-function emptyHistory() {
-  window.__gdExtraIPC = (cmd) => {
-    switch (cmd) {
-      case "history_last_session":
-        return null;
-      case "history_list":
-      case "history_gemini_cli_sessions":
-        return [];
-      default:
-        return undefined;
-    }
-  };
-}
 
 /** A whole answered turn. */
 const turn = (text) => [E.turnStarted(), E.delta(text), E.turnComplete()];

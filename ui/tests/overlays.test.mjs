@@ -2,7 +2,7 @@
 // Esc closes the top one wherever the focus is, and the focus goes back to where it was.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { setup } from "./support/harness.mjs";
+import { emptyHistory, setup } from "./support/harness.mjs";
 
 let env;
 before(async () => {
@@ -11,21 +11,6 @@ before(async () => {
 after(async () => {
   await env?.close();
 });
-
-/** An empty history backend, so the history panel opens without errors. */
-function emptyHistory() {
-  window.__gdExtraIPC = (cmd) => {
-    switch (cmd) {
-      case "history_last_session":
-        return null;
-      case "history_list":
-      case "history_gemini_cli_sessions":
-        return [];
-      default:
-        return undefined;
-    }
-  };
-}
 
 const open = (options = {}) => env.open({ init: [emptyHistory], ...options });
 

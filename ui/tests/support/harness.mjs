@@ -258,3 +258,21 @@ export function screenshotPath(name) {
 export function fixture(name) {
   return JSON.parse(readFileSync(path.join(UI_DIR, "tests", "fixtures", name), "utf8"));
 }
+
+/**
+ * An init script (for `open({ init: [emptyHistory] })`): an empty history backend, so the chat
+ * restores nothing and the history panel opens without errors.
+ */
+export function emptyHistory() {
+  window.__gdExtraIPC = (cmd) => {
+    switch (cmd) {
+      case "history_last_session":
+        return null;
+      case "history_list":
+      case "history_gemini_cli_sessions":
+        return [];
+      default:
+        return undefined;
+    }
+  };
+}
