@@ -59,14 +59,16 @@ async fn connected(app: &App) -> Result<()> {
     Ok(())
 }
 
-/// The tool cards inside `scope` (a CSS selector): `(data-tool, data-state, result text)`.
+/// The tool cards inside `scope` (a CSS selector): `(data-tool, data-state, what it shows)`,
+/// the last being its title, result line, output and exit code, as `title | result | output | exit`.
 async fn cards(app: &App, scope: &str) -> Result<Vec<(String, String, String)>> {
     let value = app
         .client()
         .execute(
             "return Array.from(document.querySelectorAll(arguments[0] + ' [data-testid=tool-card]')).map((c) => {\
-               const r = c.querySelector('[data-testid=tool-result]');\
-               return [c.dataset.tool, c.dataset.state, r ? r.textContent.trim() : ''];\
+               const t = (id) => { const e = c.querySelector(`[data-testid=${id}]`); return e ? e.textContent.trim() : ''; };\
+               const shown = [t('tool-title'), t('tool-result'), t('tool-output'), t('tool-exit-code')].join(' | ');\
+               return [c.dataset.tool, c.dataset.state, shown];\
              });",
             vec![json!(scope)],
         )
@@ -149,7 +151,8 @@ async fn a_resumed_session_shows_the_live_tool_cards_and_no_plumbing() -> Result
             && live[0].0 == "write_file"
             && live[1].0 == "run_shell_command"
             && live.iter().all(|c| c.1 == "success")
-            && live[1].2.contains("pangolin"),
+            && live[1].2.contains("pangolin")
+            && live[1].2.ends_with("exit 0"),
         "live cards: {live:?}"
     );
     let live_answers = app.texts("message-model").await?;

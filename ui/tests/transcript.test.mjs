@@ -120,6 +120,26 @@ describe("transcript entries", () => {
     assertNoPlumbing(entries);
   });
 
+  test("an MCP call keeps its server and tool name, for the card's title", () => {
+    const messages = [
+      msg(1, "prompt", { text: "add 2 and 3" }),
+      msg(2, "model", {
+        parts: [{ functionCall: { id: "c1", name: "mcp_tiny_add", args: { a: 2, b: 3 } } }],
+        tool_calls: [{ call_id: "c1", name: "mcp_tiny_add", args: { a: 2, b: 3 } }],
+      }),
+      msg(3, "tool_result", {
+        tool_calls: [
+          { call_id: "c1", name: "mcp_tiny_add", status: "success", summary: "5", display: "5", duration_ms: 4, mcp: { server: "tiny", tool: "add" } },
+        ],
+      }),
+    ];
+    const tool = entriesOf(messages).find((e) => e.kind === "tool");
+    assert.deepEqual(tool.mcp, { server: "tiny", tool: "add" });
+    // Older records name no server: the card falls back to the registered name.
+    messages[2].tool_calls[0].mcp = undefined;
+    assert.equal(entriesOf(messages).find((e) => e.kind === "tool").mcp, null);
+  });
+
   test("older records (only the model's text) and cut messages are cleaned", () => {
     const messages = [
       msg(1, "prompt", { text: "run it" }),

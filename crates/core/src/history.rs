@@ -14,8 +14,8 @@ use gd_gemini::{Content, Part, Role as GeminiRole};
 use gd_protocol::{Event, ToolCallStatus};
 use gd_store::gemini_cli::{DISPLAY_CHARS, cut, output_summary};
 use gd_store::{
-    MessageKind, MessageRef, NewMessage, NewSession, Role, Store, StoreError, ThoughtRecord,
-    TokenUsage, ToolCallRecord, title_from,
+    McpToolName, MessageKind, MessageRef, NewMessage, NewSession, Role, Store, StoreError,
+    ThoughtRecord, TokenUsage, ToolCallRecord, title_from,
 };
 use serde_json::Value;
 use tracing::warn;
@@ -466,7 +466,15 @@ fn result_record(call: &CompletedCall) -> ToolCallRecord {
         output: call.shown.output.as_deref().map(|o| cut(o, DISPLAY_CHARS)),
         exit_code: call.shown.exit_code,
         declined: call.shown.declined,
-        diff: call.shown.diff.as_ref().and_then(|d| serde_json::to_value(d).ok()),
+        diff: call
+            .shown
+            .diff
+            .as_ref()
+            .and_then(|d| serde_json::to_value(d).ok()),
+        mcp: call.shown.mcp.as_ref().map(|m| McpToolName {
+            server: m.server.clone(),
+            tool: m.tool.clone(),
+        }),
         ..ToolCallRecord::default()
     }
 }

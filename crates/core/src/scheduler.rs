@@ -62,6 +62,8 @@ pub struct ShownResult {
     pub exit_code: Option<i32>,
     pub declined: bool,
     pub diff: Option<ConfirmationDetails>,
+    /// An MCP tool's server and name, so a reopened card is titled as live.
+    pub mcp: Option<McpToolRef>,
 }
 
 /// What a batch produced.
@@ -169,13 +171,7 @@ impl Scheduler {
     ) -> BatchOutcome {
         let registry = self.tools.current();
         for call in calls {
-            let tool = registry.get(&call.name);
-            let mcp = tool.as_ref().and_then(|t| {
-                Some(McpToolRef {
-                    server: t.mcp_server()?.to_owned(),
-                    tool: t.mcp_tool()?.to_owned(),
-                })
-            });
+            let mcp = registry.get(&call.name).and_then(|t| mcp_ref(t.as_ref()));
             sink.emit(Event::ToolCallRequest {
                 call_id: call.call_id.clone(),
                 name: call.name.clone(),
@@ -560,7 +556,10 @@ impl Scheduler {
     fn complete(&self, call: &Call, outcome: Outcome, ctx: &ToolContext) -> CompletedCall {
         let id = &call.request.call_id;
         let name = &call.request.name;
-        let mut shown = ShownResult::default();
+        let mut shown = ShownResult {
+            mcp: call.tool.as_deref().and_then(mcp_ref),
+            ..ShownResult::default()
+        };
         let (status, parts, display, error) = match outcome {
             Outcome::Ran(ToolResult {
                 error: Some(error),
@@ -574,7 +573,7 @@ impl Scheduler {
                     ToolCallStatus::Error,
                     vec![error_response(id, name, &error.message)],
                     None,
-                    Some(error.message),
+                    Some(error.people_text().to_owned()),
                 )
             }
             Outcome::Ran(ToolResult {
@@ -631,6 +630,14 @@ impl Scheduler {
             shown,
         }
     }
+}
+
+/// The server and tool an MCP tool's card is titled with ("tiny › add").
+fn mcp_ref(tool: &dyn Tool) -> Option<McpToolRef> {
+    Some(McpToolRef {
+        server: tool.mcp_server()?.to_owned(),
+        tool: tool.mcp_tool()?.to_owned(),
+    })
 }
 
 enum Outcome {

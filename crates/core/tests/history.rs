@@ -214,22 +214,65 @@ async fn tool_results_record_what_the_card_showed() {
             .unwrap_or_else(|| panic!("no record of {name}"))
     };
     let shell = record("run_shell_command");
-    let shown = live.iter().find(|(n, _)| n == "run_shell_command").unwrap().1.clone();
+    let shown = live
+        .iter()
+        .find(|(n, _)| n == "run_shell_command")
+        .unwrap()
+        .1
+        .clone();
     assert_eq!(shell.display, shown, "the display text the card showed");
     assert!(shell.display.as_deref().unwrap().contains("pangolin"));
-    assert!(!shell.display.as_deref().unwrap().contains("untrusted_context"));
-    assert!(shell.summary.as_deref().unwrap().contains("PGID"), "the model's text stays the summary");
+    assert!(
+        !shell
+            .display
+            .as_deref()
+            .unwrap()
+            .contains("untrusted_context")
+    );
+    assert!(
+        shell.summary.as_deref().unwrap().contains("PGID"),
+        "the model's text stays the summary"
+    );
     assert!(shell.duration_ms.is_some());
+    // The rest of what the live card showed: the plain output and the exit code.
+    let live_output = events.iter().find_map(|e| match e {
+        Event::ToolCallResponse {
+            name,
+            output,
+            exit_code,
+            ..
+        } if name == "run_shell_command" => Some((output.clone(), *exit_code)),
+        _ => None,
+    });
+    assert_eq!(live_output, Some((shell.output.clone(), shell.exit_code)));
+    assert_eq!(shell.exit_code, Some(0));
+    assert!(!shell.declined);
     let write = record("write_file");
+    // The applied edit's diff, to show again from the reopened card.
+    assert_eq!(
+        write.diff.as_ref().and_then(|d| d["type"].as_str()),
+        Some("edit"),
+        "{:?}",
+        write.diff
+    );
     assert_eq!(write.status.as_deref(), Some("success"));
-    let shown = live.iter().find(|(n, _)| n == "write_file").unwrap().1.clone();
+    let shown = live
+        .iter()
+        .find(|(n, _)| n == "write_file")
+        .unwrap()
+        .1
+        .clone();
     assert_eq!(write.display, shown);
     assert!(write.display.is_some());
     assert!(write.duration_ms.is_some());
     // The searchable text names the calls by their argument values, not JSON
     // (search snippets show it).
     let model = &page.messages[1];
-    assert!(model.text.contains("write_file") && model.text.contains("okapi.txt"), "{}", model.text);
+    assert!(
+        model.text.contains("write_file") && model.text.contains("okapi.txt"),
+        "{}",
+        model.text
+    );
     assert!(!model.text.contains("{\"file_path\""), "{}", model.text);
 }
 

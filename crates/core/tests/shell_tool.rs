@@ -405,6 +405,14 @@ async fn cancelling_kills_the_whole_group_promptly() {
     );
     assert!(text(&result).contains("cancelled by the user"));
     assert!(text(&result).contains(&pgid.to_string()));
+    // The model's text is wrapped; people read a sentence and the output beside it.
+    let error = result.error.as_ref().unwrap();
+    assert!(error.message.contains("untrusted_context"));
+    assert_eq!(error.people_text(), "Command cancelled.");
+    assert_eq!(
+        result.output.as_deref().map(str::trim),
+        Some(pgid.to_string().as_str())
+    );
     assert_eq!(
         live_group(pgid),
         Vec::<u32>::new(),

@@ -105,7 +105,8 @@ pub struct TokenUsage {
 /// A tool call as the history shows it: on the model message that made it
 /// (`args`), and on the tool-result message that answered it (`status`,
 /// `summary` of the output, and what the live tool card showed: `display`,
-/// `error`, `duration_ms`, `output`, `exit_code`, `declined`, an edit's `diff`).
+/// `error`, `duration_ms`, `output`, `exit_code`, `declined`, an edit's `diff`, an MCP
+/// tool's `mcp` names).
 /// Sessions recorded before those fields existed, and Gemini CLI imports, have
 /// only the `summary` (the text the model was sent), which a reader must clean
 /// before showing it.
@@ -149,6 +150,18 @@ pub struct ToolCallRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(type = "unknown"))]
     pub diff: Option<Value>,
+    /// An MCP tool's server and its own name (the card reads "server › tool").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<McpToolName>,
+}
+
+/// An MCP tool as its server names it (gd-protocol's `McpToolRef`, which the store does not
+/// depend on).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct McpToolName {
+    pub server: String,
+    pub tool: String,
 }
 
 /// A thought summary the model showed while answering.

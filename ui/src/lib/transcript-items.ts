@@ -1,6 +1,6 @@
 // Transcript entries (lib/transcript.ts) → the chat's item objects, so the resumed chat and the
 // history transcript render stored messages with the live chat's components.
-import { FooterItem, type Item, ModelItem, NoticeItem, ThoughtItem, ToolItem, UserItem } from "./chat.svelte";
+import { type EditDetails, FooterItem, type Item, ModelItem, NoticeItem, ThoughtItem, ToolItem, UserItem } from "./chat.svelte";
 import type { Entry } from "./transcript";
 
 export interface TranscriptItems {
@@ -36,16 +36,17 @@ export function transcriptItems(entries: Entry[], workspace: string | null): Tra
         item = new ThoughtItem(entry.subject, entry.description);
         break;
       case "tool": {
-        const tool = new ToolItem(entry.callId, entry.name, entry.args, workspace);
+        const tool = new ToolItem(entry.callId, entry.name, entry.args, workspace, entry.mcp);
         tool.state = entry.state;
         tool.status = entry.state;
         tool.display = entry.display;
         tool.error = entry.error;
         tool.durationMs = entry.durationMs;
         if (entry.output !== null) tool.output = entry.output;
-        // What the live card gets with a result beyond the display (exit code, rejection, an
-        // edit's diff): set as the card's fields of the same names.
-        Object.assign(tool, { exitCode: entry.exitCode, declined: entry.declined, diff: entry.diff ?? null });
+        tool.exitCode = entry.exitCode;
+        tool.declined = entry.declined;
+        // Stored as the live event carried it: the edit's ConfirmationDetails.
+        tool.diff = (entry.diff ?? null) as EditDetails | null;
         out.tools.set(entry.callId, tool);
         item = tool;
         break;

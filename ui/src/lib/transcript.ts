@@ -15,6 +15,7 @@
 // lib/transcript-items.svelte.ts turns the entries into chat items.
 import type { StoredMessage } from "../protocol/StoredMessage";
 import type { ToolCallRecord } from "../protocol/ToolCallRecord";
+import type { McpToolName } from "../protocol/McpToolName";
 
 export type EntryLevel = "error" | "warning" | "info";
 
@@ -42,6 +43,8 @@ export interface ToolEntry {
   declined: boolean;
   /** The change an applied edit made (the edit's `ConfirmationDetails`, as the live card got it). */
   diff: unknown;
+  /** An MCP tool's server and its own name (the card's title). */
+  mcp: McpToolName | null;
 }
 
 export interface UsageTotals {
@@ -199,6 +202,7 @@ function applyResult(entry: ToolEntry, record: ToolCallRecord): void {
   if (record.exit_code !== undefined && record.exit_code !== null) entry.exitCode = record.exit_code;
   if (record.declined) entry.declined = true;
   if (record.diff !== undefined && record.diff !== null) entry.diff = record.diff;
+  if (record.mcp) entry.mcp = record.mcp;
   if (entry.error && NOT_EXECUTED.test(entry.error) && entry.state === "cancelled") entry.display = null;
 }
 
@@ -260,6 +264,7 @@ export function transcriptEntries(messages: StoredMessage[], options: EntryOptio
             exitCode: null,
             declined: false,
             diff: null,
+            mcp: null,
           };
           // Gemini CLI imports keep the call's status and display on the call itself.
           applyResult(entry, call);
@@ -302,6 +307,7 @@ export function transcriptEntries(messages: StoredMessage[], options: EntryOptio
               exitCode: null,
               declined: false,
               diff: null,
+              mcp: null,
             };
             tools.set(call.call_id, entry);
             out.push(entry);

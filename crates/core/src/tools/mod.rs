@@ -173,7 +173,11 @@ impl LlmContent {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolError {
     pub kind: ToolErrorKind,
+    /// What the model is sent.
     pub message: String,
+    /// What people read on the card, when the model's text is not for them
+    /// (a command's failure arrives wrapped in `<untrusted_context>`).
+    pub for_people: Option<String>,
 }
 
 impl ToolError {
@@ -181,7 +185,19 @@ impl ToolError {
         Self {
             kind,
             message: message.into(),
+            for_people: None,
         }
+    }
+
+    /// The same error, read by people as `text`.
+    pub fn for_people(mut self, text: impl Into<String>) -> Self {
+        self.for_people = Some(text.into());
+        self
+    }
+
+    /// The text the card shows.
+    pub fn people_text(&self) -> &str {
+        self.for_people.as_deref().unwrap_or(&self.message)
     }
 }
 
@@ -252,7 +268,7 @@ impl ToolResult {
         Self {
             llm_content: LlmContent::Text(message.clone()),
             display: message.clone(),
-            error: Some(ToolError { kind, message }),
+            error: Some(ToolError::new(kind, message)),
             output: None,
             exit_code: None,
         }

@@ -103,6 +103,17 @@ pub fn display_text(outcome: &ShellOutcome) -> String {
     }
 }
 
+/// What people read on the card of a command that was cancelled or could not
+/// run: one sentence, never the model's wrapped text (the output until then
+/// is shown beside it).
+pub fn failure_text(outcome: &ShellOutcome) -> String {
+    match &outcome.error {
+        _ if outcome.cancelled => "Command cancelled.".to_owned(),
+        Some(error) => format!("Command failed: {error}"),
+        None => display_text(outcome),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,6 +146,7 @@ mod tests {
             "<untrusted_context>\nOutput: (empty)\nError: boom\nExit Code: 2\nSignal: 9\nBackground PIDs: 5, 6\nProcess Group PGID: 4\n</untrusted_context>"
         );
         assert_eq!(display_text(&all), "Command terminated by signal 9.");
+        assert_eq!(failure_text(&all), "Command failed: boom");
     }
 
     #[test]
@@ -152,5 +164,7 @@ mod tests {
             display_text(&cancelled),
             "Command cancelled.\n\nOutput before cancellation:\npartial"
         );
+        // The card shows the output beside it.
+        assert_eq!(failure_text(&cancelled), "Command cancelled.");
     }
 }

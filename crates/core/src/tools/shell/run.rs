@@ -284,6 +284,8 @@ impl RunShellCommand {
 fn outcome_result(outcome: &ShellOutcome) -> ToolResult {
     let text = format::llm_text(outcome);
     let display = format::display_text(outcome);
+    // The model gets the wrapped text; the card says what happened in a sentence (the output,
+    // if any, is shown beside it).
     let error = if outcome.cancelled {
         Some(ToolError::new(ToolErrorKind::Cancelled, text.clone()))
     } else {
@@ -291,7 +293,8 @@ fn outcome_result(outcome: &ShellOutcome) -> ToolResult {
             .error
             .as_ref()
             .map(|_| ToolError::new(ToolErrorKind::Execution, text.clone()))
-    };
+    }
+    .map(|e| e.for_people(format::failure_text(outcome)));
     ToolResult {
         llm_content: LlmContent::Text(text),
         display,
