@@ -64,8 +64,12 @@ async fn resize(app: &App, width: u32) -> Result<()> {
         .await
         .context("resize the window")?;
     app.wait_for_script(
-        &format!("return Math.abs(window.innerWidth - {width}) <= 2;"),
-        &format!("the page is {width} px wide"),
+        // Both sides: after a restart the window comes back at its remembered size, and a
+        // screenshot taken before the height followed shows a part of the page.
+        &format!(
+            "return Math.abs(window.innerWidth - {width}) <= 2 && Math.abs(window.innerHeight - 900) <= 2;"
+        ),
+        &format!("the page is {width}×900 px"),
     )
     .await
 }

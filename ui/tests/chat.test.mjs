@@ -402,3 +402,16 @@ describe("themes", () => {
     });
   }
 });
+
+test("an answer's lists keep their top-level markers inside the conversation's list", async () => {
+  const app = await env.open();
+  await app.emitAll([E.turnStarted("t1"), E.delta("Files:\n\n- one\n  - nested\n- two\n\n1. first\n"), E.turnComplete("completed", "t1")]);
+  await waitForText(app.page, sel("message-model"), /first/);
+  const styles = await app.page.evaluate(() => {
+    const md = document.querySelector('[data-testid="message-model"]');
+    const style = (el) => (el ? getComputedStyle(el).listStyleType : null);
+    return [style(md?.querySelector(":scope > ul")), style(md?.querySelector("ul ul")), style(md?.querySelector(":scope > ol"))];
+  });
+  assert.deepEqual(styles, ["disc", "circle", "decimal"]);
+  await app.close();
+});

@@ -439,9 +439,11 @@ function plumbingSession(now) {
   return { summary, messages };
 }
 
-async function openPlumbing({ last = null, ...options } = {}) {
+async function openPlumbing({ last = null, resultText = "", ...options } = {}) {
   const data = fakeHistory(Date.now());
   const g7 = plumbingSession(Date.now());
+  // The tool-result message's searchable text (core stores what the cards showed).
+  g7.messages.find((m) => m.kind === "tool_result").text = resultText;
   data.sessions.unshift(g7.summary);
   data.messages.g7 = g7.messages;
   return env.open({ init: [installHistory, { data, last }], ...options });
@@ -511,6 +513,25 @@ describe("transcript rendering", () => {
       await app.close();
     });
   }
+
+  test("a hit on a tool result is marked on its call's card, not on the empty result row", async () => {
+    const app = await openPlumbing({ resultText: "1 okapi.md" });
+    await openBrowser(app);
+    await app.tid("history-search").fill("1 okapi");
+    const hit = app.page.locator(`${sel("history-hit")}[data-session-id="g7"][data-seq="3"]`);
+    await hit.waitFor();
+    await hit.click();
+    const card = app.page.locator(`${sel("history-call")}[data-call-id="s1"]`);
+    await card.locator(sel("transcript-hit")).first().waitFor();
+    assert.equal((await card.locator(sel("transcript-hit")).first().innerText()).toLowerCase(), "1 okapi");
+    assert.ok(await card.evaluate((el) => el.classList.contains("focus")), "the card carries the hit's outline");
+    const other = app.page.locator(`${sel("history-call")}[data-call-id="w1"]`);
+    assert.equal(await other.evaluate((el) => el.classList.contains("focus")), false, "not the other call's card");
+    const row = app.page.locator(`${sel("history-message")}[data-seq="3"]`);
+    assert.equal(await row.evaluate((el) => el.classList.contains("focus")), false, "the empty result row has no outline");
+    await app.page.screenshot({ path: screenshotPath("history-transcript-hit-on-card.png") });
+    await app.close();
+  });
 
   test("a search hit is marked inside its message and scrolled into view", async () => {
     const app = await openPlumbing();

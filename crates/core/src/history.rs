@@ -479,10 +479,18 @@ fn result_record(call: &CompletedCall) -> ToolCallRecord {
     }
 }
 
+/// The searchable text of a tool-result message: what people saw on the cards
+/// (the error, else the full output, else the display text), not the wrapped
+/// text the model got, so that search snippets show no plumbing.
 fn summaries(records: &[ToolCallRecord]) -> String {
     records
         .iter()
-        .filter_map(|r| r.summary.as_deref())
+        .filter_map(|r| {
+            (r.error.as_deref())
+                .or(r.output.as_deref())
+                .or(r.display.as_deref())
+                .or(r.summary.as_deref())
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }

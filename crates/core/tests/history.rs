@@ -234,6 +234,9 @@ async fn tool_results_record_what_the_card_showed() {
         "the model's text stays the summary"
     );
     assert!(shell.duration_ms.is_some());
+    // Search finds what people saw, and its snippets show no plumbing.
+    assert!(results.text.contains("pangolin"), "{}", results.text);
+    assert!(!results.text.contains("PGID"), "{}", results.text);
     // The rest of what the live card showed: the plain output and the exit code.
     let live_output = events.iter().find_map(|e| match e {
         Event::ToolCallResponse {
