@@ -12,7 +12,6 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, ensure};
-use fantoccini::Locator;
 use gd_e2e::{App, testid};
 use gd_fake_gemini::FakeGemini;
 use serde_json::{Value, json};
@@ -96,19 +95,29 @@ async fn shot(app: &App, out: &Path, name: &str) -> Result<()> {
     Ok(())
 }
 
-/// A screenshot of one element (e.g. the header) as `<out>/<name>.png`.
+/// A screenshot of one element (e.g. the header) as `<out>/<name>.png`: the window's screenshot
+/// cut to the element's box with ImageMagick (WebKitWebDriver's own element screenshots of the
+/// header come out black).
 async fn element_shot(app: &App, id: &str, out: &Path, name: &str) -> Result<()> {
-    let element = app
+    let rect = app
         .client()
-        .find(Locator::Css(&testid(id)))
+        .execute(
+            "const r = document.querySelector(arguments[0]).getBoundingClientRect();\
+             return [r.x, r.y, r.width, r.height].map((v) => Math.round(v * devicePixelRatio));",
+            vec![json!(testid(id))],
+        )
         .await
-        .with_context(|| format!("find {id}"))?;
-    let png = element
-        .screenshot()
-        .await
-        .with_context(|| format!("screenshot {id}"))?;
-    std::fs::write(out.join(format!("{name}.png")), png)
-        .with_context(|| format!("write {name}.png"))?;
+        .with_context(|| format!("measure {id}"))?;
+    let [x, y, w, h]: [i64; 4] = serde_json::from_value(rect)?;
+    let full = app.screenshot(&format!("{name}-window")).await?;
+    let target = out.join(format!("{name}.png"));
+    let status = std::process::Command::new("convert")
+        .arg(&full)
+        .args(["-crop", &format!("{w}x{h}+{x}+{y}"), "+repage"])
+        .arg(&target)
+        .status()
+        .context("run ImageMagick's convert (apt-get install imagemagick)")?;
+    ensure!(status.success(), "convert failed to cut {name}.png");
     Ok(())
 }
 
