@@ -475,7 +475,6 @@ fn result_record(call: &CompletedCall) -> ToolCallRecord {
             server: m.server.clone(),
             tool: m.tool.clone(),
         }),
-        ..ToolCallRecord::default()
     }
 }
 

@@ -206,6 +206,27 @@ function applyResult(entry: ToolEntry, record: ToolCallRecord): void {
   if (entry.error && NOT_EXECUTED.test(entry.error) && entry.state === "cancelled") entry.display = null;
 }
 
+/** A call's card before its result is applied: finished, nothing shown yet. */
+function toolEntry(seq: number, call: ToolCallRecord, args: unknown): ToolEntry {
+  return {
+    kind: "tool",
+    seq,
+    callId: call.call_id,
+    name: call.name,
+    args,
+    state: "success",
+    answered: false,
+    display: null,
+    error: null,
+    durationMs: null,
+    output: null,
+    exitCode: null,
+    declined: false,
+    diff: null,
+    mcp: null,
+  };
+}
+
 export interface EntryOptions {
   /** Later messages exist that are not given (a page): unanswered calls may be answered there. */
   hasAfter?: boolean;
@@ -249,23 +270,7 @@ export function transcriptEntries(messages: StoredMessage[], options: EntryOptio
         const answer = modelText(m);
         if (answer.trim()) out.push({ kind: "model", seq: m.seq, text: answer });
         for (const call of m.tool_calls) {
-          const entry: ToolEntry = {
-            kind: "tool",
-            seq: m.seq,
-            callId: call.call_id,
-            name: call.name,
-            args: call.args ?? null,
-            state: "success",
-            answered: false,
-            display: null,
-            error: null,
-            durationMs: null,
-            output: null,
-            exitCode: null,
-            declined: false,
-            diff: null,
-            mcp: null,
-          };
+          const entry = toolEntry(m.seq, call, call.args ?? null);
           // Gemini CLI imports keep the call's status and display on the call itself.
           applyResult(entry, call);
           tools.set(call.call_id, entry);
@@ -292,23 +297,7 @@ export function transcriptEntries(messages: StoredMessage[], options: EntryOptio
           if (!entry) {
             // Its call is on an earlier page (or was not recorded): a card from the result alone,
             // as the live chat shows a response without a request.
-            entry = {
-              kind: "tool",
-              seq: m.seq,
-              callId: call.call_id,
-              name: call.name,
-              args: null,
-              state: "success",
-              answered: false,
-              display: null,
-              error: null,
-              durationMs: null,
-              output: null,
-              exitCode: null,
-              declined: false,
-              diff: null,
-              mcp: null,
-            };
+            entry = toolEntry(m.seq, call, null);
             tools.set(call.call_id, entry);
             out.push(entry);
           }

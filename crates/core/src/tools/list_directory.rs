@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::files::{self, DirEntryInfo};
-use super::{Tool, ToolContext, ToolErrorKind, ToolKind, ToolResult, walk};
+use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, walk};
 use crate::config::FileFiltering;
 
 /// Lists a directory: folders first, then files with their sizes, and a
@@ -140,7 +140,7 @@ impl Tool for ListDirectory {
                 tokio::task::spawn_blocking(move || list(&task_dir, filtering, &ignore)).await;
             match listing {
                 Ok(Ok(listing)) => format_listing(&dir, listing),
-                Ok(Err(result)) => result,
+                Ok(Err(error)) => ToolResult::from_error(error),
                 Err(e) => ToolResult::error(
                     ToolErrorKind::Execution,
                     format!("Error listing directory: {e}"),
@@ -167,28 +167,28 @@ struct Listing {
     ignored: usize,
 }
 
-fn list(dir: &PathBuf, filtering: FileFiltering, ignore: &GlobSet) -> Result<Listing, ToolResult> {
+fn list(dir: &PathBuf, filtering: FileFiltering, ignore: &GlobSet) -> Result<Listing, ToolError> {
     let metadata = std::fs::metadata(dir).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
-            ToolResult::error(
+            ToolError::new(
                 ToolErrorKind::NotFound,
                 format!("Error: Directory not found: {}", dir.display()),
             )
         } else {
-            ToolResult::error(
+            ToolError::new(
                 ToolErrorKind::Io,
                 format!("Error listing directory {}: {e}", dir.display()),
             )
         }
     })?;
     if !metadata.is_dir() {
-        return Err(ToolResult::error(
+        return Err(ToolError::new(
             ToolErrorKind::NotADirectory,
             format!("Error: Path is not a directory: {}", dir.display()),
         ));
     }
     let all = files::read_dir_classified(dir, filtering, true).map_err(|e| {
-        ToolResult::error(
+        ToolError::new(
             ToolErrorKind::Io,
             format!("Error listing directory {}: {e}", dir.display()),
         )

@@ -281,7 +281,10 @@ impl ToolResult {
     }
 
     pub fn from_error(error: ToolError) -> Self {
-        Self::error(error.kind, error.message)
+        Self {
+            error: Some(error.clone()),
+            ..Self::error(error.kind, error.message)
+        }
     }
 }
 
