@@ -16,6 +16,7 @@
 import type { StoredMessage } from "../protocol/StoredMessage";
 import type { ToolCallRecord } from "../protocol/ToolCallRecord";
 import type { McpToolName } from "../protocol/McpToolName";
+import type { TurnUsage } from "./chat.svelte";
 
 export type EntryLevel = "error" | "warning" | "info";
 
@@ -47,15 +48,8 @@ export interface ToolEntry {
   mcp: McpToolName | null;
 }
 
-export interface UsageTotals {
-  model: string | null;
-  prompt: number;
-  output: number;
-  cached: number;
-  thoughts: number;
-  total: number;
-  requests: number;
-}
+/** A turn's usage, summed as the live footer sums it. */
+export type UsageTotals = TurnUsage;
 
 export type Entry =
   | { kind: "user"; seq: number; messageId: string; text: string }
