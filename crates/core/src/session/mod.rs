@@ -133,13 +133,13 @@ impl SessionHandle {
             }
             Op::McpRestartServer { name } => {
                 self.ensure_open()?;
-                let result = self.with_mcp(&name, |mcp| mcp.restart(&name));
+                let result = self.with_mcp(&name, |mcp| mcp.restart(&name).map_err(|e| e.to_string()));
                 self.report(result);
                 Ok(())
             }
             Op::McpSetServerEnabled { name, enabled } => {
                 self.ensure_open()?;
-                let result = self.with_mcp(&name, |mcp| mcp.set_enabled(&name, enabled));
+                let result = self.with_mcp(&name, |mcp| mcp.set_enabled(&name, enabled).map_err(|e| e.to_string()));
                 self.report(result);
                 Ok(())
             }
@@ -147,7 +147,7 @@ impl SessionHandle {
                 self.ensure_open()?;
                 // Starts the OAuth flow in the background; its progress shows
                 // in the server's status events.
-                let result = self.with_mcp(&name, |mcp| mcp.start_authentication(&name));
+                let result = self.with_mcp(&name, |mcp| mcp.start_authentication(&name).map_err(|e| e.to_string()));
                 self.report(result);
                 Ok(())
             }
