@@ -17,7 +17,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use chrono::Utc;
-use gd_gemini::{Backend, CredentialSource, SecretString};
+use gd_gemini::{Backend, CredentialSource};
+use gd_http::SecretString;
 use serde::{Deserialize, Serialize};
 use tracing::{info, warn};
 
