@@ -26,6 +26,7 @@ pub mod services;
 pub mod shell;
 pub mod text;
 pub mod todos;
+pub mod typed;
 pub mod walk;
 pub mod web_fetch;
 pub mod web_search;
@@ -46,6 +47,7 @@ use crate::events::EventSink;
 pub use live::{LiveTools, SessionTools};
 pub use registry::ToolRegistry;
 pub use services::ToolServices;
+pub use typed::TypedTool;
 
 /// What a tool does, which decides its default policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
