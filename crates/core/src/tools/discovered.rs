@@ -6,13 +6,12 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use futures::future::BoxFuture;
 use gd_gemini::FunctionDeclaration;
 use serde_json::Value;
 use tokio::io::AsyncWriteExt;
 use tracing::warn;
 
-use super::{Tool, ToolContext, ToolErrorKind, ToolKind, ToolResult};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult};
 
 /// Prefix of the names discovered tools are declared under, so they cannot
 /// shadow built-in tools.
@@ -117,7 +116,7 @@ impl DiscoveredTool {
     }
 }
 
-impl Tool for DiscoveredTool {
+impl crate::tools::ToolInfo for DiscoveredTool {
     fn name(&self) -> &str {
         &self.name
     }
@@ -141,57 +140,60 @@ impl Tool for DiscoveredTool {
     fn describe_call(&self, args: &Value) -> String {
         format!("{} {}", self.original_name, args)
     }
+}
 
-    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            let mut child = match tokio::process::Command::new("bash")
-                .arg("-c")
-                .arg(format!("{} \"$0\"", self.call_command))
-                .arg(&self.original_name)
-                .current_dir(ctx.primary_dir())
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .kill_on_drop(true)
-                .spawn()
-            {
-                Ok(child) => child,
-                Err(e) => {
-                    return ToolResult::error(
-                        ToolErrorKind::Execution,
-                        format!("Cannot run the tool call command: {e}"),
-                    );
-                }
-            };
-            if let Some(mut stdin) = child.stdin.take() {
-                let _ = stdin.write_all(args.to_string().as_bytes()).await;
+impl crate::tools::TypedTool for DiscoveredTool {
+    /// Written to the command's stdin as they are.
+    type Args = Value;
+
+    async fn run(&self, args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+        let mut child = match tokio::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!("{} \"$0\"", self.call_command))
+            .arg(&self.original_name)
+            .current_dir(ctx.primary_dir())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+        {
+            Ok(child) => child,
+            Err(e) => {
+                return Err(ToolError::new(
+                    ToolErrorKind::Execution,
+                    format!("Cannot run the tool call command: {e}"),
+                ));
             }
-            let output = match child.wait_with_output().await {
-                Ok(output) => output,
-                Err(e) => return ToolResult::error(ToolErrorKind::Execution, e.to_string()),
-            };
-            let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-            let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-            if output.status.success() && stderr.trim().is_empty() {
-                return ToolResult::success(stdout.clone(), stdout);
-            }
-            let mut text = format!(
-                "Stdout: {}\nStderr: {}",
-                or_empty(&stdout),
-                or_empty(&stderr)
-            );
-            if let Some(code) = output.status.code() {
-                text.push_str(&format!("\nExit Code: {code}"));
-            }
-            if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(&output.status) {
-                text.push_str(&format!("\nSignal: {signal}"));
-            }
-            if output.status.success() {
-                ToolResult::success(text.clone(), text)
-            } else {
-                ToolResult::error(ToolErrorKind::Execution, text)
-            }
-        })
+        };
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(args.to_string().as_bytes()).await;
+        }
+        let output = match child.wait_with_output().await {
+            Ok(output) => output,
+            Err(e) => return Err(ToolError::new(ToolErrorKind::Execution, e.to_string())),
+        };
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        if output.status.success() && stderr.trim().is_empty() {
+            return Ok(ToolResult::success(stdout.clone(), stdout));
+        }
+        let mut text = format!(
+            "Stdout: {}\nStderr: {}",
+            or_empty(&stdout),
+            or_empty(&stderr)
+        );
+        if let Some(code) = output.status.code() {
+            text.push_str(&format!("\nExit Code: {code}"));
+        }
+        if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(&output.status) {
+            text.push_str(&format!("\nSignal: {signal}"));
+        }
+        if output.status.success() {
+            Ok(ToolResult::success(text.clone(), text))
+        } else {
+            Err(ToolError::new(ToolErrorKind::Execution, text))
+        }
     }
 }
 
@@ -206,6 +208,7 @@ fn or_empty(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::{Tool, ToolInfo};
     use serde_json::json;
 
     #[tokio::test]

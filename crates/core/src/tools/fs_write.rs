@@ -18,7 +18,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use gd_protocol::ConfirmationDetails;
-use serde_json::Value;
 
 use super::text::{self, LineEnding, TextEncoding};
 use super::{ToolContext, ToolError, ToolErrorKind, files};
@@ -360,16 +359,6 @@ pub fn check_creatable(path: &Path) -> Result<(), ToolError> {
         }
     }
     Ok(())
-}
-
-/// A required string argument.
-pub fn str_arg<'a>(args: &'a Value, name: &str) -> Result<&'a str, ToolError> {
-    args.get(name).and_then(Value::as_str).ok_or_else(|| {
-        ToolError::new(
-            ToolErrorKind::InvalidParams,
-            format!("{name} must be a string."),
-        )
-    })
 }
 
 /// Runs blocking file work off the async threads.

@@ -3,13 +3,12 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use futures::future::BoxFuture;
 use globset::{Candidate, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use ignore::WalkState;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files, walk};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files, walk};
 use crate::config::FileFiltering;
 
 /// At most this many paths are listed; the header still gives the total.
@@ -24,7 +23,7 @@ pub struct GlobTool {
 }
 
 #[derive(Debug, Deserialize)]
-struct Params {
+pub struct Params {
     pattern: String,
     #[serde(default)]
     dir_path: Option<String>,
@@ -77,7 +76,7 @@ impl Default for GlobTool {
     }
 }
 
-impl Tool for GlobTool {
+impl crate::tools::ToolInfo for GlobTool {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -105,31 +104,22 @@ impl Tool for GlobTool {
             None => format!("'{pattern}'"),
         }
     }
+}
 
-    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            let params: Params = match serde_json::from_value(args) {
-                Ok(p) => p,
-                Err(e) => {
-                    return ToolResult::error(
-                        ToolErrorKind::InvalidParams,
-                        format!("Invalid parameters: {e}"),
-                    );
-                }
-            };
-            let request = match GlobRequest::new(params, ctx) {
-                Ok(request) => request,
-                Err(error) => return ToolResult::from_error(error),
-            };
-            let cancel = ctx.cancel.clone();
-            match tokio::task::spawn_blocking(move || request.run(&cancel)).await {
-                Ok(result) => result,
-                Err(e) => ToolResult::error(
+impl crate::tools::TypedTool for GlobTool {
+    type Args = Params;
+
+    async fn run(&self, params: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+        let request = GlobRequest::new(params, ctx)?;
+        let cancel = ctx.cancel.clone();
+        tokio::task::spawn_blocking(move || request.run(&cancel))
+            .await
+            .map_err(|e| {
+                ToolError::new(
                     ToolErrorKind::Execution,
                     format!("Error during glob search: {e}"),
-                ),
-            }
-        })
+                )
+            })
     }
 }
 
@@ -403,6 +393,7 @@ impl PatternMatcher {
 mod tests {
     use super::*;
     use crate::tools::LlmContent;
+    use crate::tools::Tool;
     use std::fs;
 
     fn text(result: &ToolResult) -> &str {

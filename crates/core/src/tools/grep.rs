@@ -7,7 +7,6 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use futures::future::BoxFuture;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 use ignore::{DirEntry, WalkState};
@@ -16,7 +15,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::walk::{self, PathFilter};
-use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files};
 use crate::config::FileFiltering;
 
 /// Matches reported when the call sets no `total_max_matches`.
@@ -34,7 +33,7 @@ pub struct GrepTool {
 }
 
 #[derive(Debug, Deserialize)]
-struct Params {
+pub struct Params {
     pattern: String,
     #[serde(default)]
     dir_path: Option<String>,
@@ -105,7 +104,7 @@ impl Default for GrepTool {
     }
 }
 
-impl Tool for GrepTool {
+impl crate::tools::ToolInfo for GrepTool {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -137,30 +136,21 @@ impl Tool for GrepTool {
         }
         text
     }
+}
 
-    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            let params: Params = match serde_json::from_value(args) {
-                Ok(p) => p,
-                Err(e) => {
-                    return ToolResult::error(
-                        ToolErrorKind::InvalidParams,
-                        format!("Invalid parameters: {e}"),
-                    );
-                }
-            };
-            let search = match GrepSearch::new(params, ctx) {
-                Ok(search) => search,
-                Err(error) => return ToolResult::from_error(error),
-            };
-            match tokio::task::spawn_blocking(move || search.run()).await {
-                Ok(result) => result,
-                Err(e) => ToolResult::error(
+impl crate::tools::TypedTool for GrepTool {
+    type Args = Params;
+
+    async fn run(&self, params: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+        let search = GrepSearch::new(params, ctx)?;
+        tokio::task::spawn_blocking(move || search.run())
+            .await
+            .map_err(|e| {
+                ToolError::new(
                     ToolErrorKind::Execution,
                     format!("Error during grep search operation: {e}"),
-                ),
-            }
-        })
+                )
+            })
     }
 }
 
@@ -490,6 +480,7 @@ fn push_line(out: &mut String, number: u64, line: &[u8]) {
 mod tests {
     use super::*;
     use crate::tools::LlmContent;
+    use crate::tools::Tool;
     use std::fs;
     use std::path::Path;
 

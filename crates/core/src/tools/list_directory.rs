@@ -2,13 +2,12 @@
 
 use std::path::PathBuf;
 
-use futures::future::BoxFuture;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::files::{self, DirEntryInfo};
-use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, walk};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, walk};
 use crate::config::FileFiltering;
 
 /// Lists a directory: folders first, then files with their sizes, and a
@@ -18,7 +17,7 @@ pub struct ListDirectory {
 }
 
 #[derive(Debug, Deserialize)]
-struct Params {
+pub struct Params {
     dir_path: String,
     #[serde(default)]
     ignore: Vec<String>,
@@ -76,7 +75,7 @@ impl Default for ListDirectory {
     }
 }
 
-impl Tool for ListDirectory {
+impl crate::tools::ToolInfo for ListDirectory {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -103,50 +102,35 @@ impl Tool for ListDirectory {
             .unwrap_or(".")
             .to_owned()
     }
+}
 
-    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            let params: Params = match serde_json::from_value(args) {
-                Ok(p) => p,
-                Err(e) => {
-                    return ToolResult::error(
-                        ToolErrorKind::InvalidParams,
-                        format!("Invalid parameters: {e}"),
-                    );
-                }
-            };
-            let dir = match files::resolve_in_workspace(ctx, &params.dir_path) {
-                Ok(dir) => dir,
-                Err(error) => return ToolResult::from_error(error),
-            };
-            let ignore = match build_globs(&params.ignore) {
-                Ok(set) => set,
-                Err(e) => return ToolResult::error(ToolErrorKind::InvalidParams, e),
-            };
-            let options = params.file_filtering_options.as_ref();
-            let filtering = FileFiltering {
-                respect_git_ignore: options
-                    .and_then(|o| o.respect_git_ignore)
-                    .unwrap_or(ctx.file_filtering.respect_git_ignore),
-                respect_gemini_ignore: options
-                    .and_then(|o| o.respect_gemini_ignore)
-                    .unwrap_or(ctx.file_filtering.respect_gemini_ignore),
-            };
-            if let Err(error) = walk::refuse_ignored_start(&dir, &ctx.workspace_dirs, filtering) {
-                return ToolResult::from_error(error);
-            }
-            let task_dir = dir.clone();
-            let listing =
-                tokio::task::spawn_blocking(move || list(&task_dir, filtering, &ignore)).await;
-            match listing {
-                Ok(Ok(listing)) => format_listing(&dir, listing),
-                Ok(Err(error)) => ToolResult::from_error(error),
-                Err(e) => ToolResult::error(
+impl crate::tools::TypedTool for ListDirectory {
+    type Args = Params;
+
+    async fn run(&self, params: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+        let dir = files::resolve_in_workspace(ctx, &params.dir_path)?;
+        let ignore = build_globs(&params.ignore)
+            .map_err(|e| ToolError::new(ToolErrorKind::InvalidParams, e))?;
+        let options = params.file_filtering_options.as_ref();
+        let filtering = FileFiltering {
+            respect_git_ignore: options
+                .and_then(|o| o.respect_git_ignore)
+                .unwrap_or(ctx.file_filtering.respect_git_ignore),
+            respect_gemini_ignore: options
+                .and_then(|o| o.respect_gemini_ignore)
+                .unwrap_or(ctx.file_filtering.respect_gemini_ignore),
+        };
+        walk::refuse_ignored_start(&dir, &ctx.workspace_dirs, filtering)?;
+        let task_dir = dir.clone();
+        let listing = tokio::task::spawn_blocking(move || list(&task_dir, filtering, &ignore))
+            .await
+            .map_err(|e| {
+                ToolError::new(
                     ToolErrorKind::Execution,
                     format!("Error listing directory: {e}"),
-                ),
-            }
-        })
+                )
+            })??;
+        Ok(format_listing(&dir, listing))
     }
 }
 
@@ -256,6 +240,7 @@ fn format_listing(dir: &std::path::Path, listing: Listing) -> ToolResult {
 mod tests {
     use super::*;
     use crate::tools::LlmContent;
+    use crate::tools::Tool;
     use std::fs;
 
     fn ctx(root: &std::path::Path) -> ToolContext {

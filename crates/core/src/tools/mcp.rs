@@ -9,13 +9,13 @@
 
 use std::sync::Arc;
 
-use futures::future::BoxFuture;
 use gd_mcp::content::{is_error, result_display, result_to_parts, tool_error_message};
 use gd_mcp::{CallError, McpManager, McpTool};
 use gd_protocol::ConfirmationDetails;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Tool, ToolContext, ToolErrorKind, ToolKind, ToolRegistry, ToolResult};
+use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolKind, ToolRegistry, ToolResult};
 
 /// The title of an MCP tool's confirmation (Gemini CLI's).
 pub const CONFIRM_TITLE: &str = "Confirm MCP Tool Execution";
@@ -83,9 +83,9 @@ impl McpTools {
                 continue;
             }
             let tool = McpToolAdapter::new(info, manager.clone());
-            if registry.get(tool.name()).is_some() {
+            if registry.get(&tool.info.declared_name).is_some() {
                 tracing::warn!(
-                    name = tool.name(),
+                    name = tool.info.declared_name,
                     "an MCP tool has the name of another tool; skipped"
                 );
                 continue;
@@ -129,27 +129,27 @@ fn server_args(args: &Value) -> Value {
     args
 }
 
-fn call_error(tool: &str, error: CallError) -> ToolResult {
+fn call_error(tool: &str, error: CallError) -> ToolError {
     match error {
-        CallError::Cancelled => ToolResult::error(
+        CallError::Cancelled => ToolError::new(
             ToolErrorKind::Cancelled,
             format!("MCP tool '{tool}' was cancelled."),
         ),
-        CallError::Timeout(after) => ToolResult::error(
+        CallError::Timeout(after) => ToolError::new(
             ToolErrorKind::Execution,
             format!(
                 "MCP tool '{tool}' timed out after {} ms (the server's `timeout` setting).",
                 after.as_millis()
             ),
         ),
-        other => ToolResult::error(
+        other => ToolError::new(
             ToolErrorKind::Execution,
             format!("MCP tool '{tool}' failed: {other}"),
         ),
     }
 }
 
-impl Tool for McpToolAdapter {
+impl crate::tools::ToolInfo for McpToolAdapter {
     // The tool's name in the registry and to the model is the declared
     // `mcp_<server>_<tool>`, not the server's own name of it.
     #[allow(clippy::misnamed_getters)]
@@ -188,49 +188,57 @@ impl Tool for McpToolAdapter {
     fn runs_concurrently(&self) -> bool {
         true
     }
+}
 
-    fn prepare<'a>(
-        &'a self,
-        args: &'a Value,
-        _ctx: &'a ToolContext,
-    ) -> BoxFuture<'a, Result<Option<ConfirmationDetails>, super::ToolError>> {
-        Box::pin(async move {
-            Ok(Some(ConfirmationDetails::Mcp {
-                title: CONFIRM_TITLE.into(),
-                server_name: self.info.server.clone(),
-                tool_name: self.info.name.clone(),
-                tool_display_name: self.display_name.clone(),
-                args: server_args(args),
-            }))
-        })
+impl crate::tools::TypedTool for McpToolAdapter {
+    /// Passed to the server as they are.
+    type Args = Value;
+
+    async fn prepare(
+        &self,
+        args: Value,
+        _ctx: &ToolContext,
+    ) -> Result<Option<ConfirmationDetails>, ToolError> {
+        Ok(Some(ConfirmationDetails::Mcp {
+            title: CONFIRM_TITLE.into(),
+            server_name: self.info.server.clone(),
+            tool_name: self.info.name.clone(),
+            tool_display_name: self.display_name.clone(),
+            args: server_args(&args),
+        }))
     }
 
-    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            let args = server_args(&args);
-            let tool = &self.info.name;
-            match self
-                .manager
-                .call_tool(&self.info.server, tool, args.clone(), &ctx.cancel)
-                .await
-            {
-                Err(error) => call_error(tool, error),
-                Ok(result) if is_error(&result) => {
-                    let message = tool_error_message(tool, &args, &result);
-                    ToolResult {
-                        llm_content: super::LlmContent::Text(message.clone()),
-                        display: format!("Error: MCP tool '{tool}' reported an error."),
-                        error: Some(super::ToolError::new(ToolErrorKind::Execution, message)),
-                        output: None,
-                        exit_code: None,
-                    }
-                }
-                Ok(result) => {
-                    ToolResult::parts(result_to_parts(&result, tool), result_display(&result))
-                }
-            }
+    async fn run(&self, args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+        let args = server_args(&args);
+        let tool = &self.info.name;
+        let result = self
+            .manager
+            .call_tool(&self.info.server, tool, args.clone(), &ctx.cancel)
+            .await
+            .map_err(|error| call_error(tool, error))?;
+        if !is_error(&result) {
+            return Ok(ToolResult::parts(
+                result_to_parts(&result, tool),
+                result_display(&result),
+            ));
+        }
+        // The server's own error: the model reads it, people a summary.
+        let message = tool_error_message(tool, &args, &result);
+        Ok(ToolResult {
+            llm_content: super::LlmContent::Text(message.clone()),
+            display: format!("Error: MCP tool '{tool}' reported an error."),
+            error: Some(ToolError::new(ToolErrorKind::Execution, message)),
+            output: None,
+            exit_code: None,
         })
     }
+}
+
+/// The arguments of a `read_mcp_resource` call.
+#[derive(Debug, Deserialize)]
+pub struct ResourceArgs {
+    #[serde(default)]
+    uri: String,
 }
 
 /// `read_mcp_resource`: reads a resource a server lists.
@@ -275,7 +283,7 @@ impl ReadMcpResource {
     }
 }
 
-impl Tool for ReadMcpResource {
+impl crate::tools::ToolInfo for ReadMcpResource {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -306,75 +314,87 @@ impl Tool for ReadMcpResource {
             None => format!("Read MCP resource: {uri}"),
         }
     }
+}
 
-    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            let uri = args.get("uri").and_then(Value::as_str).unwrap_or("");
-            if uri.is_empty() {
-                return ToolResult::error(ToolErrorKind::InvalidParams, "No URI provided.");
-            }
-            if self.manager.wait_resources(&ctx.cancel).await.is_err() {
-                return ToolResult::error(
-                    ToolErrorKind::Cancelled,
-                    "Reading the resource was cancelled.",
-                );
-            }
-            let Some(resource) = self.find(uri) else {
-                return ToolResult::error(
-                    ToolErrorKind::NotFound,
-                    format!("Resource not found for URI: {uri}"),
-                );
-            };
-            match self
-                .manager
-                .read_resource(&resource.server, &resource.uri, &ctx.cancel)
-                .await
-            {
-                Ok(result) => {
-                    let mut text = String::new();
-                    for content in result
-                        .get("contents")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
+impl crate::tools::TypedTool for ReadMcpResource {
+    type Args = ResourceArgs;
+
+    async fn run(&self, args: ResourceArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+        let uri = args.uri.as_str();
+        if uri.is_empty() {
+            return Err(ToolError::new(
+                ToolErrorKind::InvalidParams,
+                "No URI provided.",
+            ));
+        }
+        if self.manager.wait_resources(&ctx.cancel).await.is_err() {
+            return Err(ToolError::new(
+                ToolErrorKind::Cancelled,
+                "Reading the resource was cancelled.",
+            ));
+        }
+        let Some(resource) = self.find(uri) else {
+            return Err(ToolError::new(
+                ToolErrorKind::NotFound,
+                format!("Resource not found for URI: {uri}"),
+            ));
+        };
+        match self
+            .manager
+            .read_resource(&resource.server, &resource.uri, &ctx.cancel)
+            .await
+        {
+            Ok(result) => {
+                let mut text = String::new();
+                for content in result
+                    .get("contents")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    if let Some(t) = content
+                        .get("text")
+                        .and_then(Value::as_str)
+                        .filter(|t| !t.is_empty())
                     {
-                        if let Some(t) = content
-                            .get("text")
+                        text.push_str(t);
+                        text.push('\n');
+                    } else if content.get("blob").is_some() {
+                        let mime = content
+                            .get("mimeType")
                             .and_then(Value::as_str)
-                            .filter(|t| !t.is_empty())
-                        {
-                            text.push_str(t);
-                            text.push('\n');
-                        } else if content.get("blob").is_some() {
-                            let mime = content
-                                .get("mimeType")
-                                .and_then(Value::as_str)
-                                .unwrap_or("unknown type");
-                            text.push_str(&format!("[Binary Data ({mime})]\n"));
-                        }
+                            .unwrap_or("unknown type");
+                        text.push_str(&format!("[Binary Data ({mime})]\n"));
                     }
-                    if text.is_empty() {
-                        text = "No content returned from resource.".into();
-                    }
-                    ToolResult::success(
-                        text,
-                        format!(
-                            "Successfully read resource \"{}\" from server \"{}\"",
-                            resource.name, resource.server
-                        ),
-                    )
                 }
-                Err(CallError::Cancelled) => ToolResult::error(
-                    ToolErrorKind::Cancelled,
-                    "Reading the resource was cancelled.",
-                ),
-                Err(e) => ToolResult::error(
-                    ToolErrorKind::Execution,
-                    format!("Failed to read resource: {e}"),
-                ),
+                if text.is_empty() {
+                    text = "No content returned from resource.".into();
+                }
+                Ok(ToolResult::success(
+                    text,
+                    format!(
+                        "Successfully read resource \"{}\" from server \"{}\"",
+                        resource.name, resource.server
+                    ),
+                ))
             }
-        })
+            Err(CallError::Cancelled) => Err(ToolError::new(
+                ToolErrorKind::Cancelled,
+                "Reading the resource was cancelled.",
+            )),
+            Err(e) => Err(ToolError::new(
+                ToolErrorKind::Execution,
+                format!("Failed to read resource: {e}"),
+            )),
+        }
     }
+}
+
+/// The arguments of a `list_mcp_resources` call.
+#[derive(Debug, Deserialize)]
+pub struct ListArgs {
+    #[serde(default, rename = "serverName")]
+    server_name: Option<String>,
 }
 
 /// `list_mcp_resources`: the resources connected servers list.
@@ -401,7 +421,7 @@ impl ListMcpResources {
     }
 }
 
-impl Tool for ListMcpResources {
+impl crate::tools::ToolInfo for ListMcpResources {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -425,44 +445,46 @@ impl Tool for ListMcpResources {
     fn describe_call(&self, _args: &Value) -> String {
         "List MCP resources".into()
     }
+}
 
-    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            if self.manager.wait_resources(&ctx.cancel).await.is_err() {
-                return ToolResult::error(
-                    ToolErrorKind::Cancelled,
-                    "Listing the resources was cancelled.",
-                );
+impl crate::tools::TypedTool for ListMcpResources {
+    type Args = ListArgs;
+
+    async fn run(&self, args: ListArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+        if self.manager.wait_resources(&ctx.cancel).await.is_err() {
+            return Err(ToolError::new(
+                ToolErrorKind::Cancelled,
+                "Listing the resources was cancelled.",
+            ));
+        }
+        let server = args.server_name.as_deref().filter(|s| !s.is_empty());
+        let resources: Vec<_> = self
+            .manager
+            .resources()
+            .into_iter()
+            .filter(|r| server.is_none_or(|s| r.server == s))
+            .collect();
+        if resources.is_empty() {
+            let message = match server {
+                Some(s) => format!("No resources found for server: {s}"),
+                None => "No MCP resources found.".into(),
+            };
+            return Ok(ToolResult::success(message.clone(), message));
+        }
+        let mut text = "Available MCP Resources:\n".to_owned();
+        for r in &resources {
+            text.push_str(&format!("- {}:{}", r.server, r.uri));
+            if !r.name.is_empty() {
+                text.push_str(&format!(" | {}", r.name));
             }
-            let server = args
-                .get("serverName")
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty());
-            let resources: Vec<_> = self
-                .manager
-                .resources()
-                .into_iter()
-                .filter(|r| server.is_none_or(|s| r.server == s))
-                .collect();
-            if resources.is_empty() {
-                let message = match server {
-                    Some(s) => format!("No resources found for server: {s}"),
-                    None => "No MCP resources found.".into(),
-                };
-                return ToolResult::success(message.clone(), message);
+            if let Some(d) = r.description.as_deref().filter(|d| !d.is_empty()) {
+                text.push_str(&format!(" | {d}"));
             }
-            let mut text = "Available MCP Resources:\n".to_owned();
-            for r in &resources {
-                text.push_str(&format!("- {}:{}", r.server, r.uri));
-                if !r.name.is_empty() {
-                    text.push_str(&format!(" | {}", r.name));
-                }
-                if let Some(d) = r.description.as_deref().filter(|d| !d.is_empty()) {
-                    text.push_str(&format!(" | {d}"));
-                }
-                text.push('\n');
-            }
-            ToolResult::success(text, format!("Listed {} resources.", resources.len()))
-        })
+            text.push('\n');
+        }
+        Ok(ToolResult::success(
+            text,
+            format!("Listed {} resources.", resources.len()),
+        ))
     }
 }

@@ -4,15 +4,24 @@
 
 use std::path::PathBuf;
 
-use futures::future::BoxFuture;
 use gd_protocol::ConfirmationDetails;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult};
 
 pub const MEMORY_SECTION: &str = "## Gemini Added Memories";
 /// Internal argument carrying content the user edited in the confirmation.
 const MODIFIED_CONTENT: &str = "__modified_content";
+
+/// The arguments of a `save_memory` call.
+#[derive(Debug, Deserialize)]
+pub struct Params {
+    fact: String,
+    /// What the user made of the proposal in the confirmation.
+    #[serde(default, rename = "__modified_content")]
+    modified_content: Option<String>,
+}
 
 pub struct SaveMemory {
     schema: Value,
@@ -50,10 +59,10 @@ impl SaveMemory {
     }
 
     fn plan(
-        args: &Value,
+        args: &Params,
         ctx: &ToolContext,
     ) -> Result<(PathBuf, Option<String>, String, String), ToolError> {
-        let fact = normalise_fact(args["fact"].as_str().unwrap_or_default());
+        let fact = normalise_fact(&args.fact);
         if fact.is_empty() {
             return Err(ToolError::new(
                 ToolErrorKind::InvalidParams,
@@ -71,8 +80,8 @@ impl SaveMemory {
                 ));
             }
         };
-        let proposed = match args.get(MODIFIED_CONTENT).and_then(Value::as_str) {
-            Some(content) => content.to_owned(),
+        let proposed = match &args.modified_content {
+            Some(content) => content.clone(),
             None => add_memory(original.as_deref().unwrap_or(""), &fact),
         };
         Ok((path, original, proposed, fact))
@@ -121,7 +130,7 @@ pub fn add_memory(content: &str, fact: &str) -> String {
     out
 }
 
-impl Tool for SaveMemory {
+impl crate::tools::ToolInfo for SaveMemory {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -149,51 +158,49 @@ impl Tool for SaveMemory {
         )
     }
 
-    fn prepare<'a>(
-        &'a self,
-        args: &'a Value,
-        ctx: &'a ToolContext,
-    ) -> BoxFuture<'a, Result<Option<ConfirmationDetails>, ToolError>> {
-        Box::pin(async move {
-            let (path, original, proposed, _) = Self::plan(args, ctx)?;
-            Ok(Some(super::fs_write::edit_confirmation(
-                ctx,
-                "Save to memory".into(),
-                &path,
-                original.as_deref(),
-                &proposed,
-            )))
-        })
-    }
-
     fn modified_args(&self, args: &Value, content: &str) -> Option<Value> {
         let mut args = args.clone();
         args[MODIFIED_CONTENT] = Value::String(content.to_owned());
         Some(args)
     }
+}
 
-    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            let (path, _, proposed, fact) = match Self::plan(&args, ctx) {
-                Ok(plan) => plan,
-                Err(error) => return ToolResult::from_error(error),
-            };
-            if let Err(e) = super::fs_write::write_atomic(&path, proposed.as_bytes()) {
-                let message = json!({"success": false, "error": format!("Failed to save the memory to {}: {e}", path.display())});
-                return ToolResult::error(ToolErrorKind::Io, message.to_string());
-            }
-            let message = format!("Okay, I've remembered that: \"{fact}\"");
-            ToolResult::success(
-                json!({"success": true, "message": message}).to_string(),
-                message,
-            )
-        })
+impl crate::tools::TypedTool for SaveMemory {
+    type Args = Params;
+
+    async fn prepare(
+        &self,
+        args: Params,
+        ctx: &ToolContext,
+    ) -> Result<Option<ConfirmationDetails>, ToolError> {
+        let (path, original, proposed, _) = Self::plan(&args, ctx)?;
+        Ok(Some(super::fs_write::edit_confirmation(
+            ctx,
+            "Save to memory".into(),
+            &path,
+            original.as_deref(),
+            &proposed,
+        )))
+    }
+
+    async fn run(&self, args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+        let (path, _, proposed, fact) = Self::plan(&args, ctx)?;
+        if let Err(e) = super::fs_write::write_atomic(&path, proposed.as_bytes()) {
+            let message = json!({"success": false, "error": format!("Failed to save the memory to {}: {e}", path.display())});
+            return Err(ToolError::new(ToolErrorKind::Io, message.to_string()));
+        }
+        let message = format!("Okay, I've remembered that: \"{fact}\"");
+        Ok(ToolResult::success(
+            json!({"success": true, "message": message}).to_string(),
+            message,
+        ))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::{Tool, ToolInfo};
 
     #[test]
     fn adds_to_the_section_or_creates_it() {

@@ -4,12 +4,12 @@
 use std::path::Path;
 
 use base64::Engine as _;
-use futures::future::BoxFuture;
 use gd_gemini::Part;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::text::{self, MediaKind};
-use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files, walk};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files, walk};
 use crate::config::FileFiltering;
 
 /// Lines shown when no range is given, and at most per call.
@@ -57,7 +57,7 @@ impl Default for ReadFile {
     }
 }
 
-impl Tool for ReadFile {
+impl crate::tools::ToolInfo for ReadFile {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -80,47 +80,51 @@ impl Tool for ReadFile {
 
     fn describe_call(&self, args: &Value) -> String {
         let path = args.get("file_path").and_then(Value::as_str).unwrap_or("");
-        match (line_arg(args, "start_line"), line_arg(args, "end_line")) {
+        let line = |name: &str| line_number(name, args.get(name).and_then(Value::as_f64));
+        match (line("start_line"), line("end_line")) {
             (Ok(Some(start)), Ok(Some(end))) => format!("{path} (lines {start}-{end})"),
             (Ok(Some(start)), _) => format!("{path} (from line {start})"),
             (_, Ok(Some(end))) => format!("{path} (lines 1-{end})"),
             _ => path.to_owned(),
         }
     }
+}
 
-    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            match run(&args, ctx).await {
-                Ok(result) => result,
-                Err(error) => ToolResult::from_error(error),
-            }
-        })
+impl crate::tools::TypedTool for ReadFile {
+    type Args = Params;
+
+    async fn run(&self, args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+        read_window(args, ctx).await
     }
+}
+
+/// The arguments of a `read_file` call. Line numbers arrive as JSON
+/// numbers; the schema checked they are integers, but a model may still
+/// send `5.0`.
+#[derive(Debug, Deserialize)]
+pub struct Params {
+    file_path: String,
+    #[serde(default)]
+    start_line: Option<f64>,
+    #[serde(default)]
+    end_line: Option<f64>,
 }
 
 /// A 1-based line argument: a positive whole number, or absent.
-fn line_arg(args: &Value, name: &str) -> Result<Option<usize>, ToolError> {
-    match args.get(name) {
-        None | Some(Value::Null) => Ok(None),
-        Some(value) => match value.as_f64() {
-            Some(n) if n >= 1.0 && n.fract() == 0.0 => Ok(Some(n.min(usize::MAX as f64) as usize)),
-            _ => Err(ToolError::new(
-                ToolErrorKind::InvalidParams,
-                format!("{name} must be a whole number of at least 1."),
-            )),
-        },
+fn line_number(name: &str, value: Option<f64>) -> Result<Option<usize>, ToolError> {
+    match value {
+        None => Ok(None),
+        Some(n) if n >= 1.0 && n.fract() == 0.0 => Ok(Some(n.min(usize::MAX as f64) as usize)),
+        Some(_) => Err(ToolError::new(
+            ToolErrorKind::InvalidParams,
+            format!("{name} must be a whole number of at least 1."),
+        )),
     }
 }
 
-async fn run(args: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    let Some(file_path) = args.get("file_path").and_then(Value::as_str) else {
-        return Err(ToolError::new(
-            ToolErrorKind::InvalidParams,
-            "file_path must be a string.",
-        ));
-    };
-    let start = line_arg(args, "start_line")?;
-    let end = line_arg(args, "end_line")?;
+async fn read_window(args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+    let start = line_number("start_line", args.start_line)?;
+    let end = line_number("end_line", args.end_line)?;
     if let (Some(start), Some(end)) = (start, end)
         && end < start
     {
@@ -129,7 +133,7 @@ async fn run(args: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
             format!("end_line ({end}) must not be less than start_line ({start})."),
         ));
     }
-    let path = files::resolve_in_workspace(ctx, file_path)?;
+    let path = files::resolve_in_workspace(ctx, &args.file_path)?;
     let filtering = ctx.file_filtering;
     let roots = ctx.workspace_dirs.clone();
     let task_path = path.clone();
@@ -410,6 +414,7 @@ fn beyond_end(path: &Path, start: usize, total: usize) -> ToolError {
 mod tests {
     use super::*;
     use crate::tools::LlmContent;
+    use crate::tools::{Tool, ToolInfo};
     use pretty_assertions::assert_eq;
     use std::fs;
     use std::path::PathBuf;

@@ -10,7 +10,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
 
-use futures::future::BoxFuture;
 use gd_gemini::Part;
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
@@ -19,7 +18,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::read_file::{self, Loaded};
-use super::{Tool, ToolContext, ToolErrorKind, ToolKind, ToolResult, files, text};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files, text};
 use crate::config::FileFiltering;
 
 /// Directories skipped unless `useDefaultExcludes` is false.
@@ -182,7 +181,7 @@ impl Default for ReadManyFiles {
 }
 
 #[derive(Debug, Deserialize)]
-struct Params {
+pub struct Params {
     paths: Vec<String>,
     #[serde(default)]
     include: Vec<String>,
@@ -213,7 +212,7 @@ struct Job {
     cancel: CancellationToken,
 }
 
-impl Tool for ReadManyFiles {
+impl crate::tools::ToolInfo for ReadManyFiles {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -255,60 +254,54 @@ impl Tool for ReadManyFiles {
         }
         text
     }
+}
 
-    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            let params: Params = match serde_json::from_value(args) {
-                Ok(p) => p,
-                Err(e) => {
-                    return ToolResult::error(
-                        ToolErrorKind::InvalidParams,
-                        format!("Invalid parameters: {e}"),
-                    );
-                }
-            };
-            if params.paths.is_empty() {
-                return ToolResult::error(
-                    ToolErrorKind::InvalidParams,
-                    "paths must name at least one file, directory or glob pattern.",
-                );
-            }
-            let use_defaults = params.use_default_excludes.unwrap_or(true);
-            let excludes = match Excludes::new(&params.exclude, use_defaults) {
-                Ok(e) => e,
-                Err(message) => return ToolResult::error(ToolErrorKind::InvalidParams, message),
-            };
-            let options = params.file_filtering_options.as_ref();
-            let job = Job {
-                patterns: params
-                    .paths
-                    .iter()
-                    .chain(&params.include)
-                    .filter(|p| !p.trim().is_empty())
-                    .cloned()
-                    .collect(),
-                excludes,
-                recursive: params.recursive.unwrap_or(true),
-                filtering: FileFiltering {
-                    respect_git_ignore: options
-                        .and_then(|o| o.respect_git_ignore)
-                        .unwrap_or(ctx.file_filtering.respect_git_ignore),
-                    respect_gemini_ignore: options
-                        .and_then(|o| o.respect_gemini_ignore)
-                        .unwrap_or(ctx.file_filtering.respect_gemini_ignore),
-                },
-                roots: ctx.workspace_dirs.to_vec(),
-                budget: ctx.services.limits.max_output_chars.max(1000),
-                cancel: ctx.cancel.clone(),
-            };
-            match tokio::task::spawn_blocking(move || run(&job)).await {
-                Ok(result) => result,
-                Err(e) => ToolResult::error(
+impl crate::tools::TypedTool for ReadManyFiles {
+    type Args = Params;
+
+    async fn run(&self, params: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+        if params.paths.is_empty() {
+            return Err(ToolError::new(
+                ToolErrorKind::InvalidParams,
+                "paths must name at least one file, directory or glob pattern.",
+            ));
+        }
+        let use_defaults = params.use_default_excludes.unwrap_or(true);
+        let excludes = match Excludes::new(&params.exclude, use_defaults) {
+            Ok(e) => e,
+            Err(message) => return Err(ToolError::new(ToolErrorKind::InvalidParams, message)),
+        };
+        let options = params.file_filtering_options.as_ref();
+        let job = Job {
+            patterns: params
+                .paths
+                .iter()
+                .chain(&params.include)
+                .filter(|p| !p.trim().is_empty())
+                .cloned()
+                .collect(),
+            excludes,
+            recursive: params.recursive.unwrap_or(true),
+            filtering: FileFiltering {
+                respect_git_ignore: options
+                    .and_then(|o| o.respect_git_ignore)
+                    .unwrap_or(ctx.file_filtering.respect_git_ignore),
+                respect_gemini_ignore: options
+                    .and_then(|o| o.respect_gemini_ignore)
+                    .unwrap_or(ctx.file_filtering.respect_gemini_ignore),
+            },
+            roots: ctx.workspace_dirs.to_vec(),
+            budget: ctx.services.limits.max_output_chars.max(1000),
+            cancel: ctx.cancel.clone(),
+        };
+        tokio::task::spawn_blocking(move || run(&job))
+            .await
+            .map_err(|e| {
+                ToolError::new(
                     ToolErrorKind::Execution,
                     format!("Error reading files: {e}"),
-                ),
-            }
-        })
+                )
+            })
     }
 }
 
@@ -783,6 +776,7 @@ fn summarize_skipped(skipped: &[(String, String)]) -> String {
 mod tests {
     use super::*;
     use crate::tools::LlmContent;
+    use crate::tools::Tool;
     use std::fs;
 
     fn setup() -> (tempfile::TempDir, PathBuf, ToolContext) {

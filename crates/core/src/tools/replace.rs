@@ -10,12 +10,12 @@
 
 use std::path::{Path, PathBuf};
 
-use futures::future::BoxFuture;
 use gd_protocol::ConfirmationDetails;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::fs_write::{self, TextFile};
-use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files, text};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files, text};
 
 /// Replaces text in a file, after the user approved the diff.
 pub struct Replace {
@@ -75,34 +75,23 @@ struct Plan {
     flexible: bool,
 }
 
-struct Request {
+/// The arguments of a `replace` call (`instruction` is only shown).
+#[derive(Debug, Deserialize)]
+pub struct Params {
+    file_path: String,
     old_string: String,
     new_string: String,
-    allow_multiple: bool,
+    #[serde(default)]
+    allow_multiple: Option<bool>,
 }
 
-async fn plan(args: &Value, ctx: &ToolContext) -> Result<Plan, ToolError> {
-    let file_path = fs_write::str_arg(args, "file_path")?;
-    let request = Request {
-        old_string: fs_write::str_arg(args, "old_string")?.to_owned(),
-        new_string: fs_write::str_arg(args, "new_string")?.to_owned(),
-        allow_multiple: match args.get("allow_multiple") {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(b)) => *b,
-            Some(_) => {
-                return Err(ToolError::new(
-                    ToolErrorKind::InvalidParams,
-                    "allow_multiple must be true or false.",
-                ));
-            }
-        },
-    };
-    let path = files::resolve_in_workspace(ctx, file_path)?;
+async fn plan(args: Params, ctx: &ToolContext) -> Result<Plan, ToolError> {
+    let path = files::resolve_in_workspace(ctx, &args.file_path)?;
     let roots = ctx.workspace_dirs.clone();
-    fs_write::blocking(move || compute(&roots, path, &request)).await
+    fs_write::blocking(move || compute(&roots, path, &args)).await
 }
 
-fn compute(roots: &[PathBuf], path: PathBuf, request: &Request) -> Result<Plan, ToolError> {
+fn compute(roots: &[PathBuf], path: PathBuf, request: &Params) -> Result<Plan, ToolError> {
     let existing = fs_write::read_for_edit_in(roots, &path)?;
     let Some(file) = existing else {
         if !request.old_string.is_empty() {
@@ -179,7 +168,7 @@ fn compute(roots: &[PathBuf], path: PathBuf, request: &Request) -> Result<Plan, 
                 ));
             }
         },
-        n if n > 1 && !request.allow_multiple => {
+        n if n > 1 && request.allow_multiple != Some(true) => {
             return Err(ToolError::new(
                 ToolErrorKind::TooManyOccurrences,
                 format!(
@@ -275,7 +264,7 @@ fn reindent(line: &str, old_indent: &str, new_indent: &str) -> String {
     line.to_owned()
 }
 
-impl Tool for Replace {
+impl crate::tools::ToolInfo for Replace {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -306,29 +295,6 @@ impl Tool for Replace {
         }
     }
 
-    fn prepare<'a>(
-        &'a self,
-        args: &'a Value,
-        ctx: &'a ToolContext,
-    ) -> BoxFuture<'a, Result<Option<ConfirmationDetails>, ToolError>> {
-        Box::pin(async move {
-            let plan = plan(args, ctx).await?;
-            let shown = text::display_path(&plan.path, &ctx.workspace_dirs);
-            let original = plan.existing.as_ref().map(|f| f.text.as_str());
-            let title = match original {
-                None => format!("Create {shown}"),
-                Some(_) => format!("Edit {shown}"),
-            };
-            Ok(Some(fs_write::edit_confirmation(
-                ctx,
-                title,
-                &plan.path,
-                original,
-                &plan.new_text,
-            )))
-        })
-    }
-
     /// Arguments that turn the file into exactly `content`: `old_string` is
     /// the whole current file (empty for a missing or empty file, which
     /// `replace` then creates or fills). Should the file change before the
@@ -352,18 +318,38 @@ impl Tool for Replace {
         modified.insert("allow_multiple".to_owned(), Value::Bool(false));
         Some(Value::Object(modified))
     }
+}
 
-    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            match run(&args, ctx).await {
-                Ok(result) => result,
-                Err(error) => ToolResult::from_error(error),
-            }
-        })
+impl crate::tools::TypedTool for Replace {
+    type Args = Params;
+
+    async fn prepare(
+        &self,
+        args: Params,
+        ctx: &ToolContext,
+    ) -> Result<Option<ConfirmationDetails>, ToolError> {
+        let plan = plan(args, ctx).await?;
+        let shown = text::display_path(&plan.path, &ctx.workspace_dirs);
+        let original = plan.existing.as_ref().map(|f| f.text.as_str());
+        let title = match original {
+            None => format!("Create {shown}"),
+            Some(_) => format!("Edit {shown}"),
+        };
+        Ok(Some(fs_write::edit_confirmation(
+            ctx,
+            title,
+            &plan.path,
+            original,
+            &plan.new_text,
+        )))
+    }
+
+    async fn run(&self, args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+        apply(args, ctx).await
     }
 }
 
-async fn run(args: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+async fn apply(args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let Plan {
         path,
         existing,
@@ -402,6 +388,7 @@ async fn run(args: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
 mod tests {
     use super::*;
     use crate::tools::LlmContent;
+    use crate::tools::{Tool, ToolInfo};
     use pretty_assertions::assert_eq;
     use std::fs;
     use std::os::unix::fs::PermissionsExt;

@@ -3,16 +3,21 @@
 
 use std::sync::Mutex;
 
-use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Tool, ToolContext, ToolErrorKind, ToolKind, ToolResult};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult};
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct Todo {
     pub description: String,
     pub status: String,
+}
+
+/// The arguments of a `write_todos` call: the whole new list.
+#[derive(Debug, Deserialize)]
+pub struct Params {
+    todos: Vec<Todo>,
 }
 
 pub struct WriteTodos {
@@ -75,7 +80,7 @@ fn render(todos: &[Todo]) -> String {
         .join("\n")
 }
 
-impl Tool for WriteTodos {
+impl crate::tools::ToolInfo for WriteTodos {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -95,49 +100,39 @@ impl Tool for WriteTodos {
     fn parameter_schema(&self) -> &Value {
         &self.schema
     }
+}
 
-    fn execute<'a>(&'a self, args: Value, _ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            let todos: Vec<Todo> = match serde_json::from_value(args["todos"].clone()) {
-                Ok(t) => t,
-                Err(e) => {
-                    return ToolResult::error(
-                        ToolErrorKind::InvalidParams,
-                        format!("Invalid todos: {e}"),
-                    );
-                }
-            };
-            if todos.iter().any(|t| t.description.trim().is_empty()) {
-                return ToolResult::error(
-                    ToolErrorKind::InvalidParams,
-                    "Every todo needs a non-empty description.",
-                );
-            }
-            if todos.iter().filter(|t| t.status == "in_progress").count() > 1 {
-                return ToolResult::error(
-                    ToolErrorKind::InvalidParams,
-                    "Only one task can be \"in_progress\" at a time.",
-                );
-            }
-            let rendered = render(&todos);
-            *self.todos.lock().unwrap_or_else(|e| e.into_inner()) = todos.clone();
-            if todos.is_empty() {
-                return ToolResult::success(
-                    "Successfully cleared the todo list.",
-                    "Todo list cleared.",
-                );
-            }
-            ToolResult::success(
-                format!("Successfully updated the todo list. The current list is now:\n{rendered}"),
-                rendered,
-            )
-        })
+impl crate::tools::TypedTool for WriteTodos {
+    type Args = Params;
+
+    async fn run(&self, args: Params, _ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+        let todos = args.todos;
+        let invalid = |message| Err(ToolError::new(ToolErrorKind::InvalidParams, message));
+        if todos.iter().any(|t| t.description.trim().is_empty()) {
+            return invalid("Every todo needs a non-empty description.");
+        }
+        if todos.iter().filter(|t| t.status == "in_progress").count() > 1 {
+            return invalid("Only one task can be \"in_progress\" at a time.");
+        }
+        let rendered = render(&todos);
+        *self.todos.lock().unwrap_or_else(|e| e.into_inner()) = todos.clone();
+        if todos.is_empty() {
+            return Ok(ToolResult::success(
+                "Successfully cleared the todo list.",
+                "Todo list cleared.",
+            ));
+        }
+        Ok(ToolResult::success(
+            format!("Successfully updated the todo list. The current list is now:\n{rendered}"),
+            rendered,
+        ))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::Tool;
 
     #[tokio::test]
     async fn replaces_and_renders_the_list() {

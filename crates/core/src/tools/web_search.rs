@@ -2,11 +2,17 @@
 //! grounding, then adds numbered citation markers and a Sources list from
 //! the grounding metadata.
 
-use futures::future::BoxFuture;
 use gd_gemini::{Content, GenerateContentRequest, RequestMeta, Tool as WireTool};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Tool, ToolContext, ToolErrorKind, ToolKind, ToolResult};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult};
+
+/// The arguments of a `google_web_search` call.
+#[derive(Debug, Deserialize)]
+pub struct Params {
+    query: String,
+}
 
 pub struct GoogleWebSearch {
     schema: Value,
@@ -34,7 +40,7 @@ impl Default for GoogleWebSearch {
     }
 }
 
-impl Tool for GoogleWebSearch {
+impl crate::tools::ToolInfo for GoogleWebSearch {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -61,59 +67,60 @@ impl Tool for GoogleWebSearch {
             args["query"].as_str().unwrap_or_default()
         )
     }
+}
 
-    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            let query = args["query"].as_str().unwrap_or_default().trim().to_owned();
-            if query.is_empty() {
-                return ToolResult::error(
-                    ToolErrorKind::InvalidParams,
-                    "The 'query' must not be empty.",
-                );
+impl crate::tools::TypedTool for GoogleWebSearch {
+    type Args = Params;
+
+    async fn run(&self, args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+        let query = args.query.trim().to_owned();
+        if query.is_empty() {
+            return Err(ToolError::new(
+                ToolErrorKind::InvalidParams,
+                "The 'query' must not be empty.",
+            ));
+        }
+        let Some(model) = &ctx.services.model else {
+            return Err(ToolError::new(
+                ToolErrorKind::Execution,
+                "Web search needs a model connection.",
+            ));
+        };
+        let request = GenerateContentRequest {
+            contents: vec![Content::user_text(&query)],
+            tools: Some(vec![WireTool {
+                google_search: Some(json!({})),
+                ..WireTool::default()
+            }]),
+            ..GenerateContentRequest::default()
+        };
+        let meta = RequestMeta {
+            session_id: model.session_id.clone(),
+            prompt_id: format!("{}########web-search", model.session_id),
+        };
+        let response = match model.client.generate(&model.model, &request, &meta).await {
+            Ok(r) => r,
+            Err(e) => {
+                return Err(ToolError::new(
+                    ToolErrorKind::Network,
+                    format!("Error during web search for \"{query}\": {e}"),
+                ));
             }
-            let Some(model) = &ctx.services.model else {
-                return ToolResult::error(
-                    ToolErrorKind::Execution,
-                    "Web search needs a model connection.",
-                );
-            };
-            let request = GenerateContentRequest {
-                contents: vec![Content::user_text(&query)],
-                tools: Some(vec![WireTool {
-                    google_search: Some(json!({})),
-                    ..WireTool::default()
-                }]),
-                ..GenerateContentRequest::default()
-            };
-            let meta = RequestMeta {
-                session_id: model.session_id.clone(),
-                prompt_id: format!("{}########web-search", model.session_id),
-            };
-            let response = match model.client.generate(&model.model, &request, &meta).await {
-                Ok(r) => r,
-                Err(e) => {
-                    return ToolResult::error(
-                        ToolErrorKind::Network,
-                        format!("Error during web search for \"{query}\": {e}"),
-                    );
-                }
-            };
-            let text = response.text();
-            if text.trim().is_empty() {
-                let message =
-                    format!("No search results or information found for query: \"{query}\"");
-                return ToolResult::success(message.clone(), message);
-            }
-            let grounding = response
-                .candidate()
-                .and_then(|c| c.grounding_metadata.clone())
-                .unwrap_or(Value::Null);
-            let answer = cite(&text, &grounding);
-            ToolResult::success(
-                format!("Web search results for \"{query}\":\n\n{answer}"),
-                format!("Search results for \"{query}\" returned."),
-            )
-        })
+        };
+        let text = response.text();
+        if text.trim().is_empty() {
+            let message = format!("No search results or information found for query: \"{query}\"");
+            return Ok(ToolResult::success(message.clone(), message));
+        }
+        let grounding = response
+            .candidate()
+            .and_then(|c| c.grounding_metadata.clone())
+            .unwrap_or(Value::Null);
+        let answer = cite(&text, &grounding);
+        Ok(ToolResult::success(
+            format!("Web search results for \"{query}\":\n\n{answer}"),
+            format!("Search results for \"{query}\" returned."),
+        ))
     }
 }
 

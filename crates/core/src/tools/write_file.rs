@@ -2,12 +2,12 @@
 
 use std::path::PathBuf;
 
-use futures::future::BoxFuture;
 use gd_protocol::ConfirmationDetails;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::fs_write::{self, TextFile};
-use super::{Tool, ToolContext, ToolError, ToolKind, ToolResult, files, text};
+use super::{ToolContext, ToolError, ToolKind, ToolResult, files, text};
 
 /// Writes a whole file, after the user approved the diff.
 pub struct WriteFile {
@@ -51,10 +51,16 @@ struct Plan {
     proposed: String,
 }
 
-async fn plan(args: &Value, ctx: &ToolContext) -> Result<Plan, ToolError> {
-    let file_path = fs_write::str_arg(args, "file_path")?;
-    let content = fs_write::str_arg(args, "content")?.to_owned();
-    let path = files::resolve_in_workspace(ctx, file_path)?;
+/// The arguments of a `write_file` call.
+#[derive(Debug, Deserialize)]
+pub struct Params {
+    file_path: String,
+    content: String,
+}
+
+async fn plan(args: Params, ctx: &ToolContext) -> Result<Plan, ToolError> {
+    let Params { file_path, content } = args;
+    let path = files::resolve_in_workspace(ctx, &file_path)?;
     let task_path = path.clone();
     let roots = ctx.workspace_dirs.clone();
     let existing = fs_write::blocking(move || {
@@ -79,7 +85,7 @@ async fn plan(args: &Value, ctx: &ToolContext) -> Result<Plan, ToolError> {
     })
 }
 
-impl Tool for WriteFile {
+impl crate::tools::ToolInfo for WriteFile {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -107,47 +113,44 @@ impl Tool for WriteFile {
             .to_owned()
     }
 
-    fn prepare<'a>(
-        &'a self,
-        args: &'a Value,
-        ctx: &'a ToolContext,
-    ) -> BoxFuture<'a, Result<Option<ConfirmationDetails>, ToolError>> {
-        Box::pin(async move {
-            let plan = plan(args, ctx).await?;
-            let shown = text::display_path(&plan.path, &ctx.workspace_dirs);
-            let original = plan.existing.as_ref().map(|f| f.text.as_str());
-            let title = match original {
-                None => format!("Create {shown}"),
-                Some(_) => format!("Overwrite {shown}"),
-            };
-            Ok(Some(fs_write::edit_confirmation(
-                ctx,
-                title,
-                &plan.path,
-                original,
-                &plan.proposed,
-            )))
-        })
-    }
-
     fn modified_args(&self, args: &Value, content: &str) -> Option<Value> {
         let mut args = args.clone();
         args.as_object_mut()?
             .insert("content".to_owned(), Value::String(content.to_owned()));
         Some(args)
     }
+}
 
-    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            match write(&args, ctx).await {
-                Ok(result) => result,
-                Err(error) => ToolResult::from_error(error),
-            }
-        })
+impl crate::tools::TypedTool for WriteFile {
+    type Args = Params;
+
+    async fn prepare(
+        &self,
+        args: Params,
+        ctx: &ToolContext,
+    ) -> Result<Option<ConfirmationDetails>, ToolError> {
+        let plan = plan(args, ctx).await?;
+        let shown = text::display_path(&plan.path, &ctx.workspace_dirs);
+        let original = plan.existing.as_ref().map(|f| f.text.as_str());
+        let title = match original {
+            None => format!("Create {shown}"),
+            Some(_) => format!("Overwrite {shown}"),
+        };
+        Ok(Some(fs_write::edit_confirmation(
+            ctx,
+            title,
+            &plan.path,
+            original,
+            &plan.proposed,
+        )))
+    }
+
+    async fn run(&self, args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+        write(args, ctx).await
     }
 }
 
-async fn write(args: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+async fn write(args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let Plan {
         path,
         existing,
@@ -176,6 +179,7 @@ async fn write(args: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolError>
 mod tests {
     use super::*;
     use crate::tools::{LlmContent, ToolErrorKind};
+    use crate::tools::{Tool, ToolInfo};
     use gd_protocol::DiffRowKind;
     use pretty_assertions::assert_eq;
     use std::fs;

@@ -20,8 +20,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::{DateTime, Local};
-use futures::future::BoxFuture;
 use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::{Value, json};
 use tokio::io::AsyncReadExt as _;
 use tokio::process::ChildStdout;
@@ -30,7 +30,7 @@ use tokio::sync::watch;
 use super::format::untrusted;
 use super::output::{format_bytes, last_lines, skip_partial_char, terminal_text};
 use super::process;
-use crate::tools::{Tool, ToolContext, ToolErrorKind, ToolKind, ToolResult};
+use crate::tools::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult};
 
 /// Lines `read_background_output` returns when `lines` is not given.
 pub const DEFAULT_LINES: usize = 100;
@@ -354,7 +354,7 @@ impl ListBackgroundProcesses {
     }
 }
 
-impl Tool for ListBackgroundProcesses {
+impl crate::tools::ToolInfo for ListBackgroundProcesses {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -374,26 +374,29 @@ impl Tool for ListBackgroundProcesses {
     fn parameter_schema(&self) -> &Value {
         &self.schema
     }
+}
 
-    fn execute<'a>(&'a self, _args: Value, _ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            let processes = self.processes.list();
-            if processes.is_empty() {
-                let text = "No background processes have been started in this session.";
-                return ToolResult::success(text, text);
-            }
-            let lines: Vec<String> = processes.iter().map(list_line).collect();
-            let running = processes
-                .iter()
-                .filter(|p| p.status == BackgroundStatus::Running)
-                .count();
-            let text = format!("Background processes:\n{}", lines.join("\n"));
-            let display = format!(
-                "{} background process(es), {running} running.",
-                processes.len()
-            );
-            ToolResult::success(text, display)
-        })
+impl crate::tools::TypedTool for ListBackgroundProcesses {
+    /// No arguments but `wait_for_previous`, which the scheduler reads.
+    type Args = IgnoredAny;
+
+    async fn run(&self, _args: IgnoredAny, _ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+        let processes = self.processes.list();
+        if processes.is_empty() {
+            let text = "No background processes have been started in this session.";
+            return Ok(ToolResult::success(text, text));
+        }
+        let lines: Vec<String> = processes.iter().map(list_line).collect();
+        let running = processes
+            .iter()
+            .filter(|p| p.status == BackgroundStatus::Running)
+            .count();
+        let text = format!("Background processes:\n{}", lines.join("\n"));
+        let display = format!(
+            "{} background process(es), {running} running.",
+            processes.len()
+        );
+        Ok(ToolResult::success(text, display))
     }
 }
 
@@ -421,7 +424,7 @@ pub struct ReadBackgroundOutput {
 }
 
 #[derive(Debug, Deserialize)]
-struct ReadParams {
+pub struct ReadParams {
     pid: i64,
     lines: Option<i64>,
     delay_ms: Option<i64>,
@@ -457,7 +460,7 @@ impl ReadBackgroundOutput {
     }
 }
 
-impl Tool for ReadBackgroundOutput {
+impl crate::tools::ToolInfo for ReadBackgroundOutput {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -484,74 +487,70 @@ impl Tool for ReadBackgroundOutput {
             None => self.display_name().to_owned(),
         }
     }
+}
 
-    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            let params: ReadParams = match serde_json::from_value(args) {
-                Ok(p) => p,
-                Err(e) => {
-                    return ToolResult::error(
-                        ToolErrorKind::InvalidParams,
-                        format!("Invalid parameters: {e}"),
-                    );
-                }
-            };
-            let lines = match params.lines {
-                None => DEFAULT_LINES,
-                Some(n) if n >= 1 => usize::try_from(n).unwrap_or(usize::MAX),
-                Some(_) => {
-                    return ToolResult::error(
-                        ToolErrorKind::InvalidParams,
-                        "lines must be at least 1.",
-                    );
-                }
-            };
-            let unknown = || {
-                ToolResult::error(
-                    ToolErrorKind::NotFound,
-                    format!(
-                        "No background process with PID {} was started in this session. Use list_background_processes to see the known ones.",
-                        params.pid
-                    ),
-                )
-            };
-            let Ok(pid) = u32::try_from(params.pid) else {
-                return unknown();
-            };
-            if self.processes.get(pid).is_none() {
-                return unknown();
+impl crate::tools::TypedTool for ReadBackgroundOutput {
+    type Args = ReadParams;
+
+    async fn run(&self, params: ReadParams, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+        let lines = match params.lines {
+            None => DEFAULT_LINES,
+            Some(n) if n >= 1 => usize::try_from(n).unwrap_or(usize::MAX),
+            Some(_) => {
+                return Err(ToolError::new(
+                    ToolErrorKind::InvalidParams,
+                    "lines must be at least 1.",
+                ));
             }
-            if !delay(ctx, params.delay_ms).await {
-                return ToolResult::error(ToolErrorKind::Cancelled, "Cancelled by the user.");
+        };
+        let unknown = || {
+            Err(ToolError::new(
+                ToolErrorKind::NotFound,
+                format!(
+                    "No background process with PID {} was started in this session. Use list_background_processes to see the known ones.",
+                    params.pid
+                ),
+            ))
+        };
+        let Ok(pid) = u32::try_from(params.pid) else {
+            return unknown();
+        };
+        if self.processes.get(pid).is_none() {
+            return unknown();
+        }
+        if !delay(ctx, params.delay_ms).await {
+            return Err(ToolError::new(
+                ToolErrorKind::Cancelled,
+                "Cancelled by the user.",
+            ));
+        }
+        let Some(info) = self.processes.get(pid) else {
+            return unknown();
+        };
+        let output = match self.processes.read_output(pid, lines) {
+            Some(Ok(output)) => output,
+            Some(Err(e)) => {
+                return Err(ToolError::new(
+                    ToolErrorKind::Io,
+                    format!("Cannot read the output of background process {pid}: {e}"),
+                ));
             }
-            let Some(info) = self.processes.get(pid) else {
-                return unknown();
-            };
-            let output = match self.processes.read_output(pid, lines) {
-                Some(Ok(output)) => output,
-                Some(Err(e)) => {
-                    return ToolResult::error(
-                        ToolErrorKind::Io,
-                        format!("Cannot read the output of background process {pid}: {e}"),
-                    );
-                }
-                None => return unknown(),
-            };
-            if output.trim().is_empty() {
-                let text = format!(
-                    "Background process {pid} ({}) has produced no output yet.",
-                    info.status
-                );
-                return ToolResult::success(text.clone(), text);
-            }
-            let count = output.lines().count();
+            None => return unknown(),
+        };
+        if output.trim().is_empty() {
             let text = format!(
-                "Last {count} line(s) of output of background process {pid} ({}):\n{}",
-                info.status,
-                untrusted(&output)
+                "Background process {pid} ({}) has produced no output yet.",
+                info.status
             );
-            ToolResult::success(text, output)
-        })
+            return Ok(ToolResult::success(text.clone(), text));
+        }
+        let count = output.lines().count();
+        let text = format!(
+            "Last {count} line(s) of output of background process {pid} ({}):\n{}",
+            info.status,
+            untrusted(&output)
+        );
+        Ok(ToolResult::success(text, output))
     }
 }
 

@@ -7,7 +7,6 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use futures::future::BoxFuture;
 use gd_protocol::ConfirmationDetails;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -20,7 +19,7 @@ use super::output::{DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES, OutputBuffer};
 use super::parse::root_commands;
 use super::process::{self, GroupGuard};
 use crate::tools::{
-    LlmContent, Tool, ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files,
+    LlmContent, ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files,
 };
 
 /// Live output is sent at most once per this interval.
@@ -43,7 +42,7 @@ pub struct RunShellCommand {
 }
 
 #[derive(Debug, Deserialize)]
-struct Params {
+pub struct Params {
     command: String,
     #[serde(default)]
     dir_path: Option<String>,
@@ -98,20 +97,15 @@ impl RunShellCommand {
         self
     }
 
-    fn parse(args: Value) -> Result<Params, ToolError> {
-        let params: Params = serde_json::from_value(args).map_err(|e| {
-            ToolError::new(
-                ToolErrorKind::InvalidParams,
-                format!("Invalid parameters: {e}"),
-            )
-        })?;
+    /// Checks what the schema cannot: a command that is not blank.
+    fn check(params: &Params) -> Result<(), ToolError> {
         if params.command.trim().is_empty() {
             return Err(ToolError::new(
                 ToolErrorKind::InvalidParams,
                 "The command must not be empty.",
             ));
         }
-        Ok(params)
+        Ok(())
     }
 
     /// The directory to run in: `dir_path` inside the workspace, else the
@@ -383,7 +377,7 @@ impl<'a> LiveOutput<'a> {
     }
 }
 
-impl Tool for RunShellCommand {
+impl crate::tools::ToolInfo for RunShellCommand {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -421,45 +415,39 @@ Prefer the dedicated tools for listing, reading, searching and editing files."
         }
         text
     }
+}
 
-    fn prepare<'a>(
-        &'a self,
-        args: &'a Value,
-        ctx: &'a ToolContext,
-    ) -> BoxFuture<'a, Result<Option<ConfirmationDetails>, ToolError>> {
-        Box::pin(async move {
-            let params = Self::parse(args.clone())?;
-            let dir = Self::working_dir(&params, ctx)?;
-            Ok(Some(ConfirmationDetails::Execute {
-                title: "Confirm Shell Command".to_owned(),
-                root_commands: root_commands(&params.command),
-                command: params.command,
-                directory: dir.display().to_string(),
-            }))
-        })
+impl crate::tools::TypedTool for RunShellCommand {
+    type Args = Params;
+
+    async fn prepare(
+        &self,
+        params: Params,
+        ctx: &ToolContext,
+    ) -> Result<Option<ConfirmationDetails>, ToolError> {
+        Self::check(&params)?;
+        let dir = Self::working_dir(&params, ctx)?;
+        Ok(Some(ConfirmationDetails::Execute {
+            title: "Confirm Shell Command".to_owned(),
+            root_commands: root_commands(&params.command),
+            command: params.command,
+            directory: dir.display().to_string(),
+        }))
     }
 
-    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            let params = match Self::parse(args) {
-                Ok(params) => params,
-                Err(error) => return ToolResult::from_error(error),
-            };
-            let cwd = match Self::working_dir(&params, ctx) {
-                Ok(cwd) => cwd,
-                Err(error) => return ToolResult::from_error(error),
-            };
-            if ctx.cancel.is_cancelled() {
-                return ToolResult::error(
-                    ToolErrorKind::Cancelled,
-                    "Command was cancelled before it started.",
-                );
-            }
-            if params.is_background == Some(true) {
-                self.run_background(&params, cwd, ctx).await
-            } else {
-                self.run_foreground(&params.command, cwd, ctx).await
-            }
+    async fn run(&self, params: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+        Self::check(&params)?;
+        let cwd = Self::working_dir(&params, ctx)?;
+        if ctx.cancel.is_cancelled() {
+            return Err(ToolError::new(
+                ToolErrorKind::Cancelled,
+                "Command was cancelled before it started.",
+            ));
+        }
+        Ok(if params.is_background == Some(true) {
+            self.run_background(&params, cwd, ctx).await
+        } else {
+            self.run_foreground(&params.command, cwd, ctx).await
         })
     }
 }

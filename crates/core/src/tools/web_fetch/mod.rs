@@ -3,7 +3,7 @@
 //!
 //! Security (issue 12):
 //! - Nothing touches the network, DNS included, before the call is allowed:
-//!   [`Tool::prepare`] runs before the policy decides and before the user is
+//!   [`super::Tool::prepare`] runs before the policy decides and before the user is
 //!   asked, so it only reads the URLs (a lookup of
 //!   `https://<secret>.attacker.example/` would leak the secret to the
 //!   attacker's DNS server even for a denied call).
@@ -23,13 +23,13 @@ pub mod resolver;
 use std::sync::Arc;
 use std::sync::OnceLock;
 
-use futures::future::BoxFuture;
 use gd_gemini::{Content, GenerateContentRequest, RequestMeta};
 use gd_protocol::ConfirmationDetails;
 use regex::Regex;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult};
 pub use address::{Classifier, VisibleHost, default_classifier, is_private, special_purpose};
 pub use fetch::{FetchError, MAX_REDIRECTS};
 pub use resolver::{Resolver, SystemResolver};
@@ -57,6 +57,12 @@ impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Network").finish_non_exhaustive()
     }
+}
+
+/// The arguments of a `web_fetch` call.
+#[derive(Debug, Deserialize)]
+pub struct Params {
+    prompt: String,
 }
 
 pub struct WebFetch {
@@ -139,7 +145,7 @@ fn github_raw(url: &str) -> String {
     url.to_owned()
 }
 
-impl Tool for WebFetch {
+impl crate::tools::ToolInfo for WebFetch {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -164,99 +170,99 @@ impl Tool for WebFetch {
         let urls = extract_urls(args["prompt"].as_str().unwrap_or_default());
         format!("Fetching {}", urls.join(", "))
     }
+}
 
-    fn prepare<'a>(
-        &'a self,
-        args: &'a Value,
-        _ctx: &'a ToolContext,
-    ) -> BoxFuture<'a, Result<Option<ConfirmationDetails>, ToolError>> {
-        Box::pin(async move {
-            let prompt = args["prompt"].as_str().unwrap_or_default();
-            let urls = extract_urls(prompt);
-            if urls.is_empty() {
-                return Err(ToolError::new(
-                    ToolErrorKind::InvalidParams,
-                    "The 'prompt' must contain at least one valid URL (starting with http:// or https://).",
-                ));
-            }
-            // No resolution here: this runs before the call is allowed.
-            let private = self.visibly_private(&urls);
-            let mut text = prompt.to_owned();
-            if !private.is_empty() {
-                text.push_str(&format!(
-                    "\n\nWarning: these addresses are on a private or local network: {}. Approving lets this call reach them.",
-                    private.join(", ")
-                ));
-            }
-            Ok(Some(ConfirmationDetails::Info {
-                title: "Fetch these URLs?".into(),
-                prompt: text,
-                urls,
-            }))
-        })
+impl crate::tools::TypedTool for WebFetch {
+    type Args = Params;
+
+    async fn prepare(
+        &self,
+        args: Params,
+        _ctx: &ToolContext,
+    ) -> Result<Option<ConfirmationDetails>, ToolError> {
+        let prompt = args.prompt;
+        let urls = extract_urls(&prompt);
+        if urls.is_empty() {
+            return Err(ToolError::new(
+                ToolErrorKind::InvalidParams,
+                "The 'prompt' must contain at least one valid URL (starting with http:// or https://).",
+            ));
+        }
+        // No resolution here: this runs before the call is allowed.
+        let private = self.visibly_private(&urls);
+        let mut text = prompt;
+        if !private.is_empty() {
+            text.push_str(&format!(
+                "\n\nWarning: these addresses are on a private or local network: {}. Approving lets this call reach them.",
+                private.join(", ")
+            ));
+        }
+        Ok(Some(ConfirmationDetails::Info {
+            title: "Fetch these URLs?".into(),
+            prompt: text,
+            urls,
+        }))
     }
 
-    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            let prompt = args["prompt"].as_str().unwrap_or_default().to_owned();
-            let urls = extract_urls(&prompt);
-            // `confirmed` only when the user approved this very call; a
-            // policy "allow" (yolo, always-allow rules) never unlocks
-            // private addresses.
-            let fetcher = match fetch::Fetcher::new(&self.network, ctx.confirmed) {
-                Ok(fetcher) => fetcher,
-                Err(e) => {
-                    return ToolResult::error(
-                        ToolErrorKind::Execution,
-                        format!("Cannot fetch: {e}"),
-                    );
-                }
-            };
-            let mut pages = Vec::new();
-            let mut failures = Vec::new();
-            for url in &urls {
-                match fetcher.fetch_text(url).await {
-                    Ok(text) => pages.push((url.clone(), text)),
-                    Err(e) => failures.push(format!("{url}: {e}")),
-                }
+    async fn run(&self, args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+        let prompt = args.prompt;
+        let urls = extract_urls(&prompt);
+        // `confirmed` only when the user approved this very call; a
+        // policy "allow" (yolo, always-allow rules) never unlocks
+        // private addresses.
+        let fetcher = match fetch::Fetcher::new(&self.network, ctx.confirmed) {
+            Ok(fetcher) => fetcher,
+            Err(e) => {
+                return Err(ToolError::new(
+                    ToolErrorKind::Execution,
+                    format!("Cannot fetch: {e}"),
+                ));
             }
-            if pages.is_empty() {
-                return ToolResult::error(
-                    ToolErrorKind::Network,
-                    format!("Error fetching the URLs:\n{}", failures.join("\n")),
-                );
+        };
+        let mut pages = Vec::new();
+        let mut failures = Vec::new();
+        for url in &urls {
+            match fetcher.fetch_text(url).await {
+                Ok(text) => pages.push((url.clone(), text)),
+                Err(e) => failures.push(format!("{url}: {e}")),
             }
-            let sources: Vec<String> = pages
-                .iter()
-                .enumerate()
-                .map(|(i, (url, _))| format!("[{}] {url}", i + 1))
-                .collect();
-            let mut answer = match &ctx.services.model {
-                Some(model) => ask_model(model, &prompt, &pages).await,
-                None => Err("no model connection".into()),
+        }
+        if pages.is_empty() {
+            return Err(ToolError::new(
+                ToolErrorKind::Network,
+                format!("Error fetching the URLs:\n{}", failures.join("\n")),
+            ));
+        }
+        let sources: Vec<String> = pages
+            .iter()
+            .enumerate()
+            .map(|(i, (url, _))| format!("[{}] {url}", i + 1))
+            .collect();
+        let mut answer = match &ctx.services.model {
+            Some(model) => ask_model(model, &prompt, &pages).await,
+            None => Err("no model connection".into()),
+        }
+        .unwrap_or_else(|error| {
+            // Without an answer, give the model the text itself.
+            let mut text =
+                format!("(Could not summarise the pages: {error}. Their text follows.)\n");
+            for (url, page) in &pages {
+                text.push_str(&format!("\n--- {url} ---\n{page}\n"));
             }
-            .unwrap_or_else(|error| {
-                // Without an answer, give the model the text itself.
-                let mut text =
-                    format!("(Could not summarise the pages: {error}. Their text follows.)\n");
-                for (url, page) in &pages {
-                    text.push_str(&format!("\n--- {url} ---\n{page}\n"));
-                }
-                text
-            });
-            answer.push_str("\n\nSources:\n");
-            answer.push_str(&sources.join("\n"));
-            if !failures.is_empty() {
-                answer.push_str(&format!("\n\nNot fetched:\n{}", failures.join("\n")));
-            }
-            ToolResult::success(
-                answer,
-                format!(
-                    "Fetched {} URL(s) and processed their content.",
-                    pages.len()
-                ),
-            )
-        })
+            text
+        });
+        answer.push_str("\n\nSources:\n");
+        answer.push_str(&sources.join("\n"));
+        if !failures.is_empty() {
+            answer.push_str(&format!("\n\nNot fetched:\n{}", failures.join("\n")));
+        }
+        Ok(ToolResult::success(
+            answer,
+            format!(
+                "Fetched {} URL(s) and processed their content.",
+                pages.len()
+            ),
+        ))
     }
 }
 
