@@ -5,13 +5,14 @@
 //! - [`commands`]: the `#[tauri::command]` functions the UI invokes; every command of every
 //!   module is declared once in `command_list.rs` (handler, build.rs's list, capability check
 //!   and the UI's generated client `ui/src/protocol/commands.ts` all come from it);
+//! - [`forwarding`]: the commands that only forward one op, until the UI uses `submit`;
 //! - [`boot`]: the app's version and workspace, handed to the page before its first IPC call;
 //! - [`sessions`]: the agent sessions and the forwarding of their events to the UI;
-//! - [`checkpoints`]: listing and restoring the workspace checkpoints taken before edits;
 //! - [`picker`]: the file-tree context picker (gd-workspace-index);
 //! - [`settings`]: the settings screen and the trust prompt (gd-core's `settings_screen`);
 //! - [`signin`]: the sign-in screen's and the auth status view's commands (gd-auth);
-//! - [`history`]: the session history commands (list, search, pages, rename, delete, export);
+//! - [`history`]: the session history commands (list, search, pages, rename, delete, export,
+//!   a stored session's checkpoints);
 //! - [`state`]: the state managed by Tauri and the launch options it is built from;
 //! - [`single_instance`]: what a second launch does to the running app;
 //! - [`logging`]: `tracing` to stderr and to a rolling file in the app's log directory;
@@ -29,11 +30,11 @@
 //!   authorization URL is opened from Rust (see [`signin`]).
 
 pub mod boot;
-pub mod checkpoints;
 #[cfg(test)]
 mod command_client;
 pub mod commands;
 pub mod first_paint;
+pub mod forwarding;
 pub mod history;
 pub mod logging;
 pub mod picker;

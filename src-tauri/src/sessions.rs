@@ -10,20 +10,12 @@ use gd_core::coalesce::{CoalescedEvents, DELTA_WINDOW};
 use gd_core::launch::{self, LaunchError, LaunchOptions};
 use gd_core::policy::PolicyApproval;
 use gd_core::{ApprovalMode, Session, SessionError, SessionHandle};
-use gd_gemini::{Backend, GeminiClient};
+use gd_gemini::GeminiClient;
 use gd_protocol::{CommandError, CommandErrorKind, Event, ModelChoice, Op, SessionInfo};
 use tauri::ipc::Channel;
 use tracing::{Instrument, debug, info_span, warn};
 
 use crate::history::History;
-
-/// Models offered when the API cannot list them (Vertex AI, Code Assist).
-const KNOWN_MODELS: &[(&str, &str)] = &[
-    ("gemini-2.5-pro", "Gemini 2.5 Pro"),
-    ("gemini-2.5-flash", "Gemini 2.5 Flash"),
-    ("gemini-2.5-flash-lite", "Gemini 2.5 Flash-Lite"),
-    ("gemini-3-pro-preview", "Gemini 3 Pro (preview)"),
-];
 
 /// One running session and what the commands need of it.
 struct Running {
@@ -158,10 +150,6 @@ impl Sessions {
         })
     }
 
-    pub fn approval_mode(&self, session_id: &str) -> Result<ApprovalMode, CommandError> {
-        self.with(session_id, |r| r.policy.mode())
-    }
-
     /// Switches the approval mode; it applies to the next tool calls.
     pub fn set_approval_mode(
         &self,
@@ -172,36 +160,15 @@ impl Sessions {
             .map_err(|m| CommandError::new(CommandErrorKind::Input, m))
     }
 
-    /// The models the session's credentials can use.
+    /// The models the session's credentials can use (gd-gemini's list).
     pub async fn models(&self, session_id: &str) -> Result<Vec<ModelChoice>, CommandError> {
         let client = self.with(session_id, |r| r.client.clone())?;
-        if matches!(client.backend(), Backend::GeminiApi { .. }) {
-            match client.list_models().await {
-                Ok(models) => {
-                    let mut choices: Vec<ModelChoice> = models
-                        .into_iter()
-                        .filter(|m| m.name.contains("gemini"))
-                        .map(|m| {
-                            let name = m.name.trim_start_matches("models/").to_owned();
-                            ModelChoice {
-                                display_name: m.display_name.unwrap_or_else(|| name.clone()),
-                                name,
-                            }
-                        })
-                        .collect();
-                    choices.sort_by(|a, b| a.name.cmp(&b.name));
-                    if !choices.is_empty() {
-                        return Ok(choices);
-                    }
-                }
-                Err(error) => warn!(%error, "listing models failed; offering the known ones"),
-            }
-        }
-        Ok(KNOWN_MODELS
-            .iter()
-            .map(|(name, display)| ModelChoice {
-                name: (*name).into(),
-                display_name: (*display).into(),
+        Ok(gd_gemini::models::available_models(&client)
+            .await
+            .into_iter()
+            .map(|m| ModelChoice {
+                name: m.name,
+                display_name: m.display_name,
             })
             .collect())
     }
