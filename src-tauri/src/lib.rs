@@ -13,7 +13,8 @@
 //! - [`signin`]: the sign-in screen's and the auth status view's commands (gd-auth);
 //! - [`history`]: the session history commands (list, search, pages, rename, delete, export,
 //!   a stored session's checkpoints);
-//! - [`state`]: the state managed by Tauri and the launch options it is built from;
+//! - [`args`]: the app's command line (the workspace to open);
+//! - [`state`]: the state managed by Tauri;
 //! - [`single_instance`]: what a second launch does to the running app;
 //! - [`logging`]: `tracing` to stderr and to a rolling file in the app's log directory;
 //! - [`renderer`]: WebKitGTK's compositing choice (off unless `GEMINI_DESKTOP_GPU=1`);
@@ -29,6 +30,7 @@
 //!   capability only allows `http(s)://` URLs with the default browser); Google sign-in's
 //!   authorization URL is opened from Rust (see [`signin`]).
 
+pub mod args;
 pub mod boot;
 #[cfg(test)]
 mod command_client;
@@ -47,7 +49,8 @@ pub mod state;
 
 use tauri::Manager;
 
-use crate::state::{AppState, LaunchOptions};
+use crate::args::AppArgs;
+use crate::state::AppState;
 
 /// Turns the command table (`command_list.rs`, also read by build.rs and the TS client's
 /// generator) into the IPC handler.
@@ -65,7 +68,7 @@ pub fn run() {
     renderer::configure();
     logging::init();
 
-    let launch = match LaunchOptions::from_env() {
+    let launch = match AppArgs::from_env() {
         Ok(launch) => launch,
         Err(error) => {
             tracing::error!("{error}");
