@@ -97,7 +97,7 @@ test("Open folder… opens the picker; a new folder starts a new session with an
   await page.waitForSelector(`${sel("connection-status")}[data-state="connected"]`);
   // Events go to the new session's channel.
   await app.sendPrompt("in the new folder");
-  assert.equal(app.callsOf("send_prompt").at(-1)?.args.sessionId, "s2");
+  assert.equal(app.opsOf("user_turn").at(-1)?.args.sessionId, "s2");
   await app.close();
 });
 

@@ -276,7 +276,7 @@ describe("settings screen", () => {
     const app = await openSettings();
     const local = app.page.locator(`${sel("settings-mcp-server")}[data-server="local"]`);
     await local.getByTestId("settings-mcp-toggle").check();
-    const call = await app.waitForCall("mcp_set_server_enabled");
+    const call = await app.waitForOp("mcp_set_server_enabled");
     assert.deepEqual(call.args, { sessionId: "s1", name: "local", enabled: true });
     await app.close();
   });
