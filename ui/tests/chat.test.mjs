@@ -89,7 +89,7 @@ describe("streaming", () => {
     const app = await env.open();
     const { page } = app;
     await app.sendPrompt("first question");
-    await app.emitAll([E.turnStarted("t1"), E.delta("An **earlier** answer."), E.usage(), E.turnComplete("completed", "t1")]);
+    await app.emitAll([E.turnStarted("t1"), E.delta("An **earlier** answer."), E.usage(), E.turnComplete("completed", "t1", E.turnUsage(1200, 300))]);
     await waitForText(page, sel("message-model"), "An earlier answer.");
     await waitForText(page, sel("turn-footer"), /1,500 tokens/);
 
@@ -133,7 +133,7 @@ describe("streaming", () => {
       }
     }
     assert.ok(firstBlock, "the heading rendered while streaming");
-    await app.emitAll([E.usage(2000, 500), E.turnComplete("completed", "t2")]);
+    await app.emitAll([E.usage(2000, 500), E.turnComplete("completed", "t2", E.turnUsage(2000, 500))]);
     const text = await waitForText(page, sel("message-model"), /Done, see the docs\.$/, { index: 1 });
     assert.equal(
       text,

@@ -192,8 +192,8 @@ describe("settings screen", () => {
     await mode.getByTestId("setting-input").selectOption("default");
     await mode.getByTestId("setting-save").click();
     await app.waitForCall("settings_set", (a) => a.key === "general.defaultApprovalMode");
-    const set = await app.waitForCall("set_approval_mode");
-    assert.equal(set.args.mode, "default");
+    const set = await app.waitForOp("override_turn_context");
+    assert.equal(set.args.approval_mode, "default");
     await app.close();
   });
 

@@ -264,7 +264,7 @@ export class AppController {
     if (resume) await this.loadTranscript(resume, generation);
     // The folder's checkpoints: the list panel, and the cards of a resumed transcript.
     if (this.session.isCurrent(generation)) void this.chat.checkpoints.refresh();
-    void this.loadModels(info.session_id, generation);
+    void this.loadModels();
     void this.mcp.loadStatus();
     void this.slash.load();
     void this.settings.loadTrust();
@@ -332,10 +332,10 @@ export class AppController {
     }
   }
 
-  private async loadModels(sessionId: string, generation: number): Promise<void> {
+  /** Asks for the model picker's list (answered by a `models` event). */
+  private async loadModels(): Promise<void> {
     try {
-      const models = await api.commands.listModels({ sessionId });
-      if (this.session.isCurrent(generation)) this.session.models = models;
+      await this.session.submit({ type: "list_models" });
     } catch {
       // The picker is optional: without a model list the header just shows the model.
     }
@@ -393,13 +393,13 @@ export class AppController {
     }
   }
 
+  /** Changes the session's approval mode at once (from its next tool call, even mid-turn). */
   async setApprovalMode(mode: ApprovalMode): Promise<void> {
-    const session = this.session.info;
     const previous = this.session.approvalMode;
     this.session.approvalMode = mode;
-    if (!session) return;
+    if (!this.session.info) return;
     try {
-      await api.commands.setApprovalMode({ sessionId: session.session_id, mode });
+      await this.session.submit({ type: "override_turn_context", approval_mode: mode });
     } catch (error) {
       this.session.approvalMode = previous;
       this.chat.addNotice("error", `Could not change the approval mode: ${api.errorMessage(error)}`);

@@ -230,6 +230,9 @@ let trust: Record<string, unknown> = config.trust ?? {
 };
 let workspace: string | null = config.appInfo ? config.appInfo.workspace : "/home/dev/project";
 
+/** The latest session's approval mode and model (what `override_turn_context` changes). */
+const turnContext = { approval_mode: "default", model: "gemini-2.5-pro" };
+
 /** Core's `list_commands` answer: its built-in commands, or the list a test sent last. */
 function listedOrBuiltIn(): unknown[] {
   return (
@@ -263,6 +266,15 @@ function submit(op: { type: string } & Record<string, unknown>): null {
     case "restore_checkpoint":
       if (config.restoreError) throw config.restoreError;
       return null;
+    case "list_models":
+      window.__gd.emit({ type: "models", models: config.models ?? [] });
+      return null;
+    case "override_turn_context":
+      // Takes effect at once; `turn_context` says what is in force now.
+      if (typeof op.approval_mode === "string") turnContext.approval_mode = op.approval_mode;
+      if (typeof op.model === "string") turnContext.model = op.model;
+      window.__gd.emit({ type: "turn_context", ...turnContext });
+      return null;
     default:
       // The other ops' answers (if any) are sent by the test.
       return null;
@@ -289,7 +301,7 @@ mockIPC(async (cmd, args) => {
       const model = ((args as { model?: string | null }).model ?? null) || "gemini-2.5-pro";
       // Like the backend, a resumed session keeps its stored id.
       const resume = (args as { resume?: string | null }).resume ?? null;
-      return {
+      const info = {
         session_id: resume ?? `s${sessions}`,
         model,
         auth: "gemini-api-key",
@@ -299,9 +311,9 @@ mockIPC(async (cmd, args) => {
         ...config.session,
         ...(sessions > 1 ? { model } : {}),
       };
+      Object.assign(turnContext, { approval_mode: info.approval_mode, model: info.model });
+      return info;
     }
-    case "list_models":
-      return config.models ?? [];
     case "open_workspace": {
       const picked = (args as { path?: string | null }).path ?? config.openWorkspace ?? null;
       if (picked) workspace = picked;
@@ -332,7 +344,6 @@ mockIPC(async (cmd, args) => {
     }
     case "submit":
       return submit((args as { op: { type: string } & Record<string, unknown> }).op);
-    case "set_approval_mode":
     case "stop_session":
     case "plugin:opener|open_url":
       return null;
