@@ -41,11 +41,9 @@ app_commands! {
     commands::clear_conversation(session_id: String);
     commands::compress_conversation(session_id: String);
     commands::session_stats(session_id: String);
-    commands::mcp_list_prompts(session_id: String);
     commands::mcp_run_prompt(session_id: String, server: String, name: String, arguments: BTreeMap<String, String>);
     checkpoints::list_checkpoints(session_id: String);
     checkpoints::restore_checkpoint(session_id: String, checkpoint_id: String, code: bool, conversation: bool);
-    checkpoints::rewind_conversation(session_id: String, message_id: String);
 
     // Settings and trust (gd-core's settings screen).
     settings::trust_status() -> TrustInfo;

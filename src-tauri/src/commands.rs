@@ -285,15 +285,6 @@ pub fn session_stats(state: State<'_, AppState>, session_id: String) -> Result<(
     state.sessions.submit(&session_id, Op::Stats)
 }
 
-/// The connected MCP servers' prompts (an `mcp_prompts` event follows).
-#[tauri::command]
-pub fn mcp_list_prompts(
-    state: State<'_, AppState>,
-    session_id: String,
-) -> Result<(), CommandError> {
-    state.sessions.submit(&session_id, Op::McpListPrompts)
-}
-
 /// Runs an MCP prompt with these arguments: its text is sent to the model
 /// as the user's next turn (typing `/prompt args` does the same).
 #[tauri::command]

@@ -10,6 +10,7 @@ pub mod client;
 pub mod credentials;
 pub mod endpoint;
 pub mod error;
+pub mod models;
 pub mod retry;
 pub mod sse;
 pub mod types;

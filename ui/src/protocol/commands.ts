@@ -134,10 +134,6 @@ export const commands = {
   sessionStats(args: { sessionId: string }): Promise<void> {
     return invoke("session_stats", args);
   },
-  /** `mcp_list_prompts` (src-tauri/src/commands.rs). */
-  mcpListPrompts(args: { sessionId: string }): Promise<void> {
-    return invoke("mcp_list_prompts", args);
-  },
   /** `mcp_run_prompt` (src-tauri/src/commands.rs). */
   mcpRunPrompt(args: { sessionId: string; server: string; name: string; arguments: { [key in string]: string } }): Promise<void> {
     return invoke("mcp_run_prompt", args);
@@ -149,10 +145,6 @@ export const commands = {
   /** `restore_checkpoint` (src-tauri/src/checkpoints.rs). */
   restoreCheckpoint(args: { sessionId: string; checkpointId: string; code: boolean; conversation: boolean }): Promise<void> {
     return invoke("restore_checkpoint", args);
-  },
-  /** `rewind_conversation` (src-tauri/src/checkpoints.rs). */
-  rewindConversation(args: { sessionId: string; messageId: string }): Promise<void> {
-    return invoke("rewind_conversation", args);
   },
   /** `trust_status` (src-tauri/src/settings.rs). */
   trustStatus(): Promise<TrustInfo> {

@@ -76,9 +76,7 @@ impl Default for GlobTool {
     }
 }
 
-impl crate::tools::TypedTool for GlobTool {
-    type Args = Params;
-
+impl crate::tools::ToolInfo for GlobTool {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -106,6 +104,10 @@ impl crate::tools::TypedTool for GlobTool {
             None => format!("'{pattern}'"),
         }
     }
+}
+
+impl crate::tools::TypedTool for GlobTool {
+    type Args = Params;
 
     async fn run(&self, params: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
         let request = GlobRequest::new(params, ctx)?;

@@ -104,9 +104,7 @@ impl Default for GrepTool {
     }
 }
 
-impl crate::tools::TypedTool for GrepTool {
-    type Args = Params;
-
+impl crate::tools::ToolInfo for GrepTool {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -138,6 +136,10 @@ impl crate::tools::TypedTool for GrepTool {
         }
         text
     }
+}
+
+impl crate::tools::TypedTool for GrepTool {
+    type Args = Params;
 
     async fn run(&self, params: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
         let search = GrepSearch::new(params, ctx)?;

@@ -75,9 +75,7 @@ impl Default for ListDirectory {
     }
 }
 
-impl crate::tools::TypedTool for ListDirectory {
-    type Args = Params;
-
+impl crate::tools::ToolInfo for ListDirectory {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -104,6 +102,10 @@ impl crate::tools::TypedTool for ListDirectory {
             .unwrap_or(".")
             .to_owned()
     }
+}
+
+impl crate::tools::TypedTool for ListDirectory {
+    type Args = Params;
 
     async fn run(&self, params: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
         let dir = files::resolve_in_workspace(ctx, &params.dir_path)?;

@@ -212,9 +212,7 @@ struct Job {
     cancel: CancellationToken,
 }
 
-impl crate::tools::TypedTool for ReadManyFiles {
-    type Args = Params;
-
+impl crate::tools::ToolInfo for ReadManyFiles {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -256,6 +254,10 @@ impl crate::tools::TypedTool for ReadManyFiles {
         }
         text
     }
+}
+
+impl crate::tools::TypedTool for ReadManyFiles {
+    type Args = Params;
 
     async fn run(&self, params: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
         if params.paths.is_empty() {

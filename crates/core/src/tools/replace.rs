@@ -264,9 +264,7 @@ fn reindent(line: &str, old_indent: &str, new_indent: &str) -> String {
     line.to_owned()
 }
 
-impl crate::tools::TypedTool for Replace {
-    type Args = Params;
-
+impl crate::tools::ToolInfo for Replace {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -297,27 +295,6 @@ impl crate::tools::TypedTool for Replace {
         }
     }
 
-    async fn prepare(
-        &self,
-        args: Params,
-        ctx: &ToolContext,
-    ) -> Result<Option<ConfirmationDetails>, ToolError> {
-        let plan = plan(args, ctx).await?;
-        let shown = text::display_path(&plan.path, &ctx.workspace_dirs);
-        let original = plan.existing.as_ref().map(|f| f.text.as_str());
-        let title = match original {
-            None => format!("Create {shown}"),
-            Some(_) => format!("Edit {shown}"),
-        };
-        Ok(Some(fs_write::edit_confirmation(
-            ctx,
-            title,
-            &plan.path,
-            original,
-            &plan.new_text,
-        )))
-    }
-
     /// Arguments that turn the file into exactly `content`: `old_string` is
     /// the whole current file (empty for a missing or empty file, which
     /// `replace` then creates or fills). Should the file change before the
@@ -340,6 +317,31 @@ impl crate::tools::TypedTool for Replace {
         modified.insert("new_string".to_owned(), Value::String(content.to_owned()));
         modified.insert("allow_multiple".to_owned(), Value::Bool(false));
         Some(Value::Object(modified))
+    }
+}
+
+impl crate::tools::TypedTool for Replace {
+    type Args = Params;
+
+    async fn prepare(
+        &self,
+        args: Params,
+        ctx: &ToolContext,
+    ) -> Result<Option<ConfirmationDetails>, ToolError> {
+        let plan = plan(args, ctx).await?;
+        let shown = text::display_path(&plan.path, &ctx.workspace_dirs);
+        let original = plan.existing.as_ref().map(|f| f.text.as_str());
+        let title = match original {
+            None => format!("Create {shown}"),
+            Some(_) => format!("Edit {shown}"),
+        };
+        Ok(Some(fs_write::edit_confirmation(
+            ctx,
+            title,
+            &plan.path,
+            original,
+            &plan.new_text,
+        )))
     }
 
     async fn run(&self, args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
@@ -386,7 +388,7 @@ async fn apply(args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError>
 mod tests {
     use super::*;
     use crate::tools::LlmContent;
-    use crate::tools::Tool;
+    use crate::tools::{Tool, ToolInfo};
     use pretty_assertions::assert_eq;
     use std::fs;
     use std::os::unix::fs::PermissionsExt;

@@ -85,9 +85,7 @@ async fn plan(args: Params, ctx: &ToolContext) -> Result<Plan, ToolError> {
     })
 }
 
-impl crate::tools::TypedTool for WriteFile {
-    type Args = Params;
-
+impl crate::tools::ToolInfo for WriteFile {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -115,6 +113,17 @@ impl crate::tools::TypedTool for WriteFile {
             .to_owned()
     }
 
+    fn modified_args(&self, args: &Value, content: &str) -> Option<Value> {
+        let mut args = args.clone();
+        args.as_object_mut()?
+            .insert("content".to_owned(), Value::String(content.to_owned()));
+        Some(args)
+    }
+}
+
+impl crate::tools::TypedTool for WriteFile {
+    type Args = Params;
+
     async fn prepare(
         &self,
         args: Params,
@@ -134,13 +143,6 @@ impl crate::tools::TypedTool for WriteFile {
             original,
             &plan.proposed,
         )))
-    }
-
-    fn modified_args(&self, args: &Value, content: &str) -> Option<Value> {
-        let mut args = args.clone();
-        args.as_object_mut()?
-            .insert("content".to_owned(), Value::String(content.to_owned()));
-        Some(args)
     }
 
     async fn run(&self, args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
@@ -176,8 +178,8 @@ async fn write(args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::Tool;
     use crate::tools::{LlmContent, ToolErrorKind};
+    use crate::tools::{Tool, ToolInfo};
     use gd_protocol::DiffRowKind;
     use pretty_assertions::assert_eq;
     use std::fs;

@@ -377,9 +377,7 @@ impl<'a> LiveOutput<'a> {
     }
 }
 
-impl crate::tools::TypedTool for RunShellCommand {
-    type Args = Params;
-
+impl crate::tools::ToolInfo for RunShellCommand {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -417,6 +415,10 @@ Prefer the dedicated tools for listing, reading, searching and editing files."
         }
         text
     }
+}
+
+impl crate::tools::TypedTool for RunShellCommand {
+    type Args = Params;
 
     async fn prepare(
         &self,
