@@ -29,7 +29,9 @@ cargo test -p gd-auth --features ts --lib export_bindings
 # gd-store's history rows (sessions, pages, search hits) for the history browser, likewise.
 cargo test -p gd-store --features ts --lib export_bindings
 
-# ts-rs regenerates ui/src/protocol during `cargo test`: it must match what is committed.
+# ts-rs regenerates ui/src/protocol during `cargo test`, and gemini-desktop's tests write the UI's
+# IPC client ui/src/protocol/commands.ts from src-tauri/src/command_list.rs: both must match what
+# is committed.
 if ! git diff --quiet -- ui/src/protocol || [ -n "$(git ls-files --others --exclude-standard ui/src/protocol)" ]; then
   echo "error: ui/src/protocol is out of date with the Rust protocol types; commit the regenerated files" >&2
   git status --short -- ui/src/protocol >&2

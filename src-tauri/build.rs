@@ -6,73 +6,17 @@
 
 use std::path::Path;
 
-/// The app's own commands. Listing them here makes tauri-build generate an `allow-<command>`
-/// permission for each one and makes the IPC layer deny any command that no capability grants
-/// (see `capabilities/default.json`). A command registered in `lib.rs` but not listed here is
-/// rejected at runtime, so keep the two in sync.
-const COMMANDS: &[&str] = &[
-    "app_info",
-    "open_workspace",
-    "start_session",
-    "send_prompt",
-    "interrupt_turn",
-    "confirm_tool",
-    "get_approval_mode",
-    "set_approval_mode",
-    "list_models",
-    "stop_session",
-    "mcp_status",
-    "refresh_memory",
-    "add_memory",
-    "list_commands",
-    "mcp_restart_server",
-    "mcp_set_server_enabled",
-    "mcp_server_log",
-    "mcp_authenticate",
-    "clear_conversation",
-    "compress_conversation",
-    "session_stats",
-    "mcp_list_prompts",
-    "mcp_run_prompt",
-    "trust_status",
-    "trust_folder",
-    "settings_get",
-    "settings_set",
-    "ui_ready",
-    "settings_add_mcp_server",
-    "list_checkpoints",
-    "restore_checkpoint",
-    "rewind_conversation",
-    "history_checkpoints",
-    "auth_status",
-    "auth_validate_api_key",
-    "auth_set_api_key",
-    "auth_set_vertex",
-    "auth_start_google_login",
-    "auth_wait_google_login",
-    "auth_cancel_google_login",
-    "auth_submit_login_code",
-    "auth_list_projects",
-    "auth_pick_project",
-    "auth_retry_setup",
-    "auth_select_method",
-    "auth_sign_out",
-    "history_list",
-    "history_search",
-    "history_page",
-    "history_message",
-    "history_rename",
-    "history_delete",
-    "history_export",
-    "history_last_session",
-    "history_gemini_cli_sessions",
-    "picker_open",
-    "picker_list_dir",
-    "picker_search",
-    "picker_estimate",
-    "picker_watch",
-    "history_import_gemini_cli",
-];
+/// Turns the command table into tauri-build's list of the app's commands: tauri-build generates
+/// an `allow-<command>` permission for each one, and the IPC layer denies any command that no
+/// capability grants (see `capabilities/default.json`, which a test keeps equal to the table).
+macro_rules! app_commands {
+    ($($module:ident :: $name:ident ($($arg:ident : $ty:ty),* $(,)?) $(-> $ret:ty)?;)*) => {
+        const COMMANDS: &[&str] = &[$(stringify!($name)),*];
+    };
+}
+
+// The one list of the app's commands (see the file's header).
+include!("src/command_list.rs");
 
 /// Shown by the app when the frontend has not been built, so `cargo check`/`clippy` of the
 /// workspace keep working on machines without Node.js.
@@ -102,6 +46,10 @@ fn main() {
     println!(
         "cargo:rerun-if-changed={}",
         manifest_dir.join("capabilities").display()
+    );
+    println!(
+        "cargo:rerun-if-changed={}",
+        manifest_dir.join("src").join("command_list.rs").display()
     );
     // A directory here makes cargo rerun this script (and so re-embed the assets) whenever any
     // file below it changes.

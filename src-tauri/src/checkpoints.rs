@@ -45,20 +45,6 @@ pub fn restore_checkpoint(
     )
 }
 
-/// Truncates a recorded session's conversation at `message_id`: that message and everything
-/// after it leave the history and the model's context (restoring "the conversation" of a
-/// checkpoint). Answered by `rewound`, or a non-fatal `error` event.
-#[tauri::command]
-pub fn rewind_conversation(
-    state: State<'_, AppState>,
-    session_id: String,
-    message_id: String,
-) -> Result<(), CommandError> {
-    state
-        .sessions
-        .submit(&session_id, Op::Rewind { message_id })
-}
-
 /// The checkpoints of a stored session (its edits and the snapshots taken before its restores),
 /// newest first, read from its workspace's shadow repository without starting it: the history
 /// browser offers Restore on the transcript's edits that have one. Empty when there are none.

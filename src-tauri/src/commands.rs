@@ -1,11 +1,13 @@
 //! Tauri commands: the IPC surface the UI calls with `invoke`.
 //!
 //! Each command stays thin: it reads what it needs from [`AppState`] and delegates real work to
-//! the Tauri-free crates under `crates/`. To add one:
-//! 1. write it here (arguments and results are `serde` types, serialised in camelCase);
-//! 2. register it in `generate_handler!` in `lib.rs`;
-//! 3. add its name to `COMMANDS` in `build.rs` and grant `allow-<name>` (underscores become
-//!    dashes) in `capabilities/default.json`, or the IPC layer rejects it.
+//! the Tauri-free crates under `crates/`. A session is driven by one command, [`submit`], taking
+//! any [`Op`]; the others are app-level. To add one:
+//! 1. write it here (arguments and results are `serde` types with ts-rs `TS`);
+//! 2. declare it in `command_list.rs` (the handler, build.rs's list and the UI's generated
+//!    client `ui/src/protocol/commands.ts` come from there);
+//! 3. grant `allow-<name>` (underscores become dashes) in `capabilities/default.json` (a test
+//!    fails until the capability and the list agree).
 //!
 //! Streaming results (agent events) use a `tauri::ipc::Channel<T>` argument, which the UI
 //! creates with `new Channel()` from `@tauri-apps/api/core`.
@@ -23,8 +25,8 @@ use tauri_plugin_dialog::DialogExt;
 
 use crate::state::AppState;
 
-/// What `app_info` returns; mirrored by `AppInfo` in `ui/src/api.ts`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// What `app_info` returns (`AppInfo` in ui/src/protocol).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AppInfo {
     /// The application version.
@@ -128,6 +130,23 @@ pub async fn start_session(
         .sessions
         .start(&workspace, model, resume, &history, on_event)
         .await
+}
+
+/// Sends an operation to a session: a prompt, a confirmation, an interrupt, an MCP or memory
+/// request... Answers arrive as events on the session's channel. An empty prompt is refused.
+#[tauri::command]
+pub fn submit(state: State<'_, AppState>, session_id: String, op: Op) -> Result<(), CommandError> {
+    if let Op::UserTurn { items } = &op
+        && items.iter().all(|item| match item {
+            gd_protocol::InputItem::Text { text } => text.trim().is_empty(),
+        })
+    {
+        return Err(CommandError::new(
+            CommandErrorKind::Input,
+            "The prompt is empty.",
+        ));
+    }
+    state.sessions.submit(&session_id, op)
 }
 
 /// Sends the user's prompt to a session, starting a turn.
@@ -266,15 +285,6 @@ pub fn session_stats(state: State<'_, AppState>, session_id: String) -> Result<(
     state.sessions.submit(&session_id, Op::Stats)
 }
 
-/// The connected MCP servers' prompts (an `mcp_prompts` event follows).
-#[tauri::command]
-pub fn mcp_list_prompts(
-    state: State<'_, AppState>,
-    session_id: String,
-) -> Result<(), CommandError> {
-    state.sessions.submit(&session_id, Op::McpListPrompts)
-}
-
 /// Runs an MCP prompt with these arguments: its text is sent to the model
 /// as the user's next turn (typing `/prompt args` does the same).
 #[tauri::command]
@@ -355,9 +365,9 @@ pub fn mcp_authenticate<R: Runtime>(
 
 /// Makes MCP sign-ins open the system browser through the opener plugin
 /// (`GEMINI_DESKTOP_BROWSER`, a command taking the URL, wins: tests use it
-/// to play the browser). Installed on the first Authenticate, when the app
-/// handle is at hand; later calls change nothing.
-fn install_mcp_browser<R: Runtime>(app: &AppHandle<R>) {
+/// to play the browser). Installed at start-up, when the app handle is at
+/// hand; later calls change nothing.
+pub fn install_mcp_browser<R: Runtime>(app: &AppHandle<R>) {
     static INSTALLED: std::sync::Once = std::sync::Once::new();
     INSTALLED.call_once(|| {
         let app = app.clone();

@@ -325,10 +325,11 @@ pub async fn history_last_session(
 }
 
 /// A Gemini CLI session as the browser lists it (read-only until resumed).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct GeminiCliSessionInfo {
     pub id: String,
     pub title: String,
+    #[ts(type = "number")]
     pub updated_ms: i64,
     pub file: String,
     pub messages: usize,

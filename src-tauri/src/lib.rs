@@ -2,7 +2,9 @@
 //!
 //! The agent itself lives in the Tauri-free crates under `crates/`; this crate only wires them
 //! to the webview. Module layout:
-//! - [`commands`]: the `#[tauri::command]` functions the UI invokes;
+//! - [`commands`]: the `#[tauri::command]` functions the UI invokes; every command of every
+//!   module is declared once in `command_list.rs` (handler, build.rs's list, capability check
+//!   and the UI's generated client `ui/src/protocol/commands.ts` all come from it);
 //! - [`boot`]: the app's version and workspace, handed to the page before its first IPC call;
 //! - [`sessions`]: the agent sessions and the forwarding of their events to the UI;
 //! - [`checkpoints`]: listing and restoring the workspace checkpoints taken before edits;
@@ -28,6 +30,8 @@
 
 pub mod boot;
 pub mod checkpoints;
+#[cfg(test)]
+mod command_client;
 pub mod commands;
 pub mod first_paint;
 pub mod history;
@@ -43,6 +47,14 @@ pub mod state;
 use tauri::Manager;
 
 use crate::state::{AppState, LaunchOptions};
+
+/// Turns the command table (`command_list.rs`, also read by build.rs and the TS client's
+/// generator) into the IPC handler.
+macro_rules! app_commands {
+    ($($module:ident :: $name:ident ($($arg:ident : $ty:ty),* $(,)?) $(-> $ret:ty)?;)*) => {
+        tauri::generate_handler![$($module::$name),*]
+    };
+}
 
 /// Exit code for an unusable command line (for instance a workspace that is not a directory).
 const EXIT_USAGE: i32 = 2;
@@ -100,71 +112,10 @@ pub fn run() {
                 "starting Gemini Desktop"
             );
             first_paint::arm_timeout(app.handle());
+            commands::install_mcp_browser(app.handle());
             Ok(())
         })
-        .invoke_handler(tauri::generate_handler![
-            commands::app_info,
-            commands::open_workspace,
-            commands::start_session,
-            commands::send_prompt,
-            commands::interrupt_turn,
-            commands::confirm_tool,
-            commands::get_approval_mode,
-            commands::set_approval_mode,
-            commands::list_models,
-            commands::stop_session,
-            commands::mcp_status,
-            commands::refresh_memory,
-            commands::add_memory,
-            commands::list_commands,
-            commands::mcp_restart_server,
-            commands::mcp_set_server_enabled,
-            commands::mcp_server_log,
-            commands::mcp_authenticate,
-            commands::clear_conversation,
-            commands::compress_conversation,
-            commands::session_stats,
-            commands::mcp_list_prompts,
-            commands::mcp_run_prompt,
-            checkpoints::list_checkpoints,
-            checkpoints::restore_checkpoint,
-            checkpoints::rewind_conversation,
-            checkpoints::history_checkpoints,
-            signin::auth_status,
-            signin::auth_validate_api_key,
-            signin::auth_set_api_key,
-            signin::auth_set_vertex,
-            signin::auth_start_google_login,
-            signin::auth_wait_google_login,
-            signin::auth_cancel_google_login,
-            signin::auth_submit_login_code,
-            signin::auth_list_projects,
-            signin::auth_pick_project,
-            signin::auth_retry_setup,
-            signin::auth_select_method,
-            signin::auth_sign_out,
-            history::history_list,
-            history::history_search,
-            history::history_page,
-            history::history_message,
-            history::history_rename,
-            history::history_delete,
-            history::history_export,
-            history::history_last_session,
-            history::history_gemini_cli_sessions,
-            picker::picker_open,
-            picker::picker_list_dir,
-            picker::picker_search,
-            picker::picker_estimate,
-            picker::picker_watch,
-            history::history_import_gemini_cli,
-            settings::trust_status,
-            settings::trust_folder,
-            settings::settings_get,
-            settings::settings_set,
-            first_paint::ui_ready,
-            settings::settings_add_mcp_server,
-        ])
+        .invoke_handler(include!("command_list.rs"))
         .run(tauri::generate_context!("../tauri.conf.json"));
     if let Err(error) = result {
         tracing::error!("Gemini Desktop failed: {error}");

@@ -119,8 +119,8 @@ fn internal(error: impl std::fmt::Display) -> CommandError {
     CommandError::new(CommandErrorKind::Input, error.to_string())
 }
 
-/// What `picker_open` returns; mirrored in `ui/src/lib/picker.ts`.
-#[derive(Debug, Clone, Serialize)]
+/// What `picker_open` returns (`PickerInfo` in ui/src/protocol).
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PickerInfo {
     /// Absolute paths of the roots; the first is the workspace.

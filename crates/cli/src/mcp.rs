@@ -233,8 +233,8 @@ async fn sign_in(mut options: McpOptions, server: &str, no_browser: bool) -> i32
             return exit::INTERRUPTED;
         }
     };
-    if let Err(message) = result {
-        eprintln!("Error: {}", for_stderr(&message));
+    if let Err(error) = result {
+        eprintln!("Error: {}", for_stderr(&error.to_string()));
         return exit::AUTH_ERROR;
     }
     // Connect once with the new tokens to check them.

@@ -83,11 +83,11 @@ impl Stats {
                 stats.latency_ms += latency_ms;
                 let t = &mut stats.tokens;
                 t.prompt += usage.prompt_tokens;
-                t.candidates += usage.candidates_tokens;
+                t.candidates += usage.output_tokens;
                 t.total += usage.total_tokens;
                 t.cached += usage.cached_tokens;
                 t.thoughts += usage.thoughts_tokens;
-                t.tool += usage.tool_use_prompt_tokens;
+                t.tool += usage.tool_tokens;
             }
             Event::Retrying { reason, .. } => self.model_error(reason),
             Event::Error {
@@ -238,7 +238,7 @@ mod tests {
             latency_ms: 10,
             usage: Usage {
                 prompt_tokens: p,
-                candidates_tokens: c,
+                output_tokens: c,
                 total_tokens: p + c,
                 ..Usage::default()
             },

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use chrono::Local;
 use gd_gemini::{Content, Part};
 use gd_protocol::{
-    CompressionSkipReason, ErrorKind, Event, InputItem, McpPromptInfo, TurnStatus, Usage,
+    CompressionSkipReason, ErrorKind, Event, InputItem, McpPromptInfo, TurnStatus, TurnUsage, Usage,
 };
 use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, info_span, warn};
@@ -21,6 +21,8 @@ use crate::events::EventSink;
 use crate::history::{HistoryRecorder, Recording};
 use crate::loop_detection::{LoopDetected, LoopDetector};
 use crate::scheduler::{CompletedCall, Scheduler};
+use crate::session::context::SharedContext;
+use crate::tools::services::ModelAccess;
 use crate::tools::{ToolContext, ToolServices};
 
 /// The state a session carries from turn to turn.
@@ -40,6 +42,11 @@ pub struct Agent {
     tools_generation: Option<u64>,
     /// Records every message into the session history, when set.
     pub history: Option<HistoryRecorder>,
+    /// The model `Op::OverrideTurnContext` asked for, read before each
+    /// request (the approval mode lives in the policy).
+    context: SharedContext,
+    /// What the running turn's requests used so far.
+    turn_usage: TurnUsage,
 }
 
 /// How long a `/name` that is not known (yet) waits, after the MCP
@@ -100,11 +107,12 @@ enum Pending {
 }
 
 impl Agent {
-    pub fn new(
+    pub(crate) fn new(
         config: SessionConfig,
         chat: Chat,
         scheduler: Scheduler,
         services: Arc<ToolServices>,
+        context: SharedContext,
     ) -> Self {
         Self {
             config,
@@ -117,7 +125,32 @@ impl Agent {
             tools_ready: false,
             tools_generation: None,
             history: None,
+            context,
+            turn_usage: TurnUsage::default(),
         }
+    }
+
+    /// Switches to the model the turn context names, if it changed: the
+    /// chat (with that model's generation defaults) and the tools that ask
+    /// the model use it from the next request on.
+    fn sync_model(&mut self) {
+        let model = self.context.model();
+        if model == self.chat.model() {
+            return;
+        }
+        self.config.model = model.clone();
+        self.chat
+            .set_model(model.clone(), self.config.effective_generation_config());
+        let services = &self.services;
+        self.services = Arc::new(ToolServices {
+            temp_dir: services.temp_dir.clone(),
+            home: services.home.clone(),
+            model: services
+                .model
+                .clone()
+                .map(|access| ModelAccess { model, ..access }),
+            limits: services.limits,
+        });
     }
 
     /// Commits `message` to the history before it enters the chat history.
@@ -178,6 +211,7 @@ impl Agent {
     /// reports the outcome (`ChatCompressed`, or `CompressionSkipped` with
     /// the reason in Gemini CLI's words).
     pub async fn compress_now(&mut self, cancel: &CancellationToken, sink: &EventSink) {
+        self.sync_model();
         let original = history_tokens(&self.chat);
         let threshold = self.config.compression_threshold;
         let nothing = Content::user(Vec::new());
@@ -270,11 +304,20 @@ impl Agent {
         sink.emit(Event::TurnStarted {
             turn_id: turn_id.to_owned(),
         });
+        let started = std::time::Instant::now();
+        self.sync_model();
+        self.turn_usage = TurnUsage {
+            model: self.chat.model().to_owned(),
+            ..TurnUsage::default()
+        };
         let span = info_span!("turn", turn_id, session_id = %self.config.session_id);
         let status = self.turn_loop(input, &cancel, sink).instrument(span).await;
+        let mut usage = std::mem::take(&mut self.turn_usage);
+        usage.duration_ms = started.elapsed().as_millis() as u64;
         sink.emit(Event::TurnComplete {
             turn_id: turn_id.to_owned(),
             status,
+            usage,
         });
         status
     }
@@ -330,6 +373,7 @@ impl Agent {
                 return TurnStatus::Cancelled;
             }
             self.requests_made += 1;
+            self.sync_model();
             self.compress_if_needed(&message, cancel, sink).await;
 
             // Committed before the request goes out: a crash from here on
@@ -695,19 +739,21 @@ impl Agent {
         }
     }
 
-    fn report_response(&self, response: &ModelResponse, sink: &EventSink) {
+    fn report_response(&mut self, response: &ModelResponse, sink: &EventSink) {
         if let Some(usage) = &response.usage {
+            let usage = Usage {
+                prompt_tokens: usage.prompt_token_count,
+                cached_tokens: usage.cached_content_token_count,
+                output_tokens: usage.candidates_token_count,
+                thoughts_tokens: usage.thoughts_token_count,
+                tool_tokens: usage.tool_use_prompt_token_count,
+                total_tokens: usage.total_token_count,
+            };
+            self.turn_usage.add(self.chat.model(), &usage);
             sink.emit(Event::Usage {
                 model: self.chat.model().to_owned(),
                 latency_ms: response.latency.as_millis() as u64,
-                usage: Usage {
-                    prompt_tokens: usage.prompt_token_count,
-                    candidates_tokens: usage.candidates_token_count,
-                    total_tokens: usage.total_token_count,
-                    cached_tokens: usage.cached_content_token_count,
-                    thoughts_tokens: usage.thoughts_token_count,
-                    tool_use_prompt_tokens: usage.tool_use_prompt_token_count,
-                },
+                usage,
             });
         }
         if let Some(reason) = &response.finish_reason {

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use gd_protocol::{ConfirmationDetails, ConfirmationOutcome};
+use gd_protocol::{ApprovalMode, ConfirmationDetails, ConfirmationOutcome};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
@@ -41,7 +41,22 @@ pub trait ApprovalPolicy: Send + Sync {
         details: Option<&ConfirmationDetails>,
         outcome: ConfirmationOutcome,
     ) -> Result<(), String>;
+
+    /// Switches the approval mode for the following decisions
+    /// (`Op::OverrideTurnContext`). Policies without modes (tests, the
+    /// allow-all policy) decide the same way in every mode, so they accept
+    /// any.
+    fn set_approval_mode(&self, mode: ApprovalMode) -> Result<(), ModeRefused> {
+        let _ = mode;
+        Ok(())
+    }
 }
+
+/// Why a policy refused an approval mode (e.g. a privileged one in an
+/// untrusted folder); the message is for the user.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ModeRefused(pub String);
 
 /// A policy that allows every call (tests, and callers without policies).
 #[derive(Debug, Default, Clone, Copy)]

@@ -149,6 +149,13 @@ impl Chat {
         &self.model
     }
 
+    /// The model (and its generation config, which depends on the model)
+    /// from the next request on (`Op::OverrideTurnContext`).
+    pub fn set_model(&mut self, model: String, generation_config: GenerationConfig) {
+        self.model = model;
+        self.generation_config = generation_config;
+    }
+
     pub fn client(&self) -> &GeminiClient {
         &self.client
     }

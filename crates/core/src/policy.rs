@@ -9,7 +9,7 @@ use gd_protocol::{ConfirmationDetails, ConfirmationOutcome};
 use serde_json::Value;
 use tracing::info;
 
-use crate::approval::{ApprovalPolicy, Verdict};
+use crate::approval::{ApprovalPolicy, ModeRefused, Verdict};
 use crate::config::ApprovalMode;
 use crate::tools::Tool;
 
@@ -193,6 +193,10 @@ pub fn policy_mode(mode: ApprovalMode) -> Mode {
 }
 
 impl ApprovalPolicy for PolicyApproval {
+    fn set_approval_mode(&self, mode: ApprovalMode) -> Result<(), ModeRefused> {
+        self.set_mode(mode).map_err(ModeRefused)
+    }
+
     fn decide(&self, tool: &dyn Tool, args: &Value) -> Verdict {
         let call = ToolCall {
             name: tool.name(),

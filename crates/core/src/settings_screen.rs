@@ -10,8 +10,9 @@ use std::path::{Path, PathBuf};
 
 use gd_mcp::enablement::{Enablement, enablement_file};
 use gd_protocol::{
-    McpServerSetting, SettingOrigin, SettingValue, SettingsLayer, SettingsLayerInfo, SettingsScope,
-    SettingsView, TrustDiscovery, TrustInfo, TrustLevel, TrustSource,
+    McpServerSetting, SettingChoice, SettingEffect, SettingField, SettingKind, SettingOrigin,
+    SettingValue, SettingsLayer, SettingsLayerInfo, SettingsScope, SettingsView, TrustDiscovery,
+    TrustInfo, TrustLevel, TrustSource,
 };
 use gd_settings::layers::{
     LoadOptions, layer_paths, lookup, user_settings_path, workspace_settings_path,
@@ -24,15 +25,116 @@ use serde_json::Value;
 
 use crate::launch::{Env, TrustOverride, load_workspace};
 
-/// The keys the settings screen shows, in its order.
-pub const COMMON_KEYS: &[&str] = &[
-    "model.name",
-    "general.defaultApprovalMode",
-    "ui.theme",
-    "context.fileName",
-    "context.includeDirectories",
-    "general.checkpointing.enabled",
+/// One field of the settings screen, as written in [`FIELDS`].
+struct Field {
+    key: &'static str,
+    label: &'static str,
+    help: &'static str,
+    kind: SettingKind,
+    choices: &'static [(&'static str, &'static str)],
+    placeholder: Option<&'static str>,
+    applies: &'static str,
+    effect: SettingEffect,
+}
+
+/// The settings the screen shows, in its order: the one description of each (the UI renders
+/// the screen from [`fields`]; [`default_value`] and [`check_value`] know the same keys).
+const FIELDS: &[Field] = &[
+    Field {
+        key: "model.name",
+        label: "Model",
+        help: "The model sessions use (unless GEMINI_MODEL is set).",
+        kind: SettingKind::Text,
+        choices: &[],
+        placeholder: Some("gemini-2.5-pro"),
+        applies: "The session reloads with it; the conversation continues.",
+        effect: SettingEffect::Reload,
+    },
+    Field {
+        key: "general.defaultApprovalMode",
+        label: "Default approval mode",
+        help: "Whether edits ask first. YOLO can only be chosen for a session, in the header.",
+        kind: SettingKind::Select,
+        choices: &[
+            ("default", "Ask first (default)"),
+            ("auto_edit", "Auto-edit"),
+            ("plan", "Plan (Gemini CLI only: asks first here)"),
+        ],
+        placeholder: None,
+        applies: "Applies to this session now.",
+        effect: SettingEffect::Session,
+    },
+    Field {
+        key: "ui.theme",
+        label: "Theme",
+        help: "Light, dark, or follow the system.",
+        kind: SettingKind::Select,
+        choices: &[("system", "System"), ("light", "Light"), ("dark", "Dark")],
+        placeholder: None,
+        applies: "Applies at once.",
+        effect: SettingEffect::Window,
+    },
+    Field {
+        key: "context.fileName",
+        label: "Context file names",
+        help: "The instruction files read into the system prompt, comma-separated.",
+        kind: SettingKind::Names,
+        choices: &[],
+        placeholder: Some("GEMINI.md, AGENTS.md"),
+        applies: "The session reloads and reads them.",
+        effect: SettingEffect::Reload,
+    },
+    Field {
+        key: "context.includeDirectories",
+        label: "Include directories",
+        help: "More folders the agent may work in, one per line (relative to the workspace or \
+               absolute).",
+        kind: SettingKind::Lines,
+        choices: &[],
+        placeholder: Some("../shared-lib"),
+        applies: "The session reloads with them.",
+        effect: SettingEffect::Reload,
+    },
+    Field {
+        key: "general.checkpointing.enabled",
+        label: "Checkpoints before edits",
+        help: "Snapshot the files before each edit, so it can be restored.",
+        kind: SettingKind::Toggle,
+        choices: &[],
+        placeholder: None,
+        applies: "The session reloads with it.",
+        effect: SettingEffect::Reload,
+    },
 ];
+
+/// The keys the settings screen shows, in its order.
+pub fn common_keys() -> impl Iterator<Item = &'static str> {
+    FIELDS.iter().map(|field| field.key)
+}
+
+/// The settings screen's fields, in its order (sent in every [`SettingsView`]).
+pub fn fields() -> Vec<SettingField> {
+    FIELDS
+        .iter()
+        .map(|field| SettingField {
+            key: field.key.to_owned(),
+            label: field.label.to_owned(),
+            help: field.help.to_owned(),
+            kind: field.kind,
+            choices: field
+                .choices
+                .iter()
+                .map(|(value, label)| SettingChoice {
+                    value: (*value).to_owned(),
+                    label: (*label).to_owned(),
+                })
+                .collect(),
+            placeholder: field.placeholder.map(str::to_owned),
+            applies: field.applies.to_owned(),
+            effect: field.effect,
+        })
+        .collect()
+}
 
 /// Why a setting could not be written (nothing changed on disk).
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -172,7 +274,8 @@ pub fn settings_view(workspace: &Path, home: Option<&Path>) -> SettingsView {
     mcp_servers.sort_by(|a, b| a.name.cmp(&b.name));
     SettingsView {
         layers,
-        values: COMMON_KEYS.iter().map(|k| setting(k)).collect(),
+        fields: fields(),
+        values: common_keys().map(setting).collect(),
         mcp_servers,
         workspace_trusted: trusted,
     }
@@ -475,8 +578,31 @@ mod tests {
 
     #[test]
     fn every_common_key_has_a_default() {
-        for key in COMMON_KEYS {
+        for key in common_keys() {
             assert!(!default_value(key).is_null(), "{key}");
+        }
+    }
+
+    #[test]
+    fn a_select_field_defaults_to_one_of_its_choices() {
+        let fields = fields();
+        for field in &fields {
+            assert_eq!(
+                fields.iter().filter(|f| f.key == field.key).count(),
+                1,
+                "{} is listed once",
+                field.key
+            );
+            if field.kind == SettingKind::Select {
+                let default = default_value(&field.key);
+                assert!(
+                    field.choices.iter().any(|c| default == c.value.as_str()),
+                    "{}: {default}",
+                    field.key
+                );
+            } else {
+                assert!(field.choices.is_empty(), "{}", field.key);
+            }
         }
     }
 }

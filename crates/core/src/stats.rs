@@ -68,9 +68,9 @@ impl StatsRecorder {
                 stats.latency_ms += latency_ms;
                 stats.prompt_tokens += usage.prompt_tokens;
                 stats.cached_tokens += usage.cached_tokens;
-                stats.output_tokens += usage.candidates_tokens;
+                stats.output_tokens += usage.output_tokens;
                 stats.thoughts_tokens += usage.thoughts_tokens;
-                stats.tool_tokens += usage.tool_use_prompt_tokens;
+                stats.tool_tokens += usage.tool_tokens;
                 stats.total_tokens += usage.total_tokens;
             }
             Event::Retrying { .. }
@@ -206,11 +206,11 @@ mod tests {
             latency_ms: 40,
             usage: Usage {
                 prompt_tokens: 100,
-                candidates_tokens: 7,
+                output_tokens: 7,
                 total_tokens: 117,
                 cached_tokens: 30,
                 thoughts_tokens: 10,
-                tool_use_prompt_tokens: 0,
+                tool_tokens: 0,
             },
         });
         stats.record(&Event::Retrying {

@@ -123,10 +123,6 @@ fn recorded(events: &[Event]) -> Vec<(String, String)> {
         .collect()
 }
 
-fn all_text(body: &Value) -> String {
-    body["contents"].to_string()
-}
-
 #[tokio::test]
 async fn every_message_is_recorded_with_its_id_tools_thoughts_and_usage() {
     let mut s = Recorded::start(json!({"steps": [
@@ -280,50 +276,6 @@ async fn tool_results_record_what_the_card_showed() {
 }
 
 #[tokio::test]
-async fn rewind_truncates_stored_and_live_history_so_the_model_forgets() {
-    let mut s = Recorded::start(json!({"steps": [{"text": "Noted."}]})).await;
-    s.turn("remember apples").await;
-    let second = s.turn("remember bananas").await;
-    let bananas = recorded(&second)[0].0.clone();
-    s.handle
-        .submit(Op::Rewind {
-            message_id: bananas.clone(),
-        })
-        .unwrap();
-    let e = s
-        .wait_for(|e| matches!(e, Event::Rewound { .. } | Event::Error { .. }))
-        .await;
-    assert_eq!(
-        e,
-        Event::Rewound {
-            message_id: bananas.clone(),
-            removed: 2
-        }
-    );
-    s.turn("what do you remember?").await;
-    let last = s.bodies().last().unwrap().clone();
-    assert!(all_text(&last).contains("apples"));
-    assert!(
-        !all_text(&last).contains("bananas"),
-        "the undone turn is forgotten"
-    );
-    assert_eq!(last["contents"].as_array().unwrap().len(), 3);
-    let page = s.store.page(&s.session_id, &PageQuery::default()).unwrap();
-    assert_eq!(page.messages.len(), 4);
-    assert!(page.messages.iter().all(|m| !m.text.contains("bananas")));
-    // An unknown id is a non-fatal error.
-    s.handle
-        .submit(Op::Rewind {
-            message_id: "nope".into(),
-        })
-        .unwrap();
-    let e = s
-        .wait_for(|e| matches!(e, Event::Rewound { .. } | Event::Error { .. }))
-        .await;
-    assert!(matches!(e, Event::Error { fatal: false, .. }), "{e:?}");
-}
-
-#[tokio::test]
 async fn a_failed_prompt_stays_in_the_transcript_but_not_in_the_context() {
     let mut s = Recorded::start(json!({
         "faults": [{"request": 1, "kind": "http_error", "status": 400, "message": "bad"}],
@@ -397,27 +349,6 @@ async fn a_resumed_session_sends_the_stored_history_first() {
         "no second session context"
     );
     assert_eq!(again.store.session(&id).unwrap().unwrap().message_count, 4);
-}
-
-#[tokio::test]
-async fn rewinding_an_unrecorded_session_is_refused() {
-    let mut h = Harness::start(json!({"steps": [{"text": "x"}]}));
-    h.handle
-        .submit(Op::Rewind {
-            message_id: "m".into(),
-        })
-        .unwrap();
-    loop {
-        let e = tokio::time::timeout(Duration::from_secs(10), h.events.recv())
-            .await
-            .unwrap()
-            .unwrap();
-        if let Event::Error { fatal, message, .. } = e {
-            assert!(!fatal);
-            assert!(message.contains("not recorded"), "{message}");
-            break;
-        }
-    }
 }
 
 #[tokio::test]

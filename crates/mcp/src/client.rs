@@ -439,7 +439,7 @@ pub(crate) async fn discover_tools(
     Ok(Some(tools))
 }
 
-type PromptsAndResources = (
+pub(crate) type PromptsAndResources = (
     Option<Vec<rmcp::model::Prompt>>,
     Option<Vec<rmcp::model::Resource>>,
 );

@@ -27,6 +27,7 @@ pub mod config;
 pub mod content;
 pub mod enablement;
 pub mod env;
+pub mod error;
 pub mod log;
 pub mod manager;
 pub mod names;
@@ -35,7 +36,6 @@ pub mod transport;
 
 pub use auth::AuthChallenge;
 pub use config::{OAuthConfig, ServerConfig, ServerEntry, ServerFilter, TransportConfig};
-pub use manager::{
-    CallError, McpEvent, McpManager, McpOptions, McpResource, McpTool, RestartPolicy,
-};
+pub use error::{CallError, McpError, TokenStoreError};
+pub use manager::{McpEvent, McpManager, McpOptions, McpResource, McpTool, RestartPolicy};
 pub use oauth::{McpOAuth, OAuthError};

@@ -89,7 +89,7 @@ impl Drop for OAuthServer {
 }
 
 fn http() -> reqwest::Client {
-    gd_gemini::http_client_builder().build().unwrap()
+    gd_http::http_client_builder().build().unwrap()
 }
 
 /// The authorization pages "opened", in order.
@@ -136,7 +136,7 @@ impl Browser {
             let url = url.to_owned();
             let forged_statuses = forged_statuses.clone();
             tokio::spawn(async move {
-                let client = gd_gemini::http_client_builder()
+                let client = gd_http::http_client_builder()
                     .redirect(reqwest::redirect::Policy::none())
                     .build()
                     .unwrap();
@@ -438,7 +438,11 @@ async fn an_authorization_endpoint_that_is_not_a_web_page_is_never_opened() {
             oauth,
         )
         .await;
-        let error = manager.authenticate("remote").await.unwrap_err();
+        let error = manager
+            .authenticate("remote")
+            .await
+            .unwrap_err()
+            .to_string();
         assert!(
             error.contains(&format!("`{scheme}:`")),
             "{endpoint}: {error}"
@@ -533,7 +537,11 @@ async fn sign_in_can_be_cancelled_and_times_out() {
         .with_opener(browser.idle())
         .with_timeout(Duration::from_millis(500));
     let manager = manager_for(servers, ws.path(), oauth).await;
-    let error = manager.authenticate("remote").await.unwrap_err();
+    let error = manager
+        .authenticate("remote")
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("timed out"), "{error}");
     assert_eq!(
         manager.status("remote").unwrap().state,
@@ -593,11 +601,17 @@ async fn sign_in_is_refused_where_it_makes_no_sense() {
     );
     options.oauth = Some(oauth);
     let manager = McpManager::new(options);
-    let error = manager.start_authentication("local").unwrap_err();
+    let error = manager
+        .start_authentication("local")
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("stdio"), "{error}");
-    let error = manager.start_authentication("off").unwrap_err();
+    let error = manager.start_authentication("off").unwrap_err().to_string();
     assert!(error.contains("oauth.enabled: false"), "{error}");
-    let error = manager.start_authentication("nope").unwrap_err();
+    let error = manager
+        .start_authentication("nope")
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("not configured"), "{error}");
 }
 

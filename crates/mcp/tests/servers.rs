@@ -664,7 +664,7 @@ async fn include_exclude_allowed_excluded_and_invalid_entries() {
 }
 
 /// A manager call made on another thread.
-type ManagerAction = Box<dyn FnOnce(&McpManager) -> Result<(), String> + Send>;
+type ManagerAction = Box<dyn FnOnce(&McpManager) -> Result<(), gd_mcp::McpError> + Send>;
 
 /// The desktop app calls restart and enable/disable from its UI thread,
 /// which is no Tokio thread: the manager must still run the servers (on the

@@ -5,8 +5,8 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use crate::{
-    CheckpointInfo, CheckpointScope, ConfirmationDetails, McpDiscoveryState, McpPromptInfo,
-    McpServerStatus, MemoryFileNode, RestoredConversation, RestoredFile, SessionStats,
+    ApprovalMode, CheckpointInfo, CheckpointScope, ConfirmationDetails, McpDiscoveryState,
+    McpServerStatus, MemoryFileNode, ModelChoice, RestoredConversation, RestoredFile, SessionStats,
     SlashCommandInfo,
 };
 
@@ -158,6 +158,19 @@ pub enum Event {
     TurnComplete {
         turn_id: String,
         status: TurnStatus,
+        /// What the turn's model requests used, summed.
+        usage: TurnUsage,
+    },
+    /// How the session runs now: sent once right after
+    /// `SessionConfigured`, and to answer every `Op::OverrideTurnContext`.
+    TurnContext {
+        approval_mode: ApprovalMode,
+        model: String,
+    },
+    /// The models the session's credentials can use (answers
+    /// `Op::ListModels`).
+    Models {
+        models: Vec<ModelChoice>,
     },
     /// The tools declared to the model changed (MCP servers connected,
     /// crashed or changed their tool lists); the next request uses these.
@@ -184,10 +197,6 @@ pub enum Event {
     /// most a few per second per server.
     McpServerLogChanged {
         name: String,
-    },
-    /// The prompts of the connected MCP servers (answers `Op::McpListPrompts`).
-    McpPrompts {
-        prompts: Vec<McpPromptInfo>,
     },
     /// The workspace was snapshotted before an approved edit ran; restore
     /// it with `Op::RestoreCheckpoint`.
@@ -235,11 +244,6 @@ pub enum Event {
     SessionResumed {
         session_id: String,
         messages: u32,
-    },
-    /// The history was truncated at `message_id` (answers `Op::Rewind`).
-    Rewound {
-        message_id: String,
-        removed: u32,
     },
     /// The context files now in the system instruction (sent at session
     /// start and after `Op::RefreshMemory` / `Op::AddMemory`): the top-level
@@ -291,22 +295,65 @@ pub enum CompressionSkipReason {
     Cancelled,
 }
 
-/// Token counts of one model request, as `usageMetadata` reports them.
+/// Token counts of one model request, as `usageMetadata` reports them
+/// (the same names as in [`crate::ModelStats`] and [`TurnUsage`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
 #[ts(export)]
 pub struct Usage {
+    /// Prompt tokens, cached ones included (`promptTokenCount`).
+    #[ts(type = "number")]
+    pub prompt_tokens: u64,
+    /// Prompt tokens that were read from the cache.
+    #[ts(type = "number")]
+    pub cached_tokens: u64,
+    /// Answer tokens (`candidatesTokenCount`).
+    #[ts(type = "number")]
+    pub output_tokens: u64,
+    #[ts(type = "number")]
+    pub thoughts_tokens: u64,
+    /// Prompt tokens of tool-use (`toolUsePromptTokenCount`).
+    #[ts(type = "number")]
+    pub tool_tokens: u64,
+    #[ts(type = "number")]
+    pub total_tokens: u64,
+}
+
+/// What one turn's model requests used, summed by the core so every
+/// frontend shows the same numbers (the turn's footer).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct TurnUsage {
+    /// The model of the turn's last request (the session's model when the
+    /// turn made none).
+    pub model: String,
+    /// Model requests that reported usage.
+    pub requests: u32,
     #[ts(type = "number")]
     pub prompt_tokens: u64,
     #[ts(type = "number")]
-    pub candidates_tokens: u64,
-    #[ts(type = "number")]
-    pub total_tokens: u64,
-    #[ts(type = "number")]
     pub cached_tokens: u64,
+    #[ts(type = "number")]
+    pub output_tokens: u64,
     #[ts(type = "number")]
     pub thoughts_tokens: u64,
     #[ts(type = "number")]
-    pub tool_use_prompt_tokens: u64,
+    pub total_tokens: u64,
+    /// From `TurnStarted` to `TurnComplete`.
+    #[ts(type = "number")]
+    pub duration_ms: u64,
+}
+
+impl TurnUsage {
+    /// Adds one request's usage.
+    pub fn add(&mut self, model: &str, usage: &Usage) {
+        model.clone_into(&mut self.model);
+        self.requests += 1;
+        self.prompt_tokens += usage.prompt_tokens;
+        self.cached_tokens += usage.cached_tokens;
+        self.output_tokens += usage.output_tokens;
+        self.thoughts_tokens += usage.thoughts_tokens;
+        self.total_tokens += usage.total_tokens;
+    }
 }
 
 /// The life cycle of a tool call, as the scheduler moves it along.

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::ConfirmationOutcome;
+use crate::{ApprovalMode, ConfirmationOutcome};
 
 /// A command sent to a running session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -43,8 +43,6 @@ pub enum Op {
     McpAuthenticate { name: String },
     /// Send the latest stderr lines of an MCP server (`Event::McpServerLog`).
     McpServerLog { name: String },
-    /// List the prompts of the connected MCP servers (`Event::McpPrompts`).
-    McpListPrompts,
     /// Fetch an MCP prompt with these arguments and run its text as the
     /// user's next turn (Gemini CLI's MCP slash commands).
     McpRunPrompt {
@@ -67,13 +65,6 @@ pub enum Op {
         code: bool,
         conversation: bool,
     },
-    /// Truncate the conversation at a recorded message: it and everything
-    /// after it leave the stored history and the model's context (the
-    /// conversation half of a checkpoint restore). Message ids come from
-    /// `Event::MessageRecorded`. Answered with `Event::Rewound`, or a
-    /// non-fatal `Event::Error` when the id is unknown or the session is not
-    /// recorded. Runs between turns.
-    Rewind { message_id: String },
     /// Read the context files (`GEMINI.md`…) again and use them from the
     /// next request on; answered by `Event::MemoryLoaded`. Queued behind a
     /// running turn.
@@ -102,6 +93,23 @@ pub enum Op {
     /// `/stats`: the session's statistics so far (`Event::SessionStats`).
     /// Takes effect immediately, even during a turn.
     Stats,
+    /// Change how the session runs from now on; absent fields stay as they
+    /// are. Takes effect immediately, even while a turn runs: the approval
+    /// mode from the next tool call's decision, the model from the next
+    /// model request. Answered by `Event::TurnContext` (also when nothing
+    /// changed, or a change was refused: an approval mode other than
+    /// `default` in an untrusted folder is, with an `Event::Warning`).
+    OverrideTurnContext {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        approval_mode: Option<ApprovalMode>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        model: Option<String>,
+    },
+    /// The models the session's credentials can use (`Event::Models`).
+    /// Takes effect immediately.
+    ListModels,
 }
 
 /// One piece of user input.

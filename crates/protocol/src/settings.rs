@@ -169,12 +169,73 @@ pub struct McpServerSetting {
     pub enabled: bool,
 }
 
+/// How the settings screen edits a setting's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum SettingKind {
+    /// One line of text (a string).
+    Text,
+    /// One of `choices` (a string).
+    Select,
+    /// Comma-separated names (a string when one, else an array of strings).
+    Names,
+    /// One entry per line (an array of strings).
+    Lines,
+    /// On or off (a boolean).
+    Toggle,
+}
+
+/// What a change of the setting does to the running app.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum SettingEffect {
+    /// The window applies it at once (the theme).
+    Window,
+    /// The running session applies it at once (the approval mode).
+    Session,
+    /// The session is reloaded (same conversation) to read it.
+    Reload,
+}
+
+/// One choice of a `select` setting.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct SettingChoice {
+    /// The value written to the file.
+    pub value: String,
+    pub label: String,
+}
+
+/// How the settings screen shows and edits one setting: the screen is rendered from these, so
+/// a setting is described once, in the core.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct SettingField {
+    /// The key path, e.g. `general.checkpointing.enabled`.
+    pub key: String,
+    pub label: String,
+    /// One sentence under the field.
+    pub help: String,
+    pub kind: SettingKind,
+    /// The choices of a `select` field (empty otherwise).
+    pub choices: Vec<SettingChoice>,
+    /// The input's placeholder, if any.
+    pub placeholder: Option<String>,
+    /// What a change does, in words ("Applies at once.").
+    pub applies: String,
+    pub effect: SettingEffect,
+}
+
 /// What the settings screen shows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[ts(export)]
 pub struct SettingsView {
     pub layers: Vec<SettingsLayerInfo>,
-    /// The common keys, in the screen's order.
+    /// The screen's fields, in its order.
+    pub fields: Vec<SettingField>,
+    /// The fields' values, in the same order.
     pub values: Vec<SettingValue>,
     pub mcp_servers: Vec<McpServerSetting>,
     /// Whether the workspace layer is in effect (and may be written).

@@ -36,6 +36,7 @@ const UPDATE_INTERVAL: Duration = Duration::from_millis(40);
 
 /// One ranked search result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "camelCase")]
 pub struct SearchMatch {
     /// The file's key (see the module docs).
@@ -48,6 +49,7 @@ pub struct SearchMatch {
 
 /// A snapshot of a running search: the best matches so far.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "camelCase")]
 pub struct SearchUpdate {
     pub matches: Vec<SearchMatch>,
@@ -62,11 +64,16 @@ pub struct SearchUpdate {
 /// What changed in the index, for subscribers (the desktop forwards these
 /// to the UI so the tree and the results stay current).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum IndexEvent {
     /// The full index is built.
     #[serde(rename_all = "camelCase")]
-    Built { files: usize, millis: u64 },
+    Built {
+        files: usize,
+        #[cfg_attr(feature = "ts", ts(type = "number"))]
+        millis: u64,
+    },
     /// Files were added or removed under `root` (an index into the roots);
     /// `dirs` are the folders (relative to that root, `""` for the root)
     /// whose listing changed.

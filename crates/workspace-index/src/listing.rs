@@ -22,6 +22,7 @@ const SNIFF_LIMIT: usize = 2_000;
 /// What an entry is. Symbolic links are not followed (as in the core's
 /// walks), so they are never expanded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "lowercase")]
 pub enum EntryKind {
     Dir,
@@ -32,6 +33,7 @@ pub enum EntryKind {
 
 /// An entry of a listing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "camelCase")]
 pub struct Entry {
     pub name: String,
@@ -39,6 +41,7 @@ pub struct Entry {
     pub path: String,
     pub kind: EntryKind,
     /// Size in bytes (0 for folders).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub size: u64,
     /// Hidden by `.gitignore`/`.geminiignore`; only listed when ignored
     /// entries are shown.

@@ -21,10 +21,13 @@ const MAX_FOLDER_FILES: usize = 5_000;
 
 /// The estimate of one selected file or folder.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "camelCase")]
 pub struct ItemEstimate {
     pub path: String,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub tokens: u64,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub bytes: u64,
     pub files: usize,
     /// Binary files that will not go as text.
@@ -39,8 +42,10 @@ pub struct ItemEstimate {
 
 /// The estimate of a whole selection.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "camelCase")]
 pub struct SelectionEstimate {
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub tokens: u64,
     pub items: Vec<ItemEstimate>,
 }

@@ -1,30 +1,26 @@
-// The app's state and the actions the UI takes: start/stop sessions, send prompts, answer
-// confirmations, switch workspace, model and approval mode. Components read its `$state`
-// fields and call its methods; all IPC goes through api.ts.
+// The app controller: it owns the stores (one per concept: session, conversation, confirmations,
+// slash commands, panels) and does what spans several of them: start, stop and replace the
+// session, send a prompt, follow the workspace, apply settings. Events are dispatched to the
+// stores by the one router in events.ts; all IPC goes through api.ts.
 import * as api from "../api";
 import type { ApprovalMode } from "../protocol/ApprovalMode";
-import type { ConfirmationOutcome } from "../protocol/ConfirmationOutcome";
-import type { Event } from "../protocol/Event";
-import type { MemoryFileNode } from "../protocol/MemoryFileNode";
-import type { ModelChoice } from "../protocol/ModelChoice";
 import type { SessionInfo } from "../protocol/SessionInfo";
 import type { SessionSummary } from "../protocol/SessionSummary";
-import type { SlashCommandInfo } from "../protocol/SlashCommandInfo";
 import { AuthStore } from "./auth.svelte";
 import { ChatStore } from "./chat.svelte";
 import type { Checkpoint, RestoreChoice } from "./checkpoints.svelte";
-import { type Confirmation, ConfirmationQueue } from "./confirmations.svelte";
+import { ConfirmationQueue } from "./confirmations.svelte";
+import { type EventOwners, routeEvent } from "./events";
 import { HistoryBrowser } from "./history.svelte";
 import { McpStore } from "./mcp.svelte";
+import { MemoryStore } from "./memory.svelte";
+import { SessionStore } from "./session.svelte";
 import { SettingsStore } from "./settings.svelte";
-import { type BuiltIn, builtIn, findCommand, type Invocation, parseSlash, promptHelp } from "./slash";
-import type { StatsView } from "./chat.svelte";
+import { SlashCommands } from "./slash-commands.svelte";
 import { applyTheme } from "./theme";
 
 /** Settings that a running session picks up by being reloaded (its conversation is kept). */
 const RELOAD_KEYS = ["model.name", "context.fileName", "context.includeDirectories", "general.checkpointing.enabled"];
-
-export type ConnectionState = "connecting" | "connected" | "busy" | "disconnected";
 
 export class AppController {
   /** "loading" until app_info answered; then "true", or "error" (mirrored on <body data-ready>). */
@@ -33,23 +29,22 @@ export class AppController {
   version = $state("");
   workspace = $state<string | null>(null);
 
-  connecting = $state(true);
-  /** Why there is no session (start_session failed), shown in the composer and on Send. */
-  disconnectedReason = $state<string | null>(null);
-  session = $state.raw<SessionInfo | null>(null);
-  model = $state("");
-  models = $state.raw<ModelChoice[]>([]);
-  approvalMode = $state<ApprovalMode>("default");
-  /** A turn is running (from Send until turn_complete). */
-  busy = $state(false);
-
+  readonly session = new SessionStore();
   readonly chat = new ChatStore();
-  readonly confirmations = new ConfirmationQueue();
-  readonly mcp = new McpStore();
+  readonly confirmations = new ConfirmationQueue(this.session, (text) => this.chat.addNotice("error", text));
+  readonly mcp = new McpStore(this.session, () => void this.slash.load());
+  readonly memory = new MemoryStore(this.session, (level, text) => this.chat.addNotice(level, text));
+  readonly slash: SlashCommands = new SlashCommands({
+    session: this.session,
+    chat: this.chat,
+    mcp: this.mcp,
+    memory: this.memory,
+    conversationId: () => this.conversationId,
+  });
   /** Sign-in screen and account view; a successful sign-in starts a new session. */
   readonly auth = new AuthStore({
     onSignedIn: async (message) => {
-      await this.restart(this.model || undefined);
+      await this.restart(this.session.model || undefined);
       if (message) this.chat.addNotice("info", message);
     },
     onSignedOut: () => this.signedOut(),
@@ -60,50 +55,44 @@ export class AppController {
     resume: (session) => this.resumeStored(session),
     restore: (session, checkpoint, choice) => this.restoreFromHistory(session, checkpoint, choice),
   });
-  /** The list of the folder's checkpoints is open. */
-  checkpointsPanelOpen = $state(false);
-  /** The MCP panel is open. */
-  mcpPanelOpen = $state(false);
-  /** The context files in the system instruction (from `memory_loaded`); null until known. */
-  memory = $state.raw<{ files: MemoryFileNode[]; chars: number } | null>(null);
-  /** The memory view is open (`/memory` or `/memory show`). */
-  memoryPanelOpen = $state(false);
-  /** Slash commands for the composer's autocomplete (built-in and custom). */
-  commands = $state.raw<SlashCommandInfo[]>([]);
   /** The settings screen and the folder's trust (prompt, restricted mode). */
   readonly settings = new SettingsStore({
     settingChanged: (key, value) => this.settingChanged(key, value?.value ?? null),
     trustChanged: () => this.reload(),
     setMcpEnabled: async (name, enabled) => {
-      if (!this.session) throw new Error("Start a session first: servers are switched through it.");
-      await api.mcpSetServerEnabled(this.session.session_id, name, enabled);
+      if (!this.session.info) throw new Error("Start a session first: servers are switched through it.");
+      await this.session.submit({ type: "mcp_set_server_enabled", name, enabled });
     },
   });
   /** A reload waits for the running turn to end. */
   private reloadPending = false;
-  /** Servers whose details (tools, stderr) are expanded in the panel. */
-  private expandedServers = new Set<string>();
-  /** The views of the `/stats` commands waiting for their `session_stats`, in order. */
-  private statsViews: StatsView[] = [];
-  /** The ids of `/restore <id>` commands waiting for the checkpoint list. */
-  private restoreRequests: string[] = [];
-  /** A `/compress` is running (busy until it is answered). */
-  private compressing = false;
-
-  /** Bumped per session, so events of a replaced session are ignored. */
-  private generation = 0;
+  /** Who gets which event of the current session (the one router, events.ts). */
+  private readonly owners: EventOwners = {
+    session: this.session,
+    chat: this.chat,
+    confirmations: this.confirmations,
+    mcp: this.mcp,
+    memory: this.memory,
+    slash: this.slash,
+    authFailed: (message) => void this.authFailed(message),
+    conversationCleared: (id) => this.conversationCleared(id),
+    turnEnded: () => {
+      if (this.reloadPending) queueMicrotask(() => void this.reload());
+    },
+  };
 
   /**
    * The conversation the session records now, as the history knows it: the session's id, or a
    * new one after `/clear` (the session keeps its id for every command).
    */
   get conversationId(): string | null {
-    return this.chat.checkpoints.conversationId ?? this.session?.session_id ?? null;
+    return this.chat.checkpoints.conversationId ?? this.session.id;
   }
 
-  get connection(): ConnectionState {
-    if (this.session) return this.busy ? "busy" : "connected";
-    return this.connecting ? "connecting" : "disconnected";
+  /** Shows `path` as the workspace (header, and tool paths relative to it). */
+  private setWorkspace(path: string): void {
+    this.workspace = path;
+    this.chat.workspace = path;
   }
 
   async boot(): Promise<void> {
@@ -158,8 +147,7 @@ export class AppController {
         return;
       }
       if (!path) return;
-      this.workspace = path;
-      this.chat.workspace = path;
+      this.setWorkspace(path);
     }
     await this.resume(session.id);
   }
@@ -177,7 +165,8 @@ export class AppController {
     if (current !== session.id && (choice.conversation || !sameFolder)) {
       await this.resumeStored(session);
       if (this.conversationId !== session.id) {
-        checkpoint.fail(`Could not restore: the session could not be resumed${this.disconnectedReason ? ` (${this.disconnectedReason})` : ""}.`);
+        const reason = this.session.disconnectedReason;
+        checkpoint.fail(`Could not restore: the session could not be resumed${reason ? ` (${reason})` : ""}.`);
         return;
       }
     }
@@ -198,7 +187,13 @@ export class AppController {
    */
   async resume(sessionId: string): Promise<void> {
     await this.stopCurrent();
-    await this.startSession(this.model || undefined, sessionId);
+    await this.startSession(this.session.model || undefined, sessionId);
+  }
+
+  /** Empties what shows the old session's conversation (chat and pending confirmations). */
+  private clearConversation(): void {
+    this.chat.clear();
+    this.confirmations.clear();
   }
 
   /**
@@ -206,9 +201,7 @@ export class AppController {
    * Returns the stopped session.
    */
   private async stopCurrent(): Promise<SessionInfo | null> {
-    const old = this.session;
-    this.generation++;
-    this.session = null;
+    const old = this.session.drop();
     if (old) {
       try {
         await api.stopSession(old.session_id);
@@ -216,16 +209,14 @@ export class AppController {
         // Already gone (e.g. open_workspace stopped it).
       }
     }
-    this.chat.clear();
-    this.confirmations.clear();
+    this.clearConversation();
     return old;
   }
 
   private fail(message: string): void {
     this.loadError = message;
     this.ready = "error";
-    this.connecting = false;
-    this.disconnectedReason = message;
+    this.session.disconnected(message);
   }
 
   /**
@@ -234,37 +225,28 @@ export class AppController {
    * fails, a new session starts and a notice says why.
    */
   async startSession(model?: string, resume?: string): Promise<void> {
-    const generation = ++this.generation;
-    this.session = null;
-    this.busy = false;
-    this.connecting = true;
-    this.disconnectedReason = null;
-    this.models = [];
+    const generation = this.session.starting();
     this.confirmations.clear();
     this.mcp.clear();
-    this.memory = null;
-    this.commands = [];
-    this.statsViews = [];
-    this.restoreRequests = [];
-    this.compressing = false;
+    this.memory.clear();
+    this.slash.reset();
     let info: SessionInfo;
     try {
       info = await api.startSession(
         (event) => {
-          if (generation === this.generation) this.onEvent(event);
+          if (this.session.isCurrent(generation)) routeEvent(this.owners, event);
         },
         model,
         resume,
       );
     } catch (error) {
-      if (generation !== this.generation) return;
+      if (!this.session.isCurrent(generation)) return;
       if (resume && !isAuthError(error)) {
         this.chat.addNotice("warning", `Could not reopen the last session: ${api.errorMessage(error)}`);
         return this.startSession(model);
       }
       const reason = api.errorMessage(error);
-      this.connecting = false;
-      this.disconnectedReason = reason;
+      this.session.disconnected(reason);
       if (isAuthError(error)) {
         // No usable credentials (first launch, signed out, sign-in revoked): the sign-in screen
         // says why. It never retries by itself, so a broken sign-in cannot loop.
@@ -274,25 +256,19 @@ export class AppController {
       }
       return;
     }
-    if (generation !== this.generation) return;
-    this.session = info;
+    if (!this.session.isCurrent(generation)) return;
+    this.session.started(info);
     this.chat.checkpoints.sessionId = info.session_id;
     this.chat.checkpoints.conversationId = info.session_id;
-    this.connecting = false;
-    this.model = info.model;
-    this.approvalMode = info.approval_mode;
-    if (info.workspace) {
-      this.workspace = info.workspace;
-      this.chat.workspace = info.workspace;
-    }
+    if (info.workspace) this.setWorkspace(info.workspace);
     for (const warning of info.warnings) this.chat.addNotice("warning", warning);
     // The resumed session keeps its id (info.session_id is `resume`).
     if (resume) await this.loadTranscript(resume, generation);
     // The folder's checkpoints: the list panel, and the cards of a resumed transcript.
-    if (generation === this.generation) void this.chat.checkpoints.refresh();
+    if (this.session.isCurrent(generation)) void this.chat.checkpoints.refresh();
     void this.loadModels(info.session_id, generation);
-    void this.loadMcpStatus(info.session_id);
-    void this.loadCommands(info.session_id);
+    void this.mcp.loadStatus();
+    void this.slash.load();
     void this.settings.loadTrust();
   }
 
@@ -324,56 +300,34 @@ export class AppController {
    * comes from the settings again. While a turn runs, the reload waits for its end.
    */
   async reload(): Promise<void> {
-    if (this.busy) {
+    if (this.session.busy) {
       this.reloadPending = true;
       return;
     }
     this.reloadPending = false;
     const keep = this.chat.items.some((item) => item.kind === "user");
     const old = await this.stopCurrent();
-    this.model = "";
+    this.session.model = "";
     await this.startSession(undefined, keep && old ? old.session_id : undefined);
     void this.loadTheme();
-  }
-
-  /** Asks for the slash commands (answered by a `commands` event); again when `/` is typed. */
-  async loadCommands(sessionId = this.session?.session_id): Promise<void> {
-    if (!sessionId) return;
-    try {
-      await api.listCommands(sessionId);
-    } catch {
-      // No autocomplete; typed commands still work.
-    }
   }
 
   /** Shows the last page of a resumed session's transcript in the chat. */
   private async loadTranscript(sessionId: string, generation: number): Promise<void> {
     try {
       const page = await api.historyPage(sessionId, { from: "end" }, 50);
-      if (generation === this.generation) this.chat.loadTranscript(page.messages, page.has_before);
+      if (this.session.isCurrent(generation)) this.chat.loadTranscript(page.messages, page.has_before);
     } catch (error) {
-      if (generation === this.generation) {
+      if (this.session.isCurrent(generation)) {
         this.chat.addNotice("warning", `Could not show the resumed conversation: ${api.errorMessage(error)}`);
       }
-    }
-  }
-
-  /**
-   * Asks for the MCP servers' status once per session: the answers come as events, and so do all
-   * later changes (the servers started with the session and may still be connecting).
-   */
-  private async loadMcpStatus(sessionId: string): Promise<void> {
-    try {
-      await api.mcpStatus(sessionId);
-    } catch {
-      // The session ended meanwhile; the next one asks again.
     }
   }
 
   private async loadModels(sessionId: string, generation: number): Promise<void> {
     try {
       const models = await api.listModels(sessionId);
-      if (generation === this.generation) this.models = models;
+      if (this.session.isCurrent(generation)) this.session.models = models;
     } catch {
       // The picker is optional: without a model list the header just shows the model.
     }
@@ -388,339 +342,58 @@ export class AppController {
   /** Retries after a failed start, keeping nothing of the failed attempt. */
   async retry(): Promise<void> {
     this.chat.clear();
-    await this.startSession(this.model || undefined);
-  }
-
-  private onEvent(event: Event): void {
-    switch (event.type) {
-      case "error":
-        if (event.kind === "auth") void this.authFailed(event.message);
-        break;
-      case "session_configured":
-        this.model = event.model;
-        break;
-      case "turn_started":
-        this.busy = true;
-        break;
-      case "tool_confirmation_request":
-        this.confirmations.add(event.call_id, event.name, event.details);
-        break;
-      case "tool_call_response":
-        this.confirmations.remove(event.call_id);
-        break;
-      case "usage":
-        break;
-      case "turn_complete":
-        this.confirmations.clear();
-        if (this.reloadPending) queueMicrotask(() => void this.reload());
-        break;
-      case "memory_loaded":
-        this.memory = { files: event.files, chars: event.chars };
-        return;
-      case "commands":
-        this.commands = event.commands;
-        return;
-      case "conversation_cleared":
-        this.conversationCleared(event.session_id);
-        return;
-      case "session_stats":
-        this.chat.addStats(event.stats, this.statsViews.shift() ?? "session");
-        return;
-      case "checkpoints": {
-        // The chat keeps the list (the checkpoint panel shows it); a `/restore <id>` waits for it.
-        this.chat.handle(event);
-        const request = this.restoreRequests.shift();
-        if (request) this.restoreListed(request);
-        return;
-      }
-      case "chat_compressed":
-      case "compression_skipped":
-        if (this.compressing) {
-          this.compressing = false;
-          this.busy = false;
-        }
-        break;
-      case "mcp_server_status":
-      case "mcp_discovery":
-      case "mcp_server_log": {
-        // MCP prompts are slash commands: list them again when a server's prompts change.
-        const prompts = event.type === "mcp_server_status" ? this.mcp.servers.find((s) => s.name === event.name)?.prompts : undefined;
-        if (event.type === "mcp_server_status" && event.prompts !== (prompts ?? 0)) void this.loadCommands();
-        if (event.type === "mcp_discovery" && event.state === "completed") void this.loadCommands();
-        const changed = this.mcp.handle(event);
-        // A server that changed state may have written to stderr (why it failed): refresh the
-        // tail of an expanded one.
-        if (changed && this.mcpLogShown(changed)) void this.mcpFetchLog(changed);
-        return;
-      }
-      case "mcp_server_log_changed":
-        // The server wrote to stderr (the core sends this at most a few times a second): the
-        // tail of an open row follows it live; closed rows fetch nothing.
-        if (this.mcpLogShown(event.name)) void this.mcpFetchLog(event.name);
-        return;
-    }
-    const done = this.chat.handle(event);
-    if (done) this.busy = false;
-  }
-
-  get canSend(): boolean {
-    return this.session !== null && !this.busy;
-  }
-
-  /** Why Send is disabled (its tooltip), or "" when it is enabled. */
-  get sendBlockedReason(): string {
-    if (this.session) return this.busy ? "Wait for the current turn to finish, or stop it (Esc)" : "";
-    if (this.connecting) return "Agent not connected yet: starting…";
-    return `Agent not connected: ${this.disconnectedReason ?? "unknown reason"}`;
+    await this.startSession(this.session.model || undefined);
   }
 
   /**
-   * Sends a prompt; false when it cannot be sent now. A built-in slash command is carried out
-   * here instead (`/clear`, `/compress`, `/stats`, `/mcp`, `/memory`, `/restore`); `/prompt help`
-   * of an MCP prompt lists its arguments. Custom commands, MCP prompts and any other text go to
-   * the session as typed.
+   * Sends a prompt; false when it cannot be sent now. A slash command the UI carries out
+   * (slash-commands.svelte.ts) is run instead. Custom commands, MCP prompts and any other text
+   * go to the session as typed.
    */
   async send(text: string): Promise<boolean> {
-    const session = this.session;
     const prompt = text.trim();
-    if (!session || this.busy || !prompt) return false;
-    const slash = parseSlash(prompt);
-    if (slash) {
-      const command = builtIn(slash.name);
-      if (command) return this.builtInCommand(command, slash);
-      const listed = findCommand(this.commands, slash.name);
-      if (listed?.source === "mcp_prompt" && slash.args === "help") {
-        this.chat.addNotice("info", promptHelp(listed));
-        return true;
-      }
-    }
+    if (!this.session.canSend || !prompt) return false;
+    const handled = await this.slash.run(prompt);
+    if (handled !== null) return handled;
     this.chat.addUser(prompt);
-    this.busy = true;
+    this.session.busy = true;
     try {
-      await api.sendPrompt(session.session_id, prompt);
+      await this.session.submit({ type: "user_turn", items: [{ type: "text", text: prompt }] });
     } catch (error) {
       this.chat.addNotice("error", api.errorMessage(error));
-      this.busy = false;
+      this.session.busy = false;
     }
     return true;
   }
 
-  /** Carries out a built-in command typed in the composer. */
-  private async builtInCommand(command: BuiltIn, { args }: Invocation): Promise<boolean> {
-    const session = this.session;
-    if (!session) return false;
-    const [action = "", ...rest] = args.split(/\s+/).filter(Boolean);
-    const target = rest.join(" ");
-    const run = async (call: () => Promise<void>, what: string): Promise<boolean> => {
-      try {
-        await call();
-        return true;
-      } catch (error) {
-        this.chat.addNotice("error", `Could not ${what}: ${api.errorMessage(error)}`);
-        return false;
-      }
-    };
-    switch (command) {
-      case "memory": {
-        const memory = /^(\S+)?\s*([\s\S]*)$/.exec(args);
-        return this.memoryCommand(memory?.[1] ?? "show", (memory?.[2] ?? "").trim());
-      }
-      case "clear":
-        return run(() => api.clearConversation(session.session_id), "clear the conversation");
-      case "compress": {
-        const item = this.chat.startCompression();
-        this.compressing = true;
-        this.busy = true;
-        const sent = await run(() => api.compressConversation(session.session_id), "compress the conversation");
-        if (!sent) {
-          this.compressing = false;
-          this.busy = false;
-          item.state = "failed";
-          item.text = "Failed to compress chat history.";
-        }
-        return sent;
-      }
-      case "stats": {
-        const view: StatsView = action === "model" || action === "tools" ? action : "session";
-        if (action && !["session", "model", "tools"].includes(action)) {
-          this.chat.addNotice("warning", `Unknown /stats view "${action}": use session, model or tools.`);
-          return false;
-        }
-        this.statsViews.push(view);
-        return run(() => api.sessionStats(session.session_id), "get the statistics");
-      }
-      case "mcp":
-        return this.mcpCommand(action, target);
-      case "restore":
-        // The checkpoint list (Header's Checkpoints button), fresh; with an id, that one restored.
-        if (!args) this.checkpointsPanelOpen = true;
-        else this.restoreRequests.push(args);
-        return run(() => api.listCheckpoints(session.session_id), "list the checkpoints");
-    }
-  }
-
-  /**
-   * `/mcp [list|desc|schema]` opens the MCP panel; `/mcp auth|enable|disable <server>` act on a
-   * server (and open the panel to show it); `/mcp refresh` restarts every server.
-   */
-  private async mcpCommand(action: string, server: string): Promise<boolean> {
-    this.mcpPanelOpen = true;
-    const needsServer = (verb: string) => {
-      this.chat.addNotice("warning", `Usage: /mcp ${verb} <server name>`);
-      return false;
-    };
-    switch (action) {
-      case "":
-      case "list":
-      case "ls":
-      case "desc":
-      case "schema":
-        return true;
-      case "auth":
-        if (!server) return needsServer("auth");
-        await this.mcpAuthenticate(server);
-        return true;
-      case "enable":
-      case "disable":
-        if (!server) return needsServer(action);
-        await this.mcpSetEnabled(server, action === "enable");
-        return true;
-      case "refresh":
-      case "reload":
-        for (const s of this.mcp.servers) {
-          if (s.state !== "disabled" && s.state !== "blocked") await this.mcpRestart(s.name);
-        }
-        return true;
-      default:
-        this.chat.addNotice("warning", `Unknown /mcp action "${action}": use list, auth, enable, disable or refresh.`);
-        return false;
-    }
-  }
-
   /** `/clear` was carried out: an empty screen for the new conversation `conversationId`. */
   private conversationCleared(conversationId: string): void {
-    this.chat.clear();
-    this.confirmations.clear();
+    this.clearConversation();
     // The same session goes on (restores are still sent to it); its edits from now on belong to
     // the new conversation, and the folder's checkpoints stay listed.
-    this.chat.checkpoints.sessionId = this.session?.session_id ?? null;
+    this.chat.checkpoints.sessionId = this.session.id;
     this.chat.checkpoints.conversationId = conversationId;
     void this.chat.checkpoints.refresh();
   }
 
-  /**
-   * `/restore <id>` once the checkpoints are listed: the checkpoint with that id (or the only
-   * one starting with it) is restored — its files, and its conversation when it is this one's,
-   * as Gemini CLI's `/restore <id>` does — in the checkpoint list, which opens to show it.
-   */
-  private restoreListed(request: string): void {
-    const list = this.chat.checkpoints.list;
-    const exact = list.find((c) => c.id === request);
-    const matches = list.filter((c) => c.id.startsWith(request));
-    const chosen = exact ?? (matches.length === 1 ? matches[0] : undefined);
-    if (!chosen) {
-      this.chat.addNotice(
-        "error",
-        matches.length > 1 ? `Checkpoint "${request}" is ambiguous: ${matches.length} checkpoints start with it.` : `No checkpoint "${request}": /restore lists them.`,
-      );
-      return;
-    }
-    this.checkpointsPanelOpen = true;
-    void chosen.restore({ code: true, conversation: chosen.conversationBlocked(this.conversationId) === null });
-  }
-
-  /** `/memory show|refresh|add <text>` from the composer. */
-  private async memoryCommand(action: string, text: string): Promise<boolean> {
-    switch (action) {
-      case "show":
-        this.memoryPanelOpen = true;
-        return true;
-      case "refresh":
-        this.memoryPanelOpen = true;
-        return this.refreshMemory();
-      case "add":
-        if (!text) {
-          this.chat.addNotice("warning", "Usage: /memory add <text to remember>");
-          return false;
-        }
-        return this.addMemory(text);
-      default:
-        this.chat.addNotice("warning", `Unknown /memory action "${action}": use show, refresh or add <text>.`);
-        return false;
-    }
-  }
-
-  /** Reads the context files again (the view updates on `memory_loaded`). */
-  async refreshMemory(): Promise<boolean> {
-    const session = this.session;
-    if (!session) return false;
-    try {
-      await api.refreshMemory(session.session_id);
-      return true;
-    } catch (error) {
-      this.chat.addNotice("error", `Could not refresh the memory: ${api.errorMessage(error)}`);
-      return false;
-    }
-  }
-
-  /** Saves a fact to ~/.gemini/GEMINI.md; the memory is refreshed after it. */
-  async addMemory(text: string): Promise<boolean> {
-    const session = this.session;
-    if (!session) return false;
-    try {
-      await api.addMemory(session.session_id, text);
-      this.chat.addNotice("info", `Remembered: ${text}`);
-      return true;
-    } catch (error) {
-      this.chat.addNotice("error", `Could not add the memory: ${api.errorMessage(error)}`);
-      return false;
-    }
-  }
-
   async interrupt(): Promise<void> {
-    const session = this.session;
-    if (!session || !this.busy) return;
+    if (!this.session.info || !this.session.busy) return;
     try {
-      await api.interruptTurn(session.session_id);
+      await this.session.submit({ type: "interrupt" });
     } catch (error) {
       this.chat.addNotice("error", `Could not stop the turn: ${api.errorMessage(error)}`);
     }
   }
 
-  /** Answers a confirmation (the current one unless given). */
-  async answer(outcome: ConfirmationOutcome, confirmation = this.confirmations.current): Promise<void> {
-    const session = this.session;
-    if (!session || !confirmation || confirmation.answering) return;
-    let content: string | undefined;
-    if (outcome === "proceed_once" && confirmation.editing) outcome = "modify_with_editor";
-    if (outcome === "modify_with_editor") content = confirmation.edited;
-    confirmation.answering = true;
-    try {
-      await api.confirmTool(session.session_id, confirmation.callId, outcome, content);
-      this.confirmations.remove(confirmation.callId);
-    } catch (error) {
-      confirmation.answering = false;
-      this.chat.addNotice("error", `Could not answer the confirmation: ${api.errorMessage(error)}`);
-    }
-  }
-
-  approve(c?: Confirmation): Promise<void> {
-    return this.answer("proceed_once", c ?? this.confirmations.current);
-  }
-
-  reject(c?: Confirmation): Promise<void> {
-    return this.answer("cancel", c ?? this.confirmations.current);
-  }
-
   async setApprovalMode(mode: ApprovalMode): Promise<void> {
-    const session = this.session;
-    const previous = this.approvalMode;
-    this.approvalMode = mode;
+    const session = this.session.info;
+    const previous = this.session.approvalMode;
+    this.session.approvalMode = mode;
     if (!session) return;
     try {
       await api.setApprovalMode(session.session_id, mode);
     } catch (error) {
-      this.approvalMode = previous;
+      this.session.approvalMode = previous;
       this.chat.addNotice("error", `Could not change the approval mode: ${api.errorMessage(error)}`);
     }
   }
@@ -741,13 +414,10 @@ export class AppController {
 
   /** After sign-out: the backend stopped the sessions; forget ours. */
   private signedOut(): void {
-    this.generation++;
-    this.session = null;
-    this.busy = false;
-    this.connecting = false;
-    this.disconnectedReason = "Signed out: sign in to continue.";
-    this.chat.clear();
-    this.confirmations.clear();
+    this.session.drop();
+    this.session.busy = false;
+    this.session.disconnected("Signed out: sign in to continue.");
+    this.clearConversation();
     this.mcp.clear();
   }
 
@@ -770,73 +440,16 @@ export class AppController {
    */
   async workspaceChanged(path: string): Promise<void> {
     if (path === this.workspace) return;
-    this.workspace = path;
-    this.chat.workspace = path;
-    this.generation++;
-    this.session = null;
-    this.chat.clear();
-    this.confirmations.clear();
+    this.setWorkspace(path);
+    this.session.drop();
+    this.clearConversation();
     void this.loadTheme();
-    await this.startSession(this.model || undefined, await this.lastSession());
-  }
-
-  /** The MCP panel closed: its rows are collapsed (they open collapsed next time). */
-  mcpCollapseAll(): void {
-    this.expandedServers.clear();
-  }
-
-  /** Whether a server's stderr tail is on screen: the panel is open and its row expanded. */
-  private mcpLogShown(name: string): boolean {
-    return this.mcpPanelOpen && this.expandedServers.has(name);
-  }
-
-  /** Remembers whether a server's details are shown; fetches its stderr tail when expanded. */
-  mcpExpand(name: string, expanded: boolean): void {
-    if (expanded) {
-      this.expandedServers.add(name);
-      void this.mcpFetchLog(name);
-    } else {
-      this.expandedServers.delete(name);
-    }
-  }
-
-  private async mcpFetchLog(name: string): Promise<void> {
-    const session = this.session;
-    if (!session) return;
-    try {
-      await api.mcpServerLog(session.session_id, name);
-    } catch {
-      // No log to show; the server's status still is.
-    }
-  }
-
-  /** Runs an MCP panel action, showing its failure under the server. */
-  private async mcpAction(name: string, action: (sessionId: string) => Promise<void>): Promise<void> {
-    const session = this.session;
-    if (!session) return;
-    this.mcp.setActionError(name, null);
-    try {
-      await action(session.session_id);
-    } catch (error) {
-      this.mcp.setActionError(name, api.errorMessage(error));
-    }
-  }
-
-  mcpRestart(name: string): Promise<void> {
-    return this.mcpAction(name, (id) => api.mcpRestartServer(id, name));
-  }
-
-  mcpSetEnabled(name: string, enabled: boolean): Promise<void> {
-    return this.mcpAction(name, (id) => api.mcpSetServerEnabled(id, name, enabled));
-  }
-
-  mcpAuthenticate(name: string): Promise<void> {
-    return this.mcpAction(name, (id) => api.mcpAuthenticate(id, name));
+    await this.startSession(this.session.model || undefined, await this.lastSession());
   }
 
   async switchModel(name: string): Promise<void> {
-    if (!name || name === this.model) return;
-    this.model = name;
+    if (!name || name === this.session.model) return;
+    this.session.model = name;
     await this.restart(name);
   }
 }

@@ -143,6 +143,37 @@ export class StatsItem {
   ) {}
 }
 
+/** The events that change the conversation (the others have their own owners, see events.ts). */
+export type ChatEvent = Extract<
+  Event,
+  {
+    type:
+      | "session_configured"
+      | "turn_started"
+      | "thought"
+      | "content_delta"
+      | "tool_call_request"
+      | "tool_call_state"
+      | "tool_call_output"
+      | "tool_call_response"
+      | "usage"
+      | "retrying"
+      | "chat_compressed"
+      | "compression_skipped"
+      | "loop_detected"
+      | "warning"
+      | "error"
+      | "finished"
+      | "turn_complete"
+      | "checkpoint_created"
+      | "checkpoint_restored"
+      | "checkpoint_error"
+      | "checkpoints"
+      | "message_recorded"
+      | "rewound";
+  }
+>;
+
 export type Item =
   | UserItem
   | ModelItem
@@ -333,45 +364,40 @@ export class ChatStore {
     return this.tools.get(callId);
   }
 
-  /** Applies one event. Returns true when it ends the turn. */
-  handle(event: Event): boolean {
+  /** Applies one event of the conversation (lib/events.ts routes them here). */
+  handle(event: ChatEvent): void {
     if (event.type !== "content_delta") this.flush();
     switch (event.type) {
       case "session_configured":
         this.checkpoints.sessionId = event.session_id;
-        return false;
+        return;
       case "turn_started":
         this.endAnswer();
         this.resetTurn();
-        return false;
+        return;
       case "thought":
         this.endAnswer();
         this.push(new ThoughtItem(event.subject || "Thinking", event.description));
-        return false;
+        return;
       case "content_delta":
         this.appendText(event.text);
-        return false;
+        return;
       case "tool_call_request": {
         this.endAnswer();
         const item = new ToolItem(event.call_id, event.name, event.args, this.workspace, event.mcp ?? null);
         this.tools.set(event.call_id, item);
         this.push(item);
-        return false;
+        return;
       }
       case "tool_call_state": {
         const item = this.tools.get(event.call_id);
         if (item) item.state = event.state;
-        return false;
-      }
-      case "tool_confirmation_request": {
-        const item = this.tools.get(event.call_id);
-        if (item && !["success", "error", "cancelled"].includes(item.state)) item.state = "awaiting_approval";
-        return false;
+        return;
       }
       case "tool_call_output": {
         const item = this.tools.get(event.call_id);
         if (item) item.output = event.output;
-        return false;
+        return;
       }
       case "tool_call_response": {
         let item = this.tools.get(event.call_id);
@@ -389,7 +415,7 @@ export class ChatStore {
         item.exitCode = event.exit_code ?? null;
         item.declined = event.declined ?? false;
         item.diff = event.diff?.type === "edit" ? event.diff : null;
-        return false;
+        return;
       }
       case "usage":
         this.usage.model = event.model;
@@ -399,14 +425,14 @@ export class ChatStore {
         this.usage.thoughts += event.thoughts_tokens;
         this.usage.total += event.total_tokens;
         this.usage.requests += 1;
-        return false;
+        return;
       case "retrying": {
         const text =
           `Retrying (attempt ${event.attempt} of ${event.max_attempts}) in ` +
           `${Math.max(1, Math.round(event.delay_ms / 1000))} s: ${event.reason}`;
         if (this.retryNotice) this.retryNotice.text = text;
         else this.retryNotice = this.addNotice("info", text);
-        return false;
+        return;
       }
       case "chat_compressed":
         if (this.compression) {
@@ -419,50 +445,37 @@ export class ChatStore {
             `Older messages were summarised to save context (${event.original_tokens.toLocaleString()} → ${event.new_tokens.toLocaleString()} tokens).`,
           );
         }
-        return false;
+        return;
       case "compression_skipped": {
         const item = this.compression ?? this.startCompression();
         item.state = event.reason === "failed" ? "failed" : "skipped";
         item.text = event.message;
         this.compression = null;
-        return false;
+        return;
       }
       case "loop_detected":
         this.loopReported = true;
         this.addNotice("warning", `Loop detected, the turn was stopped: ${event.detail}`);
-        return false;
+        return;
       case "warning":
         this.addNotice("warning", event.message);
-        return false;
+        return;
       case "error": {
         const status = event.status !== null ? ` (HTTP ${event.status})` : "";
         this.errorNotice = this.addNotice("error", `${event.message}${status}`);
-        return false;
+        return;
       }
       case "finished":
         if (event.message) this.addNotice("warning", event.message);
-        return false;
+        return;
       case "turn_complete":
         this.completeTurn(event.status);
-        return true;
-      // Not part of the conversation: the MCP panel (lib/mcp.svelte.ts) shows these.
-      case "tools_changed":
-      case "mcp_server_status":
-      case "mcp_discovery":
-      case "mcp_server_log":
-      case "mcp_server_log_changed":
-      case "mcp_prompts":
-      case "memory_loaded":
-      case "commands":
-      // Answers to the composer's commands: the app shows them (AppController.onEvent).
-      case "session_stats":
-      case "conversation_cleared":
-        return false;
+        return;
       case "checkpoint_created": {
         const item = this.tools.get(event.call_id);
         const checkpoint = this.checkpoints.created(event, item?.name ?? null);
         if (item) item.checkpoint = checkpoint;
-        return false;
+        return;
       }
       case "checkpoint_restored": {
         const checkpoint = this.checkpoints.answered(event);
@@ -473,11 +486,11 @@ export class ChatStore {
           const n = event.files.length;
           this.addNotice("info", `Restored ${n} file${n === 1 ? "" : "s"} from checkpoint ${event.checkpoint_id}.`);
         }
-        return false;
+        return;
       }
       case "checkpoint_error":
         if (!this.checkpoints.answered(event)) this.addNotice("error", `Checkpoint: ${event.message}`);
-        return false;
+        return;
       // The folder's checkpoints (the list panel shows them): cards rebuilt from a stored
       // transcript get theirs back.
       case "checkpoints":
@@ -485,20 +498,17 @@ export class ChatStore {
           const tool = checkpoint.callId ? this.tools.get(checkpoint.callId) : undefined;
           if (tool && !tool.checkpoint) tool.checkpoint = checkpoint;
         }
-        return false;
+        return;
       // Which chat item each recorded prompt is, so a rewind drops it and what follows.
       case "message_recorded":
         if (event.kind === "prompt") {
           if (this.unrecordedUser) this.promptItems.set(event.message_id, this.unrecordedUser);
           this.unrecordedUser = null;
         }
-        return false;
-      // The resumed transcript is loaded by the app (AppController.startSession).
-      case "session_resumed":
-        return false;
+        return;
       case "rewound":
         this.rewound(event.message_id, event.removed, null);
-        return false;
+        return;
     }
   }
 

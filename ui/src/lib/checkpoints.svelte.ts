@@ -155,6 +155,8 @@ export class Checkpoint {
 }
 
 export class CheckpointStore {
+  /** The list of the folder's checkpoints is open (Header's Checkpoints button, `/restore`). */
+  panelOpen = $state(false);
   /** The session restores go to (set when it starts). */
   sessionId: string | null = null;
   /**
@@ -230,7 +232,7 @@ export class CheckpointStore {
   async refresh(): Promise<void> {
     if (!this.sessionId) return;
     try {
-      await api.listCheckpoints(this.sessionId);
+      await api.submit(this.sessionId, { type: "list_checkpoints" });
     } catch {
       // The session ended; the next one lists them.
     }
@@ -267,7 +269,7 @@ export class CheckpointStore {
     this.byId.set(checkpoint.id, checkpoint);
     this.pending = checkpoint;
     try {
-      await api.restoreCheckpoint(this.sessionId, checkpoint.id, choice.code, choice.conversation);
+      await api.submit(this.sessionId, { type: "restore_checkpoint", checkpoint_id: checkpoint.id, code: choice.code, conversation: choice.conversation });
     } catch (error) {
       if (this.pending === checkpoint) this.pending = null;
       checkpoint.fail(`Could not restore: ${api.errorMessage(error)}`);

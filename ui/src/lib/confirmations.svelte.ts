@@ -1,5 +1,10 @@
-// Pending tool confirmations, answered in the order they arrived.
+// Pending tool confirmations, answered in the order they arrived. This queue is the only record
+// of which calls wait for the user: the dock shows its first entry, and a tool card shows
+// "Awaiting approval" while its call is in here (core's `tool_call_state` says the rest).
+import * as api from "../api";
 import type { ConfirmationDetails } from "../protocol/ConfirmationDetails";
+import type { ConfirmationOutcome } from "../protocol/ConfirmationOutcome";
+import type { SessionStore } from "./session.svelte";
 
 export class Confirmation {
   /** Edit confirmations: the right pane is an editor holding `edited`. */
@@ -28,8 +33,19 @@ export class Confirmation {
 export class ConfirmationQueue {
   items = $state.raw<Confirmation[]>([]);
 
+  constructor(
+    private readonly session: SessionStore,
+    /** Says in the conversation that an answer could not be sent. */
+    private readonly failed: (text: string) => void,
+  ) {}
+
   get current(): Confirmation | null {
     return this.items[0] ?? null;
+  }
+
+  /** Whether call `callId` waits for the user's answer. */
+  has(callId: string): boolean {
+    return this.items.some((c) => c.callId === callId);
   }
 
   add(callId: string, name: string, details: ConfirmationDetails): void {
@@ -45,6 +61,30 @@ export class ConfirmationQueue {
 
   clear(): void {
     if (this.items.length > 0) this.items = [];
+  }
+
+  /** Answers a confirmation (the current one unless given); it leaves the queue once sent. */
+  async answer(outcome: ConfirmationOutcome, confirmation = this.current): Promise<void> {
+    if (!this.session.info || !confirmation || confirmation.answering) return;
+    let content: string | null = null;
+    if (outcome === "proceed_once" && confirmation.editing) outcome = "modify_with_editor";
+    if (outcome === "modify_with_editor") content = confirmation.edited;
+    confirmation.answering = true;
+    try {
+      await this.session.submit({ type: "confirm_tool", call_id: confirmation.callId, outcome, content });
+      this.remove(confirmation.callId);
+    } catch (error) {
+      confirmation.answering = false;
+      this.failed(`Could not answer the confirmation: ${api.errorMessage(error)}`);
+    }
+  }
+
+  approve(c?: Confirmation): Promise<void> {
+    return this.answer("proceed_once", c ?? this.current);
+  }
+
+  reject(c?: Confirmation): Promise<void> {
+    return this.answer("cancel", c ?? this.current);
   }
 }
 

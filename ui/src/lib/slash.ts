@@ -1,8 +1,8 @@
-// Slash commands in the composer: parsing what was typed, the built-in commands the UI carries
-// out itself, matching the session's listed commands (built-in, MCP prompts, custom) for
-// autocomplete, and the help of an MCP prompt's arguments. Custom commands and MCP prompts are
-// sent as typed: the core expands them. Anything else that starts with `/` (a path, an unknown
-// name) goes to the model as text, as in Gemini CLI.
+// Slash commands in the composer, as text: parsing what was typed, matching the session's listed
+// commands (core lists the built-in ones, MCP prompts and custom commands) for autocomplete and
+// the hint under the prompt box, and the help of an MCP prompt's arguments. What a built-in
+// command does is in slash-commands.svelte.ts. Anything else that starts with `/` (a path, an
+// unknown name) goes to the model as text, as in Gemini CLI.
 import type { SlashCommandInfo } from "../protocol/SlashCommandInfo";
 
 export interface Invocation {
@@ -19,27 +19,6 @@ export function parseSlash(text: string): Invocation | null {
   const match = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(trimmed);
   if (!match) return null;
   return { name: match[1]!, args: (match[2] ?? "").trim() };
-}
-
-/** The built-in commands the UI carries out, by canonical name. */
-export type BuiltIn = "clear" | "compress" | "stats" | "mcp" | "memory" | "restore";
-
-/** Canonical names and Gemini CLI's other names for them. */
-const BUILT_INS: Record<BuiltIn, string[]> = {
-  clear: ["clear", "new"],
-  compress: ["compress", "summarize", "compact"],
-  stats: ["stats", "usage"],
-  mcp: ["mcp"],
-  memory: ["memory"],
-  restore: ["restore"],
-};
-
-/** The built-in command `name` is (or is another name of). */
-export function builtIn(name: string): BuiltIn | null {
-  for (const [canonical, names] of Object.entries(BUILT_INS)) {
-    if (names.includes(name)) return canonical as BuiltIn;
-  }
-  return null;
 }
 
 /** The listed command `name` runs: by its name, else by another name of it. */
@@ -82,7 +61,6 @@ export function slashHint(commands: SlashCommandInfo[], invocation: Invocation):
     return `${promptUsage(command)} · MCP prompt of ${command.server ?? "a server"}${help}`;
   }
   if (command) return `/${command.name}: ${command.description}`;
-  if (builtIn(invocation.name)) return null;
   if (commands.length === 0) return null;
   return `/${invocation.name} is not a command: Enter sends it to Gemini as a message.`;
 }

@@ -47,6 +47,16 @@ interface SettingsViewMock {
   workspace_trusted: boolean;
 }
 
+/** Core's built-in slash commands (crates/core/src/commands/mod.rs), as `list_commands` lists them. */
+const BUILT_IN_COMMANDS: [string, string[], string][] = [
+  ["clear", ["new"], "Clear the screen and start a new conversation"],
+  ["compress", ["summarize", "compact"], "Replace the conversation so far with a summary, to save context"],
+  ["memory", [], "Show, refresh or add to the memory (GEMINI.md): /memory show|refresh|add <text>"],
+  ["mcp", [], "MCP servers, their state and tools: /mcp [list|auth|enable|disable|refresh] [server]"],
+  ["stats", ["usage"], "Session statistics: time, tokens per model, tool calls. /stats [session|model|tools]"],
+  ["restore", [], "List the checkpoints taken before edits, or restore one: /restore [id]"],
+];
+
 const SETTING_KEYS = [
   "model.name",
   "general.defaultApprovalMode",
@@ -159,7 +169,13 @@ function plain(args: unknown): Record<string, unknown> {
   return JSON.parse(JSON.stringify(out)) as Record<string, unknown>;
 }
 
+/** The commands of the last `commands` event a test sent (what `list_commands` lists then). */
+let listedCommands: unknown[] | null = null;
+
 function emitTo(channel: number, event: unknown): void {
+  if (event && typeof event === "object" && (event as { type?: unknown }).type === "commands") {
+    listedCommands = (event as { commands: unknown[] }).commands;
+  }
   const index = nextIndex.get(channel) ?? 0;
   nextIndex.set(channel, index + 1);
   window.__TAURI_INTERNALS__.runCallback(channel, { index, message: event });
@@ -260,13 +276,22 @@ mockIPC(async (cmd, args) => {
       settingsView = { ...settingsView, values: [...settingsView.values] };
       return settingsView;
     }
+    case "list_commands":
+      // Like the backend: a `commands` event answers, with core's built-in commands or the list
+      // a test sent last (its MCP prompts and custom commands).
+      window.__gd.emit({
+        type: "commands",
+        commands:
+          listedCommands ??
+          BUILT_IN_COMMANDS.map(([name, alt_names, description]) => ({ name, alt_names, description, source: "built_in", server: null, arguments: [] })),
+      });
+      return null;
     case "list_checkpoints":
     case "mcp_restart_server":
     case "mcp_set_server_enabled":
     case "mcp_server_log":
     case "refresh_memory":
     case "add_memory":
-    case "list_commands":
     case "clear_conversation":
     case "compress_conversation":
     case "session_stats":

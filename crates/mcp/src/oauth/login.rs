@@ -47,7 +47,9 @@ async fn manager(
         .with_client(http)
         .map_err(failed("OAuth client setup"))?;
     manager.set_credential_store(ServerCredentials {
-        store: oauth.store().map_err(OAuthError::Failed)?,
+        store: oauth
+            .store()
+            .map_err(|e| OAuthError::Failed(e.to_string()))?,
         url: url.to_owned(),
     });
     if let (Some(authorization), Some(token)) = (&config.authorization_url, &config.token_url) {
@@ -153,7 +155,12 @@ pub(super) async fn authorized(
     url: &str,
     config: &OAuthConfig,
 ) -> Result<Option<AuthorizationManager>, String> {
-    let stored = oauth.store()?.load(url).await?;
+    let stored = oauth
+        .store()
+        .map_err(|e| e.to_string())?
+        .load(url)
+        .await
+        .map_err(|e| e.to_string())?;
     let Some(stored) = stored.filter(|c| c.token_response.is_some()) else {
         return Ok(None);
     };

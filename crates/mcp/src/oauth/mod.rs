@@ -33,6 +33,7 @@ use tokio_util::sync::CancellationToken;
 pub use store::{SignInState, TokenStore};
 
 use crate::config::OAuthConfig;
+use crate::error::TokenStoreError;
 
 /// How long the user has to finish signing in, as in Gemini CLI.
 pub const DEFAULT_LOGIN_TIMEOUT: Duration = Duration::from_secs(5 * 60);
@@ -66,7 +67,7 @@ enum StoreSource {
     Given(TokenStore),
     Lazy {
         make: Box<dyn Fn() -> Result<Arc<dyn SecretStore>, String> + Send + Sync>,
-        made: OnceLock<Result<TokenStore, String>>,
+        made: OnceLock<Result<TokenStore, TokenStoreError>>,
     },
 }
 
@@ -191,12 +192,16 @@ impl McpOAuth {
     }
 
     /// The token store.
-    pub fn store(&self) -> Result<TokenStore, String> {
+    pub fn store(&self) -> Result<TokenStore, TokenStoreError> {
         match &self.inner.store {
             StoreSource::Given(store) => Ok(store.clone()),
-            StoreSource::Lazy { make, made } => {
-                made.get_or_init(|| make().map(TokenStore::new)).clone()
-            }
+            StoreSource::Lazy { make, made } => made
+                .get_or_init(|| {
+                    make()
+                        .map(TokenStore::new)
+                        .map_err(TokenStoreError::Unavailable)
+                })
+                .clone(),
         }
     }
 
@@ -209,7 +214,7 @@ impl McpOAuth {
     }
 
     /// Forgets the sign-in to the server at `url`.
-    pub async fn sign_out(&self, url: &str) -> Result<(), String> {
+    pub async fn sign_out(&self, url: &str) -> Result<(), TokenStoreError> {
         self.store()?.clear(url).await
     }
 
@@ -219,7 +224,7 @@ impl McpOAuth {
         self.inner
             .http
             .get_or_init(|| {
-                gd_gemini::http_client_builder()
+                gd_http::http_client_builder()
                     .connect_timeout(Duration::from_secs(10))
                     .timeout(Duration::from_secs(30))
                     .build()

@@ -15,9 +15,11 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use gd_auth::{SecretKey, SecretStore};
-use gd_gemini::SecretString;
+use gd_http::SecretString;
 use rmcp::transport::auth::{AuthError, CredentialStore, StoredCredentials};
 use serde::{Deserialize, Serialize};
+
+use crate::error::TokenStoreError;
 
 /// Serialises every read-modify-write of the document in this process.
 static DOCUMENT_LOCK: Mutex<()> = Mutex::new(());
@@ -74,7 +76,7 @@ impl TokenStore {
     async fn with_document<T: Send + 'static>(
         &self,
         f: impl FnOnce(&mut Document) -> (T, bool) + Send + 'static,
-    ) -> Result<T, String> {
+    ) -> Result<T, TokenStoreError> {
         let store = self.store.clone();
         tokio::task::spawn_blocking(move || {
             let _guard = DOCUMENT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
@@ -85,29 +87,29 @@ impl TokenStore {
                     tracing::warn!("the stored MCP sign-ins are unreadable ({e}); starting over");
                     Document::default()
                 }),
-                Err(e) => return Err(format!("cannot read the MCP sign-ins: {e}")),
+                Err(e) => return Err(TokenStoreError::Read(e.to_string())),
             };
             let (value, changed) = f(&mut document);
             if changed {
                 if document.servers.is_empty() {
                     store
                         .delete(SecretKey::McpOauth)
-                        .map_err(|e| format!("cannot save the MCP sign-ins: {e}"))?;
+                        .map_err(|e| TokenStoreError::Write(e.to_string()))?;
                 } else {
                     let text = serde_json::to_string(&document)
-                        .map_err(|e| format!("cannot save the MCP sign-ins: {e}"))?;
+                        .map_err(|e| TokenStoreError::Write(e.to_string()))?;
                     store
                         .set(SecretKey::McpOauth, &SecretString::new(text))
-                        .map_err(|e| format!("cannot save the MCP sign-ins: {e}"))?;
+                        .map_err(|e| TokenStoreError::Write(e.to_string()))?;
                 }
             }
             Ok(value)
         })
         .await
-        .map_err(|e| format!("the secret store task failed: {e}"))?
+        .map_err(|e| TokenStoreError::Task(e.to_string()))?
     }
 
-    pub async fn load(&self, url: &str) -> Result<Option<StoredCredentials>, String> {
+    pub async fn load(&self, url: &str) -> Result<Option<StoredCredentials>, TokenStoreError> {
         let url = url.to_owned();
         self.with_document(move |d| {
             (
@@ -118,7 +120,11 @@ impl TokenStore {
         .await
     }
 
-    pub async fn save(&self, url: &str, credentials: StoredCredentials) -> Result<(), String> {
+    pub async fn save(
+        &self,
+        url: &str,
+        credentials: StoredCredentials,
+    ) -> Result<(), TokenStoreError> {
         let url = url.to_owned();
         self.with_document(move |d| {
             d.servers.insert(
@@ -134,7 +140,7 @@ impl TokenStore {
     }
 
     /// Forgets a server's sign-in.
-    pub async fn clear(&self, url: &str) -> Result<(), String> {
+    pub async fn clear(&self, url: &str) -> Result<(), TokenStoreError> {
         let url = url.to_owned();
         self.with_document(move |d| {
             let changed = d.servers.remove(&url).is_some();
@@ -144,7 +150,7 @@ impl TokenStore {
     }
 
     /// The refresh token was rejected: drop the tokens, remember why.
-    pub async fn mark_rejected(&self, url: &str) -> Result<(), String> {
+    pub async fn mark_rejected(&self, url: &str) -> Result<(), TokenStoreError> {
         let url = url.to_owned();
         self.with_document(move |d| {
             let entry = d.servers.entry(url).or_default();
@@ -155,7 +161,7 @@ impl TokenStore {
         .await
     }
 
-    pub async fn state(&self, url: &str) -> Result<SignInState, String> {
+    pub async fn state(&self, url: &str) -> Result<SignInState, TokenStoreError> {
         let url = url.to_owned();
         self.with_document(move |d| {
             let state = match d.servers.get(&url) {
@@ -178,8 +184,8 @@ pub(crate) struct ServerCredentials {
     pub url: String,
 }
 
-fn store_error(message: String) -> AuthError {
-    AuthError::CredentialStoreError(message)
+fn store_error(error: TokenStoreError) -> AuthError {
+    AuthError::CredentialStoreError(error.to_string())
 }
 
 #[async_trait::async_trait]

@@ -1,12 +1,14 @@
 //! A running session: a task that owns the [`Agent`] and processes
 //! operations one at a time, and a cheap handle to talk to it.
 
+pub(crate) mod context;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use gd_gemini::GeminiClient;
 use gd_mcp::{McpEvent, McpManager};
-use gd_protocol::{ConfirmationOutcome, ErrorKind, Event, McpDiscoveryState, Op};
+use gd_protocol::{ConfirmationOutcome, Event, McpDiscoveryState, ModelChoice, Op};
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, info_span, warn};
@@ -23,6 +25,7 @@ use crate::scheduler::Scheduler;
 use crate::stats::StatsRecorder;
 use crate::tools::services::ModelAccess;
 use crate::tools::{LiveTools, SessionTools, ToolServices};
+use context::SharedContext;
 
 /// How long MCP servers get to exit when the session ends before they are
 /// killed.
@@ -46,6 +49,15 @@ pub struct SessionHandle {
     reported_command_problems: Arc<Mutex<Vec<String>>>,
     /// What the session used so far (`/stats`).
     stats: Arc<Mutex<StatsRecorder>>,
+    /// The approval mode and model (`Op::OverrideTurnContext`).
+    context: SharedContext,
+    /// Where the approval mode takes effect.
+    policy: Arc<dyn ApprovalPolicy>,
+    /// For `Op::ListModels`.
+    client: GeminiClient,
+    /// The session's runtime, for answers that need I/O (`submit` may be
+    /// called from any thread).
+    runtime: tokio::runtime::Handle,
 }
 
 /// Where a session's slash commands come from.
@@ -121,13 +133,13 @@ impl SessionHandle {
             }
             Op::McpRestartServer { name } => {
                 self.ensure_open()?;
-                let result = self.with_mcp(&name, |mcp| mcp.restart(&name));
+                let result = self.with_mcp(&name, |mcp| mcp.restart(&name).map_err(|e| e.to_string()));
                 self.report(result);
                 Ok(())
             }
             Op::McpSetServerEnabled { name, enabled } => {
                 self.ensure_open()?;
-                let result = self.with_mcp(&name, |mcp| mcp.set_enabled(&name, enabled));
+                let result = self.with_mcp(&name, |mcp| mcp.set_enabled(&name, enabled).map_err(|e| e.to_string()));
                 self.report(result);
                 Ok(())
             }
@@ -135,7 +147,7 @@ impl SessionHandle {
                 self.ensure_open()?;
                 // Starts the OAuth flow in the background; its progress shows
                 // in the server's status events.
-                let result = self.with_mcp(&name, |mcp| mcp.start_authentication(&name));
+                let result = self.with_mcp(&name, |mcp| mcp.start_authentication(&name).map_err(|e| e.to_string()));
                 self.report(result);
                 Ok(())
             }
@@ -182,10 +194,34 @@ impl SessionHandle {
                 });
                 Ok(())
             }
-            Op::McpListPrompts => {
+            Op::OverrideTurnContext {
+                approval_mode,
+                model,
+            } => {
                 self.ensure_open()?;
-                let prompts = self.mcp.as_ref().map(|m| m.prompts()).unwrap_or_default();
-                self.events.emit(Event::McpPrompts { prompts });
+                for event in self
+                    .context
+                    .apply(self.policy.as_ref(), approval_mode, model)
+                {
+                    self.events.emit(event);
+                }
+                Ok(())
+            }
+            Op::ListModels => {
+                self.ensure_open()?;
+                let client = self.client.clone();
+                let events = self.events.clone();
+                self.runtime.spawn(async move {
+                    let models = gd_gemini::models::available_models(&client)
+                        .await
+                        .into_iter()
+                        .map(|m| ModelChoice {
+                            name: m.name,
+                            display_name: m.display_name,
+                        })
+                        .collect();
+                    events.emit(Event::Models { models });
+                });
                 Ok(())
             }
             op => self.ops.send(op).map_err(|_| SessionError::Closed),
@@ -304,6 +340,7 @@ impl Session {
         let current_turn = Arc::new(Mutex::new(None::<CancellationToken>));
         let confirmations = Arc::new(Confirmations::default());
         let finished = CancellationToken::new();
+        let context = SharedContext::new(config.approval_mode, &config.model);
         let handle = SessionHandle {
             session_id: config.session_id.clone(),
             ops: ops_tx,
@@ -326,6 +363,10 @@ impl Session {
             },
             reported_command_problems: Arc::default(),
             stats: stats.clone(),
+            context: context.clone(),
+            policy: policy.clone(),
+            client: client.clone(),
+            runtime: tokio::runtime::Handle::current(),
         };
         let tools = Arc::new(LiveTools::new(tools));
         let current = tools.current();
@@ -357,6 +398,7 @@ impl Session {
                 .collect(),
             tools: current.names(),
         });
+        sink.emit(context.get().event());
         if let Some(memory) = &memory {
             for event in memory.events() {
                 sink.emit(event);
@@ -397,6 +439,7 @@ impl Session {
             Scheduler::with_tools(tools, policy, confirmations)
                 .with_checkpoints(checkpoints.clone()),
             services,
+            context,
         );
         agent.history = history;
         tokio::spawn(
@@ -445,21 +488,6 @@ impl Session {
                                 &sink,
                             )
                             .await;
-                            continue;
-                        }
-                        Op::Rewind { message_id } => {
-                            match agent.rewind(&message_id).await {
-                                Ok(removed) => sink.emit(Event::Rewound {
-                                    message_id,
-                                    removed: removed as u32,
-                                }),
-                                Err(message) => sink.emit(Event::Error {
-                                    kind: ErrorKind::Internal,
-                                    message,
-                                    status: None,
-                                    fatal: false,
-                                }),
-                            }
                             continue;
                         }
                         Op::RefreshMemory => {

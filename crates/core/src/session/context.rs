@@ -1,0 +1,89 @@
+//! The turn context: how the session runs right now (approval mode,
+//! model), changed by `Op::OverrideTurnContext` at any time, even while a
+//! turn runs, and read by the turn at each model request.
+
+use std::sync::{Arc, Mutex};
+
+use gd_protocol::{ApprovalMode, Event};
+use tracing::info;
+
+use crate::approval::ApprovalPolicy;
+
+/// What `Op::OverrideTurnContext` changes. Shared by the op loop (which
+/// writes it) and the running turn (which reads it before each request),
+/// so a change never waits for the turn to end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TurnContext {
+    pub approval_mode: ApprovalMode,
+    pub model: String,
+}
+
+/// The session's current [`TurnContext`].
+#[derive(Debug, Clone)]
+pub(crate) struct SharedContext(Arc<Mutex<TurnContext>>);
+
+impl SharedContext {
+    pub fn new(approval_mode: ApprovalMode, model: &str) -> Self {
+        Self(Arc::new(Mutex::new(TurnContext {
+            approval_mode,
+            model: model.to_owned(),
+        })))
+    }
+
+    pub fn get(&self) -> TurnContext {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The model of the next request.
+    pub fn model(&self) -> String {
+        self.get().model
+    }
+
+    /// Applies an override. The approval mode goes to `policy` first (it
+    /// takes effect at the next tool call's decision); a refusal is
+    /// reported as a warning and leaves the mode as it was. An empty model
+    /// name is refused the same way. Returns the events to emit: the
+    /// warnings, then the [`Event::TurnContext`] as it now is.
+    pub fn apply(
+        &self,
+        policy: &dyn ApprovalPolicy,
+        approval_mode: Option<ApprovalMode>,
+        model: Option<String>,
+    ) -> Vec<Event> {
+        let mut events = Vec::new();
+        let mut context = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(mode) = approval_mode {
+            match policy.set_approval_mode(mode) {
+                Ok(()) => {
+                    info!(mode = mode.as_str(), "approval mode changed");
+                    context.approval_mode = mode;
+                }
+                Err(refused) => events.push(Event::Warning {
+                    message: refused.to_string(),
+                }),
+            }
+        }
+        if let Some(model) = model {
+            let model = model.trim();
+            if model.is_empty() {
+                events.push(Event::Warning {
+                    message: "The model name is empty; the model was not changed.".to_owned(),
+                });
+            } else {
+                info!(model, "model changed");
+                context.model = model.to_owned();
+            }
+        }
+        events.push(context.event());
+        events
+    }
+}
+
+impl TurnContext {
+    pub fn event(&self) -> Event {
+        Event::TurnContext {
+            approval_mode: self.approval_mode,
+            model: self.model.clone(),
+        }
+    }
+}

@@ -1,0 +1,89 @@
+// The app's IPC commands, declared once: `module::command(argument: Type, ...) -> Ok type;`.
+//
+// This file is not a module: it is one `app_commands!` invocation that is `include!`d where the
+// list is needed, each place defining `app_commands!` for its own job:
+// - src/lib.rs turns it into `tauri::generate_handler![...]`;
+// - build.rs turns it into tauri-build's command list (an `allow-<command>` permission each;
+//   the IPC layer rejects a command no capability grants);
+// - src/command_client.rs (tests) writes the UI's typed client ui/src/protocol/commands.ts and
+//   checks that capabilities/default.json grants exactly these commands and that each entry
+//   matches its function's signature.
+// Adding a command: write the `#[tauri::command]` function, add its line here, grant
+// `allow-<command>` in capabilities/default.json, run `cargo test -p gemini-desktop`.
+//
+// Arguments are the ones the UI sends (not the injected `State`, `AppHandle`, `WebviewWindow`),
+// named in snake_case as in Rust (the UI sends camelCase); an `Option` argument may be omitted.
+// The return type is the `Ok` type (the error is the module's `CommandError` or, for `signin`,
+// `AuthErrorReport`); no return type means nothing is returned.
+app_commands! {
+    commands::app_info() -> AppInfo;
+    first_paint::ui_ready();
+    commands::open_workspace(path: Option<String>) -> Option<String>;
+
+    // The agent session: started with a channel for its events, then driven by ops.
+    commands::start_session(on_event: Channel<Event>, model: Option<String>, resume: Option<String>) -> SessionInfo;
+    commands::submit(session_id: String, op: Op);
+    commands::stop_session(session_id: String);
+    commands::send_prompt(session_id: String, text: String);
+    commands::interrupt_turn(session_id: String);
+    commands::confirm_tool(session_id: String, call_id: String, outcome: ConfirmationOutcome, content: Option<String>);
+    commands::get_approval_mode(session_id: String) -> ApprovalMode;
+    commands::set_approval_mode(session_id: String, mode: ApprovalMode);
+    commands::list_models(session_id: String) -> Vec<ModelChoice>;
+    commands::mcp_status(session_id: String);
+    commands::refresh_memory(session_id: String);
+    commands::add_memory(session_id: String, text: String);
+    commands::list_commands(session_id: String);
+    commands::mcp_restart_server(session_id: String, name: String);
+    commands::mcp_set_server_enabled(session_id: String, name: String, enabled: bool);
+    commands::mcp_server_log(session_id: String, name: String);
+    commands::mcp_authenticate(session_id: String, name: String);
+    commands::clear_conversation(session_id: String);
+    commands::compress_conversation(session_id: String);
+    commands::session_stats(session_id: String);
+    commands::mcp_run_prompt(session_id: String, server: String, name: String, arguments: BTreeMap<String, String>);
+    checkpoints::list_checkpoints(session_id: String);
+    checkpoints::restore_checkpoint(session_id: String, checkpoint_id: String, code: bool, conversation: bool);
+
+    // Settings and trust (gd-core's settings screen).
+    settings::trust_status() -> TrustInfo;
+    settings::trust_folder(level: TrustLevel) -> TrustInfo;
+    settings::settings_get() -> SettingsView;
+    settings::settings_set(scope: SettingsScope, key: String, value: Option<serde_json::Value>) -> SettingsView;
+    settings::settings_add_mcp_server(scope: SettingsScope, server: NewMcpServer) -> SettingsView;
+
+    // Sign-in (gd-auth).
+    signin::auth_status() -> AuthStatus;
+    signin::auth_validate_api_key(key: String) -> ApiKeyCheck;
+    signin::auth_set_api_key(key: String) -> ApiKeyCheck;
+    signin::auth_set_vertex(input: VertexInput) -> AuthStatus;
+    signin::auth_start_google_login(on_progress: Channel<LoginStage>) -> String;
+    signin::auth_wait_google_login() -> LoginOutcome;
+    signin::auth_cancel_google_login();
+    signin::auth_submit_login_code(code: String);
+    signin::auth_list_projects() -> Vec<CloudProject>;
+    signin::auth_pick_project(project: Option<String>) -> CodeAssistSetup;
+    signin::auth_retry_setup() -> CodeAssistSetup;
+    signin::auth_select_method(method: AuthMethod) -> AuthStatus;
+    signin::auth_sign_out(method: Option<AuthMethod>) -> SignOutReport;
+
+    // The history browser (gd-store).
+    history::history_list(workspace: Option<String>, after: Option<ListCursor>, limit: Option<u32>) -> Vec<SessionSummary>;
+    history::history_search(text: String, workspace: Option<String>, limit: Option<u32>, offset: Option<u32>) -> Vec<SearchHit>;
+    history::history_page(session_id: String, from: PageFrom, limit: Option<u32>, max_bytes: Option<u32>) -> Page;
+    history::history_message(message_id: String) -> Option<StoredMessage>;
+    history::history_rename(session_id: String, title: String);
+    history::history_delete(session_id: String) -> bool;
+    history::history_export(session_id: String, format: String, path: Option<String>) -> String;
+    history::history_last_session(workspace: String) -> Option<SessionSummary>;
+    history::history_gemini_cli_sessions(workspace: Option<String>) -> Vec<GeminiCliSessionInfo>;
+    history::history_import_gemini_cli(file: String, workspace: String) -> String;
+    checkpoints::history_checkpoints(session_id: String) -> Vec<CheckpointInfo>;
+
+    // The context picker (gd-workspace-index).
+    picker::picker_open() -> PickerInfo;
+    picker::picker_list_dir(root: usize, path: String, show_ignored: bool) -> Vec<Entry>;
+    picker::picker_search(query: String, on_update: Channel<SearchUpdate>);
+    picker::picker_estimate(paths: Vec<String>) -> SelectionEstimate;
+    picker::picker_watch(on_event: Channel<IndexEvent>);
+}

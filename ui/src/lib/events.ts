@@ -1,0 +1,115 @@
+// The one event router: every event of the session's channel is dispatched here, by type, to
+// the store that owns what it changes. When an event matters to several owners, the order in
+// which they see it is written out below; no store forwards events to another. The switch is
+// exhaustive, so a new protocol event does not build until it is routed (or ignored here).
+import type { Event } from "../protocol/Event";
+import type { ChatStore } from "./chat.svelte";
+import type { ConfirmationQueue } from "./confirmations.svelte";
+import type { McpStore } from "./mcp.svelte";
+import type { MemoryStore } from "./memory.svelte";
+import type { SessionStore } from "./session.svelte";
+import type { SlashCommands } from "./slash-commands.svelte";
+
+/** The owners of the session's events. */
+export interface EventOwners {
+  session: SessionStore;
+  chat: ChatStore;
+  confirmations: ConfirmationQueue;
+  mcp: McpStore;
+  memory: MemoryStore;
+  slash: SlashCommands;
+  /** A turn failed authentication: the app checks the sign-in. */
+  authFailed: (message: string) => void;
+  /** `/clear` was carried out: the app empties the screen for the new conversation. */
+  conversationCleared: (conversationId: string) => void;
+  /** A turn ended: the app runs what waited for it (a settings reload). */
+  turnEnded: () => void;
+}
+
+export function routeEvent(o: EventOwners, event: Event): void {
+  switch (event.type) {
+    case "session_configured":
+      o.session.model = event.model;
+      o.chat.handle(event);
+      return;
+    case "turn_started":
+      o.session.busy = true;
+      o.chat.handle(event);
+      return;
+    case "tool_confirmation_request":
+      o.confirmations.add(event.call_id, event.name, event.details);
+      return;
+    case "tool_call_response":
+      o.confirmations.remove(event.call_id);
+      o.chat.handle(event);
+      return;
+    case "turn_complete":
+      o.confirmations.clear();
+      o.turnEnded();
+      o.chat.handle(event);
+      o.session.busy = false;
+      return;
+    case "error":
+      if (event.kind === "auth") o.authFailed(event.message);
+      o.chat.handle(event);
+      return;
+    case "chat_compressed":
+    case "compression_skipped":
+      o.slash.handleCompression();
+      o.chat.handle(event);
+      return;
+    case "checkpoints":
+      // The chat keeps the list (the checkpoint panel shows it); a `/restore <id>` waits for it.
+      o.chat.handle(event);
+      o.slash.handleCheckpoints();
+      return;
+    case "thought":
+    case "content_delta":
+    case "tool_call_request":
+    case "tool_call_state":
+    case "tool_call_output":
+    case "usage":
+    case "retrying":
+    case "loop_detected":
+    case "warning":
+    case "finished":
+    case "checkpoint_created":
+    case "checkpoint_restored":
+    case "checkpoint_error":
+    case "message_recorded":
+    case "rewound":
+      o.chat.handle(event);
+      return;
+    case "session_stats":
+      o.slash.handleStats(event);
+      return;
+    case "commands":
+      o.slash.handleCommands(event);
+      return;
+    case "conversation_cleared":
+      o.conversationCleared(event.session_id);
+      return;
+    case "memory_loaded":
+      o.memory.handle(event);
+      return;
+    case "mcp_server_status":
+    case "mcp_discovery":
+    case "mcp_server_log":
+    case "mcp_server_log_changed":
+      o.mcp.handle(event);
+      return;
+    // Nobody shows these: the tool list goes to the model, MCP prompts arrive as `commands`,
+    // and a resumed transcript is loaded by the app when the session starts.
+    case "tools_changed":
+    case "mcp_prompts":
+    case "session_resumed":
+      return;
+    default:
+      unrouted(event);
+  }
+}
+
+/** Compile-time check that every event type has a case above. */
+function unrouted(event: never): void {
+  void event;
+}
