@@ -2,7 +2,8 @@
 //! configured base URL before they are stored.
 
 use gd_gemini::endpoint::{DEFAULT_GEMINI_API_VERSION, DEFAULT_GEMINI_BASE_URL};
-use gd_gemini::{Backend, ClientOptions, GeminiClient, GeminiError, SecretString};
+use gd_gemini::{Backend, ClientOptions, GeminiClient, GeminiError};
+use gd_http::SecretString;
 use serde::Serialize;
 
 use crate::error::AuthError;

@@ -24,7 +24,7 @@
 
 use std::time::Duration;
 
-use gd_gemini::SecretString;
+use gd_http::SecretString;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use thiserror::Error;

@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use gd_gemini::SecretString;
 use gd_gemini::endpoint::{DEFAULT_CODE_ASSIST_API_VERSION, DEFAULT_CODE_ASSIST_ENDPOINT};
+use gd_http::SecretString;
 use gd_settings::Settings;
 use serde::Serialize;
 

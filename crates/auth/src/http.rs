@@ -1,5 +1,5 @@
 //! The HTTP client of the auth code: our reqwest 0.13 client (rustls + ring,
-//! see [`gd_gemini::http_client_builder`]) behind oauth2's
+//! see [`gd_http::http_client_builder`]) behind oauth2's
 //! [`oauth2::AsyncHttpClient`] trait, so the oauth2 crate needs none of its
 //! own HTTP features.
 
@@ -21,7 +21,7 @@ pub struct Http {
 
 impl Http {
     pub fn new() -> Result<Self, AuthError> {
-        let client = gd_gemini::http_client_builder()
+        let client = gd_http::http_client_builder()
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(Duration::from_secs(20))
             .timeout(Duration::from_secs(60))

@@ -19,7 +19,7 @@
 //!   the session launch use.
 //!
 //! Secrets never reach logs: tokens are held in
-//! [`gd_gemini::SecretString`] and every message built from a server answer
+//! [`gd_http::SecretString`] and every message built from a server answer
 //! goes through [`redact`].
 
 pub mod adc;

@@ -29,7 +29,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use gd_gemini::SecretString;
+use gd_http::SecretString;
 use serde::Serialize;
 use thiserror::Error;
 use tracing::{debug, warn};

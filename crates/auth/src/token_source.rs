@@ -16,7 +16,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::Utc;
 use futures::future::BoxFuture;
-use gd_gemini::{CredentialSource, SecretString};
+use gd_gemini::CredentialSource;
+use gd_http::SecretString;
 use tokio::sync::Mutex;
 use tracing::{debug, info, warn};
 

@@ -9,7 +9,7 @@ use gd_auth::code_assist::{
     CodeAssistApi, CodeAssistError, CodeAssistSetup, PollOptions, setup_user,
 };
 use gd_fake_gemini::FakeGemini;
-use gd_gemini::SecretString;
+use gd_http::SecretString;
 use serde_json::{Value, json};
 
 const TOKEN: &str = "ya29.test-token";
@@ -19,7 +19,7 @@ async fn setup(
     project: Option<&str>,
 ) -> Result<CodeAssistSetup, CodeAssistError> {
     let api = CodeAssistApi::new(
-        gd_gemini::http_client_builder().build().unwrap(),
+        gd_http::http_client_builder().build().unwrap(),
         &fake.base_url(),
         "v1internal",
     );

@@ -16,7 +16,7 @@ use gd_auth::secret_store::{
     select_store,
 };
 use gd_auth::{AuthConfig, AuthManager, SecretKey};
-use gd_gemini::SecretString;
+use gd_http::SecretString;
 
 fn service(name: &str) -> String {
     format!("gemini-desktop-test-{name}-{}", std::process::id())

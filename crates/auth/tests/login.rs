@@ -241,7 +241,7 @@ async fn no_answer_times_out_and_frees_the_port() {
     assert!(err.to_string().contains("minutes"), "{err}");
     // The callback server is gone.
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let client = gd_gemini::http_client_builder().build().unwrap();
+    let client = gd_http::http_client_builder().build().unwrap();
     let late = client
         .get(format!("{redirect}?code=x&state=y"))
         .timeout(Duration::from_secs(2))
@@ -288,7 +288,7 @@ async fn exactly_one_callback_is_accepted() {
     assert_eq!(status, 200);
     finish.await.unwrap().expect("signed in");
     // A replay of the same callback finds nobody (or a "finished" page).
-    let client = gd_gemini::http_client_builder().build().unwrap();
+    let client = gd_http::http_client_builder().build().unwrap();
     if let Ok(response) = client
         .get(&location)
         .timeout(Duration::from_secs(2))
@@ -592,8 +592,8 @@ fn the_shell_facing_futures_are_send() {
     let manager = world.manager(None);
     send(manager.status());
     send(manager.start_google_login(LoginOptions::default()));
-    send(manager.set_api_key(gd_gemini::SecretString::new("k")));
-    send(manager.validate_api_key(&gd_gemini::SecretString::new("k")));
+    send(manager.set_api_key(gd_http::SecretString::new("k")));
+    send(manager.validate_api_key(&gd_http::SecretString::new("k")));
     send(manager.set_vertex(gd_auth::VertexInput::default()));
     send(manager.sign_out(None));
     send(manager.pick_project(None));

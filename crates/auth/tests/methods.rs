@@ -6,7 +6,7 @@ mod common;
 use common::World;
 use gd_auth::secret_store::{FileStore, SecretStore};
 use gd_auth::{AuthError, AuthMethod, MethodOrigin, SecretKey, VertexAuth, VertexInput};
-use gd_gemini::SecretString;
+use gd_http::SecretString;
 use serde_json::json;
 
 fn key_world() -> World {

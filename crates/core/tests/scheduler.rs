@@ -12,7 +12,7 @@ use gd_core::chat::ToolCallRequest;
 use gd_core::events::EventSink;
 use gd_core::scheduler::{DECLINED_MESSAGE, MODIFIED_NOTE, Scheduler};
 use gd_core::tools::{
-    Tool, ToolContext, ToolError, ToolErrorKind, ToolKind, ToolRegistry, ToolResult,
+    Tool, ToolContext, ToolError, ToolErrorKind, ToolInfo, ToolKind, ToolRegistry, ToolResult,
 };
 use gd_protocol::{
     ConfirmationDetails, ConfirmationOutcome, Event, SideBySideDiff, ToolCallState, ToolCallStatus,
@@ -33,22 +33,33 @@ fn schema_path_content() -> &'static Value {
     })
 }
 
-impl Tool for FakeWrite {
+impl ToolInfo for FakeWrite {
     fn name(&self) -> &str {
         "fake_write"
     }
+
     fn display_name(&self) -> &str {
         "FakeWrite"
     }
+
     fn description(&self) -> &str {
         "test"
     }
+
     fn kind(&self) -> ToolKind {
         ToolKind::Edit
     }
+
     fn parameter_schema(&self) -> &Value {
         schema_path_content()
     }
+
+    fn modified_args(&self, args: &Value, content: &str) -> Option<Value> {
+        Some(json!({"path": args["path"], "content": content}))
+    }
+}
+
+impl Tool for FakeWrite {
     fn prepare<'a>(
         &'a self,
         args: &'a Value,
@@ -74,9 +85,7 @@ impl Tool for FakeWrite {
             }))
         })
     }
-    fn modified_args(&self, args: &Value, content: &str) -> Option<Value> {
-        Some(json!({"path": args["path"], "content": content}))
-    }
+
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
             let path = ctx.primary_dir().join(args["path"].as_str().unwrap());
@@ -90,23 +99,30 @@ impl Tool for FakeWrite {
 /// so two calls only finish if they run at the same time.
 struct Rendezvous(Arc<Barrier>);
 
-impl Tool for Rendezvous {
+impl ToolInfo for Rendezvous {
     fn name(&self) -> &str {
         "rendezvous"
     }
+
     fn display_name(&self) -> &str {
         "Rendezvous"
     }
+
     fn description(&self) -> &str {
         "test"
     }
+
     fn kind(&self) -> ToolKind {
         ToolKind::Read
     }
+
     fn parameter_schema(&self) -> &Value {
         static SCHEMA: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
         SCHEMA.get_or_init(|| json!({"type": "object", "properties": {"n": {"type": "integer"}}}))
     }
+}
+
+impl Tool for Rendezvous {
     fn execute<'a>(&'a self, args: Value, _ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
             self.0.wait().await;
@@ -118,23 +134,30 @@ impl Tool for Rendezvous {
 /// A tool that runs until cancelled.
 struct Forever;
 
-impl Tool for Forever {
+impl ToolInfo for Forever {
     fn name(&self) -> &str {
         "forever"
     }
+
     fn display_name(&self) -> &str {
         "Forever"
     }
+
     fn description(&self) -> &str {
         "test"
     }
+
     fn kind(&self) -> ToolKind {
         ToolKind::Execute
     }
+
     fn parameter_schema(&self) -> &Value {
         static SCHEMA: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
         SCHEMA.get_or_init(|| json!({"type": "object"}))
     }
+}
+
+impl Tool for Forever {
     fn execute<'a>(&'a self, _args: Value, _ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
         Box::pin(futures::future::pending())
     }

@@ -11,6 +11,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use tracing::{debug, warn};
 
+use gd_http::http_client_builder;
+
 use crate::endpoint::{Auth, Backend, Method, RequestMeta};
 use crate::error::{ApiError, GeminiError, truncate};
 use crate::retry::RetryPolicy;
@@ -85,47 +87,6 @@ struct Inner {
     http: reqwest::Client,
     backend: Backend,
     options: ClientOptions,
-}
-
-/// A reqwest client builder with the process's TLS configuration: ring as
-/// the crypto provider (reqwest is built without a bundled one; ring is small
-/// and quick to start) and the platform's certificate verifier.
-/// Use this for every HTTP client of the app (tools fetching pages too).
-pub fn http_client_builder() -> reqwest::ClientBuilder {
-    // Installing twice is harmless (the first one wins).
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    match shared_tls_config() {
-        Some(config) => reqwest::Client::builder().tls_backend_preconfigured(config),
-        // reqwest builds its own and reports why that fails, at `build()`.
-        None => reqwest::Client::builder(),
-    }
-}
-
-/// The TLS configuration every client shares, built on first use.
-///
-/// Building a verifier reads the system's root certificates (on Linux a
-/// few hundred files under /etc/ssl/certs, milliseconds each time); left to
-/// itself reqwest does that for every client, and a session builds several
-/// (Gemini, auth, MCP over HTTP) on the path to its first request.
-fn shared_tls_config() -> Option<rustls::ClientConfig> {
-    static CONFIG: std::sync::OnceLock<Option<rustls::ClientConfig>> = std::sync::OnceLock::new();
-    CONFIG
-        .get_or_init(|| {
-            let provider = Arc::new(rustls::crypto::ring::default_provider());
-            let verifier = rustls_platform_verifier::Verifier::new(provider.clone())
-                .map_err(|e| warn!("no system certificate verifier: {e}"))
-                .ok()?;
-            let mut config = rustls::ClientConfig::builder_with_provider(provider)
-                .with_safe_default_protocol_versions()
-                .ok()?
-                .dangerous()
-                .with_custom_certificate_verifier(Arc::new(verifier))
-                .with_no_client_auth();
-            // As reqwest offers them itself: HTTP/2 first, HTTP/1.1 as well.
-            config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-            Some(config)
-        })
-        .clone()
 }
 
 impl GeminiClient {

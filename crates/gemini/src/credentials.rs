@@ -6,7 +6,7 @@ use std::fmt::Debug;
 
 use futures::future::BoxFuture;
 
-use crate::secret::SecretString;
+use gd_http::SecretString;
 
 /// Supplies OAuth access tokens, refreshing them as needed.
 pub trait CredentialSource: Send + Sync + Debug {

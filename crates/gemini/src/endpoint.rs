@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use crate::credentials::CredentialSource;
 use crate::error::GeminiError;
-use crate::secret::SecretString;
 use crate::types::{Content, GenerateContentRequest};
+use gd_http::SecretString;
 
 pub const DEFAULT_GEMINI_BASE_URL: &str = "https://generativelanguage.googleapis.com";
 pub const DEFAULT_GEMINI_API_VERSION: &str = "v1beta";

@@ -12,16 +12,14 @@ pub mod endpoint;
 pub mod error;
 pub mod models;
 pub mod retry;
-pub mod secret;
 pub mod sse;
 pub mod types;
 
-pub use client::{
-    ClientOptions, GeminiClient, ModelInfo, RetryNotice, StreamEvent, http_client_builder,
-};
+pub use client::{ClientOptions, GeminiClient, ModelInfo, RetryNotice, StreamEvent};
 pub use credentials::{CredentialSource, StaticToken};
 pub use endpoint::{Auth, Backend, Method, RequestMeta, VertexTarget};
 pub use error::{ApiError, GeminiError};
 pub use retry::RetryPolicy;
-pub use secret::SecretString;
+// Re-exported: callers that talk to Gemini get them from here, as before.
+pub use gd_http::{SecretString, http_client_builder};
 pub use types::*;

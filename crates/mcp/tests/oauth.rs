@@ -89,7 +89,7 @@ impl Drop for OAuthServer {
 }
 
 fn http() -> reqwest::Client {
-    gd_gemini::http_client_builder().build().unwrap()
+    gd_http::http_client_builder().build().unwrap()
 }
 
 /// The authorization pages "opened", in order.
@@ -136,7 +136,7 @@ impl Browser {
             let url = url.to_owned();
             let forged_statuses = forged_statuses.clone();
             tokio::spawn(async move {
-                let client = gd_gemini::http_client_builder()
+                let client = gd_http::http_client_builder()
                     .redirect(reqwest::redirect::Policy::none())
                     .build()
                     .unwrap();

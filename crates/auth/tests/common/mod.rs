@@ -11,7 +11,7 @@ use gd_auth::config::{ClientSource, Endpoints, OAuthClient};
 use gd_auth::{AuthConfig, AuthManager, ProjectSource};
 use gd_fake_gemini::oauth::{CLIENT_ID, CLIENT_SECRET};
 use gd_fake_gemini::{FakeGemini, FakeOAuth};
-use gd_gemini::SecretString;
+use gd_http::SecretString;
 use serde_json::Value;
 
 pub struct World {
@@ -82,7 +82,7 @@ impl World {
 /// Acts as the browser: opens `url` and follows redirects (to the loopback
 /// callback); returns the final status and page.
 pub async fn browse(url: String) -> (u16, String) {
-    let client = gd_gemini::http_client_builder().build().unwrap();
+    let client = gd_http::http_client_builder().build().unwrap();
     let response = client
         .get(url)
         .send()
@@ -95,7 +95,7 @@ pub async fn browse(url: String) -> (u16, String) {
 /// Opens `url` without following the redirect; returns the Location (what
 /// a browser on another machine would show in its address bar).
 pub async fn authorize_location(url: &str) -> String {
-    let client = gd_gemini::http_client_builder()
+    let client = gd_http::http_client_builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap();

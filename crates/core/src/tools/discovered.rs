@@ -116,10 +116,7 @@ impl DiscoveredTool {
     }
 }
 
-impl crate::tools::TypedTool for DiscoveredTool {
-    /// Written to the command's stdin as they are.
-    type Args = Value;
-
+impl crate::tools::ToolInfo for DiscoveredTool {
     fn name(&self) -> &str {
         &self.name
     }
@@ -143,6 +140,11 @@ impl crate::tools::TypedTool for DiscoveredTool {
     fn describe_call(&self, args: &Value) -> String {
         format!("{} {}", self.original_name, args)
     }
+}
+
+impl crate::tools::TypedTool for DiscoveredTool {
+    /// Written to the command's stdin as they are.
+    type Args = Value;
 
     async fn run(&self, args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
         let mut child = match tokio::process::Command::new("bash")
@@ -206,7 +208,7 @@ fn or_empty(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::Tool;
+    use crate::tools::{Tool, ToolInfo};
     use serde_json::json;
 
     #[tokio::test]

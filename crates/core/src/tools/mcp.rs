@@ -149,10 +149,7 @@ fn call_error(tool: &str, error: CallError) -> ToolError {
     }
 }
 
-impl crate::tools::TypedTool for McpToolAdapter {
-    /// Passed to the server as they are.
-    type Args = Value;
-
+impl crate::tools::ToolInfo for McpToolAdapter {
     // The tool's name in the registry and to the model is the declared
     // `mcp_<server>_<tool>`, not the server's own name of it.
     #[allow(clippy::misnamed_getters)]
@@ -191,6 +188,11 @@ impl crate::tools::TypedTool for McpToolAdapter {
     fn runs_concurrently(&self) -> bool {
         true
     }
+}
+
+impl crate::tools::TypedTool for McpToolAdapter {
+    /// Passed to the server as they are.
+    type Args = Value;
 
     async fn prepare(
         &self,
@@ -281,9 +283,7 @@ impl ReadMcpResource {
     }
 }
 
-impl crate::tools::TypedTool for ReadMcpResource {
-    type Args = ResourceArgs;
-
+impl crate::tools::ToolInfo for ReadMcpResource {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -314,6 +314,10 @@ impl crate::tools::TypedTool for ReadMcpResource {
             None => format!("Read MCP resource: {uri}"),
         }
     }
+}
+
+impl crate::tools::TypedTool for ReadMcpResource {
+    type Args = ResourceArgs;
 
     async fn run(&self, args: ResourceArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
         let uri = args.uri.as_str();
@@ -417,9 +421,7 @@ impl ListMcpResources {
     }
 }
 
-impl crate::tools::TypedTool for ListMcpResources {
-    type Args = ListArgs;
-
+impl crate::tools::ToolInfo for ListMcpResources {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -443,6 +445,10 @@ impl crate::tools::TypedTool for ListMcpResources {
     fn describe_call(&self, _args: &Value) -> String {
         "List MCP resources".into()
     }
+}
+
+impl crate::tools::TypedTool for ListMcpResources {
+    type Args = ListArgs;
 
     async fn run(&self, args: ListArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
         if self.manager.wait_resources(&ctx.cancel).await.is_err() {

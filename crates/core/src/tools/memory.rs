@@ -130,9 +130,7 @@ pub fn add_memory(content: &str, fact: &str) -> String {
     out
 }
 
-impl crate::tools::TypedTool for SaveMemory {
-    type Args = Params;
-
+impl crate::tools::ToolInfo for SaveMemory {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -160,6 +158,16 @@ impl crate::tools::TypedTool for SaveMemory {
         )
     }
 
+    fn modified_args(&self, args: &Value, content: &str) -> Option<Value> {
+        let mut args = args.clone();
+        args[MODIFIED_CONTENT] = Value::String(content.to_owned());
+        Some(args)
+    }
+}
+
+impl crate::tools::TypedTool for SaveMemory {
+    type Args = Params;
+
     async fn prepare(
         &self,
         args: Params,
@@ -173,12 +181,6 @@ impl crate::tools::TypedTool for SaveMemory {
             original.as_deref(),
             &proposed,
         )))
-    }
-
-    fn modified_args(&self, args: &Value, content: &str) -> Option<Value> {
-        let mut args = args.clone();
-        args[MODIFIED_CONTENT] = Value::String(content.to_owned());
-        Some(args)
     }
 
     async fn run(&self, args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
@@ -198,7 +200,7 @@ impl crate::tools::TypedTool for SaveMemory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::Tool;
+    use crate::tools::{Tool, ToolInfo};
 
     #[test]
     fn adds_to_the_section_or_creates_it() {

@@ -16,11 +16,13 @@ pub mod list_directory;
 pub mod live;
 pub mod mcp;
 pub mod memory;
+pub mod planned_edit;
 pub mod read_file;
 pub mod read_many_files;
 pub mod registry;
 pub mod replace;
 pub mod schema;
+pub mod search_start;
 pub mod services;
 #[cfg(unix)]
 pub mod shell;
@@ -290,8 +292,11 @@ impl ToolResult {
     }
 }
 
-/// A tool the model can call.
-pub trait Tool: Send + Sync {
+/// What the registry, the policy and the cards know of a tool without
+/// running it: its names, description, kind and parameters. Apart from
+/// [`Tool`] so that a [`TypedTool`] states it once, in the same words as
+/// any other tool.
+pub trait ToolInfo: Send + Sync {
     /// The function name the model uses, e.g. `list_directory`.
     fn name(&self) -> &str;
     /// A name for people, e.g. "ReadFolder".
@@ -325,6 +330,27 @@ pub trait Tool: Send + Sync {
         self.kind().is_read_only()
     }
 
+    /// Arguments that make this call produce `content` instead of its
+    /// proposal, when the user edited the proposal (`ModifyWithEditor`).
+    /// `None` when the tool's proposals cannot be edited.
+    fn modified_args(&self, args: &Value, content: &str) -> Option<Value> {
+        let _ = (args, content);
+        None
+    }
+
+    fn declaration(&self) -> FunctionDeclaration {
+        FunctionDeclaration {
+            name: self.name().to_owned(),
+            description: Some(self.description().to_owned()),
+            parameters_json_schema: Some(self.parameter_schema().clone()),
+            parameters: None,
+        }
+    }
+}
+
+/// A tool the model can call. Built-in tools implement [`TypedTool`]
+/// instead, which implements this.
+pub trait Tool: ToolInfo {
     /// Checks a call beyond its schema and describes what the user would
     /// approve. Runs before the policy decision is acted on, so a call that
     /// cannot work (e.g. `replace` with an `old_string` that is not in the
@@ -341,24 +367,7 @@ pub trait Tool: Send + Sync {
         Box::pin(async { Ok(None) })
     }
 
-    /// Arguments that make this call produce `content` instead of its
-    /// proposal, when the user edited the proposal (`ModifyWithEditor`).
-    /// `None` when the tool's proposals cannot be edited.
-    fn modified_args(&self, args: &Value, content: &str) -> Option<Value> {
-        let _ = (args, content);
-        None
-    }
-
     /// Runs the tool. `args` already passed [`schema::validate`] and
     /// [`Tool::prepare`].
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult>;
-
-    fn declaration(&self) -> FunctionDeclaration {
-        FunctionDeclaration {
-            name: self.name().to_owned(),
-            description: Some(self.description().to_owned()),
-            parameters_json_schema: Some(self.parameter_schema().clone()),
-            parameters: None,
-        }
-    }
 }

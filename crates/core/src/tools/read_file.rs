@@ -57,9 +57,7 @@ impl Default for ReadFile {
     }
 }
 
-impl crate::tools::TypedTool for ReadFile {
-    type Args = Params;
-
+impl crate::tools::ToolInfo for ReadFile {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -90,6 +88,10 @@ impl crate::tools::TypedTool for ReadFile {
             _ => path.to_owned(),
         }
     }
+}
+
+impl crate::tools::TypedTool for ReadFile {
+    type Args = Params;
 
     async fn run(&self, args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
         read_window(args, ctx).await
@@ -412,7 +414,7 @@ fn beyond_end(path: &Path, start: usize, total: usize) -> ToolError {
 mod tests {
     use super::*;
     use crate::tools::LlmContent;
-    use crate::tools::Tool;
+    use crate::tools::{Tool, ToolInfo};
     use pretty_assertions::assert_eq;
     use std::fs;
     use std::path::PathBuf;

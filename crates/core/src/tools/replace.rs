@@ -14,7 +14,8 @@ use gd_protocol::ConfirmationDetails;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::fs_write::{self, TextFile};
+use super::fs_write;
+use super::planned_edit::PlannedEdit;
 use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files, text};
 
 /// Replaces text in a file, after the user approved the diff.
@@ -66,10 +67,7 @@ impl Default for Replace {
 /// The edit a call would make, computed from the disk each time.
 #[derive(Debug)]
 struct Plan {
-    path: PathBuf,
-    existing: Option<TextFile>,
-    /// The new content (LF when the file uses CRLF).
-    new_text: String,
+    edit: PlannedEdit,
     replacements: usize,
     /// Matched ignoring leading and trailing whitespace of each line.
     flexible: bool,
@@ -105,9 +103,11 @@ fn compute(roots: &[PathBuf], path: PathBuf, request: &Params) -> Result<Plan, T
         }
         fs_write::check_creatable(&path)?;
         return Ok(Plan {
-            path,
-            existing: None,
-            new_text: request.new_string.clone(),
+            edit: PlannedEdit {
+                path,
+                existing: None,
+                new_text: request.new_string.clone(),
+            },
             replacements: 1,
             flexible: false,
         });
@@ -144,9 +144,11 @@ fn compute(roots: &[PathBuf], path: PathBuf, request: &Params) -> Result<Plan, T
             return Err(no_change("old_string and new_string are identical"));
         }
         return Ok(Plan {
-            path,
-            existing: Some(file),
-            new_text: new,
+            edit: PlannedEdit {
+                path,
+                existing: Some(file),
+                new_text: new,
+            },
             replacements: 1,
             flexible: false,
         });
@@ -183,9 +185,11 @@ fn compute(roots: &[PathBuf], path: PathBuf, request: &Params) -> Result<Plan, T
         return Err(no_change("the file content would stay the same"));
     }
     Ok(Plan {
-        path,
-        existing: Some(file),
-        new_text,
+        edit: PlannedEdit {
+            path,
+            existing: Some(file),
+            new_text,
+        },
         replacements,
         flexible,
     })
@@ -264,9 +268,7 @@ fn reindent(line: &str, old_indent: &str, new_indent: &str) -> String {
     line.to_owned()
 }
 
-impl crate::tools::TypedTool for Replace {
-    type Args = Params;
-
+impl crate::tools::ToolInfo for Replace {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -297,27 +299,6 @@ impl crate::tools::TypedTool for Replace {
         }
     }
 
-    async fn prepare(
-        &self,
-        args: Params,
-        ctx: &ToolContext,
-    ) -> Result<Option<ConfirmationDetails>, ToolError> {
-        let plan = plan(args, ctx).await?;
-        let shown = text::display_path(&plan.path, &ctx.workspace_dirs);
-        let original = plan.existing.as_ref().map(|f| f.text.as_str());
-        let title = match original {
-            None => format!("Create {shown}"),
-            Some(_) => format!("Edit {shown}"),
-        };
-        Ok(Some(fs_write::edit_confirmation(
-            ctx,
-            title,
-            &plan.path,
-            original,
-            &plan.new_text,
-        )))
-    }
-
     /// Arguments that turn the file into exactly `content`: `old_string` is
     /// the whole current file (empty for a missing or empty file, which
     /// `replace` then creates or fills). Should the file change before the
@@ -341,52 +322,52 @@ impl crate::tools::TypedTool for Replace {
         modified.insert("allow_multiple".to_owned(), Value::Bool(false));
         Some(Value::Object(modified))
     }
-
-    async fn run(&self, args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-        apply(args, ctx).await
-    }
 }
 
-async fn apply(args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    let Plan {
-        path,
-        existing,
-        new_text,
-        replacements,
-        flexible,
-    } = plan(args, ctx).await?;
-    let shown = text::display_path(&path, &ctx.workspace_dirs);
-    let original = existing.as_ref().map(|f| f.text.clone());
-    let summary = fs_write::change_summary(&shown, original.as_deref(), &new_text);
-    let task_path = path.clone();
-    let roots = ctx.workspace_dirs.clone();
-    fs_write::blocking(move || {
-        fs_write::write_text(&roots, &task_path, &new_text, existing.as_ref())
-    })
-    .await?;
-    let mut message = match original {
-        None => format!(
-            "Created new file: {} with provided content.",
-            path.display()
-        ),
-        Some(_) => format!(
-            "Successfully modified file: {} ({replacements} replacements).",
-            path.display()
-        ),
-    };
-    if flexible {
-        message.push_str(
-            " Note: old_string did not match exactly; it matched one place when leading and trailing whitespace of each line was ignored, and new_string was re-indented to the file's indentation.",
-        );
+impl crate::tools::TypedTool for Replace {
+    type Args = Params;
+
+    async fn prepare(
+        &self,
+        args: Params,
+        ctx: &ToolContext,
+    ) -> Result<Option<ConfirmationDetails>, ToolError> {
+        Ok(Some(plan(args, ctx).await?.edit.confirmation(ctx, "Edit")))
     }
-    Ok(ToolResult::success(message, summary))
+
+    async fn run(&self, args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+        let Plan {
+            edit,
+            replacements,
+            flexible,
+        } = plan(args, ctx).await?;
+        let path = edit.path.clone();
+        let written = edit.write(ctx).await?;
+        let mut message = if written.created {
+            format!(
+                "Created new file: {} with provided content.",
+                path.display()
+            )
+        } else {
+            format!(
+                "Successfully modified file: {} ({replacements} replacements).",
+                path.display()
+            )
+        };
+        if flexible {
+            message.push_str(
+                " Note: old_string did not match exactly; it matched one place when leading and trailing whitespace of each line was ignored, and new_string was re-indented to the file's indentation.",
+            );
+        }
+        Ok(ToolResult::success(message, written.summary))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::tools::LlmContent;
-    use crate::tools::Tool;
+    use crate::tools::{Tool, ToolInfo};
     use pretty_assertions::assert_eq;
     use std::fs;
     use std::os::unix::fs::PermissionsExt;

@@ -80,9 +80,7 @@ fn render(todos: &[Todo]) -> String {
         .join("\n")
 }
 
-impl crate::tools::TypedTool for WriteTodos {
-    type Args = Params;
-
+impl crate::tools::ToolInfo for WriteTodos {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -102,6 +100,10 @@ impl crate::tools::TypedTool for WriteTodos {
     fn parameter_schema(&self) -> &Value {
         &self.schema
     }
+}
+
+impl crate::tools::TypedTool for WriteTodos {
+    type Args = Params;
 
     async fn run(&self, args: Params, _ctx: &ToolContext) -> Result<ToolResult, ToolError> {
         let todos = args.todos;

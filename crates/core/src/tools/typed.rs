@@ -13,41 +13,14 @@ use gd_protocol::ConfirmationDetails;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult};
+use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolInfo, ToolResult};
 
-/// A tool whose arguments decode into `Self::Args`.
-///
-/// The methods without `args` mean what they mean on [`Tool`].
-/// `describe_call` and `modified_args` keep the raw JSON: a card still
-/// describes a call whose arguments do not decode, and an edited proposal
-/// must keep every key the model sent.
-pub trait TypedTool: Send + Sync {
+/// A tool whose arguments decode into `Self::Args`; what it is (names,
+/// schema...) it states as [`ToolInfo`].
+pub trait TypedTool: ToolInfo {
     /// The arguments, decoded with serde after the call passed its JSON
     /// Schema check; what the schema cannot say fails as [`invalid_args`].
     type Args: DeserializeOwned + Send;
-
-    fn name(&self) -> &str;
-    fn display_name(&self) -> &str;
-    fn description(&self) -> &str;
-    fn kind(&self) -> ToolKind;
-    fn parameter_schema(&self) -> &Value;
-
-    fn describe_call(&self, args: &Value) -> String {
-        let _ = args;
-        self.display_name().to_owned()
-    }
-
-    fn mcp_server(&self) -> Option<&str> {
-        None
-    }
-
-    fn mcp_tool(&self) -> Option<&str> {
-        None
-    }
-
-    fn runs_concurrently(&self) -> bool {
-        self.kind().is_read_only()
-    }
 
     /// See [`Tool::prepare`]; runs only when the arguments decode.
     fn prepare(
@@ -57,11 +30,6 @@ pub trait TypedTool: Send + Sync {
     ) -> impl Future<Output = Result<Option<ConfirmationDetails>, ToolError>> + Send {
         let _ = (args, ctx);
         async { Ok(None) }
-    }
-
-    fn modified_args(&self, args: &Value, content: &str) -> Option<Value> {
-        let _ = (args, content);
-        None
     }
 
     /// Runs the call. An `Err` reaches the model and the card as
@@ -87,52 +55,12 @@ pub fn decode<A: DeserializeOwned>(args: &Value) -> Result<A, ToolError> {
 }
 
 impl<T: TypedTool> Tool for T {
-    fn name(&self) -> &str {
-        TypedTool::name(self)
-    }
-
-    fn display_name(&self) -> &str {
-        TypedTool::display_name(self)
-    }
-
-    fn description(&self) -> &str {
-        TypedTool::description(self)
-    }
-
-    fn kind(&self) -> ToolKind {
-        TypedTool::kind(self)
-    }
-
-    fn parameter_schema(&self) -> &Value {
-        TypedTool::parameter_schema(self)
-    }
-
-    fn describe_call(&self, args: &Value) -> String {
-        TypedTool::describe_call(self, args)
-    }
-
-    fn mcp_server(&self) -> Option<&str> {
-        TypedTool::mcp_server(self)
-    }
-
-    fn mcp_tool(&self) -> Option<&str> {
-        TypedTool::mcp_tool(self)
-    }
-
-    fn runs_concurrently(&self) -> bool {
-        TypedTool::runs_concurrently(self)
-    }
-
     fn prepare<'a>(
         &'a self,
         args: &'a Value,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<Option<ConfirmationDetails>, ToolError>> {
         Box::pin(async move { TypedTool::prepare(self, decode(args)?, ctx).await })
-    }
-
-    fn modified_args(&self, args: &Value, content: &str) -> Option<Value> {
-        TypedTool::modified_args(self, args, content)
     }
 
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
@@ -149,7 +77,7 @@ impl<T: TypedTool> Tool for T {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::Tool;
+    use crate::tools::ToolKind;
     use serde::Deserialize;
     use serde_json::json;
 
@@ -162,9 +90,7 @@ mod tests {
         text: String,
     }
 
-    impl crate::tools::TypedTool for Echo {
-        type Args = EchoArgs;
-
+    impl ToolInfo for Echo {
         fn name(&self) -> &str {
             "echo"
         }
@@ -184,6 +110,10 @@ mod tests {
         fn parameter_schema(&self) -> &Value {
             &self.schema
         }
+    }
+
+    impl TypedTool for Echo {
+        type Args = EchoArgs;
 
         async fn run(&self, args: EchoArgs, _ctx: &ToolContext) -> Result<ToolResult, ToolError> {
             if args.text.is_empty() {

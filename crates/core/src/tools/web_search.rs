@@ -40,9 +40,7 @@ impl Default for GoogleWebSearch {
     }
 }
 
-impl crate::tools::TypedTool for GoogleWebSearch {
-    type Args = Params;
-
+impl crate::tools::ToolInfo for GoogleWebSearch {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -69,6 +67,10 @@ impl crate::tools::TypedTool for GoogleWebSearch {
             args["query"].as_str().unwrap_or_default()
         )
     }
+}
+
+impl crate::tools::TypedTool for GoogleWebSearch {
+    type Args = Params;
 
     async fn run(&self, args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
         let query = args.query.trim().to_owned();

@@ -26,7 +26,7 @@ impl Inner {
     pub(super) fn http_client(&self) -> Result<reqwest::Client, String> {
         self.http
             .get_or_init(|| {
-                gd_gemini::http_client_builder()
+                gd_http::http_client_builder()
                     .connect_timeout(Duration::from_secs(10))
                     .build()
                     .map_err(|e| format!("cannot build the HTTP client: {e}"))

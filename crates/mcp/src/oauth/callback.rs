@@ -311,7 +311,7 @@ mod tests {
     }
 
     async fn get(uri: &str) -> (u16, String) {
-        let client = gd_gemini::http_client_builder().build().unwrap();
+        let client = gd_http::http_client_builder().build().unwrap();
         let response = client.get(uri).send().await.unwrap();
         (response.status().as_u16(), response.text().await.unwrap())
     }

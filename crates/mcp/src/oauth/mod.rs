@@ -224,7 +224,7 @@ impl McpOAuth {
         self.inner
             .http
             .get_or_init(|| {
-                gd_gemini::http_client_builder()
+                gd_http::http_client_builder()
                     .connect_timeout(Duration::from_secs(10))
                     .timeout(Duration::from_secs(30))
                     .build()

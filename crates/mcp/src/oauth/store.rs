@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use gd_auth::{SecretKey, SecretStore};
-use gd_gemini::SecretString;
+use gd_http::SecretString;
 use rmcp::transport::auth::{AuthError, CredentialStore, StoredCredentials};
 use serde::{Deserialize, Serialize};
 

@@ -354,10 +354,7 @@ impl ListBackgroundProcesses {
     }
 }
 
-impl crate::tools::TypedTool for ListBackgroundProcesses {
-    /// No arguments but `wait_for_previous`, which the scheduler reads.
-    type Args = IgnoredAny;
-
+impl crate::tools::ToolInfo for ListBackgroundProcesses {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -377,6 +374,11 @@ impl crate::tools::TypedTool for ListBackgroundProcesses {
     fn parameter_schema(&self) -> &Value {
         &self.schema
     }
+}
+
+impl crate::tools::TypedTool for ListBackgroundProcesses {
+    /// No arguments but `wait_for_previous`, which the scheduler reads.
+    type Args = IgnoredAny;
 
     async fn run(&self, _args: IgnoredAny, _ctx: &ToolContext) -> Result<ToolResult, ToolError> {
         let processes = self.processes.list();
@@ -458,9 +460,7 @@ impl ReadBackgroundOutput {
     }
 }
 
-impl crate::tools::TypedTool for ReadBackgroundOutput {
-    type Args = ReadParams;
-
+impl crate::tools::ToolInfo for ReadBackgroundOutput {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -487,6 +487,10 @@ impl crate::tools::TypedTool for ReadBackgroundOutput {
             None => self.display_name().to_owned(),
         }
     }
+}
+
+impl crate::tools::TypedTool for ReadBackgroundOutput {
+    type Args = ReadParams;
 
     async fn run(&self, params: ReadParams, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
         let lines = match params.lines {

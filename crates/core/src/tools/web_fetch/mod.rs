@@ -145,9 +145,7 @@ fn github_raw(url: &str) -> String {
     url.to_owned()
 }
 
-impl crate::tools::TypedTool for WebFetch {
-    type Args = Params;
-
+impl crate::tools::ToolInfo for WebFetch {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -172,6 +170,10 @@ impl crate::tools::TypedTool for WebFetch {
         let urls = extract_urls(args["prompt"].as_str().unwrap_or_default());
         format!("Fetching {}", urls.join(", "))
     }
+}
+
+impl crate::tools::TypedTool for WebFetch {
+    type Args = Params;
 
     async fn prepare(
         &self,
