@@ -8,7 +8,8 @@ use ignore::WalkState;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files, walk};
+use super::search_start::{self, FilteringOptions, StartMessages};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, walk};
 use crate::config::FileFiltering;
 
 /// At most this many paths are listed; the header still gives the total.
@@ -29,10 +30,8 @@ pub struct Params {
     dir_path: Option<String>,
     #[serde(default)]
     case_sensitive: Option<bool>,
-    #[serde(default)]
-    respect_git_ignore: Option<bool>,
-    #[serde(default)]
-    respect_gemini_ignore: Option<bool>,
+    #[serde(flatten)]
+    filtering: FilteringOptions,
 }
 
 impl GlobTool {
@@ -139,31 +138,16 @@ impl GlobRequest {
                 "The 'pattern' parameter cannot be empty.",
             ));
         }
-        let dir = match params.dir_path.as_deref() {
-            Some(path) if !path.trim().is_empty() => files::resolve_in_workspace(ctx, path)?,
-            _ => ctx.primary_dir().to_path_buf(),
-        };
-        match std::fs::metadata(&dir) {
-            Ok(m) if m.is_dir() => {}
-            Ok(_) => {
-                return Err(ToolError::new(
-                    ToolErrorKind::NotADirectory,
-                    format!("Search path is not a directory: {}", dir.display()),
-                ));
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(ToolError::new(
-                    ToolErrorKind::NotFound,
-                    format!("Search path does not exist: {}", dir.display()),
-                ));
-            }
-            Err(e) => {
-                return Err(ToolError::new(
-                    ToolErrorKind::Io,
-                    format!("Cannot access search path {}: {e}", dir.display()),
-                ));
-            }
-        }
+        let dir = search_start::dir_or_workspace(ctx, params.dir_path.as_deref())?;
+        search_start::check_start(
+            &dir,
+            false,
+            &StartMessages {
+                not_found: "Search path does not exist",
+                not_a_dir: "Search path is not a directory",
+                inaccessible: "Cannot access search path",
+            },
+        )?;
         let case_sensitive = params.case_sensitive.unwrap_or(false);
         let matcher = PatternMatcher::new(&params.pattern, &dir, case_sensitive).map_err(|e| {
             ToolError::new(
@@ -171,14 +155,7 @@ impl GlobRequest {
                 format!("Invalid glob pattern \"{}\": {e}", params.pattern),
             )
         })?;
-        let filtering = FileFiltering {
-            respect_git_ignore: params
-                .respect_git_ignore
-                .unwrap_or(ctx.file_filtering.respect_git_ignore),
-            respect_gemini_ignore: params
-                .respect_gemini_ignore
-                .unwrap_or(ctx.file_filtering.respect_gemini_ignore),
-        };
+        let filtering = params.filtering.over(ctx.file_filtering);
         walk::refuse_ignored_start(&dir, &ctx.workspace_dirs, filtering)?;
         Ok(Self {
             pattern: params.pattern,

@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::search_start::{self, StartMessages};
 use super::walk::{self, PathFilter};
 use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files};
 use crate::config::FileFiltering;
@@ -197,28 +198,15 @@ impl GrepSearch {
             .filter(|d| !d.trim().is_empty())
             .unwrap_or_else(|| ".".to_owned());
         let root = files::resolve_in_workspace(ctx, &shown_dir)?;
-        let root_is_file = match std::fs::metadata(&root) {
-            Ok(m) if m.is_dir() => false,
-            Ok(m) if m.is_file() => true,
-            Ok(_) => {
-                return Err(ToolError::new(
-                    ToolErrorKind::NotADirectory,
-                    format!("Path is not a valid directory or file: {}", root.display()),
-                ));
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(ToolError::new(
-                    ToolErrorKind::NotFound,
-                    format!("Path does not exist: {}", root.display()),
-                ));
-            }
-            Err(e) => {
-                return Err(ToolError::new(
-                    ToolErrorKind::Io,
-                    format!("Failed to access path stats for {}: {e}", root.display()),
-                ));
-            }
-        };
+        let root_is_file = search_start::check_start(
+            &root,
+            true,
+            &StartMessages {
+                not_found: "Path does not exist",
+                not_a_dir: "Path is not a valid directory or file",
+                inaccessible: "Failed to access path stats for",
+            },
+        )?;
         let matcher = RegexMatcherBuilder::new()
             .case_insensitive(true)
             .line_terminator(Some(b'\n'))

@@ -1,12 +1,13 @@
 //! `list_directory`: the entries of one directory.
 
-use std::path::PathBuf;
+use std::path::Path;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::files::{self, DirEntryInfo};
+use super::search_start::{self, FilteringOptions, StartMessages};
 use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, walk};
 use crate::config::FileFiltering;
 
@@ -23,12 +24,6 @@ pub struct Params {
     ignore: Vec<String>,
     #[serde(default)]
     file_filtering_options: Option<FilteringOptions>,
-}
-
-#[derive(Debug, Deserialize)]
-struct FilteringOptions {
-    respect_git_ignore: Option<bool>,
-    respect_gemini_ignore: Option<bool>,
 }
 
 impl ListDirectory {
@@ -111,15 +106,10 @@ impl crate::tools::TypedTool for ListDirectory {
         let dir = files::resolve_in_workspace(ctx, &params.dir_path)?;
         let ignore = build_globs(&params.ignore)
             .map_err(|e| ToolError::new(ToolErrorKind::InvalidParams, e))?;
-        let options = params.file_filtering_options.as_ref();
-        let filtering = FileFiltering {
-            respect_git_ignore: options
-                .and_then(|o| o.respect_git_ignore)
-                .unwrap_or(ctx.file_filtering.respect_git_ignore),
-            respect_gemini_ignore: options
-                .and_then(|o| o.respect_gemini_ignore)
-                .unwrap_or(ctx.file_filtering.respect_gemini_ignore),
-        };
+        let filtering = params
+            .file_filtering_options
+            .unwrap_or_default()
+            .over(ctx.file_filtering);
         walk::refuse_ignored_start(&dir, &ctx.workspace_dirs, filtering)?;
         let task_dir = dir.clone();
         let listing = tokio::task::spawn_blocking(move || list(&task_dir, filtering, &ignore))
@@ -151,26 +141,16 @@ struct Listing {
     ignored: usize,
 }
 
-fn list(dir: &PathBuf, filtering: FileFiltering, ignore: &GlobSet) -> Result<Listing, ToolError> {
-    let metadata = std::fs::metadata(dir).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            ToolError::new(
-                ToolErrorKind::NotFound,
-                format!("Error: Directory not found: {}", dir.display()),
-            )
-        } else {
-            ToolError::new(
-                ToolErrorKind::Io,
-                format!("Error listing directory {}: {e}", dir.display()),
-            )
-        }
-    })?;
-    if !metadata.is_dir() {
-        return Err(ToolError::new(
-            ToolErrorKind::NotADirectory,
-            format!("Error: Path is not a directory: {}", dir.display()),
-        ));
-    }
+fn list(dir: &Path, filtering: FileFiltering, ignore: &GlobSet) -> Result<Listing, ToolError> {
+    search_start::check_start(
+        dir,
+        false,
+        &StartMessages {
+            not_found: "Error: Directory not found",
+            not_a_dir: "Error: Path is not a directory",
+            inaccessible: "Error listing directory",
+        },
+    )?;
     let all = files::read_dir_classified(dir, filtering, true).map_err(|e| {
         ToolError::new(
             ToolErrorKind::Io,

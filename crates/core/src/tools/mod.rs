@@ -16,11 +16,13 @@ pub mod list_directory;
 pub mod live;
 pub mod mcp;
 pub mod memory;
+pub mod planned_edit;
 pub mod read_file;
 pub mod read_many_files;
 pub mod registry;
 pub mod replace;
 pub mod schema;
+pub mod search_start;
 pub mod services;
 #[cfg(unix)]
 pub mod shell;

@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::read_file::{self, Loaded};
+use super::search_start::FilteringOptions;
 use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files, text};
 use crate::config::FileFiltering;
 
@@ -195,12 +196,6 @@ pub struct Params {
     file_filtering_options: Option<FilteringOptions>,
 }
 
-#[derive(Debug, Deserialize)]
-struct FilteringOptions {
-    respect_git_ignore: Option<bool>,
-    respect_gemini_ignore: Option<bool>,
-}
-
 /// Everything the blocking part needs.
 struct Job {
     patterns: Vec<String>,
@@ -271,7 +266,6 @@ impl crate::tools::TypedTool for ReadManyFiles {
             Ok(e) => e,
             Err(message) => return Err(ToolError::new(ToolErrorKind::InvalidParams, message)),
         };
-        let options = params.file_filtering_options.as_ref();
         let job = Job {
             patterns: params
                 .paths
@@ -282,14 +276,10 @@ impl crate::tools::TypedTool for ReadManyFiles {
                 .collect(),
             excludes,
             recursive: params.recursive.unwrap_or(true),
-            filtering: FileFiltering {
-                respect_git_ignore: options
-                    .and_then(|o| o.respect_git_ignore)
-                    .unwrap_or(ctx.file_filtering.respect_git_ignore),
-                respect_gemini_ignore: options
-                    .and_then(|o| o.respect_gemini_ignore)
-                    .unwrap_or(ctx.file_filtering.respect_gemini_ignore),
-            },
+            filtering: params
+                .file_filtering_options
+                .unwrap_or_default()
+                .over(ctx.file_filtering),
             roots: ctx.workspace_dirs.to_vec(),
             budget: ctx.services.limits.max_output_chars.max(1000),
             cancel: ctx.cancel.clone(),

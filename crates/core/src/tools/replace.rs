@@ -14,7 +14,8 @@ use gd_protocol::ConfirmationDetails;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::fs_write::{self, TextFile};
+use super::fs_write;
+use super::planned_edit::PlannedEdit;
 use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files, text};
 
 /// Replaces text in a file, after the user approved the diff.
@@ -66,10 +67,7 @@ impl Default for Replace {
 /// The edit a call would make, computed from the disk each time.
 #[derive(Debug)]
 struct Plan {
-    path: PathBuf,
-    existing: Option<TextFile>,
-    /// The new content (LF when the file uses CRLF).
-    new_text: String,
+    edit: PlannedEdit,
     replacements: usize,
     /// Matched ignoring leading and trailing whitespace of each line.
     flexible: bool,
@@ -105,9 +103,11 @@ fn compute(roots: &[PathBuf], path: PathBuf, request: &Params) -> Result<Plan, T
         }
         fs_write::check_creatable(&path)?;
         return Ok(Plan {
-            path,
-            existing: None,
-            new_text: request.new_string.clone(),
+            edit: PlannedEdit {
+                path,
+                existing: None,
+                new_text: request.new_string.clone(),
+            },
             replacements: 1,
             flexible: false,
         });
@@ -144,9 +144,11 @@ fn compute(roots: &[PathBuf], path: PathBuf, request: &Params) -> Result<Plan, T
             return Err(no_change("old_string and new_string are identical"));
         }
         return Ok(Plan {
-            path,
-            existing: Some(file),
-            new_text: new,
+            edit: PlannedEdit {
+                path,
+                existing: Some(file),
+                new_text: new,
+            },
             replacements: 1,
             flexible: false,
         });
@@ -183,9 +185,11 @@ fn compute(roots: &[PathBuf], path: PathBuf, request: &Params) -> Result<Plan, T
         return Err(no_change("the file content would stay the same"));
     }
     Ok(Plan {
-        path,
-        existing: Some(file),
-        new_text,
+        edit: PlannedEdit {
+            path,
+            existing: Some(file),
+            new_text,
+        },
         replacements,
         flexible,
     })
@@ -328,60 +332,35 @@ impl crate::tools::TypedTool for Replace {
         args: Params,
         ctx: &ToolContext,
     ) -> Result<Option<ConfirmationDetails>, ToolError> {
-        let plan = plan(args, ctx).await?;
-        let shown = text::display_path(&plan.path, &ctx.workspace_dirs);
-        let original = plan.existing.as_ref().map(|f| f.text.as_str());
-        let title = match original {
-            None => format!("Create {shown}"),
-            Some(_) => format!("Edit {shown}"),
-        };
-        Ok(Some(fs_write::edit_confirmation(
-            ctx,
-            title,
-            &plan.path,
-            original,
-            &plan.new_text,
-        )))
+        Ok(Some(plan(args, ctx).await?.edit.confirmation(ctx, "Edit")))
     }
 
     async fn run(&self, args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-        apply(args, ctx).await
+        let Plan {
+            edit,
+            replacements,
+            flexible,
+        } = plan(args, ctx).await?;
+        let path = edit.path.clone();
+        let written = edit.write(ctx).await?;
+        let mut message = if written.created {
+            format!(
+                "Created new file: {} with provided content.",
+                path.display()
+            )
+        } else {
+            format!(
+                "Successfully modified file: {} ({replacements} replacements).",
+                path.display()
+            )
+        };
+        if flexible {
+            message.push_str(
+                " Note: old_string did not match exactly; it matched one place when leading and trailing whitespace of each line was ignored, and new_string was re-indented to the file's indentation.",
+            );
+        }
+        Ok(ToolResult::success(message, written.summary))
     }
-}
-
-async fn apply(args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    let Plan {
-        path,
-        existing,
-        new_text,
-        replacements,
-        flexible,
-    } = plan(args, ctx).await?;
-    let shown = text::display_path(&path, &ctx.workspace_dirs);
-    let original = existing.as_ref().map(|f| f.text.clone());
-    let summary = fs_write::change_summary(&shown, original.as_deref(), &new_text);
-    let task_path = path.clone();
-    let roots = ctx.workspace_dirs.clone();
-    fs_write::blocking(move || {
-        fs_write::write_text(&roots, &task_path, &new_text, existing.as_ref())
-    })
-    .await?;
-    let mut message = match original {
-        None => format!(
-            "Created new file: {} with provided content.",
-            path.display()
-        ),
-        Some(_) => format!(
-            "Successfully modified file: {} ({replacements} replacements).",
-            path.display()
-        ),
-    };
-    if flexible {
-        message.push_str(
-            " Note: old_string did not match exactly; it matched one place when leading and trailing whitespace of each line was ignored, and new_string was re-indented to the file's indentation.",
-        );
-    }
-    Ok(ToolResult::success(message, summary))
 }
 
 #[cfg(test)]

@@ -1,12 +1,11 @@
 //! `write_file`: creates a file or replaces its whole content.
 
-use std::path::PathBuf;
-
 use gd_protocol::ConfirmationDetails;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::fs_write::{self, TextFile};
+use super::fs_write;
+use super::planned_edit::PlannedEdit;
 use super::{ToolContext, ToolError, ToolKind, ToolResult, files, text};
 
 /// Writes a whole file, after the user approved the diff.
@@ -43,14 +42,6 @@ impl Default for WriteFile {
     }
 }
 
-/// What a call would do, computed from the disk each time.
-struct Plan {
-    path: PathBuf,
-    existing: Option<TextFile>,
-    /// The text to write, before the file's own line endings are applied.
-    proposed: String,
-}
-
 /// The arguments of a `write_file` call.
 #[derive(Debug, Deserialize)]
 pub struct Params {
@@ -58,7 +49,8 @@ pub struct Params {
     content: String,
 }
 
-async fn plan(args: Params, ctx: &ToolContext) -> Result<Plan, ToolError> {
+/// What the call would write, computed from the disk each time.
+async fn plan(args: Params, ctx: &ToolContext) -> Result<PlannedEdit, ToolError> {
     let Params { file_path, content } = args;
     let path = files::resolve_in_workspace(ctx, &file_path)?;
     let task_path = path.clone();
@@ -78,10 +70,10 @@ async fn plan(args: Params, ctx: &ToolContext) -> Result<Plan, ToolError> {
         }
         _ => content,
     };
-    Ok(Plan {
+    Ok(PlannedEdit {
         path,
         existing,
-        proposed,
+        new_text: proposed,
     })
 }
 
@@ -129,50 +121,23 @@ impl crate::tools::TypedTool for WriteFile {
         args: Params,
         ctx: &ToolContext,
     ) -> Result<Option<ConfirmationDetails>, ToolError> {
-        let plan = plan(args, ctx).await?;
-        let shown = text::display_path(&plan.path, &ctx.workspace_dirs);
-        let original = plan.existing.as_ref().map(|f| f.text.as_str());
-        let title = match original {
-            None => format!("Create {shown}"),
-            Some(_) => format!("Overwrite {shown}"),
-        };
-        Ok(Some(fs_write::edit_confirmation(
-            ctx,
-            title,
-            &plan.path,
-            original,
-            &plan.proposed,
-        )))
+        Ok(Some(plan(args, ctx).await?.confirmation(ctx, "Overwrite")))
     }
 
     async fn run(&self, args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-        write(args, ctx).await
+        let edit = plan(args, ctx).await?;
+        let path = edit.path.clone();
+        let written = edit.write(ctx).await?;
+        let message = if written.created {
+            format!(
+                "Successfully created and wrote to new file: {}.",
+                path.display()
+            )
+        } else {
+            format!("Successfully overwrote file: {}.", path.display())
+        };
+        Ok(ToolResult::success(message, written.summary))
     }
-}
-
-async fn write(args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    let Plan {
-        path,
-        existing,
-        proposed,
-    } = plan(args, ctx).await?;
-    let shown = text::display_path(&path, &ctx.workspace_dirs);
-    let original = existing.as_ref().map(|f| f.text.clone());
-    let summary = fs_write::change_summary(&shown, original.as_deref(), &proposed);
-    let task_path = path.clone();
-    let roots = ctx.workspace_dirs.clone();
-    fs_write::blocking(move || {
-        fs_write::write_text(&roots, &task_path, &proposed, existing.as_ref())
-    })
-    .await?;
-    let message = match original {
-        None => format!(
-            "Successfully created and wrote to new file: {}.",
-            path.display()
-        ),
-        Some(_) => format!("Successfully overwrote file: {}.", path.display()),
-    };
-    Ok(ToolResult::success(message, summary))
 }
 
 #[cfg(test)]
@@ -184,6 +149,7 @@ mod tests {
     use pretty_assertions::assert_eq;
     use std::fs;
     use std::os::unix::fs::PermissionsExt;
+    use std::path::PathBuf;
 
     fn setup() -> (tempfile::TempDir, PathBuf, ToolContext) {
         let dir = tempfile::tempdir().unwrap();

@@ -19,7 +19,7 @@ use super::output::{DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES, OutputBuffer};
 use super::parse::root_commands;
 use super::process::{self, GroupGuard};
 use crate::tools::{
-    LlmContent, ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files,
+    LlmContent, ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, search_start,
 };
 
 /// Live output is sent at most once per this interval.
@@ -111,10 +111,7 @@ impl RunShellCommand {
     /// The directory to run in: `dir_path` inside the workspace, else the
     /// first workspace directory. It must exist.
     fn working_dir(params: &Params, ctx: &ToolContext) -> Result<PathBuf, ToolError> {
-        let dir = match params.dir_path.as_deref().filter(|d| !d.trim().is_empty()) {
-            Some(dir) => files::resolve_in_workspace(ctx, dir)?,
-            None => ctx.primary_dir().to_path_buf(),
-        };
+        let dir = search_start::dir_or_workspace(ctx, params.dir_path.as_deref())?;
         match std::fs::metadata(&dir) {
             Ok(m) if m.is_dir() => Ok(dir),
             Ok(_) => Err(ToolError::new(
