@@ -13,8 +13,7 @@
 //! creates with `new Channel()` from `@tauri-apps/api/core`.
 
 use gd_protocol::{
-    ApprovalMode, CommandError, CommandErrorKind, ConfirmationOutcome, Event, ModelChoice, Op,
-    SessionInfo,
+    ApprovalMode, CommandError, CommandErrorKind, Event, InputItem, ModelChoice, Op, SessionInfo,
 };
 use serde::Serialize;
 use std::path::PathBuf;
@@ -138,7 +137,7 @@ pub async fn start_session(
 pub fn submit(state: State<'_, AppState>, session_id: String, op: Op) -> Result<(), CommandError> {
     if let Op::UserTurn { items } = &op
         && items.iter().all(|item| match item {
-            gd_protocol::InputItem::Text { text } => text.trim().is_empty(),
+            InputItem::Text { text } => text.trim().is_empty(),
         })
     {
         return Err(CommandError::new(
@@ -149,58 +148,8 @@ pub fn submit(state: State<'_, AppState>, session_id: String, op: Op) -> Result<
     state.sessions.submit(&session_id, op)
 }
 
-/// Sends the user's prompt to a session, starting a turn.
-#[tauri::command]
-pub fn send_prompt(
-    state: State<'_, AppState>,
-    session_id: String,
-    text: String,
-) -> Result<(), CommandError> {
-    if text.trim().is_empty() {
-        return Err(CommandError::new(
-            CommandErrorKind::Input,
-            "The prompt is empty.",
-        ));
-    }
-    state.sessions.submit(&session_id, Op::user_text(text))
-}
-
-/// Cancels the running turn of a session.
-#[tauri::command]
-pub fn interrupt_turn(state: State<'_, AppState>, session_id: String) -> Result<(), CommandError> {
-    state.sessions.submit(&session_id, Op::Interrupt)
-}
-
-/// Answers a tool confirmation. `content` carries the user's edited text
-/// with `modify_with_editor`.
-#[tauri::command]
-pub fn confirm_tool(
-    state: State<'_, AppState>,
-    session_id: String,
-    call_id: String,
-    outcome: ConfirmationOutcome,
-    content: Option<String>,
-) -> Result<(), CommandError> {
-    state.sessions.submit(
-        &session_id,
-        Op::ConfirmTool {
-            call_id,
-            outcome,
-            content,
-        },
-    )
-}
-
-/// The approval mode of a session.
-#[tauri::command]
-pub fn get_approval_mode(
-    state: State<'_, AppState>,
-    session_id: String,
-) -> Result<ApprovalMode, CommandError> {
-    state.sessions.approval_mode(&session_id)
-}
-
-/// Changes the approval mode of a session for its next tool calls.
+/// Changes the approval mode of a session for its next tool calls. Transitional: it goes away
+/// once the UI sends `Op::OverrideTurnContext` and reads `Event::TurnContext`.
 #[tauri::command]
 pub fn set_approval_mode(
     state: State<'_, AppState>,
@@ -210,7 +159,8 @@ pub fn set_approval_mode(
     state.sessions.set_approval_mode(&session_id, mode)
 }
 
-/// The models the session's credentials can use.
+/// The models the session's credentials can use. Transitional: it goes away once the UI sends
+/// `Op::ListModels` and reads `Event::Models`.
 #[tauri::command]
 pub async fn list_models(
     state: State<'_, AppState>,
@@ -223,144 +173,6 @@ pub async fn list_models(
 #[tauri::command]
 pub fn stop_session(state: State<'_, AppState>, session_id: String) -> Result<(), CommandError> {
     state.sessions.stop(&session_id)
-}
-
-/// Asks the session for every MCP server's status: the answers arrive on the
-/// session's event channel (`mcp_server_status` each, then `mcp_discovery`),
-/// like the live updates that follow, so the panel has one code path.
-#[tauri::command]
-pub fn mcp_status(state: State<'_, AppState>, session_id: String) -> Result<(), CommandError> {
-    state.sessions.submit(&session_id, Op::McpStatus)
-}
-
-/// Reads the context files (GEMINI.md…) again; the `memory_loaded` event
-/// with the import tree follows on the session's channel.
-#[tauri::command]
-pub fn refresh_memory(state: State<'_, AppState>, session_id: String) -> Result<(), CommandError> {
-    state.sessions.submit(&session_id, Op::RefreshMemory)
-}
-
-/// Remembers a fact in `~/.gemini/GEMINI.md` (as `save_memory` does), then
-/// refreshes the memory (`memory_loaded` follows).
-#[tauri::command]
-pub fn add_memory(
-    state: State<'_, AppState>,
-    session_id: String,
-    text: String,
-) -> Result<(), CommandError> {
-    state.sessions.submit(&session_id, Op::AddMemory { text })
-}
-
-/// Asks for the slash commands (built-in and custom) for the composer's
-/// autocomplete; answered by a `commands` event.
-#[tauri::command]
-pub fn list_commands(state: State<'_, AppState>, session_id: String) -> Result<(), CommandError> {
-    state.sessions.submit(&session_id, Op::ListCommands)
-}
-
-/// `/clear`: the session starts a fresh conversation (recorded as a new
-/// session in the history); `conversation_cleared` follows on the
-/// session's channel.
-#[tauri::command]
-pub fn clear_conversation(
-    state: State<'_, AppState>,
-    session_id: String,
-) -> Result<(), CommandError> {
-    state.sessions.submit(&session_id, Op::Clear)
-}
-
-/// `/compress`: summarise the conversation now; `chat_compressed` or
-/// `compression_skipped` follows on the session's channel.
-#[tauri::command]
-pub fn compress_conversation(
-    state: State<'_, AppState>,
-    session_id: String,
-) -> Result<(), CommandError> {
-    state.sessions.submit(&session_id, Op::Compress)
-}
-
-/// `/stats`: the session's statistics arrive as a `session_stats` event.
-#[tauri::command]
-pub fn session_stats(state: State<'_, AppState>, session_id: String) -> Result<(), CommandError> {
-    state.sessions.submit(&session_id, Op::Stats)
-}
-
-/// Runs an MCP prompt with these arguments: its text is sent to the model
-/// as the user's next turn (typing `/prompt args` does the same).
-#[tauri::command]
-pub fn mcp_run_prompt(
-    state: State<'_, AppState>,
-    session_id: String,
-    server: String,
-    name: String,
-    arguments: std::collections::BTreeMap<String, String>,
-) -> Result<(), CommandError> {
-    state.sessions.submit(
-        &session_id,
-        Op::McpRunPrompt {
-            server,
-            name,
-            arguments,
-        },
-    )
-}
-
-/// Stops an MCP server and starts it again; its status events follow on
-/// the session's channel.
-#[tauri::command]
-pub fn mcp_restart_server(
-    state: State<'_, AppState>,
-    session_id: String,
-    name: String,
-) -> Result<(), CommandError> {
-    state
-        .sessions
-        .submit(&session_id, Op::McpRestartServer { name })
-}
-
-/// Turns an MCP server off or on without touching its settings entry: the
-/// choice is persisted in `~/.gemini/mcp-server-enablement.json` (Gemini
-/// CLI's file), so it holds for the next sessions and for Gemini CLI too.
-#[tauri::command]
-pub fn mcp_set_server_enabled(
-    state: State<'_, AppState>,
-    session_id: String,
-    name: String,
-    enabled: bool,
-) -> Result<(), CommandError> {
-    state
-        .sessions
-        .submit(&session_id, Op::McpSetServerEnabled { name, enabled })
-}
-
-/// Asks for the latest stderr lines of an MCP server (answered by an
-/// `mcp_server_log` event on the session's channel).
-#[tauri::command]
-pub fn mcp_server_log(
-    state: State<'_, AppState>,
-    session_id: String,
-    name: String,
-) -> Result<(), CommandError> {
-    state
-        .sessions
-        .submit(&session_id, Op::McpServerLog { name })
-}
-
-/// Signs in to an HTTP MCP server with OAuth. The browser opens on the
-/// authorization page; the server's status events follow on the session's
-/// channel (`authenticating` with the page's URL, then `connected`, or
-/// `needs_auth` with the reason). Asking again while a sign-in runs joins it.
-#[tauri::command]
-pub fn mcp_authenticate<R: Runtime>(
-    app: AppHandle<R>,
-    state: State<'_, AppState>,
-    session_id: String,
-    name: String,
-) -> Result<(), CommandError> {
-    install_mcp_browser(&app);
-    state
-        .sessions
-        .submit(&session_id, Op::McpAuthenticate { name })
 }
 
 /// Makes MCP sign-ins open the system browser through the opener plugin

@@ -1,6 +1,6 @@
 //! Session history commands for the history browser: list, search, read a
 //! transcript page by page, rename, delete, export, the last session of a
-//! workspace, and Gemini CLI's sessions. The work is gd-store's; every call
+//! workspace, a stored session's checkpoints, and Gemini CLI's sessions. The work is gd-store's; every call
 //! runs on a blocking thread, so the webview's IPC never waits on SQLite.
 //!
 //! Recording and resuming happen where sessions start (`sessions.rs`):
@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use gd_protocol::{CommandError, CommandErrorKind};
+use gd_protocol::{CheckpointInfo, CommandError, CommandErrorKind};
 use gd_store::export::ExportFormat;
 use gd_store::gemini_cli;
 use gd_store::{
@@ -370,6 +370,34 @@ pub async fn history_gemini_cli_sessions(
             .collect()
     })
     .await
+}
+
+/// The checkpoints of a stored session (its edits and the snapshots taken before its restores),
+/// newest first, read from its workspace's shadow repository without starting it: the history
+/// browser offers Restore on the transcript's edits that have one. Empty when there are none.
+#[tauri::command]
+pub async fn history_checkpoints(
+    history: State<'_, History>,
+    session_id: String,
+) -> Result<Vec<CheckpointInfo>, CommandError> {
+    let store = history.store()?;
+    tauri::async_runtime::spawn_blocking(move || {
+        let session = store
+            .session(&session_id)
+            .map_err(|e| input(format!("Cannot read the session history: {e}")))?
+            .ok_or_else(|| input(format!("No session {session_id} in the history.")))?;
+        let Some(root) = gd_core::checkpoint::default_root() else {
+            return Ok(Vec::new());
+        };
+        gd_core::checkpoint::session_checkpoints(
+            &root,
+            std::path::Path::new(&session.workspace),
+            &session_id,
+        )
+        .map_err(|e| input(format!("Cannot read the checkpoints: {e}")))
+    })
+    .await
+    .map_err(input)?
 }
 
 fn canonical(path: &str) -> String {

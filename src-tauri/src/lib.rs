@@ -5,14 +5,16 @@
 //! - [`commands`]: the `#[tauri::command]` functions the UI invokes; every command of every
 //!   module is declared once in `command_list.rs` (handler, build.rs's list, capability check
 //!   and the UI's generated client `ui/src/protocol/commands.ts` all come from it);
+//! - [`forwarding`]: the commands that only forward one op, until the UI uses `submit`;
 //! - [`boot`]: the app's version and workspace, handed to the page before its first IPC call;
 //! - [`sessions`]: the agent sessions and the forwarding of their events to the UI;
-//! - [`checkpoints`]: listing and restoring the workspace checkpoints taken before edits;
 //! - [`picker`]: the file-tree context picker (gd-workspace-index);
 //! - [`settings`]: the settings screen and the trust prompt (gd-core's `settings_screen`);
 //! - [`signin`]: the sign-in screen's and the auth status view's commands (gd-auth);
-//! - [`history`]: the session history commands (list, search, pages, rename, delete, export);
-//! - [`state`]: the state managed by Tauri and the launch options it is built from;
+//! - [`history`]: the session history commands (list, search, pages, rename, delete, export,
+//!   a stored session's checkpoints);
+//! - [`args`]: the app's command line (the workspace to open);
+//! - [`state`]: the state managed by Tauri;
 //! - [`single_instance`]: what a second launch does to the running app;
 //! - [`logging`]: `tracing` to stderr and to a rolling file in the app's log directory;
 //! - [`renderer`]: WebKitGTK's compositing choice (off unless `GEMINI_DESKTOP_GPU=1`);
@@ -28,12 +30,13 @@
 //!   capability only allows `http(s)://` URLs with the default browser); Google sign-in's
 //!   authorization URL is opened from Rust (see [`signin`]).
 
+pub mod args;
 pub mod boot;
-pub mod checkpoints;
 #[cfg(test)]
 mod command_client;
 pub mod commands;
 pub mod first_paint;
+pub mod forwarding;
 pub mod history;
 pub mod logging;
 pub mod picker;
@@ -46,7 +49,8 @@ pub mod state;
 
 use tauri::Manager;
 
-use crate::state::{AppState, LaunchOptions};
+use crate::args::AppArgs;
+use crate::state::AppState;
 
 /// Turns the command table (`command_list.rs`, also read by build.rs and the TS client's
 /// generator) into the IPC handler.
@@ -64,7 +68,7 @@ pub fn run() {
     renderer::configure();
     logging::init();
 
-    let launch = match LaunchOptions::from_env() {
+    let launch = match AppArgs::from_env() {
         Ok(launch) => launch,
         Err(error) => {
             tracing::error!("{error}");

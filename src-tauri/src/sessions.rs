@@ -1,34 +1,21 @@
 //! Agent sessions of the window: each one is a core session whose events are
-//! forwarded, in order, to the `Channel` the UI passed to `start_session`.
+//! forwarded, in order, to the `Channel` the UI passed to `start_session`
+//! (answer text coalesced by gd-core's [`CoalescedEvents`]).
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
+use gd_core::coalesce::{CoalescedEvents, DELTA_WINDOW};
 use gd_core::launch::{self, LaunchError, LaunchOptions};
 use gd_core::policy::PolicyApproval;
 use gd_core::{ApprovalMode, Session, SessionError, SessionHandle};
-use gd_gemini::{Backend, GeminiClient};
+use gd_gemini::GeminiClient;
 use gd_protocol::{CommandError, CommandErrorKind, Event, ModelChoice, Op, SessionInfo};
 use tauri::ipc::Channel;
-use tokio::sync::mpsc::UnboundedReceiver;
-use tokio::time::Instant;
 use tracing::{Instrument, debug, info_span, warn};
 
 use crate::history::History;
-
-/// Models offered when the API cannot list them (Vertex AI, Code Assist).
-const KNOWN_MODELS: &[(&str, &str)] = &[
-    ("gemini-2.5-pro", "Gemini 2.5 Pro"),
-    ("gemini-2.5-flash", "Gemini 2.5 Flash"),
-    ("gemini-2.5-flash-lite", "Gemini 2.5 Flash-Lite"),
-    ("gemini-3-pro-preview", "Gemini 3 Pro (preview)"),
-];
-
-/// Answer text arriving faster than this is sent to the window in one `content_delta` per
-/// window (about one per frame at 60 Hz), see [`forward_events`].
-pub const DELTA_WINDOW: Duration = Duration::from_millis(16);
 
 /// One running session and what the commands need of it.
 struct Running {
@@ -128,16 +115,16 @@ impl Sessions {
         let span = info_span!("forward_events", session_id = %info.session_id);
         tauri::async_runtime::spawn(
             async move {
-                let sent = forward_events(events, DELTA_WINDOW, |event| {
-                    channel.send(event).map_err(|e| e.to_string())
-                })
-                .await;
-                match sent {
-                    Ok(()) => debug!("event stream ended"),
-                    Err(error) => {
-                        warn!(%error, "the window stopped listening; dropping the session")
+                // Each event costs the webview a script evaluation: answer text is joined
+                // into about one event per frame.
+                let mut events = CoalescedEvents::new(events, DELTA_WINDOW);
+                while let Some(event) = events.recv().await {
+                    if let Err(error) = channel.send(event) {
+                        warn!(%error, "the window stopped listening; dropping the session");
+                        return;
                     }
                 }
+                debug!("event stream ended");
             }
             .instrument(span),
         );
@@ -163,10 +150,6 @@ impl Sessions {
         })
     }
 
-    pub fn approval_mode(&self, session_id: &str) -> Result<ApprovalMode, CommandError> {
-        self.with(session_id, |r| r.policy.mode())
-    }
-
     /// Switches the approval mode; it applies to the next tool calls.
     pub fn set_approval_mode(
         &self,
@@ -177,36 +160,15 @@ impl Sessions {
             .map_err(|m| CommandError::new(CommandErrorKind::Input, m))
     }
 
-    /// The models the session's credentials can use.
+    /// The models the session's credentials can use (gd-gemini's list).
     pub async fn models(&self, session_id: &str) -> Result<Vec<ModelChoice>, CommandError> {
         let client = self.with(session_id, |r| r.client.clone())?;
-        if matches!(client.backend(), Backend::GeminiApi { .. }) {
-            match client.list_models().await {
-                Ok(models) => {
-                    let mut choices: Vec<ModelChoice> = models
-                        .into_iter()
-                        .filter(|m| m.name.contains("gemini"))
-                        .map(|m| {
-                            let name = m.name.trim_start_matches("models/").to_owned();
-                            ModelChoice {
-                                display_name: m.display_name.unwrap_or_else(|| name.clone()),
-                                name,
-                            }
-                        })
-                        .collect();
-                    choices.sort_by(|a, b| a.name.cmp(&b.name));
-                    if !choices.is_empty() {
-                        return Ok(choices);
-                    }
-                }
-                Err(error) => warn!(%error, "listing models failed; offering the known ones"),
-            }
-        }
-        Ok(KNOWN_MODELS
-            .iter()
-            .map(|(name, display)| ModelChoice {
-                name: (*name).into(),
-                display_name: (*display).into(),
+        Ok(gd_gemini::models::available_models(&client)
+            .await
+            .into_iter()
+            .map(|m| ModelChoice {
+                name: m.name,
+                display_name: m.display_name,
             })
             .collect())
     }
@@ -242,169 +204,9 @@ impl Sessions {
     }
 }
 
-/// Sends a session's events to the window in order, until the session ends or `send` fails.
-///
-/// Consecutive `content_delta` events are coalesced: a delta goes out at once when none was
-/// sent during the last `window`; deltas arriving sooner are joined and sent when that window
-/// ends, or earlier when any other event comes (which is sent right after them, so order is
-/// kept). A slow stream is forwarded with no added delay, and a model streaming thousands of
-/// small chunks a second costs the webview at most one message per window instead of one per
-/// chunk (each message is a script evaluation in the page).
-pub async fn forward_events<E>(
-    mut events: UnboundedReceiver<Event>,
-    window: Duration,
-    mut send: impl FnMut(Event) -> Result<(), E>,
-) -> Result<(), E> {
-    let mut pending = String::new();
-    // When the last delta was sent; the next one may go at `last + window`.
-    let mut last_delta: Option<Instant> = None;
-    loop {
-        let next = if pending.is_empty() {
-            events.recv().await
-        } else {
-            let due = last_delta.map_or_else(Instant::now, |last| last + window);
-            tokio::select! {
-                biased;
-                event = events.recv() => event,
-                () = tokio::time::sleep_until(due) => {
-                    send(Event::ContentDelta { text: std::mem::take(&mut pending) })?;
-                    last_delta = Some(Instant::now());
-                    continue;
-                }
-            }
-        };
-        match next {
-            Some(Event::ContentDelta { text }) => {
-                let now = Instant::now();
-                let may_send = last_delta.is_none_or(|last| now >= last + window);
-                if pending.is_empty() && may_send {
-                    send(Event::ContentDelta { text })?;
-                    last_delta = Some(now);
-                } else {
-                    pending.push_str(&text);
-                }
-            }
-            Some(other) => {
-                if !pending.is_empty() {
-                    send(Event::ContentDelta {
-                        text: std::mem::take(&mut pending),
-                    })?;
-                    last_delta = Some(Instant::now());
-                }
-                send(other)?;
-            }
-            None => {
-                if !pending.is_empty() {
-                    send(Event::ContentDelta { text: pending })?;
-                }
-                return Ok(());
-            }
-        }
-    }
-}
-
 fn unknown(session_id: &str) -> CommandError {
     CommandError::new(
         CommandErrorKind::UnknownSession,
         format!("No running session {session_id}"),
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use tokio::sync::mpsc;
-
-    fn delta(text: &str) -> Event {
-        Event::ContentDelta { text: text.into() }
-    }
-
-    fn warning(message: &str) -> Event {
-        Event::Warning {
-            message: message.into(),
-        }
-    }
-
-    async fn forward_all(events: Vec<(Duration, Event)>, window: Duration) -> Vec<Event> {
-        let (tx, rx) = mpsc::unbounded_channel();
-        tokio::spawn(async move {
-            for (pause, event) in events {
-                if !pause.is_zero() {
-                    tokio::time::sleep(pause).await;
-                }
-                tx.send(event).unwrap();
-            }
-        });
-        let mut out = Vec::new();
-        forward_events(rx, window, |event| {
-            out.push(event);
-            Ok::<_, ()>(())
-        })
-        .await
-        .unwrap();
-        out
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_burst_of_deltas_is_joined_and_order_is_kept() {
-        // One delta a millisecond for 320 ms (the timer's resolution).
-        let mut events: Vec<(Duration, Event)> = (0..320)
-            .map(|i| (Duration::from_millis(1), delta(&format!("{i},"))))
-            .collect();
-        events.push((Duration::ZERO, warning("between")));
-        events.push((Duration::ZERO, delta("tail")));
-        let out = forward_all(events, Duration::from_millis(16)).await;
-
-        // The first alone, then one message per 16 ms window.
-        let deltas = out
-            .iter()
-            .take_while(|e| matches!(e, Event::ContentDelta { .. }))
-            .count();
-        assert!((18..=24).contains(&deltas), "{deltas} messages: {out:?}");
-        let text: String = out
-            .iter()
-            .filter_map(|e| match e {
-                Event::ContentDelta { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect();
-        let expected: String = (0..320).map(|i| format!("{i},")).collect::<String>() + "tail";
-        assert_eq!(text, expected);
-        assert_eq!(
-            out[deltas],
-            warning("between"),
-            "flushed before the next event"
-        );
-        assert_eq!(
-            out.last(),
-            Some(&delta("tail")),
-            "the end flushes what is left"
-        );
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn slow_deltas_go_out_one_by_one_without_delay() {
-        let events = vec![
-            (Duration::ZERO, delta("a")),
-            (Duration::from_millis(50), delta("b")),
-            (Duration::from_millis(50), delta("c")),
-        ];
-        let out = forward_all(events, Duration::from_millis(16)).await;
-        assert_eq!(out, vec![delta("a"), delta("b"), delta("c")]);
-    }
-
-    #[tokio::test]
-    async fn a_failed_send_stops_forwarding() {
-        let (tx, rx) = mpsc::unbounded_channel();
-        tx.send(warning("one")).unwrap();
-        tx.send(warning("two")).unwrap();
-        let mut calls = 0;
-        let result = forward_events(rx, Duration::from_millis(16), |_| {
-            calls += 1;
-            Err("closed")
-        })
-        .await;
-        assert_eq!(result, Err("closed"));
-        assert_eq!(calls, 1);
-    }
 }

@@ -13,7 +13,7 @@
 //! only focuses the window: unlike the first launch, the working directory is not taken as the
 //! workspace, so such a launch never replaces the folder the user is working on. A folder that
 //! does not exist or is not a directory is refused by the second process itself, before it
-//! contacts the first one (see `LaunchOptions::from_env`).
+//! contacts the first one (see `AppArgs::from_env`).
 //!
 //! Without a D-Bus session bus the plugin cannot find other instances and every launch opens its
 //! own window.
@@ -24,7 +24,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager, Runtime};
 
-use crate::state::{AppState, LaunchError, LaunchOptions};
+use crate::args::{AppArgs, ArgsError};
+use crate::state::AppState;
 
 /// Label of the app's window (`tauri.conf.json`).
 pub const MAIN_WINDOW: &str = "main";
@@ -45,13 +46,12 @@ pub struct WorkspaceChanged {
 /// The folder a second launch asks for: its first positional argument, resolved against its
 /// working directory. `None` when it named none. `argv` is the full command line, program
 /// name first (as the plugin passes it).
-pub fn requested_workspace(argv: &[String], cwd: &str) -> Result<Option<PathBuf>, LaunchError> {
-    let Some(path) = LaunchOptions::first_positional(argv.iter().skip(1).map(OsString::from))
-    else {
+pub fn requested_workspace(argv: &[String], cwd: &str) -> Result<Option<PathBuf>, ArgsError> {
+    let Some(path) = AppArgs::first_positional(argv.iter().skip(1).map(OsString::from)) else {
         return Ok(None);
     };
     let cwd = (!cwd.is_empty()).then(|| Path::new(cwd));
-    LaunchOptions::resolve_workspace(&path, cwd).map(Some)
+    AppArgs::resolve_workspace(&path, cwd).map(Some)
 }
 
 /// What the running instance does when another launch hands over its command line.
@@ -175,7 +175,7 @@ mod tests {
         let first = tempfile::tempdir().unwrap();
         let second = tempfile::tempdir().unwrap();
         let app = tauri::test::mock_builder()
-            .manage(AppState::new(LaunchOptions {
+            .manage(AppState::new(AppArgs {
                 workspace: Some(first.path().canonicalize().unwrap()),
             }))
             .build(tauri::test::mock_context(tauri::test::noop_assets()))

@@ -1,107 +1,12 @@
-//! Application state shared by the Tauri commands, and the launch options it is built from.
+//! Application state shared by the Tauri commands.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 
+use crate::args::{AppArgs, ArgsError, canonical_dir};
 use crate::picker::Picker;
 use crate::sessions::Sessions;
 use crate::signin::SignIn;
-
-/// What the app was started with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LaunchOptions {
-    /// Canonical absolute path of the workspace folder: the first positional command-line
-    /// argument, or else the current directory. `None` only when there was no argument and the
-    /// current directory could not be determined (e.g. it was deleted).
-    pub workspace: Option<PathBuf>,
-}
-
-/// Why the command line could not be turned into [`LaunchOptions`].
-#[derive(Debug, thiserror::Error)]
-pub enum LaunchError {
-    #[error("workspace `{}` does not exist or cannot be accessed: {source}", path.display())]
-    WorkspaceNotFound {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("workspace `{}` is not a directory", path.display())]
-    WorkspaceNotADirectory { path: PathBuf },
-}
-
-impl LaunchOptions {
-    /// Builds the options from this process's command line and current directory.
-    pub fn from_env() -> Result<Self, LaunchError> {
-        Self::parse(std::env::args_os().skip(1), std::env::current_dir().ok())
-    }
-
-    /// Builds the options from `args` (without the program name).
-    ///
-    /// The workspace is the first positional argument. Arguments starting with `-` are options:
-    /// none are defined yet, and unknown ones are ignored, because launchers add their own
-    /// (WebKitWebDriver, for instance, may pass `--automation`). `--` ends the options.
-    pub fn parse<I>(args: I, current_dir: Option<PathBuf>) -> Result<Self, LaunchError>
-    where
-        I: IntoIterator<Item = OsString>,
-    {
-        let workspace = match Self::first_positional(args) {
-            Some(path) => Some(Self::resolve_workspace(&path, current_dir.as_deref())?),
-            // The current directory is only a default: if it cannot be resolved, run without a
-            // workspace rather than refusing to start.
-            None => current_dir.and_then(|cwd| canonical_dir(&cwd).ok()),
-        };
-        Ok(Self { workspace })
-    }
-
-    /// The first positional argument of `args` (without the program name), if any; see
-    /// [`LaunchOptions::parse`] for what counts as an option.
-    pub fn first_positional<I>(args: I) -> Option<PathBuf>
-    where
-        I: IntoIterator<Item = OsString>,
-    {
-        let mut positional = None;
-        let mut only_positional = false;
-        for arg in args {
-            let is_option = !only_positional && arg.to_string_lossy().starts_with('-');
-            if arg == "--" && !only_positional {
-                only_positional = true;
-            } else if is_option {
-                tracing::debug!(?arg, "ignoring unknown command-line option");
-            } else if positional.is_none() {
-                positional = Some(PathBuf::from(arg));
-            } else {
-                tracing::warn!(?arg, "ignoring extra command-line argument");
-            }
-        }
-        positional
-    }
-
-    /// A workspace named on a command line: resolved against `current_dir` when relative, then
-    /// canonicalised; it must be a directory.
-    pub fn resolve_workspace(
-        path: &Path,
-        current_dir: Option<&Path>,
-    ) -> Result<PathBuf, LaunchError> {
-        match current_dir {
-            Some(cwd) if path.is_relative() => canonical_dir(&cwd.join(path)),
-            _ => canonical_dir(path),
-        }
-    }
-}
-
-fn canonical_dir(path: &Path) -> Result<PathBuf, LaunchError> {
-    let canonical =
-        std::fs::canonicalize(path).map_err(|source| LaunchError::WorkspaceNotFound {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    if canonical.is_dir() {
-        Ok(canonical)
-    } else {
-        Err(LaunchError::WorkspaceNotADirectory { path: canonical })
-    }
-}
 
 /// State managed by Tauri (`app.manage`) and read by the commands through `State<AppState>`.
 ///
@@ -120,7 +25,7 @@ pub struct AppState {
 }
 
 impl AppState {
-    pub fn new(launch: LaunchOptions) -> Self {
+    pub fn new(launch: AppArgs) -> Self {
         Self {
             workspace: RwLock::new(launch.workspace),
             sessions: Sessions::default(),
@@ -138,82 +43,9 @@ impl AppState {
     }
 
     /// Switches to another folder (canonicalised; must be a directory).
-    pub fn set_workspace(&self, path: &Path) -> Result<PathBuf, LaunchError> {
+    pub fn set_workspace(&self, path: &Path) -> Result<PathBuf, ArgsError> {
         let canonical = canonical_dir(path)?;
         *self.workspace.write().unwrap_or_else(|e| e.into_inner()) = Some(canonical.clone());
         Ok(canonical)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn args(list: &[&str]) -> Vec<OsString> {
-        list.iter().map(OsString::from).collect()
-    }
-
-    #[test]
-    fn no_argument_uses_the_current_directory() {
-        let dir = tempfile::tempdir().unwrap();
-        let options = LaunchOptions::parse(args(&[]), Some(dir.path().to_path_buf())).unwrap();
-        assert_eq!(options.workspace, Some(dir.path().canonicalize().unwrap()));
-    }
-
-    #[test]
-    fn no_argument_and_no_current_directory_means_no_workspace() {
-        let options = LaunchOptions::parse(args(&[]), None).unwrap();
-        assert_eq!(options.workspace, None);
-    }
-
-    #[test]
-    fn first_positional_argument_is_canonicalised() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join("project")).unwrap();
-        let options = LaunchOptions::parse(
-            args(&["--automation", "project/./", "ignored"]),
-            Some(dir.path().to_path_buf()),
-        )
-        .unwrap();
-        assert_eq!(
-            options.workspace,
-            Some(dir.path().join("project").canonicalize().unwrap())
-        );
-    }
-
-    #[test]
-    fn double_dash_ends_options() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join("-odd")).unwrap();
-        let options =
-            LaunchOptions::parse(args(&["--", "-odd"]), Some(dir.path().to_path_buf())).unwrap();
-        assert_eq!(
-            options.workspace,
-            Some(dir.path().join("-odd").canonicalize().unwrap())
-        );
-    }
-
-    #[test]
-    fn a_file_is_rejected() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("file.txt");
-        std::fs::write(&file, "x").unwrap();
-        let err = LaunchOptions::parse(args(&[file.to_str().unwrap()]), None).unwrap_err();
-        assert!(
-            matches!(err, LaunchError::WorkspaceNotADirectory { .. }),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn a_missing_path_is_rejected() {
-        let dir = tempfile::tempdir().unwrap();
-        let missing = dir.path().join("missing");
-        let err = LaunchOptions::parse(args(&[missing.to_str().unwrap()]), None).unwrap_err();
-        assert!(
-            matches!(err, LaunchError::WorkspaceNotFound { .. }),
-            "{err}"
-        );
-        assert!(err.to_string().contains("missing"), "{err}");
     }
 }

@@ -35,12 +35,14 @@ mod app;
 mod connected;
 mod dbus;
 mod keyring;
+mod page;
 mod paths;
 mod process;
 mod xvfb;
 
-pub use app::{App, testid};
+pub use app::App;
 pub use connected::E2E_MODEL;
+pub use page::testid;
 pub use paths::{app_binary, target_dir};
 
 use std::time::Duration;

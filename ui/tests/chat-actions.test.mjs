@@ -74,10 +74,10 @@ test("Retry on a failed turn sends the same prompt again through the composer's 
   await retry.waitFor();
   assert.ok(await retry.isEnabled());
   await page.screenshot({ path: screenshotPath("chat-retry.png") });
-  const from = app.callsOf("send_prompt").length;
+  const from = app.opsOf("user_turn").length;
   await retry.click();
-  const call = await app.waitForCall("send_prompt", () => true, { from });
-  assert.deepEqual(call.args, { sessionId: "s1", text: "summarise the repo" });
+  const call = await app.waitForOp("user_turn", () => true, { from });
+  assert.deepEqual([call.args.sessionId, call.args.items], ["s1", [{ type: "text", text: "summarise the repo" }]]);
   // Shown as a new prompt, and a turn runs: no second Retry while it does.
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="message-user"]').length === 2);
   assert.ok(await retry.isDisabled(), "Retry waits while a turn runs");

@@ -41,10 +41,10 @@ describe("header and composer", () => {
     await app.page.keyboard.press("Shift+Enter");
     await app.page.keyboard.type("line two");
     assert.equal(await input.inputValue(), "line one\nline two", "Shift+Enter inserted a newline");
-    assert.equal(app.callsOf("send_prompt").length, 0);
+    assert.equal(app.opsOf("user_turn").length, 0);
     await app.page.keyboard.press("Enter");
-    const call = await app.waitForCall("send_prompt");
-    assert.deepEqual(call.args, { sessionId: "s1", text: "line one\nline two" });
+    const call = await app.waitForOp("user_turn");
+    assert.deepEqual([call.args.sessionId, call.args.items], ["s1", [{ type: "text", text: "line one\nline two" }]]);
     assert.equal(await input.inputValue(), "", "the composer is cleared");
     await waitForText(app.page, sel("message-user"), "line one\nline two");
     // A turn runs: Send is disabled, Enter does not send again.
@@ -53,7 +53,7 @@ describe("header and composer", () => {
     await input.press("Enter");
     await app.emitAll([E.turnStarted(), E.delta("ok"), E.turnComplete()]);
     await waitForText(app.page, sel("message-model"), "ok");
-    assert.equal(app.callsOf("send_prompt").length, 1, "Enter during a turn sent nothing");
+    assert.equal(app.opsOf("user_turn").length, 1, "Enter during a turn sent nothing");
     assert.equal(await input.inputValue(), "again", "the draft is kept");
     assert.ok(await app.tid("send").isEnabled());
     await app.close();
@@ -66,20 +66,20 @@ describe("header and composer", () => {
     await app.tid("cancel").waitFor({ state: "visible" });
     assert.match(await app.tid("composer-hint").innerText(), /Esc to stop/);
     await app.tid("cancel").click();
-    const first = await app.waitForCall("interrupt_turn");
+    const first = await app.waitForOp("interrupt");
     assert.deepEqual(first.args, { sessionId: "s1" });
     const from = app.calls.length;
     await page.keyboard.press("Escape");
-    await app.waitForCall("interrupt_turn", () => true, { from });
+    await app.waitForOp("interrupt", () => true, { from });
     await app.emitAll([E.turnStarted(), E.turnComplete("cancelled")]);
     await waitForText(page, sel("notice"), "Cancelled.");
     await app.tid("cancel").waitFor({ state: "hidden" });
     assert.ok(await app.tid("send").isEnabled(), "Send is available again");
     // Idle: Esc does nothing.
-    const before = app.callsOf("interrupt_turn").length;
+    const before = app.opsOf("interrupt").length;
     await page.keyboard.press("Escape");
     await app.sendPrompt("next");
-    assert.equal(app.callsOf("interrupt_turn").length, before);
+    assert.equal(app.opsOf("interrupt").length, before);
     await app.close();
   });
 });
@@ -89,7 +89,7 @@ describe("streaming", () => {
     const app = await env.open();
     const { page } = app;
     await app.sendPrompt("first question");
-    await app.emitAll([E.turnStarted("t1"), E.delta("An **earlier** answer."), E.usage(), E.turnComplete("completed", "t1")]);
+    await app.emitAll([E.turnStarted("t1"), E.delta("An **earlier** answer."), E.usage(), E.turnComplete("completed", "t1", E.turnUsage(1200, 300))]);
     await waitForText(page, sel("message-model"), "An earlier answer.");
     await waitForText(page, sel("turn-footer"), /1,500 tokens/);
 
@@ -133,7 +133,7 @@ describe("streaming", () => {
       }
     }
     assert.ok(firstBlock, "the heading rendered while streaming");
-    await app.emitAll([E.usage(2000, 500), E.turnComplete("completed", "t2")]);
+    await app.emitAll([E.usage(2000, 500), E.turnComplete("completed", "t2", E.turnUsage(2000, 500))]);
     const text = await waitForText(page, sel("message-model"), /Done, see the docs\.$/, { index: 1 });
     assert.equal(
       text,

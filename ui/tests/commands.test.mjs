@@ -55,7 +55,7 @@ const commands = {
 /** The app with a session and its command list. */
 async function open(options = {}) {
   const app = await env.open(options);
-  await app.waitForCall("list_commands");
+  await app.waitForOp("list_commands");
   await app.emit(E.sessionConfigured("s1"));
   await app.emit(commands);
   return app;
@@ -110,32 +110,32 @@ describe("built-in commands", () => {
     await waitForText(app.page, sel("message-model"), "Noted.");
 
     await enter(app, "/clear");
-    await app.waitForCall("clear_conversation", (a) => a.sessionId === "s1");
-    assert.equal(app.callsOf("send_prompt").length, 1, "/clear is not sent to the model");
+    await app.waitForOp("clear", (a) => a.sessionId === "s1");
+    assert.equal(app.opsOf("user_turn").length, 1, "/clear is not sent to the model");
     assert.equal(await app.tid("prompt-input").inputValue(), "");
     await app.emit({ type: "conversation_cleared", session_id: "conv-2" });
     await app.page.waitForSelector(`${sel("message-list")}[data-count="0"]`, { state: "attached" });
     // The same session goes on.
     await app.sendPrompt("what was the word?");
-    await app.waitForCall("send_prompt", (a) => a.sessionId === "s1" && a.text === "what was the word?");
+    await app.waitForOp("user_turn", (a) => a.sessionId === "s1" && a.text === "what was the word?");
     await app.emitAll([E.turnStarted(), E.turnComplete()]);
     // `/new` is Gemini CLI's other name for it.
     const from = app.calls.length;
     await enter(app, "/new");
-    await app.waitForCall("clear_conversation", () => true, { from });
+    await app.waitForOp("clear", () => true, { from });
     await app.close();
   });
 
   test("/compress shows a pending line, then the tokens before and after, or why nothing changed", async () => {
     const app = await open();
     await enter(app, "/compress");
-    await app.waitForCall("compress_conversation", (a) => a.sessionId === "s1");
+    await app.waitForOp("compress", (a) => a.sessionId === "s1");
     await app.page.waitForSelector(`${sel("compression")}[data-state="pending"]`);
     assert.equal(await app.tid("compression-text").innerText(), "Compressing chat history…");
     // Busy meanwhile: Stop is offered and interrupts it.
     await app.tid("cancel").waitFor();
     await app.tid("cancel").click();
-    await app.waitForCall("interrupt_turn");
+    await app.waitForOp("interrupt");
     await app.emit({ type: "chat_compressed", original_tokens: 12000, new_tokens: 800 });
     await app.page.waitForSelector(`${sel("compression")}[data-state="compressed"]`);
     assert.equal(await app.tid("compression-text").innerText(), "Chat history compressed from 12,000 to 800 tokens.");
@@ -143,7 +143,7 @@ describe("built-in commands", () => {
 
     let from = app.calls.length;
     await enter(app, "/compact");
-    await app.waitForCall("compress_conversation", () => true, { from });
+    await app.waitForOp("compress", () => true, { from });
     await app.emit({ type: "compression_skipped", reason: "nothing_to_compress", original_tokens: 0, message: "Nothing to compress." });
     await waitForText(app.page, sel("compression-text"), "Nothing to compress.");
     assert.equal(await app.tid("compression").last().getAttribute("data-state"), "skipped");
@@ -154,7 +154,7 @@ describe("built-in commands", () => {
   test("/stats shows the session, model and tool views in the chat", async () => {
     const app = await open();
     await enter(app, "/stats");
-    await app.waitForCall("session_stats", (a) => a.sessionId === "s1");
+    await app.waitForOp("stats", (a) => a.sessionId === "s1");
     await app.emit({ type: "session_stats", stats: stats() });
     const card = app.page.locator(`${sel("stats-card")}[data-view="session"]`);
     await card.waitFor();
@@ -173,7 +173,7 @@ describe("built-in commands", () => {
 
     let from = app.calls.length;
     await enter(app, "/stats tools");
-    await app.waitForCall("session_stats", () => true, { from });
+    await app.waitForOp("stats", () => true, { from });
     await app.emit({ type: "session_stats", stats: stats() });
     const tools = app.page.locator(`${sel("stats-card")}[data-view="tools"]`);
     await tools.waitFor();
@@ -181,14 +181,14 @@ describe("built-in commands", () => {
 
     from = app.calls.length;
     await enter(app, "/usage model");
-    await app.waitForCall("session_stats", () => true, { from });
+    await app.waitForOp("stats", () => true, { from });
     await app.emit({ type: "session_stats", stats: stats({ models: [] }) });
     await app.page.locator(`${sel("stats-card")}[data-view="model"]`).getByTestId("stats-no-models").waitFor();
 
     await enter(app, "/stats nope");
     await waitForText(app.page, sel("notice"), 'Unknown /stats view "nope": use session, model or tools.');
-    assert.equal(app.callsOf("session_stats").length, 3);
-    assert.equal(app.callsOf("send_prompt").length, 0);
+    assert.equal(app.opsOf("stats").length, 3);
+    assert.equal(app.opsOf("user_turn").length, 0);
     await app.close();
   });
 
@@ -199,13 +199,13 @@ describe("built-in commands", () => {
     await app.tid("mcp-close").click();
     await app.tid("mcp-panel").waitFor({ state: "detached" });
     await enter(app, "/mcp auth fixture");
-    await app.waitForCall("mcp_authenticate", (a) => a.name === "fixture");
+    await app.waitForOp("mcp_authenticate", (a) => a.name === "fixture");
     await app.tid("mcp-panel").waitFor();
     await enter(app, "/mcp disable fixture");
-    await app.waitForCall("mcp_set_server_enabled", (a) => a.name === "fixture" && a.enabled === false);
+    await app.waitForOp("mcp_set_server_enabled", (a) => a.name === "fixture" && a.enabled === false);
     await enter(app, "/mcp auth");
     await waitForText(app.page, sel("notice"), "Usage: /mcp auth <server name>");
-    assert.equal(app.callsOf("send_prompt").length, 0);
+    assert.equal(app.opsOf("user_turn").length, 0);
     await app.close();
   });
 
@@ -232,7 +232,7 @@ describe("built-in commands", () => {
     let from = app.calls.length;
     await enter(app, "/restore");
     await app.tid("checkpoints-panel").waitFor();
-    await app.waitForCall("list_checkpoints", (a) => a.sessionId === "s1", { from });
+    await app.waitForOp("list_checkpoints", (a) => a.sessionId === "s1", { from });
     await app.emit(list);
     assert.deepEqual(
       await app.tid("checkpoint-row").evaluateAll((els) => els.map((e) => e.dataset.checkpointId)),
@@ -245,30 +245,30 @@ describe("built-in commands", () => {
     // this conversation's…
     from = app.calls.length;
     await enter(app, "/restore 20260501T10");
-    await app.waitForCall("list_checkpoints", () => true, { from });
+    await app.waitForOp("list_checkpoints", () => true, { from });
     await app.emit(list);
-    await app.waitForCall("restore_checkpoint", (a) => a.checkpointId === "20260501T100000000Z-aaaa1111" && a.code && a.conversation, { from });
+    await app.waitForOp("restore_checkpoint", (a) => a.checkpoint_id === "20260501T100000000Z-aaaa1111" && a.code && a.conversation, { from });
     await app.tid("checkpoints-panel").waitFor();
     await waitForText(app.page, sel("checkpoints-restore-result"), "Restoring…");
     // …its code only when it belongs to another session.
     from = app.calls.length;
     await enter(app, "/restore 20260501T090000000Z-bbbb2222");
-    await app.waitForCall("list_checkpoints", () => true, { from });
+    await app.waitForOp("list_checkpoints", () => true, { from });
     await app.emit(list);
-    await app.waitForCall("restore_checkpoint", (a) => a.checkpointId === "20260501T090000000Z-bbbb2222" && a.code && !a.conversation, { from });
+    await app.waitForOp("restore_checkpoint", (a) => a.checkpoint_id === "20260501T090000000Z-bbbb2222" && a.code && !a.conversation, { from });
     // An unknown or ambiguous id says so.
     from = app.calls.length;
     await enter(app, "/restore nope");
-    await app.waitForCall("list_checkpoints", () => true, { from });
+    await app.waitForOp("list_checkpoints", () => true, { from });
     await app.emit(list);
     await waitForText(app.page, sel("notice"), 'No checkpoint "nope": /restore lists them.');
     from = app.calls.length;
     await enter(app, "/restore 2026");
-    await app.waitForCall("list_checkpoints", () => true, { from });
+    await app.waitForOp("list_checkpoints", () => true, { from });
     await app.emit(list);
     await waitForText(app.page, sel("notice"), 'Checkpoint "2026" is ambiguous: 2 checkpoints start with it.');
-    assert.equal(app.callsOf("restore_checkpoint").length, 2);
-    assert.equal(app.callsOf("send_prompt").length, 0);
+    assert.equal(app.opsOf("restore_checkpoint").length, 2);
+    assert.equal(app.opsOf("user_turn").length, 0);
     await app.close();
   });
 
@@ -283,11 +283,11 @@ describe("built-in commands", () => {
       E.turnComplete(),
     ]);
     await enter(app, "/clear");
-    await app.waitForCall("clear_conversation");
+    await app.waitForOp("clear");
     let from = app.calls.length;
     await app.emit({ type: "conversation_cleared", session_id: "conv-2" });
     // The folder's checkpoints are listed again for the panel.
-    await app.waitForCall("list_checkpoints", (a) => a.sessionId === "s1", { from });
+    await app.waitForOp("list_checkpoints", (a) => a.sessionId === "s1", { from });
     await app.sendPrompt("edit b");
     await app.emitAll([
       E.turnStarted(),
@@ -303,7 +303,7 @@ describe("built-in commands", () => {
     // …and the list puts the edit from before /clear under the other sessions.
     from = app.calls.length;
     await enter(app, "/restore");
-    await app.waitForCall("list_checkpoints", () => true, { from });
+    await app.waitForOp("list_checkpoints", () => true, { from });
     await app.emit({
       type: "checkpoints",
       checkpoints: [
@@ -349,7 +349,7 @@ describe("MCP prompts and other slash text", () => {
     await waitForText(app.page, sel("slash-hint"), /^\/review --file="…" --focus="…" \[--tone="…"\] · MCP prompt of fixture/);
     await input.pressSequentially('a.rs --focus="speed"');
     await input.press("Enter");
-    await app.waitForCall("send_prompt", (a) => a.text === '/review a.rs --focus="speed"');
+    await app.waitForOp("user_turn", (a) => a.text === '/review a.rs --focus="speed"');
 
     // Other names match too: "/ne" offers /clear (Gemini CLI's /new).
     await app.emitAll([E.turnStarted(), E.turnComplete()]);
@@ -367,7 +367,7 @@ describe("MCP prompts and other slash text", () => {
     assert.match(text, /--file \(required\)/);
     assert.match(text, /--focus \(required\): What to look at/);
     assert.match(text, /--tone$/m);
-    assert.equal(app.callsOf("send_prompt").length, 0);
+    assert.equal(app.opsOf("user_turn").length, 0);
     await app.close();
   });
 
@@ -377,7 +377,7 @@ describe("MCP prompts and other slash text", () => {
     await input.fill("/usr/bin/env is missing");
     await waitForText(app.page, sel("slash-hint"), "/usr/bin/env is not a command: Enter sends it to Gemini as a message.");
     await input.press("Enter");
-    await app.waitForCall("send_prompt", (a) => a.text === "/usr/bin/env is missing");
+    await app.waitForOp("user_turn", (a) => a.text === "/usr/bin/env is missing");
     await waitForText(app.page, sel("message-user"), "/usr/bin/env is missing");
     await app.close();
   });
@@ -386,12 +386,12 @@ describe("MCP prompts and other slash text", () => {
     const app = await open();
     let from = app.calls.length;
     await app.emit(E.mcpServerStatus(E.mcpStatus("fixture", { prompts: 2 })));
-    await app.waitForCall("list_commands", () => true, { from });
+    await app.waitForOp("list_commands", () => true, { from });
     // The end of the discovery lists them again too.
     from = app.calls.length;
     await app.emit(E.mcpServerStatus(E.mcpStatus("fixture", { prompts: 2, latency_ms: 5 })));
     await app.emit({ type: "mcp_discovery", state: "completed" });
-    await app.waitForCall("list_commands", () => true, { from });
+    await app.waitForOp("list_commands", () => true, { from });
     await app.close();
   });
 });

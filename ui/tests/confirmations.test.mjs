@@ -44,10 +44,10 @@ describe("answer buttons", () => {
     test(`${button} answers ${outcome}`, async () => {
       const app = await pending(shell("x1"));
       await app.tid(button).click();
-      const call = await app.waitForCall("confirm_tool");
-      assert.deepEqual(call.args, { sessionId: "s1", callId: "x1", outcome, content: null });
+      const call = await app.waitForOp("confirm_tool");
+      assert.deepEqual(call.args, { sessionId: "s1", call_id: "x1", outcome, content: null });
       await gone(app);
-      assert.equal(app.callsOf("confirm_tool").length, 1);
+      assert.equal(app.opsOf("confirm_tool").length, 1);
       await app.close();
     });
   }
@@ -69,8 +69,8 @@ describe("answer buttons", () => {
     const edited = 'def hello(name):\n    return f"Hi, {name}!"\n';
     await editor.fill(edited);
     await app.tid("approve").click();
-    const call = await app.waitForCall("confirm_tool");
-    assert.deepEqual(call.args, { sessionId: "s1", callId: "e1", outcome: "modify_with_editor", content: edited });
+    const call = await app.waitForOp("confirm_tool");
+    assert.deepEqual(call.args, { sessionId: "s1", call_id: "e1", outcome: "modify_with_editor", content: edited });
     await gone(app);
     await app.close();
   });
@@ -81,9 +81,9 @@ describe("keyboard", () => {
     const app = await pending(shell("k1"));
     await app.tid("prompt-input").click();
     await app.page.keyboard.press("Control+Enter");
-    const call = await app.waitForCall("confirm_tool");
+    const call = await app.waitForOp("confirm_tool");
     assert.equal(call.args.outcome, "proceed_once");
-    assert.equal(app.callsOf("send_prompt").length, 1, "Ctrl+Enter did not send the prompt");
+    assert.equal(app.opsOf("user_turn").length, 1, "Ctrl+Enter did not send the prompt");
     await app.close();
   });
 
@@ -91,9 +91,9 @@ describe("keyboard", () => {
     const app = await pending(shell("k2"));
     assert.match(await app.tid("composer-hint").innerText(), /Esc rejects/);
     await app.page.keyboard.press("Escape");
-    const call = await app.waitForCall("confirm_tool");
+    const call = await app.waitForOp("confirm_tool");
     assert.equal(call.args.outcome, "cancel");
-    assert.equal(app.callsOf("interrupt_turn").length, 0);
+    assert.equal(app.opsOf("interrupt").length, 0);
     await app.close();
   });
 
@@ -102,10 +102,10 @@ describe("keyboard", () => {
     await app.tid("prompt-input").fill("draft words");
     await app.tid("prompt-input").press("Control+Backspace");
     assert.equal(await app.tid("prompt-input").inputValue(), "draft ", "in the prompt box it deletes a word");
-    assert.equal(app.callsOf("confirm_tool").length, 0);
+    assert.equal(app.opsOf("confirm_tool").length, 0);
     await app.page.evaluate(() => /** @type {HTMLElement} */ (document.activeElement)?.blur());
     await app.page.keyboard.press("Control+Backspace");
-    const call = await app.waitForCall("confirm_tool");
+    const call = await app.waitForOp("confirm_tool");
     assert.equal(call.args.outcome, "cancel");
     await app.close();
   });
@@ -117,13 +117,13 @@ describe("keyboard", () => {
     await app.tid("diff-editor").fill("kept\n");
     await page.keyboard.press("Escape");
     await app.tid("diff-editor").waitFor({ state: "detached" });
-    assert.equal(app.callsOf("confirm_tool").length, 0, "Esc only left edit mode");
+    assert.equal(app.opsOf("confirm_tool").length, 0, "Esc only left edit mode");
     await app.tid("edit-proposal").click();
     assert.equal(await app.tid("diff-editor").inputValue(), "", "the edits were discarded");
     await app.tid("diff-editor").fill("kept\n");
     await page.keyboard.press("Control+Enter");
-    const call = await app.waitForCall("confirm_tool");
-    assert.deepEqual(call.args, { sessionId: "s1", callId: "k4", outcome: "modify_with_editor", content: "kept\n" });
+    const call = await app.waitForOp("confirm_tool");
+    assert.deepEqual(call.args, { sessionId: "s1", call_id: "k4", outcome: "modify_with_editor", content: "kept\n" });
     await app.close();
   });
 });
@@ -155,7 +155,7 @@ describe("queue and cards", () => {
     await app.tid("always-allow").click();
     await gone(app);
     assert.deepEqual(
-      app.callsOf("confirm_tool").map((c) => [c.args.callId, c.args.outcome]),
+      app.opsOf("confirm_tool").map((c) => [c.args.call_id, c.args.outcome]),
       [
         ["q1", "proceed_once"],
         ["q2", "cancel"],
@@ -200,8 +200,8 @@ describe("queue and cards", () => {
     assert.deepEqual(JSON.parse(await app.tid("confirm-mcp-args").innerText()), args);
     assert.equal(await app.tid("always-allow").innerText(), "Always allow Create issue");
     await app.tid("always-allow-save").click();
-    const call = await app.waitForCall("confirm_tool");
-    assert.deepEqual(call.args, { sessionId: "s1", callId: "m1", outcome: "proceed_always_and_save", content: null });
+    const call = await app.waitForOp("confirm_tool");
+    assert.deepEqual(call.args, { sessionId: "s1", call_id: "m1", outcome: "proceed_always_and_save", content: null });
     await app.close();
   });
 
@@ -215,7 +215,7 @@ describe("queue and cards", () => {
     await app.page.locator(`${sel("confirm-urls")} a`).nth(1).click();
     const call = await app.waitForCall("plugin:opener|open_url");
     assert.deepEqual(call.args, { url: "https://example.org/b" });
-    assert.equal(app.callsOf("confirm_tool").length, 0, "opening a URL answers nothing");
+    assert.equal(app.opsOf("confirm_tool").length, 0, "opening a URL answers nothing");
     await app.close();
   });
 });

@@ -209,9 +209,11 @@ function installHistory({ data, last }) {
               },
             ]
           : [];
-      case "restore_checkpoint":
-        // What the session does to the stored conversation (the event comes from the test).
-        if (args.conversation) state.messages[args.sessionId] = state.messages[args.sessionId].filter((m) => m.seq < 3);
+      case "submit":
+        // What a restore does to the stored conversation (the event comes from the test).
+        if (args.op.type === "restore_checkpoint" && args.op.conversation) {
+          state.messages[args.sessionId] = state.messages[args.sessionId].filter((m) => m.seq < 3);
+        }
         return undefined;
       default:
         return undefined;
@@ -670,8 +672,8 @@ describe("restore from a transcript", () => {
     await app.tid("history-transcript").screenshot({ path: screenshotPath("history-restore-confirm.png") });
     const from = app.calls.length;
     await app.tid("history-restore-code").click();
-    const restore = await app.waitForCall("restore_checkpoint", () => true, { from });
-    assert.deepEqual(restore.args, { sessionId: "s1", checkpointId: "cp-e5", code: true, conversation: false });
+    const restore = await app.waitForOp("restore_checkpoint", () => true, { from });
+    assert.deepEqual(restore.args, { sessionId: "s1", checkpoint_id: "cp-e5", code: true, conversation: false });
     assert.equal(app.callsOf("start_session").length, 1, "same folder, code only: nothing is resumed");
     await waitForText(app.page, sel("history-restore-result"), "Restoring…");
     await app.emit(E.checkpointRestored("cp-e5", [["a.txt", "reverted"]]));
@@ -688,8 +690,8 @@ describe("restore from a transcript", () => {
     await app.tid("history-restore-both").click();
     const start = await app.waitForCall("start_session", () => true, { from });
     assert.equal(start.args.resume, "e5");
-    const restore = await app.waitForCall("restore_checkpoint", () => true, { from });
-    assert.deepEqual(restore.args, { sessionId: "e5", checkpointId: "cp-e5", code: true, conversation: true });
+    const restore = await app.waitForOp("restore_checkpoint", () => true, { from });
+    assert.deepEqual(restore.args, { sessionId: "e5", checkpoint_id: "cp-e5", code: true, conversation: true });
     // The chat behind shows the resumed session (the transcript shows messages with the chat's
     // components too: look in the chat's list).
     await waitForText(app.page, `${sel("message-list")} ${sel("message-user")}`, "change a.txt");
@@ -717,8 +719,8 @@ describe("restore from a transcript", () => {
     assert.deepEqual(open.args, { path: OTHER });
     const start = await app.waitForCall("start_session", () => true, { from });
     assert.equal(start.args.resume, "f6");
-    const restore = await app.waitForCall("restore_checkpoint", () => true, { from });
-    assert.deepEqual(restore.args, { sessionId: "f6", checkpointId: "cp-f6", code: true, conversation: false });
+    const restore = await app.waitForOp("restore_checkpoint", () => true, { from });
+    assert.deepEqual(restore.args, { sessionId: "f6", checkpoint_id: "cp-f6", code: true, conversation: false });
     await waitForText(app.page, sel("workspace-path"), OTHER);
     await app.emit(E.checkpointError("cp-f6", "Cannot restore checkpoint cp-f6: no checkpoint cp-f6"));
     await waitForText(app.page, sel("history-restore-result-text"), "Could not restore: Cannot restore checkpoint cp-f6: no checkpoint cp-f6");

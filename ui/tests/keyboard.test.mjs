@@ -69,7 +69,7 @@ describe("keyboard", () => {
     await app.tid("history-open").focus();
     const from = app.calls.length;
     await app.page.keyboard.press("Control+L");
-    await app.waitForCall("clear_conversation", () => true, { from });
+    await app.waitForOp("clear", () => true, { from });
     await app.close();
   });
 

@@ -24,7 +24,7 @@ function turns(from, count) {
       i % 7 === 0
         ? `Message ${i}: a longer one.\n\n- first point\n- second point\n\n\`\`\`js\nconsole.log(${i});\n\`\`\``
         : `Message ${i}: **done**.`;
-    events.push(E.turnStarted(`t${i}`), E.delta(body), E.usage(100, 20), E.turnComplete("completed", `t${i}`));
+    events.push(E.turnStarted(`t${i}`), E.delta(body), E.usage(100, 20), E.turnComplete("completed", `t${i}`, E.turnUsage(100, 20)));
   }
   return events;
 }

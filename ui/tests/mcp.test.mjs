@@ -33,7 +33,7 @@ const server = (app, name) => app.page.locator(`${sel("mcp-server")}[data-server
 /** Opens the app with `mcpServers` and the panel. */
 async function openPanel(mcpServers = servers, config = {}) {
   const app = await env.open({ config: { mcpServers, ...config } });
-  await app.waitForCall("mcp_status", (a) => a.sessionId === "s1");
+  await app.waitForOp("mcp_status", (a) => a.sessionId === "s1");
   await app.tid("mcp-open").click();
   await app.tid("mcp-panel").waitFor();
   // The statuses arrived (the backend sends `mcp_discovery` after them).
@@ -81,7 +81,7 @@ describe("MCP panel", () => {
     const fixture = server(app, "fixture");
     assert.equal(await fixture.getByTestId("mcp-tool").count(), 0, "collapsed at first");
     await fixture.getByTestId("mcp-expand").click();
-    await app.waitForCall("mcp_server_log", (a) => a.sessionId === "s1" && a.name === "fixture");
+    await app.waitForOp("mcp_server_log", (a) => a.sessionId === "s1" && a.name === "fixture");
     const tools = fixture.getByTestId("mcp-tool");
     assert.equal(await tools.count(), 2);
     assert.deepEqual(await tools.evaluateAll((els) => els.map((e) => e.innerText.replace(/\s+/g, " ").trim())), [
@@ -100,7 +100,7 @@ describe("MCP panel", () => {
   test("an open row's stderr tail follows the server's writes; collapsed rows and a closed panel fetch nothing", async () => {
     const app = await openPanel();
     const fixture = server(app, "fixture");
-    const logCalls = () => app.callsOf("mcp_server_log").filter((c) => c.args.name === "fixture").length;
+    const logCalls = () => app.opsOf("mcp_server_log").filter((c) => c.args.name === "fixture").length;
     const changed = { type: "mcp_server_log_changed", name: "fixture" };
 
     // Collapsed: a write is not fetched.
@@ -109,14 +109,14 @@ describe("MCP panel", () => {
     assert.equal(logCalls(), 0);
 
     await fixture.getByTestId("mcp-expand").click();
-    await app.waitForCall("mcp_server_log", (a) => a.name === "fixture");
+    await app.waitForOp("mcp_server_log", (a) => a.name === "fixture");
     await app.emit(E.mcpLog("fixture", ["starting"]));
     await fixture.getByTestId("mcp-log").waitFor();
 
     // The server writes: the core says so, the panel re-reads the tail and shows the new line.
     let from = app.calls.length;
     await app.emit(changed);
-    await app.waitForCall("mcp_server_log", (a) => a.sessionId === "s1" && a.name === "fixture", { from });
+    await app.waitForOp("mcp_server_log", (a) => a.sessionId === "s1" && a.name === "fixture", { from });
     await app.emit(E.mcpLog("fixture", ["starting", "request 1 done"]));
     await app.page.waitForFunction(
       (s) => document.querySelector(`${s} [data-testid="mcp-log"]`)?.textContent?.includes("request 1 done"),
@@ -124,7 +124,7 @@ describe("MCP panel", () => {
     );
     // Other servers' writes do not fetch this one.
     await app.emit({ type: "mcp_server_log_changed", name: "remote" });
-    assert.equal(app.callsOf("mcp_server_log").filter((c) => c.args.name === "remote").length, 0);
+    assert.equal(app.opsOf("mcp_server_log").filter((c) => c.args.name === "remote").length, 0);
 
     // Collapsed: writes are not fetched.
     await fixture.getByTestId("mcp-expand").click();
@@ -136,7 +136,7 @@ describe("MCP panel", () => {
     // Expanded, then the panel closed: nothing is fetched, and it reopens collapsed.
     from = app.calls.length;
     await fixture.getByTestId("mcp-expand").click();
-    await app.waitForCall("mcp_server_log", (a) => a.name === "fixture", { from });
+    await app.waitForOp("mcp_server_log", (a) => a.name === "fixture", { from });
     await app.tid("mcp-close").click();
     count = logCalls();
     await app.emit(changed);
@@ -154,7 +154,7 @@ describe("MCP panel", () => {
     const app = await openPanel();
     const fixture = server(app, "fixture");
     await fixture.getByTestId("mcp-restart").click();
-    const restart = await app.waitForCall("mcp_restart_server");
+    const restart = await app.waitForOp("mcp_restart_server");
     assert.deepEqual(restart.args, { sessionId: "s1", name: "fixture" });
 
     // The backend reports the restart as it happens.
@@ -167,7 +167,7 @@ describe("MCP panel", () => {
 
     assert.equal(await fixture.getByTestId("mcp-toggle").innerText(), "Disable");
     await fixture.getByTestId("mcp-toggle").click();
-    const disable = await app.waitForCall("mcp_set_server_enabled");
+    const disable = await app.waitForOp("mcp_set_server_enabled");
     assert.deepEqual(disable.args, { sessionId: "s1", name: "fixture", enabled: false });
     await app.emit(
       E.mcpServerStatus(E.mcpStatus("fixture", { state: "disabled", tools: 0, tool_list: [], error: "Disabled by the user" })),
@@ -177,7 +177,7 @@ describe("MCP panel", () => {
     assert.ok(await fixture.getByTestId("mcp-restart").isDisabled(), "a disabled server cannot be restarted");
     const from = app.calls.length;
     await fixture.getByTestId("mcp-toggle").click();
-    const enable = await app.waitForCall("mcp_set_server_enabled", () => true, { from });
+    const enable = await app.waitForOp("mcp_set_server_enabled", () => true, { from });
     assert.deepEqual(enable.args, { sessionId: "s1", name: "fixture", enabled: true });
     await app.close();
   });
@@ -187,7 +187,7 @@ describe("MCP panel", () => {
     const oauth = server(app, "oauth");
     assert.match(await oauth.getByTestId("mcp-error").innerText(), /HTTP 401/);
     await oauth.getByTestId("mcp-authenticate").click();
-    const call = await app.waitForCall("mcp_authenticate");
+    const call = await app.waitForOp("mcp_authenticate");
     assert.deepEqual(call.args, { sessionId: "s1", name: "oauth" });
 
     // The backend reports the browser step, with the authorization page.
@@ -231,7 +231,7 @@ describe("MCP panel", () => {
     });
     const oauth = server(app, "oauth");
     await oauth.getByTestId("mcp-authenticate").click();
-    const call = await app.waitForCall("mcp_authenticate");
+    const call = await app.waitForOp("mcp_authenticate");
     assert.deepEqual(call.args, { sessionId: "s1", name: "oauth" });
     await oauth.getByTestId("mcp-action-error").waitFor();
     assert.match(await oauth.getByTestId("mcp-action-error").innerText(), /turned off/);
@@ -268,6 +268,7 @@ describe("MCP panel: Add server", () => {
       window.__gd.config.mcpServers = [...(window.__gd.config.mcpServers ?? []), { ...status, name: args.server.name }];
       return {
         layers: [{ layer: "user", path: "/home/dev/.gemini/settings.json", exists: true, loaded: true, error: null }],
+        fields: [],
         values: [],
         mcp_servers: [{ name: args.server.name, source: args.scope, enabled: true }],
         workspace_trusted: true,
@@ -277,7 +278,7 @@ describe("MCP panel: Add server", () => {
 
   test("the form writes the server through the backend, keeps input on an error, and the server connects", async () => {
     const app = await env.open({ config: { mcpServers: [] }, init: [addBackend, E.mcpStatus("x")] });
-    await app.waitForCall("mcp_status", (a) => a.sessionId === "s1");
+    await app.waitForOp("mcp_status", (a) => a.sessionId === "s1");
     await app.tid("mcp-open").click();
     await app.tid("mcp-panel").waitFor();
     await app.tid("mcp-add-open").click();

@@ -50,7 +50,7 @@ describe("memory view", () => {
     await app.tid("prompt-input").press("Enter");
     await app.tid("memory-panel").waitFor();
     assert.equal(await app.tid("prompt-input").inputValue(), "", "the command is consumed");
-    assert.equal(app.callsOf("send_prompt").length, 0, "no prompt is sent");
+    assert.equal(app.opsOf("user_turn").length, 0, "no prompt is sent");
     await app.emit(memoryLoaded);
     await app.page.waitForFunction(() => document.querySelectorAll('[data-testid="memory-file"]').length === 4);
     const rows = await app.tid("memory-file").evaluateAll((els) => els.map((e) => [e.dataset.depth, e.textContent.replace(/\s+/g, " ").trim()]));
@@ -64,12 +64,12 @@ describe("memory view", () => {
     await app.tid("memory-panel").screenshot({ path: screenshotPath("memory-panel-light.png") });
 
     await app.tid("memory-refresh").click();
-    await app.waitForCall("refresh_memory", (a) => a.sessionId === "s1");
+    await app.waitForOp("refresh_memory", (a) => a.sessionId === "s1");
 
     assert.equal(await app.tid("memory-add").isDisabled(), true, "nothing to add yet");
     await app.tid("memory-add-input").fill("I prefer tabs");
     await app.tid("memory-add").click();
-    await app.waitForCall("add_memory", (a) => a.sessionId === "s1" && a.text === "I prefer tabs");
+    await app.waitForOp("add_memory", (a) => a.sessionId === "s1" && a.text === "I prefer tabs");
     await app.page.waitForFunction(() => document.querySelector('[data-testid="memory-add-input"]').value === "");
 
     // An empty memory says so.
@@ -85,12 +85,12 @@ describe("memory view", () => {
     const app = await open();
     await app.tid("prompt-input").fill("/memory add likes short answers");
     await app.tid("prompt-input").press("Enter");
-    await app.waitForCall("add_memory", (a) => a.text === "likes short answers");
+    await app.waitForOp("add_memory", (a) => a.text === "likes short answers");
     await app.tid("prompt-input").fill("/memory refresh");
     await app.tid("prompt-input").press("Enter");
-    await app.waitForCall("refresh_memory");
+    await app.waitForOp("refresh_memory");
     await app.tid("memory-panel").waitFor();
-    assert.equal(app.callsOf("send_prompt").length, 0);
+    assert.equal(app.opsOf("user_turn").length, 0);
     assert.deepEqual(app.errors, []);
     await app.close();
   });
@@ -99,7 +99,7 @@ describe("memory view", () => {
 describe("slash command autocomplete", () => {
   test("typing / offers built-in and custom commands; Tab completes; other prompts are sent", async () => {
     const app = await open();
-    await app.waitForCall("list_commands", (a) => a.sessionId === "s1");
+    await app.waitForOp("list_commands", (a) => a.sessionId === "s1");
     await app.emit(commands);
     const input = app.tid("prompt-input");
     await input.fill("");
@@ -108,7 +108,7 @@ describe("slash command autocomplete", () => {
     const names = () => app.tid("slash-suggestion").evaluateAll((els) => els.map((e) => e.dataset.name));
     assert.deepEqual(await names(), ["clear", "memory", "git:commit", "review"]);
     // Typing "/" asks for the commands again (custom commands are files that may have changed).
-    assert.ok(app.callsOf("list_commands").length >= 2);
+    assert.ok(app.opsOf("list_commands").length >= 2);
     await input.pressSequentially("r");
     await app.page.waitForFunction(() => document.querySelectorAll('[data-testid="slash-suggestion"]').length === 1);
     assert.deepEqual(await names(), ["review"]);
@@ -125,12 +125,12 @@ describe("slash command autocomplete", () => {
     await app.tid("composer").screenshot({ path: screenshotPath("composer-slash-light.png") });
     await input.press("Enter");
     assert.equal(await input.inputValue(), "/git:commit ");
-    assert.equal(app.callsOf("send_prompt").length, 0);
+    assert.equal(app.opsOf("user_turn").length, 0);
 
     // With arguments typed, Enter sends the command as a prompt (the core expands it).
     await input.pressSequentially("fix the parser");
     await input.press("Enter");
-    await app.waitForCall("send_prompt", (a) => a.text === "/git:commit fix the parser");
+    await app.waitForOp("user_turn", (a) => a.text === "/git:commit fix the parser");
     assert.deepEqual(app.errors, []);
     await app.close();
   });

@@ -95,7 +95,7 @@ describe("overlays", () => {
     // Enter sends again.
     await app.page.keyboard.type("after the panel");
     await app.page.keyboard.press("Enter");
-    await app.waitForCall("send_prompt", (a) => a.text === "after the panel");
+    await app.waitForOp("user_turn", (a) => a.text === "after the panel");
     await app.close();
   });
 

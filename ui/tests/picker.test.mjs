@@ -140,7 +140,7 @@ describe("file picker", () => {
 
     await app.tid("prompt-input").fill("explain these");
     await app.tid("prompt-input").press("Enter");
-    await app.waitForCall("send_prompt", (a) => a.text === "@README.md @src/main.rs\nexplain these");
+    await app.waitForOp("user_turn", (a) => a.text === "@README.md @src/main.rs\nexplain these");
     await app.tid("picker-chips").waitFor({ state: "detached" });
     await app.close();
   });
@@ -191,7 +191,7 @@ describe("file picker", () => {
       assert.equal(await app.page.evaluate(() => document.activeElement?.getAttribute("data-testid")), "prompt-input");
       await app.page.keyboard.type("what is in there");
       await app.page.keyboard.press("Enter");
-      await app.waitForCall("send_prompt", (a) => a.text.endsWith("what is in there"));
+      await app.waitForOp("user_turn", (a) => a.text.endsWith("what is in there"));
       await app.close();
     });
   }

@@ -57,7 +57,7 @@ describe("restore button", () => {
     assert.equal(await card(app, "e3").getByTestId("restore-checkpoint").getAttribute("data-checkpoint-id"), "cp-3");
     // Nothing was restored or even confirmed by just showing the cards.
     assert.equal(await app.tid("restore-confirm").count(), 0);
-    assert.equal(app.callsOf("restore_checkpoint").length, 0);
+    assert.equal(app.opsOf("restore_checkpoint").length, 0);
     await app.close();
   });
 
@@ -100,13 +100,13 @@ describe("confirmation", () => {
     await card(app, "e1").screenshot({ path: screenshotPath("restore-confirm-light.png") });
 
     await app.tid("restore-code").click();
-    const call = await app.waitForCall("restore_checkpoint");
-    assert.deepEqual(call.args, { sessionId: "s1", checkpointId: "cp-1", code: true, conversation: false });
+    const call = await app.waitForOp("restore_checkpoint");
+    assert.deepEqual(call.args, { sessionId: "s1", checkpoint_id: "cp-1", code: true, conversation: false });
     await app.page.waitForSelector(sel("restore-confirm"), { state: "detached" });
     // Until the answer arrives the card says it is restoring, and the button is disabled.
     await waitForText(app.page, sel("restore-result"), "Restoring…");
     assert.equal(await card(app, "e1").getByTestId("restore-checkpoint").isDisabled(), true);
-    assert.equal(app.callsOf("restore_checkpoint").length, 1);
+    assert.equal(app.opsOf("restore_checkpoint").length, 1);
     await app.close();
   });
 
@@ -122,7 +122,7 @@ describe("confirmation", () => {
     await app.tid("restore-confirm").waitFor();
     await app.page.keyboard.press("Escape");
     await app.page.waitForSelector(sel("restore-confirm"), { state: "detached" });
-    assert.equal(app.callsOf("restore_checkpoint").length, 0);
+    assert.equal(app.opsOf("restore_checkpoint").length, 0);
     await app.close();
   });
 });
@@ -132,7 +132,7 @@ describe("result", () => {
     const app = await conversation([...edit("e1", "a.txt", "cp-1"), ...edit("e2", "new.txt", "cp-2", { tool: "write_file" })]);
     await card(app, "e1").getByTestId("restore-checkpoint").click();
     await app.tid("restore-code").click();
-    await app.waitForCall("restore_checkpoint");
+    await app.waitForOp("restore_checkpoint");
     await app.emit(E.checkpointRestored("cp-1", [["a.txt", "reverted"], ["new.txt", "removed"]]));
     const result = card(app, "e1").getByTestId("restore-result");
     await waitForText(app.page, `[data-call-id="e1"] ${sel("restore-result-text")}`, "Restored 2 files to before this edit");
@@ -149,7 +149,7 @@ describe("result", () => {
     const app = await conversation(edit("e1", "a.txt", "cp-1"));
     await card(app, "e1").getByTestId("restore-checkpoint").click();
     await app.tid("restore-code").click();
-    await app.waitForCall("restore_checkpoint");
+    await app.waitForOp("restore_checkpoint");
     await app.emit(E.checkpointRestored("cp-1", []));
     await waitForText(app.page, sel("restore-result-text"), "Nothing to restore: the files are as they were before this edit");
     assert.equal(await app.tid("restore-files").count(), 0);
@@ -164,7 +164,7 @@ describe("result", () => {
     const app = await conversation(edit("e1", "a.txt", "cp-1"));
     await card(app, "e1").getByTestId("restore-checkpoint").click();
     await app.tid("restore-code").click();
-    await app.waitForCall("restore_checkpoint");
+    await app.waitForOp("restore_checkpoint");
     await app.emit(E.checkpointError("cp-1", "checkpoint cp-1 not found"));
     await waitForText(app.page, sel("restore-result-text"), "Could not restore: checkpoint cp-1 not found");
     assert.equal(await app.tid("restore-result").getAttribute("data-phase"), "failed");
@@ -226,8 +226,8 @@ describe("code and conversation", () => {
     assert.equal(await app.tid("message-user").count(), 2);
     await card(app, "e1").getByTestId("restore-checkpoint").click();
     await app.tid("restore-both").click();
-    const call = await app.waitForCall("restore_checkpoint");
-    assert.deepEqual(call.args, { sessionId: "s1", checkpointId: "cp-1", code: true, conversation: true });
+    const call = await app.waitForOp("restore_checkpoint");
+    assert.deepEqual(call.args, { sessionId: "s1", checkpoint_id: "cp-1", code: true, conversation: true });
     await waitForText(app.page, sel("restore-result"), "Restoring…");
     // The session restores the code, then rewinds to the prompt of the edit's turn.
     await app.emit(E.checkpointRestored("cp-1", [["a.txt", "reverted"]], { conversation: { message_id: "p2", removed: 3 } }));
@@ -235,8 +235,7 @@ describe("code and conversation", () => {
     await waitForText(app.page, sel("message-user"), "first question");
     await waitForText(app.page, sel("notice"), "Restored 1 file and the conversation to before this edit");
     assert.equal(await card(app, "e1").count(), 0, "the edit's card went with its turn");
-    assert.equal(app.callsOf("rewind_conversation").length, 0);
-    assert.equal(app.callsOf("restore_checkpoint").length, 1);
+    assert.equal(app.opsOf("restore_checkpoint").length, 1);
     await app.close();
   });
 
@@ -244,8 +243,8 @@ describe("code and conversation", () => {
     const app = await twoTurns();
     await card(app, "e1").getByTestId("restore-checkpoint").click();
     await app.tid("restore-conversation").click();
-    const call = await app.waitForCall("restore_checkpoint");
-    assert.deepEqual(call.args, { sessionId: "s1", checkpointId: "cp-1", code: false, conversation: true });
+    const call = await app.waitForOp("restore_checkpoint");
+    assert.deepEqual(call.args, { sessionId: "s1", checkpoint_id: "cp-1", code: false, conversation: true });
     await app.emit(E.checkpointRestored("cp-1", [], { undo: null, conversation: { message_id: "p2", removed: 3 } }));
     await waitForText(app.page, sel("notice"), "Restored the conversation to before this edit");
     assert.equal(await app.tid("message-user").count(), 1);
@@ -259,7 +258,7 @@ describe("code and conversation", () => {
     await app.tid("prompt-input").fill("something new");
     await card(app, "e1").getByTestId("restore-checkpoint").click();
     await app.tid("restore-conversation").click();
-    await app.waitForCall("restore_checkpoint");
+    await app.waitForOp("restore_checkpoint");
     await app.emit(E.checkpointRestored("cp-1", [], { undo: null, conversation: { message_id: "p2", removed: 3 } }));
     await waitForText(app.page, sel("notice"), "Restored the conversation to before this edit");
     assert.equal(await app.tid("prompt-input").inputValue(), "something new");
@@ -274,7 +273,7 @@ describe("code and conversation", () => {
     const app = await twoTurns();
     await card(app, "e1").getByTestId("restore-checkpoint").click();
     await app.tid("restore-both").click();
-    await app.waitForCall("restore_checkpoint");
+    await app.waitForOp("restore_checkpoint");
     await app.emit(E.checkpointError("cp-1", "The conversation of checkpoint cp-1 is no longer in the history (it was rewound or deleted); restore the code only."));
     await waitForText(app.page, sel("restore-result-text"), /^Could not restore: The conversation of checkpoint cp-1 is no longer in the history/);
     assert.equal(await app.tid("message-user").count(), 2);
@@ -314,7 +313,7 @@ describe("a resumed session", () => {
     assert.equal(app.callsOf("start_session")[0].args.resume, "stored-1");
     await card(app, "old-1").waitFor();
     assert.equal(await card(app, "old-1").getByTestId("restore-checkpoint").count(), 0, "not known yet");
-    await app.waitForCall("list_checkpoints");
+    await app.waitForOp("list_checkpoints");
     await app.emit(
       E.checkpoints([
         E.checkpointInfo("cp-old", { call_id: "old-1", session_id: "stored-1", files: ["a.txt"], message_id: "p1" }),
@@ -327,8 +326,8 @@ describe("a resumed session", () => {
     await button.click();
     assert.equal(await app.tid("restore-both").isEnabled(), true, "its own session: the conversation too");
     await app.tid("restore-both").click();
-    const call = await app.waitForCall("restore_checkpoint");
-    assert.deepEqual(call.args, { sessionId: "stored-1", checkpointId: "cp-old", code: true, conversation: true });
+    const call = await app.waitForOp("restore_checkpoint");
+    assert.deepEqual(call.args, { sessionId: "stored-1", checkpoint_id: "cp-old", code: true, conversation: true });
     await app.emit(E.checkpointRestored("cp-old", [["a.txt", "reverted"]], { conversation: { message_id: "p1", removed: 3 } }));
     await waitForText(app.page, sel("notice"), "Restored 1 file and the conversation to before this edit");
     assert.equal(await app.tid("tool-card").count(), 0);
@@ -340,7 +339,7 @@ describe("a resumed session", () => {
 describe("checkpoint list", () => {
   test("lists this session's checkpoints and other sessions'; restores from a row", async () => {
     const app = await twoTurns();
-    await app.waitForCall("list_checkpoints");
+    await app.waitForOp("list_checkpoints");
     assert.equal(await app.tid("checkpoints-open").getAttribute("data-count"), "1", "the new edit's checkpoint counts at once");
     await app.emit(
       E.checkpoints([
@@ -378,19 +377,19 @@ describe("checkpoint list", () => {
     await undo.getByTestId("checkpoints-restore-checkpoint").click();
     assert.equal(await undo.getByTestId("checkpoints-restore-conversation").isDisabled(), true);
     await undo.getByTestId("checkpoints-restore-code").click();
-    const call = await app.waitForCall("restore_checkpoint");
-    assert.deepEqual(call.args, { sessionId: "s1", checkpointId: "cp-undo", code: true, conversation: false });
+    const call = await app.waitForOp("restore_checkpoint");
+    assert.deepEqual(call.args, { sessionId: "s1", checkpoint_id: "cp-undo", code: true, conversation: false });
     const from = app.calls.length;
     await app.emit(E.checkpointRestored("cp-undo", [["a.txt", "reverted"]], { undo: "cp-undo-2" }));
     await waitForText(app.page, `${sel("checkpoint-row")}[data-checkpoint-id="cp-undo"] ${sel("checkpoints-restore-result-text")}`, /^Restored 1 file/);
     // The list is asked for again (the restore made a new snapshot).
-    await app.waitForCall("list_checkpoints", () => true, { from });
+    await app.waitForOp("list_checkpoints", () => true, { from });
     await app.tid("checkpoints-close").click();
     await app.page.waitForSelector(sel("checkpoints-panel"), { state: "detached" });
     // The edit's row and its card share one checkpoint: restoring from the card shows in both.
     await card(app, "e1").getByTestId("restore-checkpoint").click();
     await app.tid("restore-code").click();
-    await app.waitForCall("restore_checkpoint", (a) => a.checkpointId === "cp-1");
+    await app.waitForOp("restore_checkpoint", (a) => a.checkpoint_id === "cp-1");
     await app.emit(E.checkpointRestored("cp-1", [["a.txt", "reverted"]]));
     await waitForText(app.page, `[data-call-id="e1"] ${sel("restore-result-text")}`, "Restored 1 file to before this edit");
     await app.tid("checkpoints-open").click();

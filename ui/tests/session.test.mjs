@@ -12,7 +12,7 @@ after(async () => {
   await env?.close();
 });
 
-test("the approval-mode switch calls set_approval_mode; YOLO is marked", async () => {
+test("the approval-mode switch overrides the session's turn context; YOLO is marked", async () => {
   const app = await env.open();
   const { page } = app;
   const select = app.tid("approval-mode");
@@ -22,8 +22,8 @@ test("the approval-mode switch calls set_approval_mode; YOLO is marked", async (
     "yolo",
   ]);
   await select.selectOption("yolo");
-  let call = await app.waitForCall("set_approval_mode");
-  assert.deepEqual(call.args, { sessionId: "s1", mode: "yolo" });
+  let call = await app.waitForOp("override_turn_context");
+  assert.deepEqual(call.args, { sessionId: "s1", approval_mode: "yolo" });
   const label = page.locator(".approval");
   assert.equal(await label.getAttribute("data-mode"), "yolo");
   assert.match((await label.getAttribute("title")) ?? "", /WITHOUT asking/);
@@ -33,9 +33,20 @@ test("the approval-mode switch calls set_approval_mode; YOLO is marked", async (
   await page.locator(sel("app-header")).screenshot({ path: screenshotPath("header-yolo.png") });
   const from = app.calls.length;
   await select.selectOption("auto_edit");
-  call = await app.waitForCall("set_approval_mode", () => true, { from });
-  assert.deepEqual(call.args, { sessionId: "s1", mode: "auto_edit" });
+  call = await app.waitForOp("override_turn_context", () => true, { from });
+  assert.deepEqual(call.args, { sessionId: "s1", approval_mode: "auto_edit" });
   assert.equal(await label.getAttribute("data-mode"), "auto_edit");
+  await app.close();
+});
+
+test("the header follows the session's turn context (approval mode and model)", async () => {
+  const app = await env.open();
+  await app.emit(E.sessionConfigured("s1"));
+  await app.emit({ type: "turn_context", approval_mode: "auto_edit", model: "gemini-2.5-flash" });
+  await app.page.waitForSelector('.approval[data-mode="auto_edit"]');
+  assert.equal(await app.tid("approval-mode").inputValue(), "auto_edit");
+  await waitForText(app.page, sel("connection-text"), "gemini-2.5-flash");
+  assert.equal(app.opsOf("override_turn_context").length, 0, "a reported context is not sent back");
   await app.close();
 });
 
@@ -97,7 +108,7 @@ test("Open folder… opens the picker; a new folder starts a new session with an
   await page.waitForSelector(`${sel("connection-status")}[data-state="connected"]`);
   // Events go to the new session's channel.
   await app.sendPrompt("in the new folder");
-  assert.equal(app.callsOf("send_prompt").at(-1)?.args.sessionId, "s2");
+  assert.equal(app.opsOf("user_turn").at(-1)?.args.sessionId, "s2");
   await app.close();
 });
 
@@ -123,7 +134,7 @@ test("the model picker switches models by starting a new session", async () => {
   ];
   const app = await env.open({ config: { models } });
   const { page } = app;
-  await app.waitForCall("list_models");
+  await app.waitForOp("list_models");
   const picker = app.tid("model-select");
   await picker.waitFor({ state: "attached" });
   assert.equal(await picker.inputValue(), "gemini-2.5-pro");

@@ -192,8 +192,8 @@ describe("settings screen", () => {
     await mode.getByTestId("setting-input").selectOption("default");
     await mode.getByTestId("setting-save").click();
     await app.waitForCall("settings_set", (a) => a.key === "general.defaultApprovalMode");
-    const set = await app.waitForCall("set_approval_mode");
-    assert.equal(set.args.mode, "default");
+    const set = await app.waitForOp("override_turn_context");
+    assert.equal(set.args.approval_mode, "default");
     await app.close();
   });
 
@@ -276,7 +276,7 @@ describe("settings screen", () => {
     const app = await openSettings();
     const local = app.page.locator(`${sel("settings-mcp-server")}[data-server="local"]`);
     await local.getByTestId("settings-mcp-toggle").check();
-    const call = await app.waitForCall("mcp_set_server_enabled");
+    const call = await app.waitForOp("mcp_set_server_enabled");
     assert.deepEqual(call.args, { sessionId: "s1", name: "local", enabled: true });
     await app.close();
   });

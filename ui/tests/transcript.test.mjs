@@ -114,8 +114,8 @@ describe("transcript entries", () => {
     assert.equal(shell.exitCode, 0);
     assert.equal(entries[5].text, "Done.");
     assert.equal(entries[6].usage.requests, 2);
-    assert.equal(entries[6].usage.total, 250);
-    assert.equal(entries[6].seconds, 4);
+    assert.equal(entries[6].usage.total_tokens, 250);
+    assert.equal(entries[6].usage.duration_ms, 4000);
     assert.equal(entries[6].seq, 5, "the footer goes with the turn's last message");
     assertNoPlumbing(entries);
   });

@@ -29,6 +29,7 @@ pub mod approval;
 pub mod at_refs;
 pub mod chat;
 pub mod checkpoint;
+pub mod coalesce;
 pub mod commands;
 pub mod compression;
 pub mod config;

@@ -6,6 +6,7 @@ import * as api from "../api";
 import type { ApprovalMode } from "../protocol/ApprovalMode";
 import type { SessionInfo } from "../protocol/SessionInfo";
 import type { SessionSummary } from "../protocol/SessionSummary";
+import type { SettingField } from "../protocol/SettingField";
 import { AuthStore } from "./auth.svelte";
 import { ChatStore } from "./chat.svelte";
 import type { Checkpoint, RestoreChoice } from "./checkpoints.svelte";
@@ -18,9 +19,6 @@ import { SessionStore } from "./session.svelte";
 import { SettingsStore } from "./settings.svelte";
 import { SlashCommands } from "./slash-commands.svelte";
 import { applyTheme } from "./theme";
-
-/** Settings that a running session picks up by being reloaded (its conversation is kept). */
-const RELOAD_KEYS = ["model.name", "context.fileName", "context.includeDirectories", "general.checkpointing.enabled"];
 
 export class AppController {
   /** "loading" until app_info answered; then "true", or "error" (mirrored on <body data-ready>). */
@@ -57,7 +55,7 @@ export class AppController {
   });
   /** The settings screen and the folder's trust (prompt, restricted mode). */
   readonly settings = new SettingsStore({
-    settingChanged: (key, value) => this.settingChanged(key, value?.value ?? null),
+    settingChanged: (field, value) => this.settingChanged(field, value?.value ?? null),
     trustChanged: () => this.reload(),
     setMcpEnabled: async (name, enabled) => {
       if (!this.session.info) throw new Error("Start a session first: servers are switched through it.");
@@ -101,7 +99,7 @@ export class AppController {
       return;
     }
     try {
-      const info = api.bootInfo() ?? (await api.appInfo());
+      const info = api.bootInfo() ?? (await api.commands.appInfo());
       performance.mark("app-info");
       this.version = info.version;
       this.workspace = info.workspace;
@@ -125,7 +123,7 @@ export class AppController {
   private async lastSession(): Promise<string | undefined> {
     if (!this.workspace) return undefined;
     try {
-      const last = await api.historyLastSession(this.workspace);
+      const last = await api.commands.historyLastSession({ workspace: this.workspace });
       return last && last.message_count > 0 ? last.id : undefined;
     } catch {
       // No history (e.g. it cannot be opened): start afresh; start_session says why if it matters.
@@ -141,7 +139,7 @@ export class AppController {
     if (session.workspace !== this.workspace) {
       let path: string | null;
       try {
-        path = await api.openWorkspace(session.workspace);
+        path = await api.commands.openWorkspace({ path: session.workspace });
       } catch (error) {
         this.chat.addNotice("error", `Could not open ${session.workspace}: ${api.errorMessage(error)}`);
         return;
@@ -204,7 +202,7 @@ export class AppController {
     const old = this.session.drop();
     if (old) {
       try {
-        await api.stopSession(old.session_id);
+        await api.commands.stopSession({ sessionId: old.session_id });
       } catch {
         // Already gone (e.g. open_workspace stopped it).
       }
@@ -266,7 +264,7 @@ export class AppController {
     if (resume) await this.loadTranscript(resume, generation);
     // The folder's checkpoints: the list panel, and the cards of a resumed transcript.
     if (this.session.isCurrent(generation)) void this.chat.checkpoints.refresh();
-    void this.loadModels(info.session_id, generation);
+    void this.loadModels();
     void this.mcp.loadStatus();
     void this.slash.load();
     void this.settings.loadTrust();
@@ -275,22 +273,32 @@ export class AppController {
   /** Applies `ui.theme` from the settings (the system's theme until then, or without it). */
   private async loadTheme(): Promise<void> {
     try {
-      const view = await api.settingsGet();
+      const view = await api.commands.settingsGet();
       applyTheme(view.values.find((v) => v.key === "ui.theme")?.value ?? null);
     } catch {
       applyTheme(null);
     }
   }
 
-  /** A setting was written on the settings screen: make it count now where that makes sense. */
-  private async settingChanged(key: string, value: unknown): Promise<void> {
-    if (key === "ui.theme") {
-      applyTheme(value);
-    } else if (key === "general.defaultApprovalMode") {
-      const mode = value === "auto_edit" ? "auto_edit" : value === "default" || value === null ? "default" : null;
-      if (mode && !this.settings.restricted) await this.setApprovalMode(mode);
-    } else if (RELOAD_KEYS.includes(key)) {
-      await this.reload();
+  /**
+   * A setting was written on the settings screen: make it count now, as core's description of
+   * the field says (`effect`): the window's theme at once, the session's approval mode at once,
+   * or a reload of the session (its conversation is kept).
+   */
+  private async settingChanged(field: SettingField, value: unknown): Promise<void> {
+    switch (field.effect) {
+      case "window":
+        if (field.key === "ui.theme") applyTheme(value);
+        return;
+      case "session": {
+        if (field.key !== "general.defaultApprovalMode") return;
+        const mode = value === "auto_edit" ? "auto_edit" : value === "default" || value === null ? "default" : null;
+        if (mode && !this.settings.restricted) await this.setApprovalMode(mode);
+        return;
+      }
+      case "reload":
+        await this.reload();
+        return;
     }
   }
 
@@ -315,7 +323,7 @@ export class AppController {
   /** Shows the last page of a resumed session's transcript in the chat. */
   private async loadTranscript(sessionId: string, generation: number): Promise<void> {
     try {
-      const page = await api.historyPage(sessionId, { from: "end" }, 50);
+      const page = await api.commands.historyPage({ sessionId, from: { from: "end" }, limit: 50, maxBytes: null });
       if (this.session.isCurrent(generation)) this.chat.loadTranscript(page.messages, page.has_before);
     } catch (error) {
       if (this.session.isCurrent(generation)) {
@@ -324,10 +332,10 @@ export class AppController {
     }
   }
 
-  private async loadModels(sessionId: string, generation: number): Promise<void> {
+  /** Asks for the model picker's list (answered by a `models` event). */
+  private async loadModels(): Promise<void> {
     try {
-      const models = await api.listModels(sessionId);
-      if (this.session.isCurrent(generation)) this.session.models = models;
+      await this.session.submit({ type: "list_models" });
     } catch {
       // The picker is optional: without a model list the header just shows the model.
     }
@@ -385,13 +393,13 @@ export class AppController {
     }
   }
 
+  /** Changes the session's approval mode at once (from its next tool call, even mid-turn). */
   async setApprovalMode(mode: ApprovalMode): Promise<void> {
-    const session = this.session.info;
     const previous = this.session.approvalMode;
     this.session.approvalMode = mode;
-    if (!session) return;
+    if (!this.session.info) return;
     try {
-      await api.setApprovalMode(session.session_id, mode);
+      await this.session.submit({ type: "override_turn_context", approval_mode: mode });
     } catch (error) {
       this.session.approvalMode = previous;
       this.chat.addNotice("error", `Could not change the approval mode: ${api.errorMessage(error)}`);
@@ -425,7 +433,7 @@ export class AppController {
   async openFolder(): Promise<void> {
     let path: string | null;
     try {
-      path = await api.openWorkspace();
+      path = await api.commands.openWorkspace({ path: null });
     } catch (error) {
       this.chat.addNotice("error", `Could not open the folder: ${api.errorMessage(error)}`);
       return;

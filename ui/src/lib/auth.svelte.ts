@@ -92,7 +92,7 @@ export class AuthStore {
 
   async refresh(): Promise<AuthStatus | null> {
     try {
-      this.status = await api.authStatus();
+      this.status = await api.commands.authStatus();
     } catch (error) {
       this.error = api.authError(error);
     }
@@ -166,7 +166,7 @@ export class AuthStore {
       this.error = { kind: "input", message: "Paste your Gemini API key first.", url: null, cause: null, detail: null };
       return false;
     }
-    const check = await this.run(() => api.authSetApiKey(key));
+    const check = await this.run(() => api.commands.authSetApiKey({ key }));
     if (!check) return false;
     await this.signedIn(`API key checked (${check.models} models available) and saved.`);
     return true;
@@ -174,7 +174,7 @@ export class AuthStore {
 
   /** Switches to a method whose credentials are already stored. */
   async useMethod(method: AuthMethod): Promise<void> {
-    const status = await this.run(() => api.authSelectMethod(method));
+    const status = await this.run(() => api.commands.authSelectMethod({ method }));
     if (!status) return;
     this.status = status;
     if (status.ready) await this.signedIn();
@@ -190,7 +190,7 @@ export class AuthStore {
       auth,
       ...(auth === "api-key" && apiKey.trim() ? { api_key: apiKey.trim() } : {}),
     };
-    const status = await this.run(() => api.authSetVertex(input));
+    const status = await this.run(() => api.commands.authSetVertex({ input }));
     if (!status) return false;
     this.status = status;
     await this.signedIn("Vertex AI settings saved.");
@@ -222,7 +222,7 @@ export class AuthStore {
     }
     let outcome: LoginOutcome;
     try {
-      outcome = await api.authWaitGoogleLogin();
+      outcome = await api.commands.authWaitGoogleLogin();
     } catch (error) {
       if (generation !== this.loginGeneration) return;
       this.googleRunning = false;
@@ -252,7 +252,7 @@ export class AuthStore {
     this.googleRunning = false;
     this.stage = null;
     try {
-      await api.authCancelGoogleLogin();
+      await api.commands.authCancelGoogleLogin();
     } catch {
       // Already over.
     }
@@ -266,7 +266,7 @@ export class AuthStore {
     }
     this.error = null;
     try {
-      await api.authSubmitLoginCode(code);
+      await api.commands.authSubmitLoginCode({ code });
       return true;
     } catch (error) {
       const report = api.authError(error);
@@ -277,13 +277,13 @@ export class AuthStore {
   }
 
   async loadProjects(): Promise<void> {
-    const projects = await this.run(() => api.authListProjects(), { keepError: true });
+    const projects = await this.run(() => api.commands.authListProjects(), { keepError: true });
     if (projects) this.projects = projects;
   }
 
   /** Code Assist setup with `project` (picker) or again as it is (retry). */
   async setupCodeAssist(project?: string): Promise<void> {
-    const setup = await this.run(() => (project !== undefined ? api.authPickProject(project) : api.authRetrySetup()));
+    const setup = await this.run(() => (project !== undefined ? api.commands.authPickProject({ project }) : api.commands.authRetrySetup()));
     if (!setup) {
       await this.refresh();
       return;
@@ -296,7 +296,7 @@ export class AuthStore {
   // ----- Status view -----------------------------------------------------------------------
 
   async signOut(): Promise<void> {
-    const report = await this.run(() => api.authSignOut(null));
+    const report = await this.run(() => api.commands.authSignOut({ method: null }));
     if (!report) return;
     this.outcome = null;
     this.onSignedOut();

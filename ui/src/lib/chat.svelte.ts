@@ -12,6 +12,7 @@ import type { StoredMessage } from "../protocol/StoredMessage";
 import type { ToolCallState } from "../protocol/ToolCallState";
 import type { ToolCallStatus } from "../protocol/ToolCallStatus";
 import type { TurnStatus } from "../protocol/TurnStatus";
+import type { TurnUsage } from "../protocol/TurnUsage";
 import { type Checkpoint, CheckpointStore } from "./checkpoints.svelte";
 import { MarkdownStream } from "./markdown";
 import { describeCall } from "./tools";
@@ -101,24 +102,18 @@ export class NoticeItem {
   }
 }
 
-export interface TurnUsage {
-  model: string | null;
-  prompt: number;
-  output: number;
-  cached: number;
-  thoughts: number;
-  total: number;
-  requests: number;
-}
-
+/** A turn's footer: what its model requests used, as core summed it (`TurnComplete.usage`). */
 export class FooterItem {
   readonly kind = "footer";
   readonly id = nextId++;
   constructor(
     readonly status: TurnStatus,
     readonly usage: TurnUsage,
-    readonly seconds: number,
   ) {}
+
+  get seconds(): number {
+    return this.usage.duration_ms / 1000;
+  }
 }
 
 /** `/compress`: pending until the session answers. */
@@ -156,7 +151,6 @@ export type ChatEvent = Extract<
       | "tool_call_state"
       | "tool_call_output"
       | "tool_call_response"
-      | "usage"
       | "retrying"
       | "chat_compressed"
       | "compression_skipped"
@@ -169,8 +163,7 @@ export type ChatEvent = Extract<
       | "checkpoint_restored"
       | "checkpoint_error"
       | "checkpoints"
-      | "message_recorded"
-      | "rewound";
+      | "message_recorded";
   }
 >;
 
@@ -183,12 +176,6 @@ export type Item =
   | FooterItem
   | CompressionItem
   | StatsItem;
-
-function emptyUsage(): TurnUsage {
-  return { model: null, prompt: 0, output: 0, cached: 0, thoughts: 0, total: 0, requests: 0 };
-}
-
-const now = () => (typeof performance !== "undefined" ? performance.now() : Date.now());
 
 /** Restored items shown at once (more than a window's height of rows), then per frame. */
 const RESTORE_FIRST = 24;
@@ -214,8 +201,6 @@ export class ChatStore {
   private pending = "";
   private frame = 0;
   private readonly tools = new Map<string, ToolItem>();
-  private turnStart = now();
-  private usage = emptyUsage();
   private errorNotice: NoticeItem | null = null;
   private retryNotice: NoticeItem | null = null;
   private loopReported = false;
@@ -300,7 +285,7 @@ export class ChatStore {
   }
 
   /**
-   * The conversation was rewound to `messageId` (a `rewound`, or a checkpoint's conversation
+   * The conversation was rewound to `messageId` (a checkpoint's conversation
    * restore): the chat drops that prompt and everything after it, and says so with `text`.
    */
   private rewound(messageId: string, removed: number, text: string | null): void {
@@ -417,15 +402,6 @@ export class ChatStore {
         item.diff = event.diff?.type === "edit" ? event.diff : null;
         return;
       }
-      case "usage":
-        this.usage.model = event.model;
-        this.usage.prompt += event.prompt_tokens;
-        this.usage.output += event.candidates_tokens;
-        this.usage.cached += event.cached_tokens;
-        this.usage.thoughts += event.thoughts_tokens;
-        this.usage.total += event.total_tokens;
-        this.usage.requests += 1;
-        return;
       case "retrying": {
         const text =
           `Retrying (attempt ${event.attempt} of ${event.max_attempts}) in ` +
@@ -469,7 +445,7 @@ export class ChatStore {
         if (event.message) this.addNotice("warning", event.message);
         return;
       case "turn_complete":
-        this.completeTurn(event.status);
+        this.completeTurn(event.status, event.usage);
         return;
       case "checkpoint_created": {
         const item = this.tools.get(event.call_id);
@@ -506,13 +482,10 @@ export class ChatStore {
           this.unrecordedUser = null;
         }
         return;
-      case "rewound":
-        this.rewound(event.message_id, event.removed, null);
-        return;
     }
   }
 
-  private completeTurn(status: TurnStatus): void {
+  private completeTurn(status: TurnStatus, usage: TurnUsage): void {
     this.endAnswer();
     for (const tool of this.tools.values()) {
       if (tool.state === "awaiting_approval" || tool.state === "scheduled" || tool.state === "validating") {
@@ -541,13 +514,11 @@ export class ChatStore {
       case "completed":
         break;
     }
-    this.push(new FooterItem(status, { ...this.usage }, (now() - this.turnStart) / 1000));
+    this.push(new FooterItem(status, usage));
     this.resetTurn();
   }
 
   private resetTurn(): void {
-    this.turnStart = now();
-    this.usage = emptyUsage();
     this.errorNotice = null;
     this.retryNotice = null;
     this.loopReported = false;

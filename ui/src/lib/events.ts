@@ -32,6 +32,12 @@ export function routeEvent(o: EventOwners, event: Event): void {
       o.session.model = event.model;
       o.chat.handle(event);
       return;
+    case "turn_context":
+      o.session.turnContext(event);
+      return;
+    case "models":
+      o.session.models = event.models;
+      return;
     case "turn_started":
       o.session.busy = true;
       o.chat.handle(event);
@@ -68,7 +74,6 @@ export function routeEvent(o: EventOwners, event: Event): void {
     case "tool_call_request":
     case "tool_call_state":
     case "tool_call_output":
-    case "usage":
     case "retrying":
     case "loop_detected":
     case "warning":
@@ -77,7 +82,6 @@ export function routeEvent(o: EventOwners, event: Event): void {
     case "checkpoint_restored":
     case "checkpoint_error":
     case "message_recorded":
-    case "rewound":
       o.chat.handle(event);
       return;
     case "session_stats":
@@ -98,10 +102,11 @@ export function routeEvent(o: EventOwners, event: Event): void {
     case "mcp_server_log_changed":
       o.mcp.handle(event);
       return;
-    // Nobody shows these: the tool list goes to the model, MCP prompts arrive as `commands`,
-    // and a resumed transcript is loaded by the app when the session starts.
+    // Nobody shows these: a request's usage is summed by core into the turn's footer
+    // (`turn_complete`), the tool list goes to the model, and a resumed transcript is loaded by
+    // the app when the session starts.
+    case "usage":
     case "tools_changed":
-    case "mcp_prompts":
     case "session_resumed":
       return;
     default:

@@ -2,7 +2,10 @@
 // search, the open transcript (read page by page as it scrolls), and the actions on a session
 // (resume, rename, delete, export). All IPC goes through api.ts; the components only render.
 import * as api from "../api";
-import type { GeminiCliSessionInfo, SearchHit, SessionSummary, StoredMessage } from "../api";
+import type { GeminiCliSessionInfo } from "../protocol/GeminiCliSessionInfo";
+import type { SearchHit } from "../protocol/SearchHit";
+import type { SessionSummary } from "../protocol/SessionSummary";
+import type { StoredMessage } from "../protocol/StoredMessage";
 import type { PageFrom } from "../protocol/PageFrom";
 import { Checkpoint, type RestoreChoice } from "./checkpoints.svelte";
 import { hitTerms } from "./transcript-mark";
@@ -118,7 +121,7 @@ export class Transcript {
   /** Reads which of the session's edits have a checkpoint; `restorer` restores one. */
   async loadCheckpoints(restorer: (checkpoint: Checkpoint, choice: RestoreChoice) => Promise<void>): Promise<void> {
     try {
-      const list = await api.historyCheckpoints(this.session.id);
+      const list = await api.commands.historyCheckpoints({ sessionId: this.session.id });
       const byCall = new Map<string, Checkpoint>();
       for (const info of list) {
         if (info.call_id && !byCall.has(info.call_id)) byCall.set(info.call_id, Checkpoint.fromInfo(info, restorer));
@@ -134,7 +137,7 @@ export class Transcript {
     this.loading = true;
     this.error = null;
     try {
-      const page = await api.historyPage(this.session.id, from, TRANSCRIPT_PAGE, TRANSCRIPT_MAX_BYTES);
+      const page = await api.commands.historyPage({ sessionId: this.session.id, from: from, limit: TRANSCRIPT_PAGE, maxBytes: TRANSCRIPT_MAX_BYTES });
       this.messages = page.messages;
       this.hasBefore = page.has_before;
       this.hasAfter = page.has_after;
@@ -151,7 +154,7 @@ export class Transcript {
     if (this.loading || !this.hasBefore || !first) return false;
     this.loading = true;
     try {
-      const page = await api.historyPage(this.session.id, { from: "before", seq: first.seq }, TRANSCRIPT_PAGE, TRANSCRIPT_MAX_BYTES);
+      const page = await api.commands.historyPage({ sessionId: this.session.id, from: { from: "before", seq: first.seq }, limit: TRANSCRIPT_PAGE, maxBytes: TRANSCRIPT_MAX_BYTES });
       const all = [...page.messages, ...this.messages];
       this.hasBefore = page.has_before;
       if (all.length > TRANSCRIPT_WINDOW) {
@@ -175,7 +178,7 @@ export class Transcript {
     if (this.loading || !this.hasAfter || !last) return false;
     this.loading = true;
     try {
-      const page = await api.historyPage(this.session.id, { from: "after", seq: last.seq }, TRANSCRIPT_PAGE, TRANSCRIPT_MAX_BYTES);
+      const page = await api.commands.historyPage({ sessionId: this.session.id, from: { from: "after", seq: last.seq }, limit: TRANSCRIPT_PAGE, maxBytes: TRANSCRIPT_MAX_BYTES });
       const all = [...this.messages, ...page.messages];
       this.hasAfter = page.has_after;
       if (all.length > TRANSCRIPT_WINDOW) {
@@ -249,7 +252,7 @@ export class HistoryBrowser {
   async refresh(): Promise<void> {
     this.listError = null;
     try {
-      const sessions = await api.historyList(null, null, 100);
+      const sessions = await api.commands.historyList({ workspace: null, after: null, limit: 100 });
       this.sessions = sessions;
       this.hasMore = sessions.length === 100;
     } catch (error) {
@@ -257,7 +260,7 @@ export class HistoryBrowser {
     }
     const workspace = this.actions.workspace();
     try {
-      this.cliSessions = workspace ? (await api.historyGeminiCliSessions(workspace)).filter((s) => !s.imported) : [];
+      this.cliSessions = workspace ? (await api.commands.historyGeminiCliSessions({ workspace })).filter((s) => !s.imported) : [];
     } catch {
       // Gemini CLI's own sessions are optional; our history is listed anyway.
       this.cliSessions = [];
@@ -268,7 +271,7 @@ export class HistoryBrowser {
     const last = this.sessions[this.sessions.length - 1];
     if (!last) return;
     try {
-      const next = await api.historyList(null, { updated_ms: last.updated_ms, id: last.id }, 100);
+      const next = await api.commands.historyList({ workspace: null, after: { updated_ms: last.updated_ms, id: last.id }, limit: 100 });
       this.sessions = [...this.sessions, ...next];
       this.hasMore = next.length === 100;
     } catch (error) {
@@ -294,7 +297,7 @@ export class HistoryBrowser {
     const seq = ++this.searchSeq;
     if (!text) return;
     try {
-      const hits = await api.historySearch(text, 50, 0);
+      const hits = await api.commands.historySearch({ text, workspace: null, limit: 50, offset: 0 });
       if (seq !== this.searchSeq) return;
       this.hits = hits;
       this.searchError = null;
@@ -364,7 +367,7 @@ export class HistoryBrowser {
     const workspace = this.actions.workspace();
     if (!workspace) return;
     try {
-      const id = await api.historyImportGeminiCli(cli.file, workspace);
+      const id = await api.commands.historyImportGeminiCli({ file: cli.file, workspace });
       await this.refresh();
       const session = this.sessions.find((s) => s.id === id);
       if (session) await this.openSession(session);
@@ -389,7 +392,7 @@ export class HistoryBrowser {
     const title = (this.renaming ?? "").trim();
     if (!transcript || !title) return;
     try {
-      await api.historyRename(transcript.session.id, title);
+      await api.commands.historyRename({ sessionId: transcript.session.id, title });
       this.renaming = null;
       const renamed = { ...transcript.session, title };
       this.sessions = this.sessions.map((s) => (s.id === renamed.id ? renamed : s));
@@ -408,7 +411,7 @@ export class HistoryBrowser {
     if (!transcript) return;
     this.confirmingDelete = false;
     try {
-      await api.historyDelete(transcript.session.id);
+      await api.commands.historyDelete({ sessionId: transcript.session.id });
       this.sessions = this.sessions.filter((s) => s.id !== transcript.session.id);
       if (this.hits) this.hits = this.hits.filter((h) => h.session_id !== transcript.session.id);
       this.transcript = null;
@@ -421,7 +424,7 @@ export class HistoryBrowser {
     const transcript = this.transcript;
     if (!transcript) return;
     try {
-      const path = await api.historyExport(transcript.session.id, format);
+      const path = await api.commands.historyExport({ sessionId: transcript.session.id, format, path: null });
       this.status = { level: "info", text: `Exported to ${path}` };
     } catch (error) {
       this.status = { level: "error", text: `Could not export: ${api.errorMessage(error)}` };

@@ -1,8 +1,12 @@
 // State of the file-tree context picker: the lazy tree, the streamed fuzzy search, the selection
 // (chips in the composer, with a token estimate) and live updates from the backend's watcher.
-import { errorMessage } from "../api";
-import * as api from "./picker";
-import type { Entry, IndexEvent, SearchMatch, SelectionEstimate } from "./picker";
+import { channel, commands, errorMessage } from "../api";
+import type { Entry } from "../protocol/Entry";
+import type { IndexEvent } from "../protocol/IndexEvent";
+import type { SearchMatch } from "../protocol/SearchMatch";
+import type { SearchUpdate } from "../protocol/SearchUpdate";
+import type { SelectionEstimate } from "../protocol/SelectionEstimate";
+import { withMentions } from "./picker";
 
 /** A row of the tree or of the search results. */
 export interface PickerRow {
@@ -100,7 +104,7 @@ export class PickerController {
    */
   async ensureRoots(force = false): Promise<void> {
     if (this.roots.length > 0 && !force) return;
-    const info = await api.pickerOpen();
+    const info = await commands.pickerOpen();
     this.indexed = info.files;
     if (info.roots[0] === this.roots[0] && this.roots.length > 0) return;
     if (this.roots.length > 0) {
@@ -115,14 +119,14 @@ export class PickerController {
     this.roots = info.roots;
     if (!this.#watching) {
       this.#watching = true;
-      void api.pickerWatch((event) => this.#onIndexEvent(event)).catch(() => (this.#watching = false));
+      void commands.pickerWatch({ onEvent: channel((event: IndexEvent) => this.#onIndexEvent(event)) }).catch(() => (this.#watching = false));
     }
     if (info.roots.length > 1) this.expanded = { [listingKey(0, "")]: true };
     await this.#load(0, "");
   }
 
   async #load(root: number, path: string): Promise<void> {
-    const entries = await api.pickerListDir(root, path, this.showIgnored);
+    const entries = await commands.pickerListDir({ root, path, showIgnored: this.showIgnored });
     this.listings = { ...this.listings, [listingKey(root, path)]: entries };
   }
 
@@ -167,12 +171,15 @@ export class PickerController {
     this.searching = true;
     try {
       await this.ensureRoots();
-      await api.pickerSearch(query.trim(), (update) => {
+      await commands.pickerSearch({
+        query: query.trim(),
+        onUpdate: channel((update: SearchUpdate) => {
         if (seq !== this.#searchSeq) return;
         this.results = update.matches;
         this.matched = update.matched;
         this.indexed = update.indexed;
         if (update.done) this.searching = false;
+        }),
       });
     } catch (error) {
       if (seq === this.#searchSeq) this.error = errorMessage(error);
@@ -213,7 +220,7 @@ export class PickerController {
       return;
     }
     try {
-      const estimate = await api.pickerEstimate(this.selected.map((p) => p.key));
+      const estimate = await commands.pickerEstimate({ paths: this.selected.map((p) => p.key) });
       if (seq !== this.#estimateSeq) return;
       this.estimate = estimate;
       // The estimate also knows about binary/huge files picked from search results or folders.
@@ -232,7 +239,7 @@ export class PickerController {
    */
   async flagsOf(path: string): Promise<{ binary: boolean; huge: boolean }> {
     try {
-      const estimate = await api.pickerEstimate([path]);
+      const estimate = await commands.pickerEstimate({ paths: [path] });
       const item = estimate.items.find((i) => i.path === path);
       return { binary: (item?.binaryFiles ?? 0) > 0, huge: (item?.hugeFiles ?? 0) > 0 };
     } catch {
@@ -242,7 +249,7 @@ export class PickerController {
 
   /** The prompt with the picked paths as `@path` references. */
   promptWith(text: string): string {
-    return api.withMentions(text, this.selected.map((p) => p.key));
+    return withMentions(text, this.selected.map((p) => p.key));
   }
 
   /** Keyboard navigation inside the panel; true when the key was handled. */

@@ -92,6 +92,15 @@ export class SessionStore {
     this.disconnectedReason = reason;
   }
 
+  /**
+   * The session's approval mode and model now (`turn_context`: once after it is configured, and
+   * after every change); they count from the next tool call and model request.
+   */
+  turnContext(context: { approval_mode: ApprovalMode; model: string }): void {
+    this.approvalMode = context.approval_mode;
+    this.model = context.model;
+  }
+
   /** Sends `op` to the current session (rejects with `NoSessionError` without one). */
   submit(op: Op): Promise<void> {
     const id = this.id;

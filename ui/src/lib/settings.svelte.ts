@@ -2,6 +2,8 @@
 // the folder's trust, and the actions that write them. Changes are applied to the running
 // session by the AppController (see its `settingChanged` and `trustChanged`).
 import * as api from "../api";
+import type { JsonValue } from "../protocol/serde_json/JsonValue";
+import type { SettingField } from "../protocol/SettingField";
 import type { SettingsLayer } from "../protocol/SettingsLayer";
 import type { SettingsScope } from "../protocol/SettingsScope";
 import type { SettingsView } from "../protocol/SettingsView";
@@ -10,8 +12,11 @@ import type { TrustInfo } from "../protocol/TrustInfo";
 import type { TrustLevel } from "../protocol/TrustLevel";
 
 export interface SettingsHooks {
-  /** A setting was written: apply it (theme, approval mode, reload the session…). */
-  settingChanged: (key: string, value: SettingValue | undefined) => Promise<void> | void;
+  /**
+   * A setting was written: apply it (theme, approval mode, reload the session…) as its field's
+   * `effect` says.
+   */
+  settingChanged: (field: SettingField, value: SettingValue | undefined) => Promise<void> | void;
   /** The folder's trust changed: reload the session with (or without) its workspace files. */
   trustChanged: (trust: TrustInfo) => Promise<void> | void;
   /** Turns an MCP server on or off (through the running session). */
@@ -55,7 +60,7 @@ export class SettingsStore {
   /** Reads the folder's trust; an undecided folder opens the prompt. */
   async loadTrust(): Promise<TrustInfo | null> {
     try {
-      const trust = await api.trustStatus();
+      const trust = await api.commands.trustStatus();
       this.trust = trust;
       this.promptOpen = trust.enabled && trust.trusted === null;
       return trust;
@@ -72,7 +77,7 @@ export class SettingsStore {
     this.trustBusy = true;
     this.trustError = null;
     try {
-      const trust = await api.trustFolder(level);
+      const trust = await api.commands.trustFolder({ level });
       this.trust = trust;
       this.promptOpen = false;
       await this.hooks.trustChanged(trust);
@@ -96,7 +101,7 @@ export class SettingsStore {
 
   async load(): Promise<void> {
     try {
-      this.view = await api.settingsGet();
+      this.view = await api.commands.settingsGet();
       this.loadError = null;
     } catch (error) {
       this.loadError = api.errorMessage(error);
@@ -119,10 +124,11 @@ export class SettingsStore {
     const { [key]: _, ...rest } = this.errors;
     this.errors = rest;
     try {
-      this.view = await api.settingsSet(scope, key, value);
+      this.view = await api.commands.settingsSet({ scope, key, value: value as JsonValue | null });
       const file = this.view.layers.find((l) => l.layer === scope)?.path ?? scope;
       this.status = value === null ? `Removed ${key} from ${file}` : `Saved ${key} to ${file}`;
-      await this.hooks.settingChanged(key, this.value(key));
+      const field = this.view.fields.find((f) => f.key === key);
+      if (field) await this.hooks.settingChanged(field, this.value(key));
       return true;
     } catch (error) {
       this.errors = { ...this.errors, [key]: api.errorMessage(error) };

@@ -55,7 +55,7 @@ export function transcriptItems(entries: Entry[], workspace: string | null): Tra
         item = new NoticeItem(entry.level, entry.text);
         break;
       case "footer":
-        item = new FooterItem("completed", { ...entry.usage }, entry.seconds);
+        item = new FooterItem("completed", { ...entry.usage });
         break;
     }
     out.items.push(item);

@@ -16,7 +16,7 @@
 import type { StoredMessage } from "../protocol/StoredMessage";
 import type { ToolCallRecord } from "../protocol/ToolCallRecord";
 import type { McpToolName } from "../protocol/McpToolName";
-import type { TurnUsage } from "./chat.svelte";
+import type { TurnUsage } from "../protocol/TurnUsage";
 
 export type EntryLevel = "error" | "warning" | "info";
 
@@ -48,7 +48,7 @@ export interface ToolEntry {
   mcp: McpToolName | null;
 }
 
-/** A turn's usage, summed as the live footer sums it. */
+/** A stored turn's usage, summed from its model messages as core sums a live turn's. */
 export type UsageTotals = TurnUsage;
 
 export type Entry =
@@ -57,7 +57,7 @@ export type Entry =
   | { kind: "thought"; seq: number; subject: string; description: string }
   | ToolEntry
   | { kind: "notice"; seq: number; level: EntryLevel; text: string }
-  | { kind: "footer"; seq: number; usage: UsageTotals; seconds: number };
+  | { kind: "footer"; seq: number; usage: UsageTotals };
 
 /** What a resumed session answers for a call its model made just before the app stopped. */
 const NOT_EXECUTED = /^Not executed\b/;
@@ -237,7 +237,7 @@ export function transcriptEntries(messages: StoredMessage[], options: EntryOptio
   const endTurn = () => {
     // Only with the turn's usage known (a footer of zeros would say nothing).
     if (turn && turn.usage.requests > 0) {
-      out.push({ kind: "footer", seq: turn.seq, usage: turn.usage, seconds: (turn.last - turn.start) / 1000 });
+      out.push({ kind: "footer", seq: turn.seq, usage: { ...turn.usage, duration_ms: turn.last - turn.start } });
     }
     turn = null;
   };
@@ -255,7 +255,7 @@ export function transcriptEntries(messages: StoredMessage[], options: EntryOptio
           seq: m.seq,
           start: m.created_ms,
           last: m.created_ms,
-          usage: { model: null, prompt: 0, output: 0, cached: 0, thoughts: 0, total: 0, requests: 0 },
+          usage: { model: "", requests: 0, prompt_tokens: 0, cached_tokens: 0, output_tokens: 0, thoughts_tokens: 0, total_tokens: 0, duration_ms: 0 },
         };
         break;
       }
@@ -275,11 +275,11 @@ export function transcriptEntries(messages: StoredMessage[], options: EntryOptio
           turn.seq = m.seq;
           if (m.usage) {
             turn.usage.model = m.model ?? turn.usage.model;
-            turn.usage.prompt += m.usage.prompt;
-            turn.usage.output += m.usage.output;
-            turn.usage.cached += m.usage.cached;
-            turn.usage.thoughts += m.usage.thoughts;
-            turn.usage.total += m.usage.total;
+            turn.usage.prompt_tokens += m.usage.prompt;
+            turn.usage.output_tokens += m.usage.output;
+            turn.usage.cached_tokens += m.usage.cached;
+            turn.usage.thoughts_tokens += m.usage.thoughts;
+            turn.usage.total_tokens += m.usage.total;
             turn.usage.requests += 1;
           }
         }

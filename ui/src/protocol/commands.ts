@@ -66,22 +66,6 @@ export const commands = {
   stopSession(args: { sessionId: string }): Promise<void> {
     return invoke("stop_session", args);
   },
-  /** `send_prompt` (src-tauri/src/commands.rs). */
-  sendPrompt(args: { sessionId: string; text: string }): Promise<void> {
-    return invoke("send_prompt", args);
-  },
-  /** `interrupt_turn` (src-tauri/src/commands.rs). */
-  interruptTurn(args: { sessionId: string }): Promise<void> {
-    return invoke("interrupt_turn", args);
-  },
-  /** `confirm_tool` (src-tauri/src/commands.rs). */
-  confirmTool(args: { sessionId: string; callId: string; outcome: ConfirmationOutcome; content?: string | null }): Promise<void> {
-    return invoke("confirm_tool", args);
-  },
-  /** `get_approval_mode` (src-tauri/src/commands.rs). */
-  getApprovalMode(args: { sessionId: string }): Promise<ApprovalMode> {
-    return invoke("get_approval_mode", args);
-  },
   /** `set_approval_mode` (src-tauri/src/commands.rs). */
   setApprovalMode(args: { sessionId: string; mode: ApprovalMode }): Promise<void> {
     return invoke("set_approval_mode", args);
@@ -90,59 +74,67 @@ export const commands = {
   listModels(args: { sessionId: string }): Promise<Array<ModelChoice>> {
     return invoke("list_models", args);
   },
-  /** `mcp_status` (src-tauri/src/commands.rs). */
+  /** `send_prompt` (src-tauri/src/forwarding.rs). */
+  sendPrompt(args: { sessionId: string; text: string }): Promise<void> {
+    return invoke("send_prompt", args);
+  },
+  /** `interrupt_turn` (src-tauri/src/forwarding.rs). */
+  interruptTurn(args: { sessionId: string }): Promise<void> {
+    return invoke("interrupt_turn", args);
+  },
+  /** `confirm_tool` (src-tauri/src/forwarding.rs). */
+  confirmTool(args: { sessionId: string; callId: string; outcome: ConfirmationOutcome; content?: string | null }): Promise<void> {
+    return invoke("confirm_tool", args);
+  },
+  /** `mcp_status` (src-tauri/src/forwarding.rs). */
   mcpStatus(args: { sessionId: string }): Promise<void> {
     return invoke("mcp_status", args);
   },
-  /** `refresh_memory` (src-tauri/src/commands.rs). */
+  /** `refresh_memory` (src-tauri/src/forwarding.rs). */
   refreshMemory(args: { sessionId: string }): Promise<void> {
     return invoke("refresh_memory", args);
   },
-  /** `add_memory` (src-tauri/src/commands.rs). */
+  /** `add_memory` (src-tauri/src/forwarding.rs). */
   addMemory(args: { sessionId: string; text: string }): Promise<void> {
     return invoke("add_memory", args);
   },
-  /** `list_commands` (src-tauri/src/commands.rs). */
+  /** `list_commands` (src-tauri/src/forwarding.rs). */
   listCommands(args: { sessionId: string }): Promise<void> {
     return invoke("list_commands", args);
   },
-  /** `mcp_restart_server` (src-tauri/src/commands.rs). */
+  /** `mcp_restart_server` (src-tauri/src/forwarding.rs). */
   mcpRestartServer(args: { sessionId: string; name: string }): Promise<void> {
     return invoke("mcp_restart_server", args);
   },
-  /** `mcp_set_server_enabled` (src-tauri/src/commands.rs). */
+  /** `mcp_set_server_enabled` (src-tauri/src/forwarding.rs). */
   mcpSetServerEnabled(args: { sessionId: string; name: string; enabled: boolean }): Promise<void> {
     return invoke("mcp_set_server_enabled", args);
   },
-  /** `mcp_server_log` (src-tauri/src/commands.rs). */
+  /** `mcp_server_log` (src-tauri/src/forwarding.rs). */
   mcpServerLog(args: { sessionId: string; name: string }): Promise<void> {
     return invoke("mcp_server_log", args);
   },
-  /** `mcp_authenticate` (src-tauri/src/commands.rs). */
+  /** `mcp_authenticate` (src-tauri/src/forwarding.rs). */
   mcpAuthenticate(args: { sessionId: string; name: string }): Promise<void> {
     return invoke("mcp_authenticate", args);
   },
-  /** `clear_conversation` (src-tauri/src/commands.rs). */
+  /** `clear_conversation` (src-tauri/src/forwarding.rs). */
   clearConversation(args: { sessionId: string }): Promise<void> {
     return invoke("clear_conversation", args);
   },
-  /** `compress_conversation` (src-tauri/src/commands.rs). */
+  /** `compress_conversation` (src-tauri/src/forwarding.rs). */
   compressConversation(args: { sessionId: string }): Promise<void> {
     return invoke("compress_conversation", args);
   },
-  /** `session_stats` (src-tauri/src/commands.rs). */
+  /** `session_stats` (src-tauri/src/forwarding.rs). */
   sessionStats(args: { sessionId: string }): Promise<void> {
     return invoke("session_stats", args);
   },
-  /** `mcp_run_prompt` (src-tauri/src/commands.rs). */
-  mcpRunPrompt(args: { sessionId: string; server: string; name: string; arguments: { [key in string]: string } }): Promise<void> {
-    return invoke("mcp_run_prompt", args);
-  },
-  /** `list_checkpoints` (src-tauri/src/checkpoints.rs). */
+  /** `list_checkpoints` (src-tauri/src/forwarding.rs). */
   listCheckpoints(args: { sessionId: string }): Promise<void> {
     return invoke("list_checkpoints", args);
   },
-  /** `restore_checkpoint` (src-tauri/src/checkpoints.rs). */
+  /** `restore_checkpoint` (src-tauri/src/forwarding.rs). */
   restoreCheckpoint(args: { sessionId: string; checkpointId: string; code: boolean; conversation: boolean }): Promise<void> {
     return invoke("restore_checkpoint", args);
   },
@@ -258,7 +250,7 @@ export const commands = {
   historyImportGeminiCli(args: { file: string; workspace: string }): Promise<string> {
     return invoke("history_import_gemini_cli", args);
   },
-  /** `history_checkpoints` (src-tauri/src/checkpoints.rs). */
+  /** `history_checkpoints` (src-tauri/src/history.rs). */
   historyCheckpoints(args: { sessionId: string }): Promise<Array<CheckpointInfo>> {
     return invoke("history_checkpoints", args);
   },

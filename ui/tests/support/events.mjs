@@ -2,17 +2,29 @@
 export const turnStarted = (turn_id = "t1") => ({ type: "turn_started", turn_id });
 export const delta = (text) => ({ type: "content_delta", text });
 export const thought = (subject, description = "") => ({ type: "thought", subject, description });
-export const turnComplete = (status = "completed", turn_id = "t1") => ({ type: "turn_complete", turn_id, status });
+/** A turn's usage as core sums it (`TurnUsage`); one request when any token was used. */
+export const turnUsage = (prompt = 0, output = 0, { model = "gemini-2.5-pro", requests = prompt + output > 0 ? 1 : 0, duration_ms = 0 } = {}) => ({
+  model,
+  requests,
+  prompt_tokens: prompt,
+  cached_tokens: 0,
+  output_tokens: output,
+  thoughts_tokens: 0,
+  total_tokens: prompt + output,
+  duration_ms,
+});
+export const turnComplete = (status = "completed", turn_id = "t1", usage = turnUsage()) => ({ type: "turn_complete", turn_id, status, usage });
+/** One model request's usage (core sums these into the turn's `turn_complete`). */
 export const usage = (prompt = 1200, output = 300, model = "gemini-2.5-pro") => ({
   type: "usage",
   model,
   latency_ms: 800,
   prompt_tokens: prompt,
-  candidates_tokens: output,
-  total_tokens: prompt + output,
   cached_tokens: 0,
+  output_tokens: output,
   thoughts_tokens: 0,
-  tool_use_prompt_tokens: 0,
+  tool_tokens: 0,
+  total_tokens: prompt + output,
 });
 export const toolRequest = (call_id, name, args) => ({ type: "tool_call_request", call_id, name, args });
 export const toolState = (call_id, state) => ({ type: "tool_call_state", call_id, state });

@@ -121,6 +121,18 @@ export async function setup() {
 }
 
 /**
+ * A `submit` call's arguments as one object: the session id and the op's fields but its type
+ * (a user_turn's text items joined as `text` too).
+ */
+function opArgs({ sessionId, op }) {
+  const { type, ...fields } = op;
+  const text = type === "user_turn" ? { text: fields.items.map((item) => item.text).join("") } : {};
+  return { sessionId, ...fields, ...text };
+}
+
+const opCall = (call) => ({ cmd: call.cmd, args: opArgs(call.args) });
+
+/**
  * Opens the app. `config` goes to the mock (see ipc-mock.ts MockConfig). Waits for
  * <body data-ready="true"> and, unless `session: false`, for the session to be connected.
  */
@@ -168,6 +180,16 @@ export async function openApp(env, options = {}) {
     tid: (id) => page.getByTestId(id),
     /** Calls of one command so far. */
     callsOf: (cmd) => calls.filter((c) => c.cmd === cmd),
+    /** Session ops of one type submitted so far, as calls whose `args` are `opArgs` of them. */
+    opsOf: (type) => calls.filter((c) => c.cmd === "submit" && c.args.op.type === type).map(opCall),
+    /**
+     * Waits for (or finds) the first op of `type` submitted after `from` calls whose `opArgs`
+     * match `pred`; resolves to it as a call whose `args` are its `opArgs`.
+     */
+    async waitForOp(type, pred = () => true, options = {}) {
+      const call = await app.waitForCall("submit", (a) => a.op.type === type && pred(opArgs(a)), options);
+      return opCall(call);
+    },
     /** Waits for (or finds) the first call of `cmd` after `from` calls matching `pred`. */
     waitForCall(cmd, pred = () => true, { from = 0, timeout = TIMEOUT } = {}) {
       const match = (c) => c.cmd === cmd && pred(c.args);
@@ -190,12 +212,12 @@ export async function openApp(env, options = {}) {
     },
     emit: (event) => page.evaluate((e) => window.__gd.emit(e), event),
     emitAll: (events) => page.evaluate((es) => window.__gd.emitAll(es), events),
-    /** Types a prompt and sends it with Enter; resolves once send_prompt was called. */
+    /** Types a prompt and sends it with Enter; resolves once its user_turn was submitted. */
     async sendPrompt(text) {
       const from = calls.length;
       await app.tid("prompt-input").fill(text);
       await app.tid("prompt-input").press("Enter");
-      return app.waitForCall("send_prompt", (a) => a.text === text, { from });
+      return app.waitForOp("user_turn", (a) => a.text === text, { from });
     },
     /** Waits until `fn` (run in the page) returns a truthy value; returns it. */
     async until(fn, arg) {

@@ -41,6 +41,8 @@ interface SettingValueMock {
 }
 
 interface SettingsViewMock {
+  /** Core's fields; filled in with SETTING_FIELDS when a test leaves them out. */
+  fields?: unknown[];
   layers: { layer: string; path: string; exists: boolean; loaded: boolean; error: string | null }[];
   values: SettingValueMock[];
   mcp_servers: { name: string; source: string; enabled: boolean }[];
@@ -57,14 +59,43 @@ const BUILT_IN_COMMANDS: [string, string[], string][] = [
   ["restore", [], "List the checkpoints taken before edits, or restore one: /restore [id]"],
 ];
 
-const SETTING_KEYS = [
-  "model.name",
-  "general.defaultApprovalMode",
-  "ui.theme",
-  "context.fileName",
-  "context.includeDirectories",
-  "general.checkpointing.enabled",
+/** Core's settings screen fields (crates/core/src/settings_screen.rs), as `settings_get` sends them. */
+const SETTING_FIELDS = [
+  field("model.name", "Model", "The model sessions use (unless GEMINI_MODEL is set).", "text", [], "gemini-2.5-pro", "The session reloads with it; the conversation continues.", "reload"),
+  field(
+    "general.defaultApprovalMode",
+    "Default approval mode",
+    "Whether edits ask first. YOLO can only be chosen for a session, in the header.",
+    "select",
+    [
+      ["default", "Ask first (default)"],
+      ["auto_edit", "Auto-edit"],
+      ["plan", "Plan (Gemini CLI only: asks first here)"],
+    ],
+    null,
+    "Applies to this session now.",
+    "session",
+  ),
+  field("ui.theme", "Theme", "Light, dark, or follow the system.", "select", [["system", "System"], ["light", "Light"], ["dark", "Dark"]], null, "Applies at once.", "window"),
+  field("context.fileName", "Context file names", "The instruction files read into the system prompt, comma-separated.", "names", [], "GEMINI.md, AGENTS.md", "The session reloads and reads them.", "reload"),
+  field(
+    "context.includeDirectories",
+    "Include directories",
+    "More folders the agent may work in, one per line (relative to the workspace or absolute).",
+    "lines",
+    [],
+    "../shared-lib",
+    "The session reloads with them.",
+    "reload",
+  ),
+  field("general.checkpointing.enabled", "Checkpoints before edits", "Snapshot the files before each edit, so it can be restored.", "toggle", [], null, "The session reloads with it.", "reload"),
 ];
+
+function field(key: string, label: string, help: string, kind: string, choices: [string, string][], placeholder: string | null, applies: string, effect: string) {
+  return { key, label, help, kind, choices: choices.map(([value, label]) => ({ value, label })), placeholder, applies, effect };
+}
+
+const SETTING_KEYS = SETTING_FIELDS.map((f) => f.key);
 
 /** Core's `settings_screen::default_value` for the desktop app. */
 const SETTING_DEFAULTS: Record<string, unknown> = {
@@ -199,6 +230,57 @@ let trust: Record<string, unknown> = config.trust ?? {
 };
 let workspace: string | null = config.appInfo ? config.appInfo.workspace : "/home/dev/project";
 
+/** The latest session's approval mode and model (what `override_turn_context` changes). */
+const turnContext = { approval_mode: "default", model: "gemini-2.5-pro" };
+
+/** Core's `list_commands` answer: its built-in commands, or the list a test sent last. */
+function listedOrBuiltIn(): unknown[] {
+  return (
+    listedCommands ??
+    BUILT_IN_COMMANDS.map(([name, alt_names, description]) => ({ name, alt_names, description, source: "built_in", server: null, arguments: [] }))
+  );
+}
+
+/**
+ * A session op (`submit`), answered as the backend does: the invoke resolves, and an op that has
+ * an answer sends it as events on the session's channel.
+ */
+function submit(op: { type: string } & Record<string, unknown>): null {
+  switch (op.type) {
+    case "mcp_status": {
+      // One `mcp_server_status` per server, then `mcp_discovery` (after the invoke answered).
+      const servers = config.mcpServers ?? [];
+      setTimeout(() => {
+        for (const status of servers) window.__gd.emit({ type: "mcp_server_status", ...status });
+        window.__gd.emit({ type: "mcp_discovery", state: "completed" });
+      }, 0);
+      return null;
+    }
+    case "list_commands":
+      // A test may send its own list after this one (its MCP prompts and custom commands).
+      window.__gd.emit({ type: "commands", commands: listedOrBuiltIn() });
+      return null;
+    case "mcp_authenticate":
+      if (config.mcpAuthError) throw config.mcpAuthError;
+      return null;
+    case "restore_checkpoint":
+      if (config.restoreError) throw config.restoreError;
+      return null;
+    case "list_models":
+      window.__gd.emit({ type: "models", models: config.models ?? [] });
+      return null;
+    case "override_turn_context":
+      // Takes effect at once; `turn_context` says what is in force now.
+      if (typeof op.approval_mode === "string") turnContext.approval_mode = op.approval_mode;
+      if (typeof op.model === "string") turnContext.model = op.model;
+      window.__gd.emit({ type: "turn_context", ...turnContext });
+      return null;
+    default:
+      // The other ops' answers (if any) are sent by the test.
+      return null;
+  }
+}
+
 mockIPC(async (cmd, args) => {
   const call = { cmd, args: plain(args) };
   calls.push(call);
@@ -219,7 +301,7 @@ mockIPC(async (cmd, args) => {
       const model = ((args as { model?: string | null }).model ?? null) || "gemini-2.5-pro";
       // Like the backend, a resumed session keeps its stored id.
       const resume = (args as { resume?: string | null }).resume ?? null;
-      return {
+      const info = {
         session_id: resume ?? `s${sessions}`,
         model,
         auth: "gemini-api-key",
@@ -229,30 +311,14 @@ mockIPC(async (cmd, args) => {
         ...config.session,
         ...(sessions > 1 ? { model } : {}),
       };
+      Object.assign(turnContext, { approval_mode: info.approval_mode, model: info.model });
+      return info;
     }
-    case "list_models":
-      return config.models ?? [];
     case "open_workspace": {
       const picked = (args as { path?: string | null }).path ?? config.openWorkspace ?? null;
       if (picked) workspace = picked;
       return picked;
     }
-    case "mcp_status": {
-      // Like the backend: one `mcp_server_status` per server, then `mcp_discovery`, on the
-      // session's channel (after the invoke answered).
-      const servers = config.mcpServers ?? [];
-      setTimeout(() => {
-        for (const status of servers) window.__gd.emit({ type: "mcp_server_status", ...status });
-        window.__gd.emit({ type: "mcp_discovery", state: "completed" });
-      }, 0);
-      return null;
-    }
-    case "mcp_authenticate":
-      if (config.mcpAuthError) throw config.mcpAuthError;
-      return null;
-    case "restore_checkpoint":
-      if (config.restoreError) throw config.restoreError;
-      return null;
     case "trust_status":
       return trust;
     case "trust_folder": {
@@ -266,46 +332,21 @@ mockIPC(async (cmd, args) => {
       return trust;
     }
     case "settings_get":
-      settingsView = { ...settingsView, values: settingsView.values.map(inForce) };
+      settingsView = { ...settingsView, fields: settingsView.fields ?? SETTING_FIELDS, values: settingsView.values.map(inForce) };
       return settingsView;
     case "settings_set": {
       const { scope, key, value } = args as { scope: "user" | "workspace"; key: string; value: unknown };
       const error = config.settingsSetErrors?.[key];
       if (error) throw error;
       setMockSetting(settingsView, scope, key, value ?? null);
-      settingsView = { ...settingsView, values: [...settingsView.values] };
+      settingsView = { ...settingsView, fields: settingsView.fields ?? SETTING_FIELDS, values: [...settingsView.values] };
       return settingsView;
     }
-    case "list_commands":
-      // Like the backend: a `commands` event answers, with core's built-in commands or the list
-      // a test sent last (its MCP prompts and custom commands).
-      window.__gd.emit({
-        type: "commands",
-        commands:
-          listedCommands ??
-          BUILT_IN_COMMANDS.map(([name, alt_names, description]) => ({ name, alt_names, description, source: "built_in", server: null, arguments: [] })),
-      });
-      return null;
-    case "list_checkpoints":
-    case "mcp_restart_server":
-    case "mcp_set_server_enabled":
-    case "mcp_server_log":
-    case "refresh_memory":
-    case "add_memory":
-    case "clear_conversation":
-    case "compress_conversation":
-    case "session_stats":
-    case "mcp_list_prompts":
-    case "mcp_run_prompt":
-    case "send_prompt":
-    case "interrupt_turn":
-    case "confirm_tool":
-    case "set_approval_mode":
+    case "submit":
+      return submit((args as { op: { type: string } & Record<string, unknown> }).op);
     case "stop_session":
     case "plugin:opener|open_url":
       return null;
-    case "get_approval_mode":
-      return "default";
     case "plugin:event|listen":
       // The UI listens for `workspace-changed`; the mock never emits app events.
       return 1;
