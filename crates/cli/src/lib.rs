@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use gd_core::Session;
-use gd_core::history::HistoryRecorder;
+use gd_core::history::{HistoryRecorder, LaunchHistoryError, open_for_launch};
 use gd_protocol::{ErrorKind, Event, McpServerState, Op, TurnStatus};
 use gd_store::Store;
 use gd_store::retention::Retention;
@@ -259,36 +259,31 @@ async fn open_history(
             ));
         }
     };
-    let recorder = match &args.resume {
-        None => {
-            let session_id = launch.config.session_id.clone();
-            match HistoryRecorder::start(
-                store.clone(),
-                &session_id,
-                &workspace,
-                &launch.config.model,
-            )
-            .await
-            {
-                Ok(r) => Some(r),
-                Err(e) => {
-                    warnings.push(format!("This run is not saved to the session history: {e}"));
-                    None
-                }
-            }
-        }
+    let resume = match &args.resume {
+        None => None,
         Some(key) => {
             let (s, ws, key) = (store.clone(), workspace.clone(), key.clone());
             let id = tokio::task::spawn_blocking(move || resume_target(&s, &ws, &key))
                 .await
                 .map_err(|e| Fatal::general("InternalError", e.to_string()))??;
-            let recorder = HistoryRecorder::resume(store.clone(), &id)
-                .await
-                .map_err(|e| {
-                    Fatal::general("HistoryError", format!("Cannot resume session {id}: {e}"))
-                })?;
-            launch.config.session_id = id;
-            Some(recorder)
+            Some(id)
+        }
+    };
+    let opened = open_for_launch(
+        store.clone(),
+        &mut launch.config,
+        &workspace,
+        resume.as_deref(),
+    )
+    .await;
+    let recorder = match opened {
+        Ok(recorder) => Some(recorder),
+        Err(e @ LaunchHistoryError::Start(_)) => {
+            warnings.push(format!("This run is not saved to the session history: {e}"));
+            None
+        }
+        Err(e @ LaunchHistoryError::Resume { .. }) => {
+            return Err(Fatal::general("HistoryError", e.to_string()));
         }
     };
     if let Some(value) = &launch.settings.general.session_retention {
