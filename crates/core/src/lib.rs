@@ -24,34 +24,34 @@
 //!   and expands custom ones;
 //! * [`stats`] counts what a session used, for `/stats`.
 
-pub mod agent;
+pub(crate) mod agent;
 pub mod approval;
-pub mod at_refs;
+pub(crate) mod at_refs;
 pub mod chat;
 pub mod checkpoint;
 pub mod coalesce;
 pub mod commands;
-pub mod compression;
+pub(crate) mod compression;
 pub mod config;
 pub mod context;
 pub mod diff;
 pub mod events;
 pub mod history;
 pub mod launch;
-pub mod loop_detection;
+pub(crate) mod loop_detection;
 pub mod mcp_settings;
 pub mod memory;
 pub mod policy;
-pub mod prompts;
+pub(crate) mod prompts;
 pub mod restore;
 pub mod scheduler;
-pub mod session;
+pub(crate) mod session;
 pub mod settings_screen;
-pub mod stats;
-pub mod thought;
-pub mod tokens;
+pub(crate) mod stats;
+pub(crate) mod thought;
+pub(crate) mod tokens;
 pub mod tools;
-pub mod truncation;
+pub(crate) mod truncation;
 
 pub use config::{ApprovalMode, FileFiltering, SessionConfig};
 pub use session::{Session, SessionError, SessionHandle};

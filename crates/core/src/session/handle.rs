@@ -41,9 +41,6 @@ pub enum SessionError {
     NoSuchConfirmation(String),
 }
 
-/// Kept for callers that only care that the session is gone.
-pub type SessionClosed = SessionError;
-
 impl SessionHandle {
     pub fn session_id(&self) -> &str {
         &self.session_id

@@ -29,7 +29,7 @@ use crate::stats::StatsRecorder;
 use crate::tools::services::ModelAccess;
 use crate::tools::{LiveTools, SessionTools, ToolServices};
 use context::SharedContext;
-pub use handle::{SessionClosed, SessionError, SessionHandle};
+pub use handle::{SessionError, SessionHandle};
 use mcp_events::{emit_snapshot, forward_mcp_events};
 use op_loop::{CommandSources, OpLoop};
 use tasks::TaskEnv;
