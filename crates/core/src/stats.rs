@@ -53,6 +53,12 @@ impl StatsRecorder {
         self.modified.insert(call_id.to_owned());
     }
 
+    /// The edited answer for `call_id` did not reach its call (it was
+    /// withdrawn first).
+    pub fn unmodified(&mut self, call_id: &str) {
+        self.modified.remove(call_id);
+    }
+
     /// Updates the counters from one event.
     pub fn record(&mut self, event: &Event) {
         match event {
