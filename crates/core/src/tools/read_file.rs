@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::text::{self, MediaKind};
-use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files, walk};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolResult, files, walk};
 use crate::config::FileFiltering;
 
 /// Lines shown when no range is given, and at most per call.
@@ -51,32 +51,11 @@ impl ReadFile {
     }
 }
 
-impl Default for ReadFile {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl crate::tools::ToolInfo for ReadFile {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
-
-    fn display_name(&self) -> &str {
-        "ReadFile"
-    }
-
-    fn description(&self) -> &str {
-        "Reads one file from the workspace. Text files come back as text: up to 2000 lines per call (choose a window with start_line and end_line; a note at the top says how to read further when the file is longer), with very long lines shortened. Images (PNG, JPEG, GIF, WEBP, BMP), audio, video and PDF files are returned as media the model can look at. Other binary files are refused."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
-    }
-
-    fn parameter_schema(&self) -> &Value {
-        &self.schema
-    }
+crate::tools::tool_info! {
+    default ReadFile,
+    display: "ReadFile",
+    kind: Read,
+    description: "Reads one file from the workspace. Text files come back as text: up to 2000 lines per call (choose a window with start_line and end_line; a note at the top says how to read further when the file is longer), with very long lines shortened. Images (PNG, JPEG, GIF, WEBP, BMP), audio, video and PDF files are returned as media the model can look at. Other binary files are refused.",
 
     fn describe_call(&self, args: &Value) -> String {
         let path = args.get("file_path").and_then(Value::as_str).unwrap_or("");

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use super::fs_write;
 use super::planned_edit::PlannedEdit;
-use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files, text};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolResult, files, text};
 
 /// Replaces text in a file, after the user approved the diff.
 pub struct Replace {
@@ -55,12 +55,6 @@ impl Replace {
                 "required": ["file_path", "instruction", "old_string", "new_string"]
             }),
         }
-    }
-}
-
-impl Default for Replace {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
@@ -268,26 +262,11 @@ fn reindent(line: &str, old_indent: &str, new_indent: &str) -> String {
     line.to_owned()
 }
 
-impl crate::tools::ToolInfo for Replace {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
-
-    fn display_name(&self) -> &str {
-        "Edit"
-    }
-
-    fn description(&self) -> &str {
-        "Replaces text in a file. old_string must be copied exactly from the current file (read it first), including whitespace and indentation, with enough context lines before and after to match exactly one place; set allow_multiple to replace every occurrence instead. new_string is the exact replacement. With an empty old_string and a path that does not exist yet, creates the file with new_string as its content. The user sees a diff and may approve, edit or reject it."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Edit
-    }
-
-    fn parameter_schema(&self) -> &Value {
-        &self.schema
-    }
+crate::tools::tool_info! {
+    default Replace,
+    display: "Edit",
+    kind: Edit,
+    description: "Replaces text in a file. old_string must be copied exactly from the current file (read it first), including whitespace and indentation, with enough context lines before and after to match exactly one place; set allow_multiple to replace every occurrence instead. new_string is the exact replacement. With an empty old_string and a path that does not exist yet, creates the file with new_string as its content. The user sees a diff and may approve, edit or reject it.",
 
     fn describe_call(&self, args: &Value) -> String {
         let path = args.get("file_path").and_then(Value::as_str).unwrap_or("");

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::fs_write;
 use super::planned_edit::PlannedEdit;
-use super::{ToolContext, ToolError, ToolKind, ToolResult, files, text};
+use super::{ToolContext, ToolError, ToolResult, files, text};
 
 /// Writes a whole file, after the user approved the diff.
 pub struct WriteFile {
@@ -33,12 +33,6 @@ impl WriteFile {
                 "required": ["file_path", "content"]
             }),
         }
-    }
-}
-
-impl Default for WriteFile {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
@@ -77,26 +71,11 @@ async fn plan(args: Params, ctx: &ToolContext) -> Result<PlannedEdit, ToolError>
     })
 }
 
-impl crate::tools::ToolInfo for WriteFile {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
-
-    fn display_name(&self) -> &str {
-        "WriteFile"
-    }
-
-    fn description(&self) -> &str {
-        "Writes the complete content of a file, creating it (and any missing parent directories) or replacing what it holds. The user sees a diff and may approve, edit or reject it. An existing file keeps its line endings, encoding and permissions. For small changes to a large file prefer the replace tool."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Edit
-    }
-
-    fn parameter_schema(&self) -> &Value {
-        &self.schema
-    }
+crate::tools::tool_info! {
+    default WriteFile,
+    display: "WriteFile",
+    kind: Edit,
+    description: "Writes the complete content of a file, creating it (and any missing parent directories) or replacing what it holds. The user sees a diff and may approve, edit or reject it. An existing file keeps its line endings, encoding and permissions. For small changes to a large file prefer the replace tool.",
 
     fn describe_call(&self, args: &Value) -> String {
         args.get("file_path")
