@@ -348,16 +348,9 @@ impl PatternMatcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::LlmContent;
     use crate::tools::Tool;
+    use crate::tools::test_support::{text, workspace};
     use std::fs;
-
-    fn text(result: &ToolResult) -> &str {
-        match &result.llm_content {
-            LlmContent::Text(t) => t,
-            LlmContent::Parts(_) => panic!("expected text"),
-        }
-    }
 
     fn touch(path: &Path, contents: &str, age: Duration) {
         if let Some(parent) = path.parent() {
@@ -369,12 +362,6 @@ mod tests {
     }
 
     const OLD: Duration = Duration::from_secs(10 * 24 * 60 * 60);
-
-    fn workspace() -> (tempfile::TempDir, PathBuf) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        (dir, root)
-    }
 
     async fn run(root: &Path, args: Value) -> ToolResult {
         GlobTool::new()

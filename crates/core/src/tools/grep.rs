@@ -446,28 +446,15 @@ fn push_line(out: &mut String, number: u64, line: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::LlmContent;
     use crate::tools::Tool;
+    use crate::tools::test_support::{text, workspace};
     use std::fs;
     use std::path::Path;
-
-    fn text(result: &ToolResult) -> &str {
-        match &result.llm_content {
-            LlmContent::Text(t) => t,
-            LlmContent::Parts(_) => panic!("expected text"),
-        }
-    }
 
     fn write(root: &Path, path: &str, contents: impl AsRef<[u8]>) {
         let path = root.join(path);
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, contents).unwrap();
-    }
-
-    fn workspace() -> (tempfile::TempDir, PathBuf) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        (dir, root)
     }
 
     async fn run(root: &Path, args: Value) -> ToolResult {

@@ -198,19 +198,12 @@ fn format_listing(dir: &std::path::Path, listing: Listing) -> ToolResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::LlmContent;
     use crate::tools::Tool;
+    use crate::tools::test_support::text;
     use std::fs;
 
     fn ctx(root: &std::path::Path) -> ToolContext {
         ToolContext::new(vec![root.to_path_buf()])
-    }
-
-    fn text(result: &ToolResult) -> &str {
-        match &result.llm_content {
-            LlmContent::Text(t) => t,
-            LlmContent::Parts(_) => panic!("expected text"),
-        }
     }
 
     #[tokio::test]

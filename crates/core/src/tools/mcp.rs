@@ -194,11 +194,7 @@ impl crate::tools::TypedTool for McpToolAdapter {
     /// Passed to the server as they are.
     type Args = Value;
 
-    async fn prepare(
-        &self,
-        args: Value,
-        _ctx: &ToolContext,
-    ) -> Result<Option<ConfirmationDetails>, ToolError> {
+    async fn prepare(&self, args: Value, _ctx: &ToolContext) -> crate::tools::typed::Prepared {
         Ok(Some(ConfirmationDetails::Mcp {
             title: CONFIRM_TITLE.into(),
             server_name: self.info.server.clone(),

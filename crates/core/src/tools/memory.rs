@@ -4,7 +4,6 @@
 
 use std::path::PathBuf;
 
-use gd_protocol::ConfirmationDetails;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -147,11 +146,7 @@ crate::tools::tool_info! {
 impl crate::tools::TypedTool for SaveMemory {
     type Args = Params;
 
-    async fn prepare(
-        &self,
-        args: Params,
-        ctx: &ToolContext,
-    ) -> Result<Option<ConfirmationDetails>, ToolError> {
+    async fn prepare(&self, args: Params, ctx: &ToolContext) -> crate::tools::typed::Prepared {
         let (path, original, proposed, _) = Self::plan(&args, ctx)?;
         Ok(Some(super::fs_write::edit_confirmation(
             ctx,
@@ -180,6 +175,7 @@ impl crate::tools::TypedTool for SaveMemory {
 mod tests {
     use super::*;
     use crate::tools::{Tool, ToolInfo};
+    use gd_protocol::ConfirmationDetails;
 
     #[test]
     fn adds_to_the_section_or_creates_it() {

@@ -26,6 +26,8 @@ pub mod search_start;
 pub mod services;
 #[cfg(unix)]
 pub mod shell;
+#[cfg(test)]
+mod test_support;
 pub mod text;
 pub mod todos;
 pub mod typed;

@@ -393,17 +393,10 @@ fn beyond_end(path: &Path, start: usize, total: usize) -> ToolError {
 mod tests {
     use super::*;
     use crate::tools::LlmContent;
+    use crate::tools::test_support::setup;
     use crate::tools::{Tool, ToolInfo};
     use pretty_assertions::assert_eq;
     use std::fs;
-    use std::path::PathBuf;
-
-    fn setup() -> (tempfile::TempDir, PathBuf, ToolContext) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let ctx = ToolContext::new(vec![root.clone()]);
-        (dir, root, ctx)
-    }
 
     async fn read(ctx: &ToolContext, args: Value) -> ToolResult {
         ReadFile::new().execute(args, ctx).await

@@ -10,7 +10,6 @@
 
 use std::path::{Path, PathBuf};
 
-use gd_protocol::ConfirmationDetails;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -306,11 +305,7 @@ crate::tools::tool_info! {
 impl crate::tools::TypedTool for Replace {
     type Args = Params;
 
-    async fn prepare(
-        &self,
-        args: Params,
-        ctx: &ToolContext,
-    ) -> Result<Option<ConfirmationDetails>, ToolError> {
+    async fn prepare(&self, args: Params, ctx: &ToolContext) -> crate::tools::typed::Prepared {
         Ok(Some(plan(args, ctx).await?.edit.confirmation(ctx, "Edit")))
     }
 
@@ -345,18 +340,12 @@ impl crate::tools::TypedTool for Replace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::LlmContent;
+    use crate::tools::test_support::{setup, text as text_of};
     use crate::tools::{Tool, ToolInfo};
+    use gd_protocol::ConfirmationDetails;
     use pretty_assertions::assert_eq;
     use std::fs;
     use std::os::unix::fs::PermissionsExt;
-
-    fn setup() -> (tempfile::TempDir, PathBuf, ToolContext) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let ctx = ToolContext::new(vec![root.clone()]);
-        (dir, root, ctx)
-    }
 
     fn args(path: &Path, old: &str, new: &str) -> Value {
         json!({
@@ -365,13 +354,6 @@ mod tests {
             "old_string": old,
             "new_string": new
         })
-    }
-
-    fn text_of(result: &ToolResult) -> &str {
-        match &result.llm_content {
-            LlmContent::Text(t) => t,
-            LlmContent::Parts(_) => panic!("expected text"),
-        }
     }
 
     async fn replace(ctx: &ToolContext, args: Value) -> ToolResult {

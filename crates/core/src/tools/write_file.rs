@@ -1,6 +1,5 @@
 //! `write_file`: creates a file or replaces its whole content.
 
-use gd_protocol::ConfirmationDetails;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -95,11 +94,7 @@ crate::tools::tool_info! {
 impl crate::tools::TypedTool for WriteFile {
     type Args = Params;
 
-    async fn prepare(
-        &self,
-        args: Params,
-        ctx: &ToolContext,
-    ) -> Result<Option<ConfirmationDetails>, ToolError> {
+    async fn prepare(&self, args: Params, ctx: &ToolContext) -> crate::tools::typed::Prepared {
         Ok(Some(plan(args, ctx).await?.confirmation(ctx, "Overwrite")))
     }
 
@@ -122,27 +117,14 @@ impl crate::tools::TypedTool for WriteFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::{LlmContent, ToolErrorKind};
+    use crate::tools::ToolErrorKind;
+    use crate::tools::test_support::{setup, text as text_of};
     use crate::tools::{Tool, ToolInfo};
+    use gd_protocol::ConfirmationDetails;
     use gd_protocol::DiffRowKind;
     use pretty_assertions::assert_eq;
     use std::fs;
     use std::os::unix::fs::PermissionsExt;
-    use std::path::PathBuf;
-
-    fn setup() -> (tempfile::TempDir, PathBuf, ToolContext) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let ctx = ToolContext::new(vec![root.clone()]);
-        (dir, root, ctx)
-    }
-
-    fn text_of(result: &ToolResult) -> &str {
-        match &result.llm_content {
-            LlmContent::Text(t) => t,
-            LlmContent::Parts(_) => panic!("expected text"),
-        }
-    }
 
     #[tokio::test]
     async fn creates_new_files_with_parents() {

@@ -206,15 +206,9 @@ mod tests {
     use super::*;
     use crate::tools::LlmContent;
     use crate::tools::Tool;
+    use crate::tools::test_support::setup;
     use std::fs;
     use std::path::Path;
-
-    fn setup() -> (tempfile::TempDir, PathBuf, ToolContext) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let ctx = ToolContext::new(vec![root.clone()]);
-        (dir, root, ctx)
-    }
 
     async fn run_tool(ctx: &ToolContext, args: Value) -> ToolResult {
         ReadManyFiles::new().execute(args, ctx).await

@@ -400,11 +400,7 @@ Prefer the dedicated tools for listing, reading, searching and editing files.",
 impl crate::tools::TypedTool for RunShellCommand {
     type Args = Params;
 
-    async fn prepare(
-        &self,
-        params: Params,
-        ctx: &ToolContext,
-    ) -> Result<Option<ConfirmationDetails>, ToolError> {
+    async fn prepare(&self, params: Params, ctx: &ToolContext) -> crate::tools::typed::Prepared {
         Self::check(&params)?;
         let dir = Self::working_dir(&params, ctx)?;
         Ok(Some(ConfirmationDetails::Execute {

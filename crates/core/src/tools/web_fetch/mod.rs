@@ -154,11 +154,7 @@ crate::tools::tool_info! {
 impl crate::tools::TypedTool for WebFetch {
     type Args = Params;
 
-    async fn prepare(
-        &self,
-        args: Params,
-        _ctx: &ToolContext,
-    ) -> Result<Option<ConfirmationDetails>, ToolError> {
+    async fn prepare(&self, args: Params, _ctx: &ToolContext) -> crate::tools::typed::Prepared {
         let prompt = args.prompt;
         let urls = extract_urls(&prompt);
         if urls.is_empty() {
