@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::search_start::{self, FilteringOptions, StartMessages};
-use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, walk};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolResult, walk};
 use crate::config::FileFiltering;
 
 /// At most this many paths are listed; the header still gives the total.
@@ -69,32 +69,11 @@ impl GlobTool {
     }
 }
 
-impl Default for GlobTool {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl crate::tools::ToolInfo for GlobTool {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
-
-    fn display_name(&self) -> &str {
-        "FindFiles"
-    }
-
-    fn description(&self) -> &str {
-        "Finds files whose paths match a glob pattern such as `**/*.py` or `src/**/*.{ts,tsx}`. `*` stays within one directory, `**` spans any depth, `{a,b}` and `[abc]` are supported. Returns absolute paths: files changed in the last 24 hours first (newest first), then the rest by path. Files excluded by .gitignore or .geminiignore are skipped. Use it to locate files by name or extension."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Search
-    }
-
-    fn parameter_schema(&self) -> &Value {
-        &self.schema
-    }
+crate::tools::tool_info! {
+    default GlobTool,
+    display: "FindFiles",
+    kind: Search,
+    description: "Finds files whose paths match a glob pattern such as `**/*.py` or `src/**/*.{ts,tsx}`. `*` stays within one directory, `**` spans any depth, `{a,b}` and `[abc]` are supported. Returns absolute paths: files changed in the last 24 hours first (newest first), then the rest by path. Files excluded by .gitignore or .geminiignore are skipped. Use it to locate files by name or extension.",
 
     fn describe_call(&self, args: &Value) -> String {
         let pattern = args.get("pattern").and_then(Value::as_str).unwrap_or("");
@@ -369,16 +348,9 @@ impl PatternMatcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::LlmContent;
     use crate::tools::Tool;
+    use crate::tools::test_support::{text, workspace};
     use std::fs;
-
-    fn text(result: &ToolResult) -> &str {
-        match &result.llm_content {
-            LlmContent::Text(t) => t,
-            LlmContent::Parts(_) => panic!("expected text"),
-        }
-    }
 
     fn touch(path: &Path, contents: &str, age: Duration) {
         if let Some(parent) = path.parent() {
@@ -390,12 +362,6 @@ mod tests {
     }
 
     const OLD: Duration = Duration::from_secs(10 * 24 * 60 * 60);
-
-    fn workspace() -> (tempfile::TempDir, PathBuf) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        (dir, root)
-    }
 
     async fn run(root: &Path, args: Value) -> ToolResult {
         GlobTool::new()

@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::search_start::{self, StartMessages};
 use super::walk::{self, PathFilter};
-use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolResult, files};
 use crate::config::FileFiltering;
 
 /// Matches reported when the call sets no `total_max_matches`.
@@ -99,32 +99,11 @@ impl GrepTool {
     }
 }
 
-impl Default for GrepTool {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl crate::tools::ToolInfo for GrepTool {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
-
-    fn display_name(&self) -> &str {
-        "SearchText"
-    }
-
-    fn description(&self) -> &str {
-        "Searches file contents for a regular expression and returns the matching lines with their line numbers, grouped by file (paths relative to dir_path). Case-insensitive by default. Files excluded by .gitignore or .geminiignore, hidden files and binary files are skipped. Narrow the search with include_pattern/exclude_pattern globs; use names_only to list just the files."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Search
-    }
-
-    fn parameter_schema(&self) -> &Value {
-        &self.schema
-    }
+crate::tools::tool_info! {
+    default GrepTool,
+    display: "SearchText",
+    kind: Search,
+    description: "Searches file contents for a regular expression and returns the matching lines with their line numbers, grouped by file (paths relative to dir_path). Case-insensitive by default. Files excluded by .gitignore or .geminiignore, hidden files and binary files are skipped. Narrow the search with include_pattern/exclude_pattern globs; use names_only to list just the files.",
 
     fn describe_call(&self, args: &Value) -> String {
         let get = |key: &str| args.get(key).and_then(Value::as_str);
@@ -467,28 +446,15 @@ fn push_line(out: &mut String, number: u64, line: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::LlmContent;
     use crate::tools::Tool;
+    use crate::tools::test_support::{text, workspace};
     use std::fs;
     use std::path::Path;
-
-    fn text(result: &ToolResult) -> &str {
-        match &result.llm_content {
-            LlmContent::Text(t) => t,
-            LlmContent::Parts(_) => panic!("expected text"),
-        }
-    }
 
     fn write(root: &Path, path: &str, contents: impl AsRef<[u8]>) {
         let path = root.join(path);
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, contents).unwrap();
-    }
-
-    fn workspace() -> (tempfile::TempDir, PathBuf) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        (dir, root)
     }
 
     async fn run(root: &Path, args: Value) -> ToolResult {

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::files::{self, DirEntryInfo};
 use super::search_start::{self, FilteringOptions, StartMessages};
-use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, walk};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolResult, walk};
 use crate::config::FileFiltering;
 
 /// Lists a directory: folders first, then files with their sizes, and a
@@ -64,32 +64,11 @@ impl ListDirectory {
     }
 }
 
-impl Default for ListDirectory {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl crate::tools::ToolInfo for ListDirectory {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
-
-    fn display_name(&self) -> &str {
-        "ReadFolder"
-    }
-
-    fn description(&self) -> &str {
-        "Lists the files and subdirectories directly inside a directory. Folders come first and are marked [DIR]; files show their size. Entries excluded by .gitignore or .geminiignore are hidden and counted. Use it to explore the project before reading or changing files."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
-    }
-
-    fn parameter_schema(&self) -> &Value {
-        &self.schema
-    }
+crate::tools::tool_info! {
+    default ListDirectory,
+    display: "ReadFolder",
+    kind: Read,
+    description: "Lists the files and subdirectories directly inside a directory. Folders come first and are marked [DIR]; files show their size. Entries excluded by .gitignore or .geminiignore are hidden and counted. Use it to explore the project before reading or changing files.",
 
     fn describe_call(&self, args: &Value) -> String {
         args.get("dir_path")
@@ -219,19 +198,12 @@ fn format_listing(dir: &std::path::Path, listing: Listing) -> ToolResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::LlmContent;
     use crate::tools::Tool;
+    use crate::tools::test_support::text;
     use std::fs;
 
     fn ctx(root: &std::path::Path) -> ToolContext {
         ToolContext::new(vec![root.to_path_buf()])
-    }
-
-    fn text(result: &ToolResult) -> &str {
-        match &result.llm_content {
-            LlmContent::Text(t) => t,
-            LlmContent::Parts(_) => panic!("expected text"),
-        }
     }
 
     #[tokio::test]

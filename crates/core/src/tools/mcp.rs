@@ -194,11 +194,7 @@ impl crate::tools::TypedTool for McpToolAdapter {
     /// Passed to the server as they are.
     type Args = Value;
 
-    async fn prepare(
-        &self,
-        args: Value,
-        _ctx: &ToolContext,
-    ) -> Result<Option<ConfirmationDetails>, ToolError> {
+    async fn prepare(&self, args: Value, _ctx: &ToolContext) -> crate::tools::typed::Prepared {
         Ok(Some(ConfirmationDetails::Mcp {
             title: CONFIRM_TITLE.into(),
             server_name: self.info.server.clone(),
@@ -283,26 +279,11 @@ impl ReadMcpResource {
     }
 }
 
-impl crate::tools::ToolInfo for ReadMcpResource {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
-
-    fn display_name(&self) -> &str {
-        "Read MCP Resource"
-    }
-
-    fn description(&self) -> &str {
-        "Reads one resource of a connected MCP server by its URI."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
-    }
-
-    fn parameter_schema(&self) -> &Value {
-        &self.schema
-    }
+crate::tools::tool_info! {
+    ReadMcpResource,
+    display: "Read MCP Resource",
+    kind: Read,
+    description: "Reads one resource of a connected MCP server by its URI.",
 
     fn describe_call(&self, args: &Value) -> String {
         let uri = args.get("uri").and_then(Value::as_str).unwrap_or("");
@@ -421,26 +402,11 @@ impl ListMcpResources {
     }
 }
 
-impl crate::tools::ToolInfo for ListMcpResources {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
-
-    fn display_name(&self) -> &str {
-        "List MCP Resources"
-    }
-
-    fn description(&self) -> &str {
-        "Lists the resources that connected MCP servers offer, with their URIs."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Search
-    }
-
-    fn parameter_schema(&self) -> &Value {
-        &self.schema
-    }
+crate::tools::tool_info! {
+    ListMcpResources,
+    display: "List MCP Resources",
+    kind: Search,
+    description: "Lists the resources that connected MCP servers offer, with their URIs.",
 
     fn describe_call(&self, _args: &Value) -> String {
         "List MCP resources".into()

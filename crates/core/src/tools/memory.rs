@@ -4,11 +4,10 @@
 
 use std::path::PathBuf;
 
-use gd_protocol::ConfirmationDetails;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolResult};
 
 pub const MEMORY_SECTION: &str = "## Gemini Added Memories";
 /// Internal argument carrying content the user edited in the confirmation.
@@ -88,12 +87,6 @@ impl SaveMemory {
     }
 }
 
-impl Default for SaveMemory {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 /// One line, without a leading list marker.
 pub fn normalise_fact(fact: &str) -> String {
     let one_line = fact.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -130,26 +123,11 @@ pub fn add_memory(content: &str, fact: &str) -> String {
     out
 }
 
-impl crate::tools::ToolInfo for SaveMemory {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
-
-    fn display_name(&self) -> &str {
-        "SaveMemory"
-    }
-
-    fn description(&self) -> &str {
-        "Saves a short fact about the user or their preferences to long-term memory (~/.gemini/GEMINI.md), so it is known in future sessions. Use it only when the user asks you to remember something or states a lasting preference; not for project-specific or temporary details."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Edit
-    }
-
-    fn parameter_schema(&self) -> &Value {
-        &self.schema
-    }
+crate::tools::tool_info! {
+    default SaveMemory,
+    display: "SaveMemory",
+    kind: Edit,
+    description: "Saves a short fact about the user or their preferences to long-term memory (~/.gemini/GEMINI.md), so it is known in future sessions. Use it only when the user asks you to remember something or states a lasting preference; not for project-specific or temporary details.",
 
     fn describe_call(&self, args: &Value) -> String {
         format!(
@@ -168,11 +146,7 @@ impl crate::tools::ToolInfo for SaveMemory {
 impl crate::tools::TypedTool for SaveMemory {
     type Args = Params;
 
-    async fn prepare(
-        &self,
-        args: Params,
-        ctx: &ToolContext,
-    ) -> Result<Option<ConfirmationDetails>, ToolError> {
+    async fn prepare(&self, args: Params, ctx: &ToolContext) -> crate::tools::typed::Prepared {
         let (path, original, proposed, _) = Self::plan(&args, ctx)?;
         Ok(Some(super::fs_write::edit_confirmation(
             ctx,
@@ -201,6 +175,7 @@ impl crate::tools::TypedTool for SaveMemory {
 mod tests {
     use super::*;
     use crate::tools::{Tool, ToolInfo};
+    use gd_protocol::ConfirmationDetails;
 
     #[test]
     fn adds_to_the_section_or_creates_it() {

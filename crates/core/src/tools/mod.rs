@@ -26,6 +26,8 @@ pub mod search_start;
 pub mod services;
 #[cfg(unix)]
 pub mod shell;
+#[cfg(test)]
+mod test_support;
 pub mod text;
 pub mod todos;
 pub mod typed;
@@ -50,6 +52,49 @@ pub use live::{LiveTools, SessionTools};
 pub use registry::ToolRegistry;
 pub use services::ToolServices;
 pub use typed::TypedTool;
+
+/// States what a built-in tool is, once: the name for people, its kind, its
+/// description, then any further [`ToolInfo`] methods (`describe_call`,
+/// `modified_args`...). The tool's `NAME` constant and `schema` field give
+/// the rest; `default` also derives `Default` from `new()`. A macro because
+/// the built-in tools would otherwise repeat the same getters and `Default`
+/// impl word for word.
+macro_rules! tool_info {
+    (default $tool:ident, $($rest:tt)*) => {
+        impl Default for $tool {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+        $crate::tools::tool_info!($tool, $($rest)*);
+    };
+    ($tool:ident, display: $display:literal, kind: $kind:ident, description: $description:literal, $($item:tt)*) => {
+        impl $crate::tools::ToolInfo for $tool {
+            fn name(&self) -> &str {
+                Self::NAME
+            }
+
+            fn display_name(&self) -> &str {
+                $display
+            }
+
+            fn description(&self) -> &str {
+                $description
+            }
+
+            fn kind(&self) -> $crate::tools::ToolKind {
+                $crate::tools::ToolKind::$kind
+            }
+
+            fn parameter_schema(&self) -> &::serde_json::Value {
+                &self.schema
+            }
+
+            $($item)*
+        }
+    };
+}
+pub(crate) use tool_info;
 
 /// What a tool does, which decides its default policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

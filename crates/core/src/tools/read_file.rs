@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::text::{self, MediaKind};
-use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files, walk};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolResult, files, walk};
 use crate::config::FileFiltering;
 
 /// Lines shown when no range is given, and at most per call.
@@ -51,32 +51,11 @@ impl ReadFile {
     }
 }
 
-impl Default for ReadFile {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl crate::tools::ToolInfo for ReadFile {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
-
-    fn display_name(&self) -> &str {
-        "ReadFile"
-    }
-
-    fn description(&self) -> &str {
-        "Reads one file from the workspace. Text files come back as text: up to 2000 lines per call (choose a window with start_line and end_line; a note at the top says how to read further when the file is longer), with very long lines shortened. Images (PNG, JPEG, GIF, WEBP, BMP), audio, video and PDF files are returned as media the model can look at. Other binary files are refused."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
-    }
-
-    fn parameter_schema(&self) -> &Value {
-        &self.schema
-    }
+crate::tools::tool_info! {
+    default ReadFile,
+    display: "ReadFile",
+    kind: Read,
+    description: "Reads one file from the workspace. Text files come back as text: up to 2000 lines per call (choose a window with start_line and end_line; a note at the top says how to read further when the file is longer), with very long lines shortened. Images (PNG, JPEG, GIF, WEBP, BMP), audio, video and PDF files are returned as media the model can look at. Other binary files are refused.",
 
     fn describe_call(&self, args: &Value) -> String {
         let path = args.get("file_path").and_then(Value::as_str).unwrap_or("");
@@ -414,17 +393,10 @@ fn beyond_end(path: &Path, start: usize, total: usize) -> ToolError {
 mod tests {
     use super::*;
     use crate::tools::LlmContent;
+    use crate::tools::test_support::setup;
     use crate::tools::{Tool, ToolInfo};
     use pretty_assertions::assert_eq;
     use std::fs;
-    use std::path::PathBuf;
-
-    fn setup() -> (tempfile::TempDir, PathBuf, ToolContext) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let ctx = ToolContext::new(vec![root.clone()]);
-        (dir, root, ctx)
-    }
 
     async fn read(ctx: &ToolContext, args: Value) -> ToolResult {
         ReadFile::new().execute(args, ctx).await

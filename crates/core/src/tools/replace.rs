@@ -10,13 +10,12 @@
 
 use std::path::{Path, PathBuf};
 
-use gd_protocol::ConfirmationDetails;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::fs_write;
 use super::planned_edit::PlannedEdit;
-use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, files, text};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolResult, files, text};
 
 /// Replaces text in a file, after the user approved the diff.
 pub struct Replace {
@@ -55,12 +54,6 @@ impl Replace {
                 "required": ["file_path", "instruction", "old_string", "new_string"]
             }),
         }
-    }
-}
-
-impl Default for Replace {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
@@ -268,26 +261,11 @@ fn reindent(line: &str, old_indent: &str, new_indent: &str) -> String {
     line.to_owned()
 }
 
-impl crate::tools::ToolInfo for Replace {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
-
-    fn display_name(&self) -> &str {
-        "Edit"
-    }
-
-    fn description(&self) -> &str {
-        "Replaces text in a file. old_string must be copied exactly from the current file (read it first), including whitespace and indentation, with enough context lines before and after to match exactly one place; set allow_multiple to replace every occurrence instead. new_string is the exact replacement. With an empty old_string and a path that does not exist yet, creates the file with new_string as its content. The user sees a diff and may approve, edit or reject it."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Edit
-    }
-
-    fn parameter_schema(&self) -> &Value {
-        &self.schema
-    }
+crate::tools::tool_info! {
+    default Replace,
+    display: "Edit",
+    kind: Edit,
+    description: "Replaces text in a file. old_string must be copied exactly from the current file (read it first), including whitespace and indentation, with enough context lines before and after to match exactly one place; set allow_multiple to replace every occurrence instead. new_string is the exact replacement. With an empty old_string and a path that does not exist yet, creates the file with new_string as its content. The user sees a diff and may approve, edit or reject it.",
 
     fn describe_call(&self, args: &Value) -> String {
         let path = args.get("file_path").and_then(Value::as_str).unwrap_or("");
@@ -327,11 +305,7 @@ impl crate::tools::ToolInfo for Replace {
 impl crate::tools::TypedTool for Replace {
     type Args = Params;
 
-    async fn prepare(
-        &self,
-        args: Params,
-        ctx: &ToolContext,
-    ) -> Result<Option<ConfirmationDetails>, ToolError> {
+    async fn prepare(&self, args: Params, ctx: &ToolContext) -> crate::tools::typed::Prepared {
         Ok(Some(plan(args, ctx).await?.edit.confirmation(ctx, "Edit")))
     }
 
@@ -366,18 +340,12 @@ impl crate::tools::TypedTool for Replace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::LlmContent;
+    use crate::tools::test_support::{setup, text as text_of};
     use crate::tools::{Tool, ToolInfo};
+    use gd_protocol::ConfirmationDetails;
     use pretty_assertions::assert_eq;
     use std::fs;
     use std::os::unix::fs::PermissionsExt;
-
-    fn setup() -> (tempfile::TempDir, PathBuf, ToolContext) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let ctx = ToolContext::new(vec![root.clone()]);
-        (dir, root, ctx)
-    }
 
     fn args(path: &Path, old: &str, new: &str) -> Value {
         json!({
@@ -386,13 +354,6 @@ mod tests {
             "old_string": old,
             "new_string": new
         })
-    }
-
-    fn text_of(result: &ToolResult) -> &str {
-        match &result.llm_content {
-            LlmContent::Text(t) => t,
-            LlmContent::Parts(_) => panic!("expected text"),
-        }
     }
 
     async fn replace(ctx: &ToolContext, args: Value) -> ToolResult {

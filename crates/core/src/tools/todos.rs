@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolResult};
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct Todo {
@@ -65,12 +65,6 @@ impl WriteTodos {
     }
 }
 
-impl Default for WriteTodos {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 fn render(todos: &[Todo]) -> String {
     todos
         .iter()
@@ -80,26 +74,12 @@ fn render(todos: &[Todo]) -> String {
         .join("\n")
 }
 
-impl crate::tools::ToolInfo for WriteTodos {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
+crate::tools::tool_info! {
+    default WriteTodos,
+    display: "WriteTodos",
+    kind: Think,
+    description: "Records your plan for a multi-step task as a todo list and shows it to the user. Send the complete list each time; keep exactly one task in_progress while working, and update statuses as you go.",
 
-    fn display_name(&self) -> &str {
-        "WriteTodos"
-    }
-
-    fn description(&self) -> &str {
-        "Records your plan for a multi-step task as a todo list and shows it to the user. Send the complete list each time; keep exactly one task in_progress while working, and update statuses as you go."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Think
-    }
-
-    fn parameter_schema(&self) -> &Value {
-        &self.schema
-    }
 }
 
 impl crate::tools::TypedTool for WriteTodos {

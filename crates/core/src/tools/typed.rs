@@ -27,7 +27,7 @@ pub trait TypedTool: ToolInfo {
         &self,
         args: Self::Args,
         ctx: &ToolContext,
-    ) -> impl Future<Output = Result<Option<ConfirmationDetails>, ToolError>> + Send {
+    ) -> impl Future<Output = Prepared> + Send {
         let _ = (args, ctx);
         async { Ok(None) }
     }
@@ -40,6 +40,10 @@ pub trait TypedTool: ToolInfo {
         ctx: &ToolContext,
     ) -> impl Future<Output = Result<ToolResult, ToolError>> + Send;
 }
+
+/// What [`TypedTool::prepare`] answers: what the user would approve, or
+/// why the call cannot work.
+pub type Prepared = Result<Option<ConfirmationDetails>, ToolError>;
 
 /// The one error for arguments that do not decode into a tool's `Args`.
 pub fn invalid_args(error: impl std::fmt::Display) -> ToolError {

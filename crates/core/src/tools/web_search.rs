@@ -6,7 +6,7 @@ use gd_gemini::{Content, GenerateContentRequest, RequestMeta, Tool as WireTool};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolResult};
 
 /// The arguments of a `google_web_search` call.
 #[derive(Debug, Deserialize)]
@@ -34,32 +34,11 @@ impl GoogleWebSearch {
     }
 }
 
-impl Default for GoogleWebSearch {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl crate::tools::ToolInfo for GoogleWebSearch {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
-
-    fn display_name(&self) -> &str {
-        "GoogleSearch"
-    }
-
-    fn description(&self) -> &str {
-        "Searches the web with Google and returns a grounded summary with numbered citations and the list of sources. Use it for current information, documentation and facts that may have changed since training."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Search
-    }
-
-    fn parameter_schema(&self) -> &Value {
-        &self.schema
-    }
+crate::tools::tool_info! {
+    default GoogleWebSearch,
+    display: "GoogleSearch",
+    kind: Search,
+    description: "Searches the web with Google and returns a grounded summary with numbered citations and the list of sources. Use it for current information, documentation and facts that may have changed since training.",
 
     fn describe_call(&self, args: &Value) -> String {
         format!(

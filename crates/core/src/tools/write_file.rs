@@ -1,12 +1,11 @@
 //! `write_file`: creates a file or replaces its whole content.
 
-use gd_protocol::ConfirmationDetails;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::fs_write;
 use super::planned_edit::PlannedEdit;
-use super::{ToolContext, ToolError, ToolKind, ToolResult, files, text};
+use super::{ToolContext, ToolError, ToolResult, files, text};
 
 /// Writes a whole file, after the user approved the diff.
 pub struct WriteFile {
@@ -33,12 +32,6 @@ impl WriteFile {
                 "required": ["file_path", "content"]
             }),
         }
-    }
-}
-
-impl Default for WriteFile {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
@@ -77,26 +70,11 @@ async fn plan(args: Params, ctx: &ToolContext) -> Result<PlannedEdit, ToolError>
     })
 }
 
-impl crate::tools::ToolInfo for WriteFile {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
-
-    fn display_name(&self) -> &str {
-        "WriteFile"
-    }
-
-    fn description(&self) -> &str {
-        "Writes the complete content of a file, creating it (and any missing parent directories) or replacing what it holds. The user sees a diff and may approve, edit or reject it. An existing file keeps its line endings, encoding and permissions. For small changes to a large file prefer the replace tool."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Edit
-    }
-
-    fn parameter_schema(&self) -> &Value {
-        &self.schema
-    }
+crate::tools::tool_info! {
+    default WriteFile,
+    display: "WriteFile",
+    kind: Edit,
+    description: "Writes the complete content of a file, creating it (and any missing parent directories) or replacing what it holds. The user sees a diff and may approve, edit or reject it. An existing file keeps its line endings, encoding and permissions. For small changes to a large file prefer the replace tool.",
 
     fn describe_call(&self, args: &Value) -> String {
         args.get("file_path")
@@ -116,11 +94,7 @@ impl crate::tools::ToolInfo for WriteFile {
 impl crate::tools::TypedTool for WriteFile {
     type Args = Params;
 
-    async fn prepare(
-        &self,
-        args: Params,
-        ctx: &ToolContext,
-    ) -> Result<Option<ConfirmationDetails>, ToolError> {
+    async fn prepare(&self, args: Params, ctx: &ToolContext) -> crate::tools::typed::Prepared {
         Ok(Some(plan(args, ctx).await?.confirmation(ctx, "Overwrite")))
     }
 
@@ -143,27 +117,14 @@ impl crate::tools::TypedTool for WriteFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::{LlmContent, ToolErrorKind};
+    use crate::tools::ToolErrorKind;
+    use crate::tools::test_support::{setup, text as text_of};
     use crate::tools::{Tool, ToolInfo};
+    use gd_protocol::ConfirmationDetails;
     use gd_protocol::DiffRowKind;
     use pretty_assertions::assert_eq;
     use std::fs;
     use std::os::unix::fs::PermissionsExt;
-    use std::path::PathBuf;
-
-    fn setup() -> (tempfile::TempDir, PathBuf, ToolContext) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let ctx = ToolContext::new(vec![root.clone()]);
-        (dir, root, ctx)
-    }
-
-    fn text_of(result: &ToolResult) -> &str {
-        match &result.llm_content {
-            LlmContent::Text(t) => t,
-            LlmContent::Parts(_) => panic!("expected text"),
-        }
-    }
 
     #[tokio::test]
     async fn creates_new_files_with_parents() {

@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::search_start::FilteringOptions;
-use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolResult};
 use crate::config::FileFiltering;
 use output::read_found;
 pub use select::{DEFAULT_EXCLUDED_DIRS, DEFAULT_EXCLUDED_FILES};
@@ -93,12 +93,6 @@ impl ReadManyFiles {
     }
 }
 
-impl Default for ReadManyFiles {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 #[derive(Debug, Deserialize)]
 pub struct Params {
     paths: Vec<String>,
@@ -125,26 +119,11 @@ struct Job {
     cancel: CancellationToken,
 }
 
-impl crate::tools::ToolInfo for ReadManyFiles {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
-
-    fn display_name(&self) -> &str {
-        "ReadManyFiles"
-    }
-
-    fn description(&self) -> &str {
-        "Reads several files in one call: give file paths, directories or glob patterns relative to the workspace root. Each text file is returned after a `--- <path> ---` line. Files excluded by .gitignore/.geminiignore, dependency and build directories, lock files and binaries are skipped by default. Images, audio, video and PDFs are included only when named explicitly or by extension (e.g. \"*.png\"). Long files are cut; use read_file to read the rest. Useful to get an overview of a directory or of related files."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
-    }
-
-    fn parameter_schema(&self) -> &Value {
-        &self.schema
-    }
+crate::tools::tool_info! {
+    default ReadManyFiles,
+    display: "ReadManyFiles",
+    kind: Read,
+    description: "Reads several files in one call: give file paths, directories or glob patterns relative to the workspace root. Each text file is returned after a `--- <path> ---` line. Files excluded by .gitignore/.geminiignore, dependency and build directories, lock files and binaries are skipped by default. Images, audio, video and PDFs are included only when named explicitly or by extension (e.g. \"*.png\"). Long files are cut; use read_file to read the rest. Useful to get an overview of a directory or of related files.",
 
     fn describe_call(&self, args: &Value) -> String {
         let list = |key: &str| -> Vec<String> {
@@ -227,15 +206,9 @@ mod tests {
     use super::*;
     use crate::tools::LlmContent;
     use crate::tools::Tool;
+    use crate::tools::test_support::setup;
     use std::fs;
     use std::path::Path;
-
-    fn setup() -> (tempfile::TempDir, PathBuf, ToolContext) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let ctx = ToolContext::new(vec![root.clone()]);
-        (dir, root, ctx)
-    }
 
     async fn run_tool(ctx: &ToolContext, args: Value) -> ToolResult {
         ReadManyFiles::new().execute(args, ctx).await

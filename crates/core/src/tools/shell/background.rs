@@ -30,7 +30,7 @@ use tokio::sync::watch;
 use super::format::untrusted;
 use super::output::{format_bytes, last_lines, skip_partial_char, terminal_text};
 use super::process;
-use crate::tools::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult};
+use crate::tools::{ToolContext, ToolError, ToolErrorKind, ToolResult};
 
 /// Lines `read_background_output` returns when `lines` is not given.
 pub const DEFAULT_LINES: usize = 100;
@@ -354,26 +354,12 @@ impl ListBackgroundProcesses {
     }
 }
 
-impl crate::tools::ToolInfo for ListBackgroundProcesses {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
+crate::tools::tool_info! {
+    ListBackgroundProcesses,
+    display: "List Background Processes",
+    kind: Read,
+    description: "Lists the processes started in the background during this session (with is_background, or left running by a command), with their PID, status, start time, output size and command.",
 
-    fn display_name(&self) -> &str {
-        "List Background Processes"
-    }
-
-    fn description(&self) -> &str {
-        "Lists the processes started in the background during this session (with is_background, or left running by a command), with their PID, status, start time, output size and command."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
-    }
-
-    fn parameter_schema(&self) -> &Value {
-        &self.schema
-    }
 }
 
 impl crate::tools::TypedTool for ListBackgroundProcesses {
@@ -460,26 +446,11 @@ impl ReadBackgroundOutput {
     }
 }
 
-impl crate::tools::ToolInfo for ReadBackgroundOutput {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
-
-    fn display_name(&self) -> &str {
-        "Read Background Output"
-    }
-
-    fn description(&self) -> &str {
-        "Returns the last lines of output (stdout and stderr together) of a process running in the background, and whether it is still running. Optionally waits a moment first."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
-    }
-
-    fn parameter_schema(&self) -> &Value {
-        &self.schema
-    }
+crate::tools::tool_info! {
+    ReadBackgroundOutput,
+    display: "Read Background Output",
+    kind: Read,
+    description: "Returns the last lines of output (stdout and stderr together) of a process running in the background, and whether it is still running. Optionally waits a moment first.",
 
     fn describe_call(&self, args: &Value) -> String {
         match args.get("pid").and_then(Value::as_i64) {

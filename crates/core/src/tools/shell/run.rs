@@ -18,9 +18,7 @@ use super::format::{self, ShellOutcome, untrusted};
 use super::output::{DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES, OutputBuffer};
 use super::parse::root_commands;
 use super::process::{self, GroupGuard};
-use crate::tools::{
-    LlmContent, ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult, search_start,
-};
+use crate::tools::{LlmContent, ToolContext, ToolError, ToolErrorKind, ToolResult, search_start};
 
 /// Live output is sent at most once per this interval.
 pub const OUTPUT_UPDATE_INTERVAL: Duration = Duration::from_secs(1);
@@ -374,29 +372,14 @@ impl<'a> LiveOutput<'a> {
     }
 }
 
-impl crate::tools::ToolInfo for RunShellCommand {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
-
-    fn display_name(&self) -> &str {
-        "Shell"
-    }
-
-    fn description(&self) -> &str {
-        "Runs a shell command as `bash -c <command>` and returns its output (stdout and stderr interleaved as they were written), a non-zero exit code, the signal that ended it, processes it left running (Background PIDs) and its process group (PGID). \
+crate::tools::tool_info! {
+    RunShellCommand,
+    display: "Shell",
+    kind: Execute,
+    description: "Runs a shell command as `bash -c <command>` and returns its output (stdout and stderr interleaved as they were written), a non-zero exit code, the signal that ended it, processes it left running (Background PIDs) and its process group (PGID). \
 The command runs in its own process group without a terminal; stdin is empty, so it must not wait for input, and pagers are disabled. \
 For servers, watchers and other commands that do not finish on their own, set is_background: the call returns at once with a PID; read the output later with read_background_output and see all such processes with list_background_processes. Background processes are stopped when the session ends. \
-Prefer the dedicated tools for listing, reading, searching and editing files."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Execute
-    }
-
-    fn parameter_schema(&self) -> &Value {
-        &self.schema
-    }
+Prefer the dedicated tools for listing, reading, searching and editing files.",
 
     fn describe_call(&self, args: &Value) -> String {
         let get = |key: &str| args.get(key).and_then(Value::as_str);
@@ -417,11 +400,7 @@ Prefer the dedicated tools for listing, reading, searching and editing files."
 impl crate::tools::TypedTool for RunShellCommand {
     type Args = Params;
 
-    async fn prepare(
-        &self,
-        params: Params,
-        ctx: &ToolContext,
-    ) -> Result<Option<ConfirmationDetails>, ToolError> {
+    async fn prepare(&self, params: Params, ctx: &ToolContext) -> crate::tools::typed::Prepared {
         Self::check(&params)?;
         let dir = Self::working_dir(&params, ctx)?;
         Ok(Some(ConfirmationDetails::Execute {

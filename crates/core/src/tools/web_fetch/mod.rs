@@ -29,7 +29,7 @@ use regex::Regex;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{ToolContext, ToolError, ToolErrorKind, ToolKind, ToolResult};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolResult};
 pub use address::{Classifier, VisibleHost, default_classifier, is_private, special_purpose};
 pub use fetch::{FetchError, MAX_REDIRECTS};
 pub use resolver::{Resolver, SystemResolver};
@@ -108,12 +108,6 @@ impl WebFetch {
     }
 }
 
-impl Default for WebFetch {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 /// The URLs of a prompt, with GitHub `blob` pages turned into raw files.
 pub fn extract_urls(prompt: &str) -> Vec<String> {
     static URL: OnceLock<Regex> = OnceLock::new();
@@ -145,26 +139,11 @@ fn github_raw(url: &str) -> String {
     url.to_owned()
 }
 
-impl crate::tools::ToolInfo for WebFetch {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
-
-    fn display_name(&self) -> &str {
-        "WebFetch"
-    }
-
-    fn description(&self) -> &str {
-        "Fetches the web pages whose URLs appear in the prompt (GitHub file pages are fetched raw), converts HTML to text and answers the prompt over their content, citing the sources. Use it to read documentation or pages the user points to."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Fetch
-    }
-
-    fn parameter_schema(&self) -> &Value {
-        &self.schema
-    }
+crate::tools::tool_info! {
+    default WebFetch,
+    display: "WebFetch",
+    kind: Fetch,
+    description: "Fetches the web pages whose URLs appear in the prompt (GitHub file pages are fetched raw), converts HTML to text and answers the prompt over their content, citing the sources. Use it to read documentation or pages the user points to.",
 
     fn describe_call(&self, args: &Value) -> String {
         let urls = extract_urls(args["prompt"].as_str().unwrap_or_default());
@@ -175,11 +154,7 @@ impl crate::tools::ToolInfo for WebFetch {
 impl crate::tools::TypedTool for WebFetch {
     type Args = Params;
 
-    async fn prepare(
-        &self,
-        args: Params,
-        _ctx: &ToolContext,
-    ) -> Result<Option<ConfirmationDetails>, ToolError> {
+    async fn prepare(&self, args: Params, _ctx: &ToolContext) -> crate::tools::typed::Prepared {
         let prompt = args.prompt;
         let urls = extract_urls(&prompt);
         if urls.is_empty() {
