@@ -423,9 +423,14 @@ async fn open_for_launch_starts_a_new_recording_or_resumes_a_stored_one() {
     let error = open_for_launch(store, &mut later, "/w", Some("missing"))
         .await
         .unwrap_err();
-    assert!(matches!(error, LaunchHistoryError::Resume { .. }), "{error:?}");
     assert!(
-        error.to_string().starts_with("Cannot resume session missing: "),
+        matches!(error, LaunchHistoryError::Resume { .. }),
+        "{error:?}"
+    );
+    assert!(
+        error
+            .to_string()
+            .starts_with("Cannot resume session missing: "),
         "{error}"
     );
 }
