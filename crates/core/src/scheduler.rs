@@ -457,6 +457,7 @@ impl Scheduler {
             output: completed.shown.output.clone(),
             exit_code: completed.shown.exit_code,
             declined: completed.shown.declined,
+            modified: call.modified,
             diff: completed.shown.diff.clone(),
         });
         completed

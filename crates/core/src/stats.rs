@@ -1,6 +1,6 @@
-//! `/stats`: what a session used, counted from the events it emits (the
-//! session's [`crate::events::EventSink`] shows each one to a
-//! [`StatsRecorder`] before the frontend gets it).
+//! `/stats`: what a session used, counted from the events it emits and
+//! nothing else (the session's [`crate::events::EventSink`] shows each one
+//! to a [`StatsRecorder`] before the frontend gets it).
 
 use std::collections::{BTreeMap, HashSet};
 use std::time::Instant;
@@ -23,8 +23,6 @@ pub struct StatsRecorder {
     decisions: ToolDecisions,
     /// Calls the user was asked about.
     asked: HashSet<String>,
-    /// Calls the user approved with an edit of their own.
-    modified: HashSet<String>,
 }
 
 impl StatsRecorder {
@@ -39,24 +37,12 @@ impl StatsRecorder {
             tools: BTreeMap::new(),
             decisions: ToolDecisions::default(),
             asked: HashSet::new(),
-            modified: HashSet::new(),
         }
     }
 
     /// Starts counting again for the conversation `session_id` (`/clear`).
     pub fn reset(&mut self, session_id: &str) {
         *self = Self::new(session_id, &self.model);
-    }
-
-    /// The user answered the confirmation of `call_id` with their own edit.
-    pub fn modified(&mut self, call_id: &str) {
-        self.modified.insert(call_id.to_owned());
-    }
-
-    /// The edited answer for `call_id` did not reach its call (it was
-    /// withdrawn first).
-    pub fn unmodified(&mut self, call_id: &str) {
-        self.modified.remove(call_id);
     }
 
     /// Updates the counters from one event.
@@ -92,6 +78,7 @@ impl StatsRecorder {
                 name,
                 status,
                 duration_ms,
+                modified,
                 ..
             } => {
                 let tool = self
@@ -114,7 +101,7 @@ impl StatsRecorder {
                 let decisions = &mut self.decisions;
                 if !self.asked.remove(call_id) {
                     decisions.auto_accept += 1;
-                } else if self.modified.remove(call_id) {
+                } else if *modified {
                     decisions.modify += 1;
                 } else if *status == ToolCallStatus::Cancelled {
                     decisions.reject += 1;
@@ -186,6 +173,15 @@ mod tests {
     use gd_protocol::Usage;
 
     fn response(call_id: &str, name: &str, status: ToolCallStatus) -> Event {
+        response_modified(call_id, name, status, false)
+    }
+
+    fn response_modified(
+        call_id: &str,
+        name: &str,
+        status: ToolCallStatus,
+        modified: bool,
+    ) -> Event {
         Event::ToolCallResponse {
             call_id: call_id.into(),
             name: name.into(),
@@ -196,6 +192,7 @@ mod tests {
             output: None,
             exit_code: None,
             declined: false,
+            modified,
             diff: None,
         }
     }
@@ -240,8 +237,12 @@ mod tests {
         stats.record(&asked("b"));
         stats.record(&response("b", "replace", ToolCallStatus::Cancelled));
         stats.record(&asked("c"));
-        stats.modified("c");
-        stats.record(&response("c", "replace", ToolCallStatus::Success));
+        stats.record(&response_modified(
+            "c",
+            "replace",
+            ToolCallStatus::Success,
+            true,
+        ));
         stats.record(&asked("d"));
         stats.record(&response("d", "replace", ToolCallStatus::Error));
 

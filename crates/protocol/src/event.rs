@@ -102,6 +102,10 @@ pub enum Event {
         /// turn was stopped).
         #[serde(default)]
         declined: bool,
+        /// The user approved the call with their own edit of its proposal
+        /// (`ModifyWithEditor`).
+        #[serde(default)]
+        modified: bool,
         /// The change an edit applied (the proposal as approved), so its card
         /// can show the diff again after the fact.
         #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -63,6 +63,11 @@ exit_code?: number,
  */
 declined: boolean, 
 /**
+ * The user approved the call with their own edit of its proposal
+ * (`ModifyWithEditor`).
+ */
+modified: boolean, 
+/**
  * The change an edit applied (the proposal as approved), so its card
  * can show the diff again after the fact.
  */

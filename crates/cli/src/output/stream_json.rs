@@ -144,6 +144,7 @@ mod tests {
                 output: None,
                 exit_code: None,
                 declined: false,
+                modified: false,
                 diff: None,
             })
             .unwrap();

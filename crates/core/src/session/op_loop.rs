@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use gd_gemini::GeminiClient;
 use gd_mcp::McpManager;
-use gd_protocol::{ConfirmationOutcome, ErrorKind, Event, McpDiscoveryState, ModelChoice, Op};
+use gd_protocol::{ErrorKind, Event, McpDiscoveryState, ModelChoice, Op};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -258,17 +258,8 @@ impl OpLoop {
     /// calls nobody waited for; one withdrawn since (the turn was
     /// cancelled) needs no answer any more.
     fn confirm(&mut self, call_id: String, answer: Answer) {
-        // Counted before the answer is delivered: the call may finish (and
-        // be counted) before this returns.
-        let modified = answer.outcome == ConfirmationOutcome::ModifyWithEditor;
-        if modified {
-            self.stats().modified(&call_id);
-        }
         if !self.confirmations.answer(&call_id, answer) {
             debug!(call_id, "the confirmation was withdrawn before the answer");
-            if modified {
-                self.stats().unmodified(&call_id);
-            }
         }
     }
 
