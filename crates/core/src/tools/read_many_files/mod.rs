@@ -93,6 +93,7 @@ impl ReadManyFiles {
     }
 }
 
+/// The arguments of a `read_many_files` call.
 #[derive(Debug, Deserialize)]
 pub struct Params {
     paths: Vec<String>,
