@@ -24,26 +24,6 @@ app_commands! {
     commands::start_session(on_event: Channel<Event>, model: Option<String>, resume: Option<String>) -> SessionInfo;
     commands::submit(session_id: String, op: Op);
     commands::stop_session(session_id: String);
-    // Transitional, until the UI uses Op::OverrideTurnContext and Op::ListModels.
-    commands::set_approval_mode(session_id: String, mode: ApprovalMode);
-    commands::list_models(session_id: String) -> Vec<ModelChoice>;
-    // Transitional, until the UI sends these ops through `submit` (forwarding.rs).
-    forwarding::send_prompt(session_id: String, text: String);
-    forwarding::interrupt_turn(session_id: String);
-    forwarding::confirm_tool(session_id: String, call_id: String, outcome: ConfirmationOutcome, content: Option<String>);
-    forwarding::mcp_status(session_id: String);
-    forwarding::refresh_memory(session_id: String);
-    forwarding::add_memory(session_id: String, text: String);
-    forwarding::list_commands(session_id: String);
-    forwarding::mcp_restart_server(session_id: String, name: String);
-    forwarding::mcp_set_server_enabled(session_id: String, name: String, enabled: bool);
-    forwarding::mcp_server_log(session_id: String, name: String);
-    forwarding::mcp_authenticate(session_id: String, name: String);
-    forwarding::clear_conversation(session_id: String);
-    forwarding::compress_conversation(session_id: String);
-    forwarding::session_stats(session_id: String);
-    forwarding::list_checkpoints(session_id: String);
-    forwarding::restore_checkpoint(session_id: String, checkpoint_id: String, code: bool, conversation: bool);
 
     // Settings and trust (gd-core's settings screen).
     settings::trust_status() -> TrustInfo;

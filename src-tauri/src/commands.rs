@@ -12,9 +12,7 @@
 //! Streaming results (agent events) use a `tauri::ipc::Channel<T>` argument, which the UI
 //! creates with `new Channel()` from `@tauri-apps/api/core`.
 
-use gd_protocol::{
-    ApprovalMode, CommandError, CommandErrorKind, Event, InputItem, ModelChoice, Op, SessionInfo,
-};
+use gd_protocol::{CommandError, CommandErrorKind, Event, InputItem, Op, SessionInfo};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -146,27 +144,6 @@ pub fn submit(state: State<'_, AppState>, session_id: String, op: Op) -> Result<
         ));
     }
     state.sessions.submit(&session_id, op)
-}
-
-/// Changes the approval mode of a session for its next tool calls. Transitional: it goes away
-/// once the UI sends `Op::OverrideTurnContext` and reads `Event::TurnContext`.
-#[tauri::command]
-pub fn set_approval_mode(
-    state: State<'_, AppState>,
-    session_id: String,
-    mode: ApprovalMode,
-) -> Result<(), CommandError> {
-    state.sessions.set_approval_mode(&session_id, mode)
-}
-
-/// The models the session's credentials can use. Transitional: it goes away once the UI sends
-/// `Op::ListModels` and reads `Event::Models`.
-#[tauri::command]
-pub async fn list_models(
-    state: State<'_, AppState>,
-    session_id: String,
-) -> Result<Vec<ModelChoice>, CommandError> {
-    state.sessions.models(&session_id).await
 }
 
 /// Ends a session.

@@ -5,7 +5,6 @@
 //! - [`commands`]: the `#[tauri::command]` functions the UI invokes; every command of every
 //!   module is declared once in `command_list.rs` (handler, build.rs's list, capability check
 //!   and the UI's generated client `ui/src/protocol/commands.ts` all come from it);
-//! - [`forwarding`]: the commands that only forward one op, until the UI uses `submit`;
 //! - [`boot`]: the app's version and workspace, handed to the page before its first IPC call;
 //! - [`sessions`]: the agent sessions and the forwarding of their events to the UI;
 //! - [`picker`]: the file-tree context picker (gd-workspace-index);
@@ -36,7 +35,6 @@ pub mod boot;
 mod command_client;
 pub mod commands;
 pub mod first_paint;
-pub mod forwarding;
 pub mod history;
 pub mod logging;
 pub mod picker;

@@ -4,30 +4,21 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use gd_core::coalesce::{CoalescedEvents, DELTA_WINDOW};
 use gd_core::launch::{self, LaunchError, LaunchOptions};
-use gd_core::policy::PolicyApproval;
-use gd_core::{ApprovalMode, Session, SessionError, SessionHandle};
-use gd_gemini::GeminiClient;
-use gd_protocol::{CommandError, CommandErrorKind, Event, ModelChoice, Op, SessionInfo};
+use gd_core::{Session, SessionError, SessionHandle};
+use gd_protocol::{CommandError, CommandErrorKind, Event, Op, SessionInfo};
 use tauri::ipc::Channel;
 use tracing::{Instrument, debug, info_span, warn};
 
 use crate::history::History;
 
-/// One running session and what the commands need of it.
-struct Running {
-    handle: SessionHandle,
-    policy: Arc<PolicyApproval>,
-    client: GeminiClient,
-}
-
 /// The running sessions, by id.
 #[derive(Default)]
 pub struct Sessions {
-    running: Mutex<HashMap<String, Running>>,
+    running: Mutex<HashMap<String, SessionHandle>>,
 }
 
 impl std::fmt::Debug for Sessions {
@@ -103,8 +94,6 @@ impl Sessions {
             workspace: launch.config.workspace_dirs[0].display().to_string(),
             warnings: launch.warnings.clone(),
         };
-        let client = launch.client.clone();
-        let policy = launch.policy.clone();
         let (handle, events) = Session::spawn_recorded(
             launch.config,
             launch.client,
@@ -128,20 +117,17 @@ impl Sessions {
             }
             .instrument(span),
         );
-        self.lock().insert(
-            info.session_id.clone(),
-            Running {
-                handle,
-                policy,
-                client,
-            },
-        );
+        self.lock().insert(info.session_id.clone(), handle);
         Ok(info)
     }
 
     /// Sends an operation to a session.
     pub fn submit(&self, session_id: &str, op: Op) -> Result<(), CommandError> {
-        let handle = self.with(session_id, |r| r.handle.clone())?;
+        let handle = self
+            .lock()
+            .get(session_id)
+            .cloned()
+            .ok_or_else(|| unknown(session_id))?;
         handle.submit(op).map_err(|e| match e {
             SessionError::Closed => unknown(session_id),
             other @ SessionError::NoSuchConfirmation(_) => {
@@ -150,56 +136,26 @@ impl Sessions {
         })
     }
 
-    /// Switches the approval mode; it applies to the next tool calls.
-    pub fn set_approval_mode(
-        &self,
-        session_id: &str,
-        mode: ApprovalMode,
-    ) -> Result<(), CommandError> {
-        self.with(session_id, |r| r.policy.set_mode(mode))?
-            .map_err(|m| CommandError::new(CommandErrorKind::Input, m))
-    }
-
-    /// The models the session's credentials can use (gd-gemini's list).
-    pub async fn models(&self, session_id: &str) -> Result<Vec<ModelChoice>, CommandError> {
-        let client = self.with(session_id, |r| r.client.clone())?;
-        Ok(gd_gemini::models::available_models(&client)
-            .await
-            .into_iter()
-            .map(|m| ModelChoice {
-                name: m.name,
-                display_name: m.display_name,
-            })
-            .collect())
-    }
-
     /// Interrupts and forgets a session.
     pub fn stop(&self, session_id: &str) -> Result<(), CommandError> {
         let running = self
             .lock()
             .remove(session_id)
             .ok_or_else(|| unknown(session_id))?;
-        running.handle.interrupt();
-        let _ = running.handle.submit(Op::Shutdown);
+        running.interrupt();
+        let _ = running.submit(Op::Shutdown);
         Ok(())
     }
 
     /// Stops every session (when the window switches folders).
     pub fn stop_all(&self) {
         for (_, running) in self.lock().drain() {
-            running.handle.interrupt();
-            let _ = running.handle.submit(Op::Shutdown);
+            running.interrupt();
+            let _ = running.submit(Op::Shutdown);
         }
     }
 
-    fn with<T>(&self, session_id: &str, f: impl FnOnce(&Running) -> T) -> Result<T, CommandError> {
-        self.lock()
-            .get(session_id)
-            .map(f)
-            .ok_or_else(|| unknown(session_id))
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, SessionHandle>> {
         self.running.lock().unwrap_or_else(|e| e.into_inner())
     }
 }

@@ -44,6 +44,14 @@ fn quote_attrs(attrs: &str) -> String {
         + "]"
 }
 
+/// Which of the elements with one test id a text wait looks at.
+#[derive(Debug, Clone, Copy)]
+enum Which {
+    First,
+    Last,
+    Any,
+}
+
 impl App {
     // ----- Waiting for the page ---------------------------------------------------------------
 
@@ -117,12 +125,8 @@ impl App {
         description: &str,
         check: impl Fn(&str) -> bool,
     ) -> Result<String> {
-        self.poll(&format!("[data-testid={id}] {description}"), || async {
-            let texts = self.texts(id).await?;
-            let found = texts.first().filter(|text| check(text)).cloned();
-            Ok((found, format!("{texts:?}")))
-        })
-        .await
+        self.wait_for_text_of(Which::First, id, description, check)
+            .await
     }
 
     /// Waits until the **last** element with `data-testid=<id>` (the newest message, card or
@@ -133,15 +137,8 @@ impl App {
         description: &str,
         check: impl Fn(&str) -> bool,
     ) -> Result<String> {
-        self.poll(
-            &format!("last [data-testid={id}] {description}"),
-            || async {
-                let texts = self.texts(id).await?;
-                let found = texts.last().filter(|text| check(text)).cloned();
-                Ok((found, format!("{texts:?}")))
-            },
-        )
-        .await
+        self.wait_for_text_of(Which::Last, id, description, check)
+            .await
     }
 
     /// Waits until some element with `data-testid=<id>` shows a text satisfying `check`;
@@ -152,12 +149,33 @@ impl App {
         description: &str,
         check: impl Fn(&str) -> bool,
     ) -> Result<String> {
+        self.wait_for_text_of(Which::Any, id, description, check)
+            .await
+    }
+
+    /// The three text waits above: `which` element's text must satisfy `check`.
+    async fn wait_for_text_of(
+        &self,
+        which: Which,
+        id: &str,
+        description: &str,
+        check: impl Fn(&str) -> bool,
+    ) -> Result<String> {
+        let which_text = match which {
+            Which::First => "",
+            Which::Last => "last ",
+            Which::Any => "some ",
+        };
         self.poll(
-            &format!("some [data-testid={id}] {description}"),
+            &format!("{which_text}[data-testid={id}] {description}"),
             || async {
                 let texts = self.texts(id).await?;
-                let found = texts.iter().find(|text| check(text)).cloned();
-                Ok((found, format!("{texts:?}")))
+                let found = match which {
+                    Which::First => texts.first().filter(|text| check(text)),
+                    Which::Last => texts.last().filter(|text| check(text)),
+                    Which::Any => texts.iter().find(|text| check(text)),
+                };
+                Ok((found.cloned(), format!("{texts:?}")))
             },
         )
         .await

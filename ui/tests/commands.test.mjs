@@ -382,6 +382,20 @@ describe("MCP prompts and other slash text", () => {
     await app.close();
   });
 
+  test("the built-in commands are the ones core lists: without /restore (checkpoints off) it is a message", async () => {
+    const app = await open();
+    await app.emit({ ...commands, commands: commands.commands.filter((c) => c.name !== "restore") });
+    const input = app.tid("prompt-input");
+    await input.fill("/restore");
+    await waitForText(app.page, sel("slash-hint"), "/restore is not a command: Enter sends it to Gemini as a message.");
+    const listed = app.opsOf("list_checkpoints").length;
+    await input.press("Enter");
+    await app.waitForOp("user_turn", (a) => a.text === "/restore");
+    assert.equal(app.opsOf("list_checkpoints").length, listed, "no checkpoint list is asked for");
+    assert.equal(await app.tid("checkpoints-panel").count(), 0);
+    await app.close();
+  });
+
   test("the command list is asked for again when MCP servers finish discovery or their prompts change", async () => {
     const app = await open();
     let from = app.calls.length;

@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use gd_core::Session;
-use gd_core::history::HistoryRecorder;
+use gd_core::history::{HistoryRecorder, LaunchHistoryError, open_for_launch};
 use gd_protocol::{ErrorKind, Event, McpServerState, Op, TurnStatus};
 use gd_store::Store;
 use gd_store::retention::Retention;
@@ -126,8 +126,7 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
     let prepared = match setup::prepare(args) {
         Ok(p) => p,
         Err(fatal) => {
-            let stats = Stats::new(args.model.as_deref().unwrap_or(setup::DEFAULT_MODEL));
-            return report_failure(output, None, &fatal, &stats, started);
+            return report_failure(output, None, &fatal, &Stats::empty(), started);
         }
     };
     let mut launch = prepared.launch;
@@ -137,18 +136,16 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
         if let Some(mcp) = &launch.tools.mcp {
             mcp.manager.terminate();
         }
-        return report_failure(output, None, &fatal, &Stats::new(&model), started);
+        return report_failure(output, None, &fatal, &Stats::empty(), started);
     }
     let mut warnings = launch.warnings.clone();
     let recorder = match open_history(args, &mut launch, &mut warnings).await {
         Ok(recorder) => recorder,
         Err(fatal) => {
-            let stats = Stats::new(&model);
-            return report_failure(output, None, &fatal, &stats, started);
+            return report_failure(output, None, &fatal, &Stats::empty(), started);
         }
     };
     let session_id = launch.config.session_id.clone();
-    let mut stats = Stats::new(&model);
     let (handle, mut events) = Session::spawn_recorded(
         launch.config,
         launch.client,
@@ -171,7 +168,7 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
             "InternalError",
             "the session ended before the prompt was sent",
         );
-        return report_failure(output, Some(&session_id), &fatal, &stats, started);
+        return report_failure(output, Some(&session_id), &fatal, &Stats::empty(), started);
     }
 
     let mut last_error: Option<(ErrorKind, String)> = None;
@@ -189,7 +186,6 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
         let Some(event) = event else {
             break TurnStatus::Failed;
         };
-        stats.record(&event);
         if let Event::Error {
             kind,
             message,
@@ -211,6 +207,7 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
             return broken_pipe(e);
         }
     };
+    let stats = session_stats(&handle, &mut events).await;
     // Stop the MCP servers: their process groups get SIGTERM now, and the
     // process exits without waiting for them (as Gemini CLI does).
     if let Some(mcp) = handle.mcp() {
@@ -218,6 +215,23 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
     }
     let _ = handle.submit(Op::Shutdown);
     finish(output, &session_id, status, last_error, &stats, started)
+}
+
+/// What the session used (`Op::Stats`); nothing when the session has
+/// ended already.
+async fn session_stats(
+    handle: &gd_core::SessionHandle,
+    events: &mut tokio::sync::mpsc::UnboundedReceiver<Event>,
+) -> Stats {
+    if handle.submit(Op::Stats).is_err() {
+        return Stats::empty();
+    }
+    while let Some(event) = events.recv().await {
+        if let Event::SessionStats { stats } = event {
+            return stats.into();
+        }
+    }
+    Stats::empty()
 }
 
 /// Opens the history and starts (or, with `--resume`, continues) this
@@ -245,36 +259,31 @@ async fn open_history(
             ));
         }
     };
-    let recorder = match &args.resume {
-        None => {
-            let session_id = launch.config.session_id.clone();
-            match HistoryRecorder::start(
-                store.clone(),
-                &session_id,
-                &workspace,
-                &launch.config.model,
-            )
-            .await
-            {
-                Ok(r) => Some(r),
-                Err(e) => {
-                    warnings.push(format!("This run is not saved to the session history: {e}"));
-                    None
-                }
-            }
-        }
+    let resume = match &args.resume {
+        None => None,
         Some(key) => {
             let (s, ws, key) = (store.clone(), workspace.clone(), key.clone());
             let id = tokio::task::spawn_blocking(move || resume_target(&s, &ws, &key))
                 .await
                 .map_err(|e| Fatal::general("InternalError", e.to_string()))??;
-            let recorder = HistoryRecorder::resume(store.clone(), &id)
-                .await
-                .map_err(|e| {
-                    Fatal::general("HistoryError", format!("Cannot resume session {id}: {e}"))
-                })?;
-            launch.config.session_id = id;
-            Some(recorder)
+            Some(id)
+        }
+    };
+    let opened = open_for_launch(
+        store.clone(),
+        &mut launch.config,
+        &workspace,
+        resume.as_deref(),
+    )
+    .await;
+    let recorder = match opened {
+        Ok(recorder) => Some(recorder),
+        Err(e @ LaunchHistoryError::Start(_)) => {
+            warnings.push(format!("This run is not saved to the session history: {e}"));
+            None
+        }
+        Err(e @ LaunchHistoryError::Resume { .. }) => {
+            return Err(Fatal::general("HistoryError", e.to_string()));
         }
     };
     if let Some(value) = &launch.settings.general.session_retention {

@@ -1,13 +1,23 @@
-//! Run statistics, accumulated from session events and rendered in the
-//! shapes Gemini CLI prints (`stats` of `-o json`, `result.stats` of
-//! `-o stream-json`).
+//! Run statistics in the shapes Gemini CLI prints (`stats` of `-o json`,
+//! `result.stats` of `-o stream-json`). The counting is the core's
+//! ([`gd_protocol::SessionStats`], asked for with `Op::Stats` at the end of
+//! the run); this module only renders it.
 
-use std::collections::BTreeMap;
+use gd_protocol::{ModelStats, SessionStats, ToolNameStats};
+use serde_json::{Map, Value, json};
 
-use gd_protocol::{Event, ToolCallStatus};
-use serde_json::{Value, json};
-
+/// What a run used, as the session counted it.
 #[derive(Debug, Default, Clone)]
+pub struct Stats(SessionStats);
+
+impl From<SessionStats> for Stats {
+    fn from(stats: SessionStats) -> Self {
+        Self(stats)
+    }
+}
+
+/// Token totals in Gemini CLI's terms.
+#[derive(Debug, Default, Clone, Copy)]
 struct TokenTotals {
     prompt: u64,
     candidates: u64,
@@ -18,11 +28,22 @@ struct TokenTotals {
 }
 
 impl TokenTotals {
+    fn of(m: &ModelStats) -> Self {
+        Self {
+            prompt: m.prompt_tokens,
+            candidates: m.output_tokens,
+            total: m.total_tokens,
+            cached: m.cached_tokens,
+            thoughts: m.thoughts_tokens,
+            tool: m.tool_tokens,
+        }
+    }
+
     fn input(&self) -> u64 {
         self.prompt.saturating_sub(self.cached)
     }
 
-    fn to_json(&self) -> Value {
+    fn to_json(self) -> Value {
         json!({
             "input": self.input(),
             "prompt": self.prompt,
@@ -35,110 +56,30 @@ impl TokenTotals {
     }
 }
 
-#[derive(Debug, Default, Clone)]
-struct ModelStats {
-    requests: u64,
-    errors: u64,
-    latency_ms: u64,
-    errors_by_type: BTreeMap<String, u64>,
-    tokens: TokenTotals,
-}
-
-#[derive(Debug, Default, Clone)]
-struct ToolStats {
-    count: u64,
-    success: u64,
-    fail: u64,
-    duration_ms: u64,
-    accept: u64,
-    reject: u64,
-}
-
-/// Everything counted during a run.
-#[derive(Debug, Default, Clone)]
-pub struct Stats {
-    models: BTreeMap<String, ModelStats>,
-    tools: BTreeMap<String, ToolStats>,
-    current_model: String,
-}
-
 impl Stats {
-    pub fn new(model: &str) -> Self {
-        Self {
-            current_model: model.to_owned(),
-            ..Self::default()
-        }
-    }
-
-    /// Updates the counters from one event.
-    pub fn record(&mut self, event: &Event) {
-        match event {
-            Event::Usage {
-                model,
-                latency_ms,
-                usage,
-            } => {
-                let stats = self.models.entry(model.clone()).or_default();
-                stats.requests += 1;
-                stats.latency_ms += latency_ms;
-                let t = &mut stats.tokens;
-                t.prompt += usage.prompt_tokens;
-                t.candidates += usage.output_tokens;
-                t.total += usage.total_tokens;
-                t.cached += usage.cached_tokens;
-                t.thoughts += usage.thoughts_tokens;
-                t.tool += usage.tool_tokens;
-            }
-            Event::Retrying { reason, .. } => self.model_error(reason),
-            Event::Error {
-                status: Some(status),
-                ..
-            } => self.model_error(&status.to_string()),
-            Event::ToolCallResponse {
-                name,
-                status,
-                duration_ms,
-                ..
-            } => {
-                let stats = self.tools.entry(name.clone()).or_default();
-                stats.count += 1;
-                stats.duration_ms += duration_ms;
-                match status {
-                    ToolCallStatus::Success => {
-                        stats.success += 1;
-                        stats.accept += 1;
-                    }
-                    ToolCallStatus::Error => {
-                        stats.fail += 1;
-                        stats.accept += 1;
-                    }
-                    ToolCallStatus::Cancelled => {
-                        stats.fail += 1;
-                        stats.reject += 1;
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn model_error(&mut self, kind: &str) {
-        let stats = self.models.entry(self.current_model.clone()).or_default();
-        stats.errors += 1;
-        let key: String = kind.chars().take(80).collect();
-        *stats.errors_by_type.entry(key).or_default() += 1;
+    /// Nothing used (a run that failed before its session started).
+    pub fn empty() -> Self {
+        Self::default()
     }
 
     pub fn tool_calls(&self) -> u64 {
-        self.tools.values().map(|t| t.count).sum()
+        self.0.tools.calls.into()
+    }
+
+    /// The models by name, as Gemini CLI lists them.
+    fn models(&self) -> Vec<&ModelStats> {
+        let mut models: Vec<&ModelStats> = self.0.models.iter().collect();
+        models.sort_by(|a, b| a.model.cmp(&b.model));
+        models
     }
 
     /// The `stats` object of `-o json`.
     pub fn to_json(&self) -> Value {
-        let models: serde_json::Map<String, Value> = self
-            .models
-            .iter()
-            .map(|(name, m)| {
+        let models: Map<String, Value> = self
+            .models()
+            .into_iter()
+            .map(|m| {
+                let tokens = TokenTotals::of(m).to_json();
                 let api = json!({
                     "totalRequests": m.requests,
                     "totalErrors": m.errors,
@@ -149,40 +90,44 @@ impl Stats {
                     "totalRequests": m.requests,
                     "totalErrors": m.errors,
                     "totalLatencyMs": m.latency_ms,
-                    "tokens": m.tokens.to_json(),
+                    "tokens": tokens,
                 });
                 (
-                    name.clone(),
-                    json!({"api": api, "tokens": m.tokens.to_json(), "roles": {"main": role}}),
+                    m.model.clone(),
+                    json!({"api": api, "tokens": tokens, "roles": {"main": role}}),
                 )
             })
             .collect();
-        let decisions = |accept: u64, reject: u64| json!({"accept": accept, "reject": reject, "modify": 0, "auto_accept": 0});
-        let by_name: serde_json::Map<String, Value> = self
-            .tools
+        // Headless runs ask nothing: every call that ran was accepted, the
+        // cancelled ones rejected (Gemini CLI's counting).
+        let decisions = |accept: u32, reject: u32| json!({"accept": accept, "reject": reject, "modify": 0, "auto_accept": 0});
+        let mut tools: Vec<&ToolNameStats> = self.0.tools.by_name.iter().collect();
+        tools.sort_by(|a, b| a.name.cmp(&b.name));
+        let by_name: Map<String, Value> = tools
             .iter()
-            .map(|(name, t)| {
+            .map(|t| {
                 (
-                    name.clone(),
+                    t.name.clone(),
                     json!({
-                        "count": t.count,
+                        "count": t.calls,
                         "success": t.success,
-                        "fail": t.fail,
+                        "fail": t.failed,
                         "durationMs": t.duration_ms,
-                        "decisions": decisions(t.accept, t.reject),
+                        "decisions": decisions(t.calls - t.cancelled, t.cancelled),
                     }),
                 )
             })
             .collect();
-        let sum = |f: fn(&ToolStats) -> u64| self.tools.values().map(f).sum::<u64>();
+        let cancelled: u32 = tools.iter().map(|t| t.cancelled).sum();
+        let all = &self.0.tools;
         json!({
             "models": models,
             "tools": {
-                "totalCalls": sum(|t| t.count),
-                "totalSuccess": sum(|t| t.success),
-                "totalFail": sum(|t| t.fail),
-                "totalDurationMs": sum(|t| t.duration_ms),
-                "totalDecisions": decisions(sum(|t| t.accept), sum(|t| t.reject)),
+                "totalCalls": all.calls,
+                "totalSuccess": all.success,
+                "totalFail": all.failed,
+                "totalDurationMs": all.duration_ms,
+                "totalDecisions": decisions(all.calls - cancelled, cancelled),
                 "byName": by_name,
             },
             "files": {"totalLinesAdded": 0, "totalLinesRemoved": 0},
@@ -192,25 +137,24 @@ impl Stats {
     /// The `stats` of the stream-json `result` event.
     pub fn to_stream_json(&self, duration_ms: u64) -> Value {
         let mut totals = TokenTotals::default();
-        let models: serde_json::Map<String, Value> = self
-            .models
-            .iter()
-            .map(|(name, m)| {
-                let t = &m.tokens;
+        let models: Map<String, Value> = self
+            .models()
+            .into_iter()
+            .map(|m| {
+                let t = TokenTotals::of(m);
                 totals.prompt += t.prompt;
                 totals.candidates += t.candidates;
                 totals.total += t.total;
                 totals.cached += t.cached;
-                (name.clone(), compact_tokens(t))
+                (m.model.clone(), compact_tokens(&t))
             })
             .collect();
         let mut stats = compact_tokens(&totals);
-        let object = stats
-            .as_object_mut()
-            .expect("compact_tokens returns an object");
-        object.insert("duration_ms".into(), json!(duration_ms));
-        object.insert("tool_calls".into(), json!(self.tool_calls()));
-        object.insert("models".into(), Value::Object(models));
+        if let Some(object) = stats.as_object_mut() {
+            object.insert("duration_ms".into(), json!(duration_ms));
+            object.insert("tool_calls".into(), json!(self.tool_calls()));
+            object.insert("models".into(), Value::Object(models));
+        }
         stats
     }
 }
@@ -228,34 +172,34 @@ fn compact_tokens(t: &TokenTotals) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gd_protocol::Usage;
+    use gd_protocol::{ToolNameStats, ToolStats};
 
     #[test]
     fn shapes_match_gemini_cli() {
-        let mut stats = Stats::new("gemini-2.5-flash");
-        let usage = |p, c| Event::Usage {
-            model: "gemini-2.5-flash".into(),
-            latency_ms: 10,
-            usage: Usage {
-                prompt_tokens: p,
-                output_tokens: c,
-                total_tokens: p + c,
-                ..Usage::default()
+        let stats = Stats::from(SessionStats {
+            models: vec![ModelStats {
+                model: "gemini-2.5-flash".into(),
+                requests: 2,
+                latency_ms: 20,
+                prompt_tokens: 220,
+                output_tokens: 13,
+                total_tokens: 233,
+                ..ModelStats::default()
+            }],
+            tools: ToolStats {
+                calls: 1,
+                success: 1,
+                duration_ms: 3,
+                by_name: vec![ToolNameStats {
+                    name: "list_directory".into(),
+                    calls: 1,
+                    success: 1,
+                    duration_ms: 3,
+                    ..ToolNameStats::default()
+                }],
+                ..ToolStats::default()
             },
-        };
-        stats.record(&usage(100, 5));
-        stats.record(&usage(120, 8));
-        stats.record(&Event::ToolCallResponse {
-            call_id: "c".into(),
-            name: "list_directory".into(),
-            status: ToolCallStatus::Success,
-            display: None,
-            error: None,
-            duration_ms: 3,
-            output: None,
-            exit_code: None,
-            declined: false,
-            diff: None,
+            ..SessionStats::default()
         });
         let json = stats.to_json();
         let m = &json["models"]["gemini-2.5-flash"];

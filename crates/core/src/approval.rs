@@ -102,6 +102,11 @@ impl Confirmations {
         rx
     }
 
+    /// Whether a confirmation waits for this call.
+    pub fn is_waiting(&self, call_id: &str) -> bool {
+        self.lock().contains_key(call_id)
+    }
+
     /// Delivers an answer; `false` when no confirmation waits for this call.
     pub fn answer(&self, call_id: &str, answer: Answer) -> bool {
         match self.lock().remove(call_id) {

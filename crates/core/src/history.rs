@@ -75,6 +75,51 @@ pub enum HistoryError {
     Task(String),
 }
 
+/// Why the history of a session about to start could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchHistoryError {
+    /// The new session could not be created in the store (it can still
+    /// run, unrecorded).
+    #[error(transparent)]
+    Start(HistoryError),
+    /// The stored session to continue cannot be read.
+    #[error("Cannot resume session {id}: {source}")]
+    Resume {
+        id: String,
+        #[source]
+        source: HistoryError,
+    },
+}
+
+/// The recorder of a session about to start, the same way for every
+/// frontend: with `resume` (a stored session's id) that session is
+/// continued (its id becomes `config.session_id`, its in-context messages
+/// the chat's history); else a new session is recorded under
+/// `config.session_id` in `workspace` (the key the frontend lists sessions
+/// by). Pass the recorder to [`crate::Session::spawn_recorded`].
+pub async fn open_for_launch(
+    store: Store,
+    config: &mut crate::SessionConfig,
+    workspace: &str,
+    resume: Option<&str>,
+) -> Result<HistoryRecorder, LaunchHistoryError> {
+    match resume {
+        Some(id) => {
+            let recorder = HistoryRecorder::resume(store, id).await.map_err(|source| {
+                LaunchHistoryError::Resume {
+                    id: id.to_owned(),
+                    source,
+                }
+            })?;
+            id.clone_into(&mut config.session_id);
+            Ok(recorder)
+        }
+        None => HistoryRecorder::start(store, &config.session_id, workspace, &config.model)
+            .await
+            .map_err(LaunchHistoryError::Start),
+    }
+}
+
 /// Runs a blocking store call off the async runtime.
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, StoreError> + Send + 'static,

@@ -53,6 +53,12 @@ impl StatsRecorder {
         self.modified.insert(call_id.to_owned());
     }
 
+    /// The edited answer for `call_id` did not reach its call (it was
+    /// withdrawn first).
+    pub fn unmodified(&mut self, call_id: &str) {
+        self.modified.remove(call_id);
+    }
+
     /// Updates the counters from one event.
     pub fn record(&mut self, event: &Event) {
         match event {
@@ -73,13 +79,11 @@ impl StatsRecorder {
                 stats.tool_tokens += usage.tool_tokens;
                 stats.total_tokens += usage.total_tokens;
             }
-            Event::Retrying { .. }
-            | Event::Error {
-                status: Some(_), ..
-            } => {
-                let model = self.model.clone();
-                self.model_stats(&model).errors += 1;
-            }
+            Event::Retrying { reason, .. } => self.model_error(reason),
+            Event::Error {
+                status: Some(status),
+                ..
+            } => self.model_error(&status.to_string()),
             Event::ToolConfirmationRequest { call_id, .. } => {
                 self.asked.insert(call_id.clone());
             }
@@ -101,7 +105,11 @@ impl StatsRecorder {
                 tool.duration_ms += duration_ms;
                 match status {
                     ToolCallStatus::Success => tool.success += 1,
-                    ToolCallStatus::Error | ToolCallStatus::Cancelled => tool.failed += 1,
+                    ToolCallStatus::Error => tool.failed += 1,
+                    ToolCallStatus::Cancelled => {
+                        tool.failed += 1;
+                        tool.cancelled += 1;
+                    }
                 }
                 let decisions = &mut self.decisions;
                 if !self.asked.remove(call_id) {
@@ -116,6 +124,15 @@ impl StatsRecorder {
             }
             _ => {}
         }
+    }
+
+    /// A failed request of the current model, by kind.
+    fn model_error(&mut self, kind: &str) {
+        let model = self.model.clone();
+        let stats = self.model_stats(&model);
+        stats.errors += 1;
+        let key: String = kind.chars().take(80).collect();
+        *stats.errors_by_type.entry(key).or_default() += 1;
     }
 
     fn model_stats(&mut self, model: &str) -> &mut ModelStats {

@@ -400,3 +400,32 @@ async fn resuming_after_a_kill_during_a_tool_call_answers_the_call() {
         Some("cancelled")
     );
 }
+
+#[tokio::test]
+async fn open_for_launch_starts_a_new_recording_or_resumes_a_stored_one() {
+    use gd_core::history::{LaunchHistoryError, open_for_launch};
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("h.sqlite3")).unwrap();
+    let mut config = SessionConfig::new(MODEL, dir.path().to_path_buf(), "p".into());
+    config.session_id = "fresh".into();
+    open_for_launch(store.clone(), &mut config, "/w", None)
+        .await
+        .unwrap();
+    let created = store.session("fresh").unwrap().unwrap();
+    assert_eq!(created.workspace, "/w");
+
+    let mut later = SessionConfig::new(MODEL, dir.path().to_path_buf(), "p".into());
+    open_for_launch(store.clone(), &mut later, "/w", Some("fresh"))
+        .await
+        .unwrap();
+    assert_eq!(later.session_id, "fresh", "the resumed session's id");
+
+    let error = open_for_launch(store, &mut later, "/w", Some("missing"))
+        .await
+        .unwrap_err();
+    assert!(matches!(error, LaunchHistoryError::Resume { .. }), "{error:?}");
+    assert!(
+        error.to_string().starts_with("Cannot resume session missing: "),
+        "{error}"
+    );
+}

@@ -1,6 +1,8 @@
 //! Session statistics (`/stats`): what a session used so far, per model and
 //! per tool, in the categories Gemini CLI's `/stats` shows.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -37,6 +39,9 @@ pub struct ModelStats {
     pub requests: u32,
     /// Failed requests (including ones retried).
     pub errors: u32,
+    /// `errors` by kind: the HTTP status, or the retry's reason (at most
+    /// 80 characters), as Gemini CLI's `errorsByType`.
+    pub errors_by_type: BTreeMap<String, u32>,
     #[ts(type = "number")]
     pub latency_ms: u64,
     /// Prompt tokens, cached ones included (`promptTokenCount`).
@@ -95,6 +100,8 @@ pub struct ToolNameStats {
     pub calls: u32,
     pub success: u32,
     pub failed: u32,
+    /// Of the failed calls, the ones cancelled (declined or stopped).
+    pub cancelled: u32,
     #[ts(type = "number")]
     pub duration_ms: u64,
 }

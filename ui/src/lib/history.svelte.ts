@@ -6,6 +6,7 @@ import type { GeminiCliSessionInfo } from "../protocol/GeminiCliSessionInfo";
 import type { SearchHit } from "../protocol/SearchHit";
 import type { SessionSummary } from "../protocol/SessionSummary";
 import type { StoredMessage } from "../protocol/StoredMessage";
+import type { Page } from "../protocol/Page";
 import type { PageFrom } from "../protocol/PageFrom";
 import { Checkpoint, type RestoreChoice } from "./checkpoints.svelte";
 import { hitTerms } from "./transcript-mark";
@@ -133,11 +134,16 @@ export class Transcript {
     }
   }
 
+  /** A page of this session's transcript (long messages cut, see TRANSCRIPT_MAX_BYTES). */
+  private page(from: PageFrom): Promise<Page> {
+    return api.commands.historyPage({ sessionId: this.session.id, from, limit: TRANSCRIPT_PAGE, maxBytes: TRANSCRIPT_MAX_BYTES });
+  }
+
   async load(from: PageFrom): Promise<void> {
     this.loading = true;
     this.error = null;
     try {
-      const page = await api.commands.historyPage({ sessionId: this.session.id, from: from, limit: TRANSCRIPT_PAGE, maxBytes: TRANSCRIPT_MAX_BYTES });
+      const page = await this.page(from);
       this.messages = page.messages;
       this.hasBefore = page.has_before;
       this.hasAfter = page.has_after;
@@ -154,7 +160,7 @@ export class Transcript {
     if (this.loading || !this.hasBefore || !first) return false;
     this.loading = true;
     try {
-      const page = await api.commands.historyPage({ sessionId: this.session.id, from: { from: "before", seq: first.seq }, limit: TRANSCRIPT_PAGE, maxBytes: TRANSCRIPT_MAX_BYTES });
+      const page = await this.page({ from: "before", seq: first.seq });
       const all = [...page.messages, ...this.messages];
       this.hasBefore = page.has_before;
       if (all.length > TRANSCRIPT_WINDOW) {
@@ -178,7 +184,7 @@ export class Transcript {
     if (this.loading || !this.hasAfter || !last) return false;
     this.loading = true;
     try {
-      const page = await api.commands.historyPage({ sessionId: this.session.id, from: { from: "after", seq: last.seq }, limit: TRANSCRIPT_PAGE, maxBytes: TRANSCRIPT_MAX_BYTES });
+      const page = await this.page({ from: "after", seq: last.seq });
       const all = [...this.messages, ...page.messages];
       this.hasAfter = page.has_after;
       if (all.length > TRANSCRIPT_WINDOW) {

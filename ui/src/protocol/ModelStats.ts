@@ -7,7 +7,12 @@ export type ModelStats = { model: string, requests: number,
 /**
  * Failed requests (including ones retried).
  */
-errors: number, latency_ms: number, 
+errors: number, 
+/**
+ * `errors` by kind: the HTTP status, or the retry's reason (at most
+ * 80 characters), as Gemini CLI's `errorsByType`.
+ */
+errors_by_type: { [key in string]: number }, latency_ms: number, 
 /**
  * Prompt tokens, cached ones included (`promptTokenCount`).
  */

@@ -3,4 +3,8 @@
 /**
  * Calls of one tool.
  */
-export type ToolNameStats = { name: string, calls: number, success: number, failed: number, duration_ms: number, };
+export type ToolNameStats = { name: string, calls: number, success: number, failed: number, 
+/**
+ * Of the failed calls, the ones cancelled (declined or stopped).
+ */
+cancelled: number, duration_ms: number, };

@@ -2,13 +2,11 @@
 import { invoke, type Channel } from "@tauri-apps/api/core";
 import type { ApiKeyCheck } from "./ApiKeyCheck";
 import type { AppInfo } from "./AppInfo";
-import type { ApprovalMode } from "./ApprovalMode";
 import type { AuthMethod } from "./AuthMethod";
 import type { AuthStatus } from "./AuthStatus";
 import type { CheckpointInfo } from "./CheckpointInfo";
 import type { CloudProject } from "./CloudProject";
 import type { CodeAssistSetup } from "./CodeAssistSetup";
-import type { ConfirmationOutcome } from "./ConfirmationOutcome";
 import type { Entry } from "./Entry";
 import type { Event } from "./Event";
 import type { GeminiCliSessionInfo } from "./GeminiCliSessionInfo";
@@ -17,7 +15,6 @@ import type { JsonValue } from "./serde_json/JsonValue";
 import type { ListCursor } from "./ListCursor";
 import type { LoginOutcome } from "./LoginOutcome";
 import type { LoginStage } from "./LoginStage";
-import type { ModelChoice } from "./ModelChoice";
 import type { NewMcpServer } from "./NewMcpServer";
 import type { Op } from "./Op";
 import type { Page } from "./Page";
@@ -65,78 +62,6 @@ export const commands = {
   /** `stop_session` (src-tauri/src/commands.rs). */
   stopSession(args: { sessionId: string }): Promise<void> {
     return invoke("stop_session", args);
-  },
-  /** `set_approval_mode` (src-tauri/src/commands.rs). */
-  setApprovalMode(args: { sessionId: string; mode: ApprovalMode }): Promise<void> {
-    return invoke("set_approval_mode", args);
-  },
-  /** `list_models` (src-tauri/src/commands.rs). */
-  listModels(args: { sessionId: string }): Promise<Array<ModelChoice>> {
-    return invoke("list_models", args);
-  },
-  /** `send_prompt` (src-tauri/src/forwarding.rs). */
-  sendPrompt(args: { sessionId: string; text: string }): Promise<void> {
-    return invoke("send_prompt", args);
-  },
-  /** `interrupt_turn` (src-tauri/src/forwarding.rs). */
-  interruptTurn(args: { sessionId: string }): Promise<void> {
-    return invoke("interrupt_turn", args);
-  },
-  /** `confirm_tool` (src-tauri/src/forwarding.rs). */
-  confirmTool(args: { sessionId: string; callId: string; outcome: ConfirmationOutcome; content?: string | null }): Promise<void> {
-    return invoke("confirm_tool", args);
-  },
-  /** `mcp_status` (src-tauri/src/forwarding.rs). */
-  mcpStatus(args: { sessionId: string }): Promise<void> {
-    return invoke("mcp_status", args);
-  },
-  /** `refresh_memory` (src-tauri/src/forwarding.rs). */
-  refreshMemory(args: { sessionId: string }): Promise<void> {
-    return invoke("refresh_memory", args);
-  },
-  /** `add_memory` (src-tauri/src/forwarding.rs). */
-  addMemory(args: { sessionId: string; text: string }): Promise<void> {
-    return invoke("add_memory", args);
-  },
-  /** `list_commands` (src-tauri/src/forwarding.rs). */
-  listCommands(args: { sessionId: string }): Promise<void> {
-    return invoke("list_commands", args);
-  },
-  /** `mcp_restart_server` (src-tauri/src/forwarding.rs). */
-  mcpRestartServer(args: { sessionId: string; name: string }): Promise<void> {
-    return invoke("mcp_restart_server", args);
-  },
-  /** `mcp_set_server_enabled` (src-tauri/src/forwarding.rs). */
-  mcpSetServerEnabled(args: { sessionId: string; name: string; enabled: boolean }): Promise<void> {
-    return invoke("mcp_set_server_enabled", args);
-  },
-  /** `mcp_server_log` (src-tauri/src/forwarding.rs). */
-  mcpServerLog(args: { sessionId: string; name: string }): Promise<void> {
-    return invoke("mcp_server_log", args);
-  },
-  /** `mcp_authenticate` (src-tauri/src/forwarding.rs). */
-  mcpAuthenticate(args: { sessionId: string; name: string }): Promise<void> {
-    return invoke("mcp_authenticate", args);
-  },
-  /** `clear_conversation` (src-tauri/src/forwarding.rs). */
-  clearConversation(args: { sessionId: string }): Promise<void> {
-    return invoke("clear_conversation", args);
-  },
-  /** `compress_conversation` (src-tauri/src/forwarding.rs). */
-  compressConversation(args: { sessionId: string }): Promise<void> {
-    return invoke("compress_conversation", args);
-  },
-  /** `session_stats` (src-tauri/src/forwarding.rs). */
-  sessionStats(args: { sessionId: string }): Promise<void> {
-    return invoke("session_stats", args);
-  },
-  /** `list_checkpoints` (src-tauri/src/forwarding.rs). */
-  listCheckpoints(args: { sessionId: string }): Promise<void> {
-    return invoke("list_checkpoints", args);
-  },
-  /** `restore_checkpoint` (src-tauri/src/forwarding.rs). */
-  restoreCheckpoint(args: { sessionId: string; checkpointId: string; code: boolean; conversation: boolean }): Promise<void> {
-    return invoke("restore_checkpoint", args);
   },
   /** `trust_status` (src-tauri/src/settings.rs). */
   trustStatus(): Promise<TrustInfo> {

@@ -149,8 +149,7 @@ mod tests {
             .unwrap();
             out.event(&Event::ContentDelta { text: "ok".into() })
                 .unwrap();
-            out.success("s1", &Stats::new("gemini-2.5-flash"), 5)
-                .unwrap();
+            out.success("s1", &Stats::empty(), 5).unwrap();
         }
         let lines: Vec<Value> = String::from_utf8(buf)
             .unwrap()

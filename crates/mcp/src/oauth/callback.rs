@@ -38,11 +38,25 @@ pub struct RedirectTarget {
     pub path: String,
 }
 
+/// Why an `oauth.redirectUri` cannot be used (the texts complete
+/// "`oauth.redirectUri`: ...").
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RedirectUriError {
+    #[error("not a valid URL ({0})")]
+    InvalidUrl(String),
+    #[error("must be an http:// URL to this computer (a loopback redirect)")]
+    NotHttp,
+    #[error("must point at localhost, 127.0.0.1 or [::1]")]
+    NotLoopback,
+    #[error("needs a port (e.g. http://localhost:7777/oauth/callback)")]
+    NoPort,
+}
+
 /// Checks an `oauth.redirectUri`: `http://` to a loopback host with a port.
-pub fn parse_redirect_uri(uri: &str) -> Result<RedirectTarget, String> {
-    let url = reqwest::Url::parse(uri).map_err(|e| format!("not a valid URL ({e})"))?;
+pub fn parse_redirect_uri(uri: &str) -> Result<RedirectTarget, RedirectUriError> {
+    let url = reqwest::Url::parse(uri).map_err(|e| RedirectUriError::InvalidUrl(e.to_string()))?;
     if url.scheme() != "http" {
-        return Err("must be an http:// URL to this computer (a loopback redirect)".into());
+        return Err(RedirectUriError::NotHttp);
     }
     let host = url.host_str().unwrap_or_default().to_owned();
     let ip: IpAddr = if host == "localhost" {
@@ -53,11 +67,9 @@ pub fn parse_redirect_uri(uri: &str) -> Result<RedirectTarget, String> {
             .parse::<IpAddr>()
             .ok()
             .filter(IpAddr::is_loopback)
-            .ok_or("must point at localhost, 127.0.0.1 or [::1]")?
+            .ok_or(RedirectUriError::NotLoopback)?
     };
-    let port = url
-        .port()
-        .ok_or("needs a port (e.g. http://localhost:7777/oauth/callback)")?;
+    let port = url.port().ok_or(RedirectUriError::NoPort)?;
     let path = match url.path() {
         "" | "/" => DEFAULT_CALLBACK_PATH.to_owned(),
         path => path.to_owned(),
@@ -291,21 +303,25 @@ mod tests {
         assert!(
             parse_redirect_uri("https://localhost:1/cb")
                 .unwrap_err()
+                .to_string()
                 .contains("http://")
         );
         assert!(
             parse_redirect_uri("http://example.com:1/cb")
                 .unwrap_err()
+                .to_string()
                 .contains("localhost")
         );
         assert!(
             parse_redirect_uri("http://localhost/cb")
                 .unwrap_err()
+                .to_string()
                 .contains("port")
         );
         assert!(
             parse_redirect_uri("nope")
                 .unwrap_err()
+                .to_string()
                 .contains("not a valid URL")
         );
     }
