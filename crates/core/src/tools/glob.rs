@@ -23,6 +23,7 @@ pub struct GlobTool {
     schema: Value,
 }
 
+/// The arguments of a `glob` call.
 #[derive(Debug, Deserialize)]
 pub struct Params {
     pattern: String,

@@ -33,6 +33,8 @@ pub struct GrepTool {
     schema: Value,
 }
 
+/// The arguments of a `grep_search` call. Numbers arrive as JSON numbers:
+/// the schema checked they are whole, but a model may still send `5.0`.
 #[derive(Debug, Deserialize)]
 pub struct Params {
     pattern: String,

@@ -17,6 +17,7 @@ pub struct ListDirectory {
     schema: Value,
 }
 
+/// The arguments of a `list_directory` call.
 #[derive(Debug, Deserialize)]
 pub struct Params {
     dir_path: String,

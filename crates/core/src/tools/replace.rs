@@ -340,7 +340,7 @@ impl crate::tools::TypedTool for Replace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::test_support::{setup, text as text_of};
+    use crate::tools::test_support::{assert_wrote, setup, text as text_of};
     use crate::tools::{Tool, ToolInfo};
     use gd_protocol::ConfirmationDetails;
     use pretty_assertions::assert_eq;
@@ -366,16 +366,16 @@ mod tests {
         let path = root.join("a.rs");
         fs::write(&path, "fn a() {\n    1\n}\n").unwrap();
         let result = replace(&ctx, args(&path, "    1\n", "    2\n")).await;
-        assert_eq!(result.error, None);
-        assert_eq!(
-            text_of(&result),
-            format!(
+        assert_wrote(
+            &result,
+            &format!(
                 "Successfully modified file: {} (1 replacements).",
                 path.display()
-            )
+            ),
+            "Updated a.rs (+1 \u{2212}1)",
+            &path,
+            "fn a() {\n    2\n}\n",
         );
-        assert_eq!(result.display, "Updated a.rs (+1 \u{2212}1)");
-        assert_eq!(fs::read_to_string(&path).unwrap(), "fn a() {\n    2\n}\n");
     }
 
     #[tokio::test]
@@ -434,16 +434,16 @@ mod tests {
         let (_d, root, ctx) = setup();
         let path = root.join("new/file.txt");
         let result = replace(&ctx, args(&path, "", "hello\n")).await;
-        assert_eq!(result.error, None);
-        assert_eq!(
-            text_of(&result),
-            format!(
+        assert_wrote(
+            &result,
+            &format!(
                 "Created new file: {} with provided content.",
                 path.display()
-            )
+            ),
+            "Created new/file.txt (+1)",
+            &path,
+            "hello\n",
         );
-        assert_eq!(result.display, "Created new/file.txt (+1)");
-        assert_eq!(fs::read_to_string(&path).unwrap(), "hello\n");
 
         let again = replace(&ctx, args(&path, "", "other\n")).await;
         let error = again.error.unwrap();

@@ -9,8 +9,8 @@
 
 //!
 //! * this file: the tool, its arguments and the blocking job;
-//! * [`select`]: which files a call names (paths, globs, exclusions);
-//! * [`output`]: reading them into parts within the output budget.
+//! * `select`: which files a call names (paths, globs, exclusions);
+//! * `output`: reading them into parts within the output budget.
 
 mod output;
 mod select;
@@ -93,6 +93,7 @@ impl ReadManyFiles {
     }
 }
 
+/// The arguments of a `read_many_files` call.
 #[derive(Debug, Deserialize)]
 pub struct Params {
     paths: Vec<String>,

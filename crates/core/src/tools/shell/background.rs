@@ -409,6 +409,7 @@ pub struct ReadBackgroundOutput {
     schema: Value,
 }
 
+/// The arguments of a `read_background_output` call.
 #[derive(Debug, Deserialize)]
 pub struct ReadParams {
     pid: i64,
