@@ -266,7 +266,6 @@ crate::tools::tool_info! {
     display: "Edit",
     kind: Edit,
     description: "Replaces text in a file. old_string must be copied exactly from the current file (read it first), including whitespace and indentation, with enough context lines before and after to match exactly one place; set allow_multiple to replace every occurrence instead. new_string is the exact replacement. With an empty old_string and a path that does not exist yet, creates the file with new_string as its content. The user sees a diff and may approve, edit or reject it.",
-
     fn describe_call(&self, args: &Value) -> String {
         let path = args.get("file_path").and_then(Value::as_str).unwrap_or("");
         match args.get("instruction").and_then(Value::as_str) {

@@ -75,7 +75,6 @@ crate::tools::tool_info! {
     display: "WriteFile",
     kind: Edit,
     description: "Writes the complete content of a file, creating it (and any missing parent directories) or replacing what it holds. The user sees a diff and may approve, edit or reject it. An existing file keeps its line endings, encoding and permissions. For small changes to a large file prefer the replace tool.",
-
     fn describe_call(&self, args: &Value) -> String {
         args.get("file_path")
             .and_then(Value::as_str)
