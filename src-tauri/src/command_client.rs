@@ -340,7 +340,10 @@ fn the_capability_grants_exactly_the_table() {
         .filter_map(|line| line.strip_suffix("\","))
         .map(str::to_owned)
         .collect();
-    assert_eq!(listed, wanted, "permissions/app-commands.toml is not the table");
+    assert_eq!(
+        listed, wanted,
+        "permissions/app-commands.toml is not the table"
+    );
 }
 
 /// `ts` with whitespace removed and paths cut to their last segment (`std::path::X` -> `X`).
