@@ -5,8 +5,9 @@
 //! so scripts/test.sh's drift check covers it): one function per command, in camelCase, taking
 //! one object keyed by the camelCase argument names (`Option` arguments are optional keys) and
 //! calling `invoke("<snake_name>", args)`. Argument and result types are the ts-rs names of the
-//! Rust types, whose files are exported at the same time. The other tests fail when
-//! `capabilities/default.json` does not grant exactly the table's commands, or when a table
+//! Rust types, whose files are exported at the same time. The other tests fail when the
+//! capability does not grant exactly the table's commands (through build.rs's generated
+//! `app-commands` set), or when a table
 //! entry does not match its function's signature, so the table cannot drift from the code.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -303,6 +304,8 @@ fn the_ui_client_is_generated_from_the_table() {
     }
 }
 
+/// The capability grants the app's commands only through the generated `app-commands` set (no
+/// command by name), and that set, written by build.rs, is exactly the table.
 #[test]
 fn the_capability_grants_exactly_the_table() {
     let commands = table(&Config::default());
@@ -311,23 +314,35 @@ fn the_capability_grants_exactly_the_table() {
         .map(|c| format!("allow-{}", c.name.replace('_', "-")))
         .collect();
     assert_eq!(wanted.len(), commands.len(), "a command is listed twice");
+
     let path = manifest_dir().join("capabilities").join("default.json");
     let capability: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let granted: BTreeSet<String> = capability["permissions"]
+    let granted: Vec<&str> = capability["permissions"]
         .as_array()
         .unwrap()
         .iter()
         .filter_map(|p| p.as_str())
-        .filter(|p| p.starts_with("allow-"))
+        .collect();
+    assert!(granted.contains(&"app-commands"), "{granted:?}");
+    let by_name: Vec<_> = granted.iter().filter(|p| p.starts_with("allow-")).collect();
+    assert!(
+        by_name.is_empty(),
+        "capabilities/default.json grants commands by name ({by_name:?}): add them to \
+         src/command_list.rs instead"
+    );
+
+    let set = std::fs::read_to_string(manifest_dir().join("permissions/app-commands.toml"))
+        .expect("build.rs writes permissions/app-commands.toml");
+    let listed: BTreeSet<String> = set
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix('"'))
+        .filter_map(|line| line.strip_suffix("\","))
         .map(str::to_owned)
         .collect();
-    let missing: Vec<_> = wanted.difference(&granted).collect();
-    let extra: Vec<_> = granted.difference(&wanted).collect();
-    assert!(
-        missing.is_empty() && extra.is_empty(),
-        "capabilities/default.json must grant exactly the commands of command_list.rs: \
-         missing {missing:?}, not in the table {extra:?}"
+    assert_eq!(
+        listed, wanted,
+        "permissions/app-commands.toml is not the table"
     );
 }
 

@@ -4,12 +4,13 @@
 // list is needed, each place defining `app_commands!` for its own job:
 // - src/lib.rs turns it into `tauri::generate_handler![...]`;
 // - build.rs turns it into tauri-build's command list (an `allow-<command>` permission each;
-//   the IPC layer rejects a command no capability grants);
+//   the IPC layer rejects a command no capability grants) and into the `app-commands`
+//   permission set that capabilities/default.json grants;
 // - src/command_client.rs (tests) writes the UI's typed client ui/src/protocol/commands.ts and
-//   checks that capabilities/default.json grants exactly these commands and that each entry
-//   matches its function's signature.
-// Adding a command: write the `#[tauri::command]` function, add its line here, grant
-// `allow-<command>` in capabilities/default.json, run `cargo test -p gemini-desktop`.
+//   checks that the capability grants exactly these commands and that each entry matches its
+//   function's signature.
+// Adding a command: write the `#[tauri::command]` function, add its line here, run
+// `cargo test -p gemini-desktop`. Nothing else lists it.
 //
 // Arguments are the ones the UI sends (not the injected `State`, `AppHandle`, `WebviewWindow`),
 // named in snake_case as in Rust (the UI sends camelCase); an `Option` argument may be omitted.

@@ -4,10 +4,9 @@
 //! the Tauri-free crates under `crates/`. A session is driven by one command, [`submit`], taking
 //! any [`Op`]; the others are app-level. To add one:
 //! 1. write it here (arguments and results are `serde` types with ts-rs `TS`);
-//! 2. declare it in `command_list.rs` (the handler, build.rs's list and the UI's generated
-//!    client `ui/src/protocol/commands.ts` come from there);
-//! 3. grant `allow-<name>` (underscores become dashes) in `capabilities/default.json` (a test
-//!    fails until the capability and the list agree).
+//! 2. declare it in `command_list.rs`: the handler, build.rs's list, the capability's
+//!    `app-commands` permission set and the UI's generated client
+//!    `ui/src/protocol/commands.ts` all come from there.
 //!
 //! Streaming results (agent events) use a `tauri::ipc::Channel<T>` argument, which the UI
 //! creates with `new Channel()` from `@tauri-apps/api/core`.

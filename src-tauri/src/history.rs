@@ -55,34 +55,19 @@ impl History {
         Ok(self.store.get_or_init(|| store).clone())
     }
 
-    /// The recorder for a session about to start: a new session recorded
-    /// under `config.session_id`, or with `resume` the stored session
-    /// continued (its id becomes `config.session_id`; its history is the
+    /// The recorder for a session about to start (gd-core's `history::open_for_launch`, as
+    /// the CLI's): a new session recorded under `config.session_id`, or with `resume` the
+    /// stored session continued (its id becomes `config.session_id`; its history is the
     /// chat's). Pass it to `Session::spawn_recorded`.
     pub async fn recorder(
         &self,
         config: &mut gd_core::SessionConfig,
         resume: Option<&str>,
     ) -> Result<gd_core::history::HistoryRecorder, CommandError> {
-        use gd_core::history::HistoryRecorder;
-        let store = self.store()?;
-        match resume {
-            Some(id) => {
-                let recorder = HistoryRecorder::resume(store, id)
-                    .await
-                    .map_err(|e| input(format!("Cannot resume session {id}: {e}")))?;
-                config.session_id = id.to_owned();
-                Ok(recorder)
-            }
-            None => HistoryRecorder::start(
-                store,
-                &config.session_id,
-                &config.primary_workspace().display().to_string(),
-                &config.model,
-            )
+        let workspace = config.primary_workspace().display().to_string();
+        gd_core::history::open_for_launch(self.store()?, config, &workspace, resume)
             .await
-            .map_err(input),
-        }
+            .map_err(input)
     }
 
     /// Deletes what `general.sessionRetention` (off by default) no longer

@@ -23,6 +23,7 @@ pub struct GlobTool {
     schema: Value,
 }
 
+/// The arguments of a `glob` call.
 #[derive(Debug, Deserialize)]
 pub struct Params {
     pattern: String,
@@ -74,7 +75,6 @@ crate::tools::tool_info! {
     display: "FindFiles",
     kind: Search,
     description: "Finds files whose paths match a glob pattern such as `**/*.py` or `src/**/*.{ts,tsx}`. `*` stays within one directory, `**` spans any depth, `{a,b}` and `[abc]` are supported. Returns absolute paths: files changed in the last 24 hours first (newest first), then the rest by path. Files excluded by .gitignore or .geminiignore are skipped. Use it to locate files by name or extension.",
-
     fn describe_call(&self, args: &Value) -> String {
         let pattern = args.get("pattern").and_then(Value::as_str).unwrap_or("");
         match args.get("dir_path").and_then(Value::as_str) {

@@ -33,6 +33,8 @@ pub struct GrepTool {
     schema: Value,
 }
 
+/// The arguments of a `grep_search` call. Numbers arrive as JSON numbers:
+/// the schema checked they are whole, but a model may still send `5.0`.
 #[derive(Debug, Deserialize)]
 pub struct Params {
     pattern: String,
@@ -104,7 +106,6 @@ crate::tools::tool_info! {
     display: "SearchText",
     kind: Search,
     description: "Searches file contents for a regular expression and returns the matching lines with their line numbers, grouped by file (paths relative to dir_path). Case-insensitive by default. Files excluded by .gitignore or .geminiignore, hidden files and binary files are skipped. Narrow the search with include_pattern/exclude_pattern globs; use names_only to list just the files.",
-
     fn describe_call(&self, args: &Value) -> String {
         let get = |key: &str| args.get(key).and_then(Value::as_str);
         let mut text = format!("'{}'", get("pattern").unwrap_or(""));

@@ -17,6 +17,7 @@ pub struct ListDirectory {
     schema: Value,
 }
 
+/// The arguments of a `list_directory` call.
 #[derive(Debug, Deserialize)]
 pub struct Params {
     dir_path: String,
@@ -69,7 +70,6 @@ crate::tools::tool_info! {
     display: "ReadFolder",
     kind: Read,
     description: "Lists the files and subdirectories directly inside a directory. Folders come first and are marked [DIR]; files show their size. Entries excluded by .gitignore or .geminiignore are hidden and counted. Use it to explore the project before reading or changing files.",
-
     fn describe_call(&self, args: &Value) -> String {
         args.get("dir_path")
             .and_then(Value::as_str)

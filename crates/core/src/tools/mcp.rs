@@ -284,7 +284,6 @@ crate::tools::tool_info! {
     display: "Read MCP Resource",
     kind: Read,
     description: "Reads one resource of a connected MCP server by its URI.",
-
     fn describe_call(&self, args: &Value) -> String {
         let uri = args.get("uri").and_then(Value::as_str).unwrap_or("");
         match self.find(uri) {
@@ -407,7 +406,6 @@ crate::tools::tool_info! {
     display: "List MCP Resources",
     kind: Search,
     description: "Lists the resources that connected MCP servers offer, with their URIs.",
-
     fn describe_call(&self, _args: &Value) -> String {
         "List MCP resources".into()
     }

@@ -128,7 +128,6 @@ crate::tools::tool_info! {
     display: "SaveMemory",
     kind: Edit,
     description: "Saves a short fact about the user or their preferences to long-term memory (~/.gemini/GEMINI.md), so it is known in future sessions. Use it only when the user asks you to remember something or states a lasting preference; not for project-specific or temporary details.",
-
     fn describe_call(&self, args: &Value) -> String {
         format!(
             "Remember: {}",

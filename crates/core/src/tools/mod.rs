@@ -6,6 +6,15 @@
 //! would approve ([`Tool::prepare`]), and executes with already validated
 //! arguments. Whether a call needs approval is decided by the policy engine
 //! in the scheduler, never by the tool.
+//!
+//! Adding a built-in tool: a struct with a `NAME` and a `schema`, its
+//! identity stated with `tool_info!` (the [`ToolInfo`] the registry and
+//! the policy read), and a [`TypedTool`] impl whose `Args` serde decodes;
+//! decoding errors, `Result` → [`ToolResult`] and boxing the future are done
+//! once in [`typed`], so a tool holds only its own logic. Shared set-ups:
+//! [`search_start`] (where a search or listing starts, which ignore rules),
+//! [`planned_edit`] (a whole-file change shown as a diff, then written).
+//! Then register it in [`ToolRegistry::with_builtins`].
 
 pub mod discovered;
 pub mod files;

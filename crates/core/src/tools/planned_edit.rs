@@ -32,8 +32,8 @@ pub struct Written {
 }
 
 impl PlannedEdit {
-    /// The diff the user approves, titled "Create <path>" for a new file
-    /// and "<verb> <path>" otherwise.
+    /// The diff the user approves, titled `Create <path>` for a new file
+    /// and `<verb> <path>` otherwise.
     pub fn confirmation(&self, ctx: &ToolContext, verb: &str) -> ConfirmationDetails {
         let shown = text::display_path(&self.path, &ctx.workspace_dirs);
         let original = self.existing.as_ref().map(|f| f.text.as_str());

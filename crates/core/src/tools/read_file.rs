@@ -56,7 +56,6 @@ crate::tools::tool_info! {
     display: "ReadFile",
     kind: Read,
     description: "Reads one file from the workspace. Text files come back as text: up to 2000 lines per call (choose a window with start_line and end_line; a note at the top says how to read further when the file is longer), with very long lines shortened. Images (PNG, JPEG, GIF, WEBP, BMP), audio, video and PDF files are returned as media the model can look at. Other binary files are refused.",
-
     fn describe_call(&self, args: &Value) -> String {
         let path = args.get("file_path").and_then(Value::as_str).unwrap_or("");
         let line = |name: &str| line_number(name, args.get(name).and_then(Value::as_f64));

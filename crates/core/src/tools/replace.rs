@@ -266,7 +266,6 @@ crate::tools::tool_info! {
     display: "Edit",
     kind: Edit,
     description: "Replaces text in a file. old_string must be copied exactly from the current file (read it first), including whitespace and indentation, with enough context lines before and after to match exactly one place; set allow_multiple to replace every occurrence instead. new_string is the exact replacement. With an empty old_string and a path that does not exist yet, creates the file with new_string as its content. The user sees a diff and may approve, edit or reject it.",
-
     fn describe_call(&self, args: &Value) -> String {
         let path = args.get("file_path").and_then(Value::as_str).unwrap_or("");
         match args.get("instruction").and_then(Value::as_str) {
@@ -340,7 +339,7 @@ impl crate::tools::TypedTool for Replace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::test_support::{setup, text as text_of};
+    use crate::tools::test_support::{assert_wrote, setup, text as text_of};
     use crate::tools::{Tool, ToolInfo};
     use gd_protocol::ConfirmationDetails;
     use pretty_assertions::assert_eq;
@@ -366,16 +365,16 @@ mod tests {
         let path = root.join("a.rs");
         fs::write(&path, "fn a() {\n    1\n}\n").unwrap();
         let result = replace(&ctx, args(&path, "    1\n", "    2\n")).await;
-        assert_eq!(result.error, None);
-        assert_eq!(
-            text_of(&result),
-            format!(
+        assert_wrote(
+            &result,
+            &format!(
                 "Successfully modified file: {} (1 replacements).",
                 path.display()
-            )
+            ),
+            "Updated a.rs (+1 \u{2212}1)",
+            &path,
+            "fn a() {\n    2\n}\n",
         );
-        assert_eq!(result.display, "Updated a.rs (+1 \u{2212}1)");
-        assert_eq!(fs::read_to_string(&path).unwrap(), "fn a() {\n    2\n}\n");
     }
 
     #[tokio::test]
@@ -434,16 +433,16 @@ mod tests {
         let (_d, root, ctx) = setup();
         let path = root.join("new/file.txt");
         let result = replace(&ctx, args(&path, "", "hello\n")).await;
-        assert_eq!(result.error, None);
-        assert_eq!(
-            text_of(&result),
-            format!(
+        assert_wrote(
+            &result,
+            &format!(
                 "Created new file: {} with provided content.",
                 path.display()
-            )
+            ),
+            "Created new/file.txt (+1)",
+            &path,
+            "hello\n",
         );
-        assert_eq!(result.display, "Created new/file.txt (+1)");
-        assert_eq!(fs::read_to_string(&path).unwrap(), "hello\n");
 
         let again = replace(&ctx, args(&path, "", "other\n")).await;
         let error = again.error.unwrap();

@@ -1,7 +1,7 @@
 //! Helpers the tools' unit tests share: a temporary workspace and the text
 //! a result sends the model.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::{LlmContent, ToolContext, ToolResult};
 
@@ -26,4 +26,13 @@ pub fn text(result: &ToolResult) -> &str {
         LlmContent::Text(t) => t,
         LlmContent::Parts(_) => panic!("expected text"),
     }
+}
+
+/// Asserts that a call wrote `content` to `path`, telling the model
+/// `message` and people `display`.
+pub fn assert_wrote(result: &ToolResult, message: &str, display: &str, path: &Path, content: &str) {
+    assert_eq!(result.error, None);
+    assert_eq!(text(result), message);
+    assert_eq!(result.display, display);
+    assert_eq!(std::fs::read_to_string(path).unwrap(), content);
 }

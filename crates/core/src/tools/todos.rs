@@ -79,7 +79,6 @@ crate::tools::tool_info! {
     display: "WriteTodos",
     kind: Think,
     description: "Records your plan for a multi-step task as a todo list and shows it to the user. Send the complete list each time; keep exactly one task in_progress while working, and update statuses as you go.",
-
 }
 
 impl crate::tools::TypedTool for WriteTodos {

@@ -39,7 +39,6 @@ crate::tools::tool_info! {
     display: "GoogleSearch",
     kind: Search,
     description: "Searches the web with Google and returns a grounded summary with numbered citations and the list of sources. Use it for current information, documentation and facts that may have changed since training.",
-
     fn describe_call(&self, args: &Value) -> String {
         format!(
             "Searching the web for \"{}\"",

@@ -75,7 +75,6 @@ crate::tools::tool_info! {
     display: "WriteFile",
     kind: Edit,
     description: "Writes the complete content of a file, creating it (and any missing parent directories) or replacing what it holds. The user sees a diff and may approve, edit or reject it. An existing file keeps its line endings, encoding and permissions. For small changes to a large file prefer the replace tool.",
-
     fn describe_call(&self, args: &Value) -> String {
         args.get("file_path")
             .and_then(Value::as_str)
@@ -118,7 +117,7 @@ impl crate::tools::TypedTool for WriteFile {
 mod tests {
     use super::*;
     use crate::tools::ToolErrorKind;
-    use crate::tools::test_support::{setup, text as text_of};
+    use crate::tools::test_support::{assert_wrote, setup, text as text_of};
     use crate::tools::{Tool, ToolInfo};
     use gd_protocol::ConfirmationDetails;
     use gd_protocol::DiffRowKind;
@@ -159,16 +158,16 @@ mod tests {
         assert!(!root.join("src").exists());
 
         let result = tool.execute(args, &ctx).await;
-        assert_eq!(result.error, None);
-        assert_eq!(
-            text_of(&result),
-            format!(
+        assert_wrote(
+            &result,
+            &format!(
                 "Successfully created and wrote to new file: {}.",
                 path.display()
-            )
+            ),
+            "Created src/deep/new.rs (+2)",
+            &path,
+            "fn a() {}\nfn b() {}\n",
         );
-        assert_eq!(result.display, "Created src/deep/new.rs (+2)");
-        assert_eq!(fs::read_to_string(&path).unwrap(), "fn a() {}\nfn b() {}\n");
     }
 
     #[tokio::test]

@@ -9,8 +9,8 @@
 
 //!
 //! * this file: the tool, its arguments and the blocking job;
-//! * [`select`]: which files a call names (paths, globs, exclusions);
-//! * [`output`]: reading them into parts within the output budget.
+//! * `select`: which files a call names (paths, globs, exclusions);
+//! * `output`: reading them into parts within the output budget.
 
 mod output;
 mod select;
@@ -93,6 +93,7 @@ impl ReadManyFiles {
     }
 }
 
+/// The arguments of a `read_many_files` call.
 #[derive(Debug, Deserialize)]
 pub struct Params {
     paths: Vec<String>,
@@ -124,7 +125,6 @@ crate::tools::tool_info! {
     display: "ReadManyFiles",
     kind: Read,
     description: "Reads several files in one call: give file paths, directories or glob patterns relative to the workspace root. Each text file is returned after a `--- <path> ---` line. Files excluded by .gitignore/.geminiignore, dependency and build directories, lock files and binaries are skipped by default. Images, audio, video and PDFs are included only when named explicitly or by extension (e.g. \"*.png\"). Long files are cut; use read_file to read the rest. Useful to get an overview of a directory or of related files.",
-
     fn describe_call(&self, args: &Value) -> String {
         let list = |key: &str| -> Vec<String> {
             args.get(key)

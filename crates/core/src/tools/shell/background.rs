@@ -359,7 +359,6 @@ crate::tools::tool_info! {
     display: "List Background Processes",
     kind: Read,
     description: "Lists the processes started in the background during this session (with is_background, or left running by a command), with their PID, status, start time, output size and command.",
-
 }
 
 impl crate::tools::TypedTool for ListBackgroundProcesses {
@@ -409,6 +408,7 @@ pub struct ReadBackgroundOutput {
     schema: Value,
 }
 
+/// The arguments of a `read_background_output` call.
 #[derive(Debug, Deserialize)]
 pub struct ReadParams {
     pid: i64,
@@ -451,7 +451,6 @@ crate::tools::tool_info! {
     display: "Read Background Output",
     kind: Read,
     description: "Returns the last lines of output (stdout and stderr together) of a process running in the background, and whether it is still running. Optionally waits a moment first.",
-
     fn describe_call(&self, args: &Value) -> String {
         match args.get("pid").and_then(Value::as_i64) {
             Some(pid) => format!("PID {pid}"),

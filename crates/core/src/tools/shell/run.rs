@@ -39,6 +39,8 @@ pub struct RunShellCommand {
     tail_bytes: usize,
 }
 
+/// The arguments of a `run_shell_command` call (`description` is only
+/// shown).
 #[derive(Debug, Deserialize)]
 pub struct Params {
     command: String,

@@ -144,7 +144,6 @@ crate::tools::tool_info! {
     display: "WebFetch",
     kind: Fetch,
     description: "Fetches the web pages whose URLs appear in the prompt (GitHub file pages are fetched raw), converts HTML to text and answers the prompt over their content, citing the sources. Use it to read documentation or pages the user points to.",
-
     fn describe_call(&self, args: &Value) -> String {
         let urls = extract_urls(args["prompt"].as_str().unwrap_or_default());
         format!("Fetching {}", urls.join(", "))
