@@ -34,13 +34,19 @@ pub trait ApprovalPolicy: Send + Sync {
     /// `ProceedAlways` (similar calls, for the rest of the session),
     /// `ProceedAlwaysAndSave` (also in the user's policy files) or
     /// `ProceedAlwaysServer` (every tool of the call's MCP server).
+    /// Policies that keep nothing (tests, the allow-all policy) ignore it:
+    /// forgetting only means the user is asked again, never that more is
+    /// allowed.
     fn remember(
         &self,
         tool: &dyn Tool,
         args: &Value,
         details: Option<&ConfirmationDetails>,
         outcome: ConfirmationOutcome,
-    ) -> Result<(), String>;
+    ) -> Result<(), String> {
+        let _ = (tool, args, details, outcome);
+        Ok(())
+    }
 
     /// Switches the approval mode for the following decisions
     /// (`Op::OverrideTurnContext`). Policies without modes (tests, the
@@ -65,16 +71,6 @@ pub struct AllowAll;
 impl ApprovalPolicy for AllowAll {
     fn decide(&self, _tool: &dyn Tool, _args: &Value) -> Verdict {
         Verdict::Allow
-    }
-
-    fn remember(
-        &self,
-        _: &dyn Tool,
-        _: &Value,
-        _: Option<&ConfirmationDetails>,
-        _: ConfirmationOutcome,
-    ) -> Result<(), String> {
-        Ok(())
     }
 }
 

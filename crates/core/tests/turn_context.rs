@@ -9,9 +9,7 @@ use std::time::Duration;
 use common::*;
 use gd_core::approval::{ApprovalPolicy, ModeRefused, Verdict};
 use gd_core::tools::Tool;
-use gd_protocol::{
-    ApprovalMode, ConfirmationDetails, ConfirmationOutcome, Event, Op, TurnStatus, TurnUsage,
-};
+use gd_protocol::{ApprovalMode, Event, Op, TurnStatus, TurnUsage};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -140,16 +138,6 @@ struct ModePolicy {
 impl ApprovalPolicy for ModePolicy {
     fn decide(&self, _: &dyn Tool, _: &Value) -> Verdict {
         Verdict::Allow
-    }
-
-    fn remember(
-        &self,
-        _: &dyn Tool,
-        _: &Value,
-        _: Option<&ConfirmationDetails>,
-        _: ConfirmationOutcome,
-    ) -> Result<(), String> {
-        Ok(())
     }
 
     fn set_approval_mode(&self, mode: ApprovalMode) -> Result<(), ModeRefused> {

@@ -186,15 +186,6 @@ impl ApprovalPolicy for FixedPolicy {
     fn decide(&self, _tool: &dyn Tool, _args: &Value) -> Verdict {
         self.0.clone()
     }
-    fn remember(
-        &self,
-        _: &dyn Tool,
-        _: &Value,
-        _: Option<&ConfirmationDetails>,
-        _: ConfirmationOutcome,
-    ) -> Result<(), String> {
-        Ok(())
-    }
 }
 
 /// Runs one web_fetch call through the scheduler, declining any
