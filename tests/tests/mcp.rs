@@ -299,6 +299,14 @@ async fn a_server_added_in_the_panel_is_written_and_connects() -> Result<()> {
     )
     .await?;
     app.wait_ready().await?;
+    // The header's model pill grows when the session's model list arrives, moving the buttons
+    // beside it: click once it has (a click computed before the move can land on Settings).
+    app.wait_for_script(
+        "return document.querySelector('[data-testid=connection-status]')?.dataset.state === 'connected' \
+         && !!document.querySelector('[data-testid=model-select]');",
+        "the session is connected and its model list is in the header",
+    )
+    .await?;
     app.click("mcp-open").await?;
     app.click("mcp-add-open").await?;
     let script = repo_root().join("tests/fixtures/mcp/fixture_server.py");
