@@ -85,8 +85,12 @@ function authBackend(cfg) {
     s.channel = null;
     if (w) result.ok ? w.resolve(result.ok) : w.reject(result.err);
   };
+  // `holdStatus`: auth_status answers only after `__gdAuth.releaseStatus()` (a slow keyring probe).
+  let releaseStatus;
+  const statusHeld = cfg.holdStatus ? new Promise((resolve) => (releaseStatus = resolve)) : null;
   window.__gdAuth = {
     state: s,
+    releaseStatus: () => releaseStatus?.(),
     stage(stage) {
       window.__gd.emitTo(s.channel, stage);
     },
@@ -114,6 +118,7 @@ function authBackend(cfg) {
         if (!s.ready) throw { kind: "auth", message: cfg.startMessage ?? "Not configured." };
         return undefined; // the normal mock starts the session
       case "auth_status":
+        if (statusHeld) await statusHeld;
         return status();
       case "auth_set_api_key":
         if (String(args.key).startsWith("offline")) {
@@ -298,9 +303,16 @@ describe("sign-in screen", () => {
           b.classList.contains("primary"),
         ]),
       );
-    const app = await open({ clientConfigured: false });
+    // While gd-auth's answer is on its way the screen offers no choice, rather than a default
+    // order that then moves under the pointer.
+    const app = await open({ clientConfigured: false, holdStatus: true });
     await app.tid("signin-screen").waitFor();
     await app.waitForCall("auth_status");
+    await app.tid("signin-checking").waitFor();
+    assert.deepEqual(await order(app), []);
+    await auth(app, "releaseStatus", []);
+    await app.tid("signin-api-key").waitFor();
+    assert.equal(await app.tid("signin-checking").count(), 0);
     await app.page.waitForFunction(() => document.querySelector('[data-testid="signin-api-key"]')?.classList.contains("primary"));
     assert.deepEqual(await order(app), [
       ["signin-api-key", true],
