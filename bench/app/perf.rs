@@ -5,9 +5,13 @@
 //! for what is measured and how.
 //!
 //!     cargo run --release -p gd-e2e --example app-perf -- [--runs 5] [--idle-secs 5]
-//!         [--stream-secs 10] [--rate 2000] [--chunk-chars 5] [--json OUT.json]
+//!         [--stream-secs 10] [--rate 2000] [--chunk-chars 5] [--report OUT.json]
+//!     cargo run --release -p gd-e2e --example app-perf -- --budget [--runs 5] [--idle-secs 5]
+//!         [--messages 200] [--json]
 //!
-//! The app binary is `GD_E2E_APP` (or the one in the same target directory and profile).
+//! `--budget` measures the performance budget's desktop figures instead (see `budget.rs`);
+//! `--json` prints them as one JSON line at the end of stdout. The app binary is `GD_E2E_APP`
+//! (or the one in the same target directory and profile).
 
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -19,6 +23,13 @@ use gd_fake_gemini::FakeGemini;
 use gd_fake_gemini::fixtures::copy_peer_workspace;
 use serde_json::{Value, json};
 
+#[path = "budget.rs"]
+mod budget;
+#[path = "floor.rs"]
+mod floor;
+#[path = "seed.rs"]
+mod seed;
+
 /// Appended to the streamed text; the page hook looks for it to know the message is complete.
 const END_MARK: &str = "ZZBENCHENDZZ";
 
@@ -28,7 +39,14 @@ struct Options {
     stream_secs: f64,
     rate: f64,
     chunk_chars: usize,
-    json: Option<PathBuf>,
+    /// Where to write the full report (JSON).
+    report: Option<PathBuf>,
+    /// Measure the budget figures (floor, app, app with a long conversation) instead.
+    budget: bool,
+    /// Messages of the stored conversation the budget opens.
+    messages: usize,
+    /// Print the figures as one JSON line at the end of stdout.
+    json: bool,
 }
 
 fn options() -> Result<Options> {
@@ -38,7 +56,10 @@ fn options() -> Result<Options> {
         stream_secs: 10.0,
         rate: 2000.0,
         chunk_chars: 5,
-        json: None,
+        report: None,
+        budget: false,
+        messages: 200,
+        json: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -49,7 +70,10 @@ fn options() -> Result<Options> {
             "--stream-secs" => options.stream_secs = value()?.parse()?,
             "--rate" => options.rate = value()?.parse()?,
             "--chunk-chars" => options.chunk_chars = value()?.parse()?,
-            "--json" => options.json = Some(PathBuf::from(value()?)),
+            "--report" => options.report = Some(PathBuf::from(value()?)),
+            "--messages" => options.messages = value()?.parse()?,
+            "--budget" => options.budget = true,
+            "--json" => options.json = true,
             other => bail!("unknown option {other}"),
         }
     }
@@ -226,6 +250,16 @@ fn stream_text(chars: usize) -> String {
 }
 
 async fn launch(name: &str, ws: &Path, fake: &FakeGemini) -> Result<App> {
+    launch_with(name, ws, fake, &[]).await
+}
+
+/// [`launch`] with more variables for the app.
+async fn launch_with(
+    name: &str,
+    ws: &Path,
+    fake: &FakeGemini,
+    more: &[(&str, &str)],
+) -> Result<App> {
     let base = fake.base_url();
     let gpu = if std::env::var("GD_BENCH_GPU").as_deref() == Ok("1") {
         "1"
@@ -250,6 +284,7 @@ async fn launch(name: &str, ws: &Path, fake: &FakeGemini) -> Result<App> {
             env.push((key.to_owned(), value.to_owned()));
         }
     }
+    env.extend(more.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     App::launch_with_env(name, &[ws], &env).await
 }
@@ -486,6 +521,9 @@ async fn main() -> Result<()> {
     let binary = gd_e2e::app_binary()?.canonicalize()?;
     eprintln!("app: {}", binary.display());
     let fake = FakeGemini::start(json!({"steps": [{"text": "OK"}]}));
+    if o.budget {
+        return budget::run(&o, &binary, &fake).await;
+    }
 
     let mut startups = Vec::new();
     let mut idle = Vec::new();
@@ -595,7 +633,7 @@ async fn main() -> Result<()> {
         streaming.rss_after_mb
     );
 
-    if let Some(path) = &o.json {
+    if let Some(path) = &o.report {
         let idle_json: Vec<Value> = idle
             .iter()
             .map(|mem| {

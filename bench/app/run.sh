@@ -9,6 +9,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
+target=${CARGO_TARGET_DIR:-$root/target}
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   if [ ! -d ui/node_modules ]; then npm --prefix ui ci; fi
   npm --prefix ui run build
@@ -17,5 +18,5 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
 fi
 mkdir -p bench/out
 out="bench/out/app-perf-$(date -u +%Y%m%dT%H%M%SZ).json"
-GD_E2E_APP="$root/target/release/gemini-desktop" \
-  "$root/target/release/examples/app-perf" --json "$out" "$@"
+GD_E2E_APP="$target/release/gemini-desktop" \
+  "$target/release/examples/app-perf" --report "$out" "$@"

@@ -17,7 +17,8 @@
 //! - [`single_instance`]: what a second launch does to the running app;
 //! - [`logging`]: `tracing` to stderr and to a rolling file in the app's log directory;
 //! - [`renderer`]: WebKitGTK's compositing choice (off unless `GEMINI_DESKTOP_GPU=1`);
-//! - [`first_paint`]: the window starts hidden and is shown at the UI's first paint.
+//! - [`first_paint`]: the window starts hidden and is shown at the UI's first paint;
+//! - [`allocator`]: glibc malloc's arenas, capped (memory of the app's own threads).
 //!
 //! Plugins (all Tauri 2.x):
 //! - `single-instance`: one app per user session, see [`single_instance`];
@@ -29,6 +30,7 @@
 //!   capability only allows `http(s)://` URLs with the default browser); Google sign-in's
 //!   authorization URL is opened from Rust (see [`signin`]).
 
+pub mod allocator;
 pub mod args;
 pub mod boot;
 #[cfg(test)]
@@ -63,6 +65,7 @@ const EXIT_USAGE: i32 = 2;
 
 /// Starts the app and blocks until it exits.
 pub fn run() {
+    allocator::configure();
     renderer::configure();
     logging::init();
 

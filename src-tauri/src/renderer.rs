@@ -8,15 +8,32 @@
 //! user asks for it with `GEMINI_DESKTOP_GPU=1`, or set `WEBKIT_DISABLE_COMPOSITING_MODE`
 //! themselves (which then wins). The end-to-end tests keep compositing on: WebKitWebDriver's
 //! screenshots never answer without it.
+//!
+//! With compositing off nothing in the app's own process draws with GL either, so GDK's GL
+//! support is turned off too (`GDK_GL=disable`, unless the user set `GDK_GL`). Otherwise GDK
+//! sets up GLX when it opens the display, to pick a visual for GL windows we never create: on a
+//! machine without a GPU that loads Mesa's llvmpipe (libLLVM), ~150 ms of a 2-core VM's start
+//! spent before the window and its web process are created (bench/results/desktop.md). WebKit
+//! still needs an EGL display of its own, which it opens while its web process starts, in
+//! parallel.
 
 /// Environment variable that keeps WebKit's GPU compositing on.
 pub const GPU_ENV: &str = "GEMINI_DESKTOP_GPU";
 
 const WEBKIT_COMPOSITING_ENV: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
 
+/// GTK 3's switch for GDK's GL support (`disable` turns it off).
+const GDK_GL_ENV: &str = "GDK_GL";
+
 /// Whether compositing should be turned off, given the two variables' values.
 fn disable_compositing(gpu: Option<&str>, webkit: Option<&str>) -> bool {
     webkit.is_none() && !matches!(gpu, Some("1" | "true" | "yes"))
+}
+
+/// Whether GDK's GL support should be turned off: when compositing is, unless the user chose
+/// (`GDK_GL` set to anything).
+fn disable_gdk_gl(compositing_disabled: bool, gdk_gl: Option<&std::ffi::OsStr>) -> bool {
+    compositing_disabled && gdk_gl.is_none()
 }
 
 /// Applies the choice. Must run before WebKit starts and before the process has other threads
@@ -31,12 +48,16 @@ pub fn configure() {
         // SAFETY: called first thing in `run`, while the process is single-threaded, so no
         // other thread can read the environment concurrently.
         unsafe { std::env::set_var(WEBKIT_COMPOSITING_ENV, "1") };
+        if disable_gdk_gl(true, std::env::var_os(GDK_GL_ENV).as_deref()) {
+            // SAFETY: as above.
+            unsafe { std::env::set_var(GDK_GL_ENV, "disable") };
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::disable_compositing;
+    use super::{disable_compositing, disable_gdk_gl};
 
     #[test]
     fn off_by_default_on_with_the_gpu_switch_and_user_choice_wins() {
@@ -45,5 +66,14 @@ mod tests {
         assert!(disable_compositing(Some("0"), None));
         assert!(!disable_compositing(None, Some("0")));
         assert!(!disable_compositing(None, Some("1")));
+    }
+
+    #[test]
+    fn gdk_gl_goes_with_compositing_unless_the_user_set_it() {
+        use std::ffi::OsStr;
+        assert!(disable_gdk_gl(true, None));
+        assert!(!disable_gdk_gl(false, None));
+        assert!(!disable_gdk_gl(true, Some(OsStr::new("always"))));
+        assert!(!disable_gdk_gl(true, Some(OsStr::new(""))));
     }
 }

@@ -13,6 +13,7 @@ import type { Checkpoint, RestoreChoice } from "./checkpoints.svelte";
 import { ConfirmationQueue } from "./confirmations.svelte";
 import { type EventOwners, routeEvent } from "./events";
 import { HistoryBrowser } from "./history.svelte";
+import { markdown } from "./markdown-loader.svelte";
 import { McpStore } from "./mcp.svelte";
 import { MemoryStore } from "./memory.svelte";
 import { SessionStore } from "./session.svelte";
@@ -323,7 +324,13 @@ export class AppController {
   /** Shows the last page of a resumed session's transcript in the chat. */
   private async loadTranscript(sessionId: string, generation: number): Promise<void> {
     try {
-      const page = await api.commands.historyPage({ sessionId, from: { from: "end" }, limit: 50, maxBytes: null });
+      // The Markdown renderer and the code languages the transcript uses load meanwhile, so the
+      // conversation shows formatted at once (markdown-loader.svelte.ts).
+      const [page, renderer] = await Promise.all([
+        api.commands.historyPage({ sessionId, from: { from: "end" }, limit: 50, maxBytes: null }),
+        markdown.load().catch(() => null),
+      ]);
+      await renderer?.loadLanguagesOf(page.messages.map((m) => m.text));
       if (this.session.isCurrent(generation)) this.chat.loadTranscript(page.messages, page.has_before);
     } catch (error) {
       if (this.session.isCurrent(generation)) {
@@ -364,6 +371,8 @@ export class AppController {
     const handled = await this.slash.run(prompt);
     if (handled !== null) return handled;
     this.chat.addUser(prompt);
+    // The answer will need the Markdown renderer: load it while the request is on its way.
+    void markdown.load();
     this.session.busy = true;
     try {
       await this.session.submit({ type: "user_turn", items: [{ type: "text", text: prompt }] });

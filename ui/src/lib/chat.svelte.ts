@@ -14,7 +14,8 @@ import type { ToolCallStatus } from "../protocol/ToolCallStatus";
 import type { TurnStatus } from "../protocol/TurnStatus";
 import type { TurnUsage } from "../protocol/TurnUsage";
 import { type Checkpoint, CheckpointStore } from "./checkpoints.svelte";
-import { MarkdownStream } from "./markdown";
+import type { Block, MarkdownStream } from "./markdown";
+import { markdown } from "./markdown-loader.svelte";
 import { describeCall } from "./tools";
 import { transcriptEntries } from "./transcript";
 import { transcriptItems } from "./transcript-items";
@@ -35,8 +36,24 @@ export class ModelItem {
   readonly id = nextId++;
   text = $state("");
   streaming = $state(true);
-  /** Renders the answer as it streams, see markdown.ts. */
-  readonly markdown = new MarkdownStream();
+  /** Renders the answer as it streams, see markdown.ts (created once the renderer is loaded). */
+  private stream: MarkdownStream | null = null;
+
+  /**
+   * The answer's blocks, or null while the Markdown renderer is still loading (it is asked for
+   * here if nobody did yet; see markdown-loader.svelte.ts). Reactive on the text, the renderer
+   * and the highlighting languages that come in.
+   */
+  render(): Block[] | null {
+    const module = markdown.module;
+    void markdown.languages;
+    if (!module) {
+      void markdown.load();
+      return null;
+    }
+    this.stream ??= new module.MarkdownStream();
+    return this.stream.render(this.text, !this.streaming);
+  }
 }
 
 export class ThoughtItem {

@@ -9,6 +9,7 @@ import type { StoredMessage } from "../protocol/StoredMessage";
 import type { Page } from "../protocol/Page";
 import type { PageFrom } from "../protocol/PageFrom";
 import { Checkpoint, type RestoreChoice } from "./checkpoints.svelte";
+import { markdown } from "./markdown-loader.svelte";
 import { hitTerms } from "./transcript-mark";
 
 /** Start and end of a matched word in a search snippet (gd-store's highlight markers). */
@@ -134,9 +135,18 @@ export class Transcript {
     }
   }
 
-  /** A page of this session's transcript (long messages cut, see TRANSCRIPT_MAX_BYTES). */
-  private page(from: PageFrom): Promise<Page> {
-    return api.commands.historyPage({ sessionId: this.session.id, from, limit: TRANSCRIPT_PAGE, maxBytes: TRANSCRIPT_MAX_BYTES });
+  /**
+   * A page of this session's transcript (long messages cut, see TRANSCRIPT_MAX_BYTES), once the
+   * Markdown renderer and the code languages it uses are loaded (markdown-loader.svelte.ts): the
+   * answers show formatted at once, and a search hit is marked in their final DOM.
+   */
+  private async page(from: PageFrom): Promise<Page> {
+    const [page, renderer] = await Promise.all([
+      api.commands.historyPage({ sessionId: this.session.id, from, limit: TRANSCRIPT_PAGE, maxBytes: TRANSCRIPT_MAX_BYTES }),
+      markdown.load().catch(() => null),
+    ]);
+    await renderer?.loadLanguagesOf(page.messages.map((m) => m.text));
+    return page;
   }
 
   async load(from: PageFrom): Promise<void> {

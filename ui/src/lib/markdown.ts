@@ -5,71 +5,17 @@
 // is cached by its source, so while an answer streams only its last block is parsed,
 // highlighted and sanitised again, and the blocks before it keep their DOM nodes.
 import DOMPurify from "dompurify";
-import hljs from "highlight.js/lib/core";
-import bash from "highlight.js/lib/languages/bash";
-import c from "highlight.js/lib/languages/c";
-import cpp from "highlight.js/lib/languages/cpp";
-import css from "highlight.js/lib/languages/css";
-import diff from "highlight.js/lib/languages/diff";
-import go from "highlight.js/lib/languages/go";
-import ini from "highlight.js/lib/languages/ini";
-import java from "highlight.js/lib/languages/java";
-import javascript from "highlight.js/lib/languages/javascript";
-import json from "highlight.js/lib/languages/json";
-import markdown from "highlight.js/lib/languages/markdown";
-import python from "highlight.js/lib/languages/python";
-import rust from "highlight.js/lib/languages/rust";
-import shell from "highlight.js/lib/languages/shell";
-import sql from "highlight.js/lib/languages/sql";
-import typescript from "highlight.js/lib/languages/typescript";
-import xml from "highlight.js/lib/languages/xml";
-import yaml from "highlight.js/lib/languages/yaml";
 import { Marked, type Token, type TokensList } from "marked";
+import { highlight, languagesLoaded } from "./highlight";
 
-// A curated set (the full highlight.js is ~10x larger). Each brings its usual aliases
-// (ts, js, sh, rs, py, html, yml, toml via ini, ...).
-const languages = {
-  bash,
-  c,
-  cpp,
-  css,
-  diff,
-  go,
-  ini,
-  java,
-  javascript,
-  json,
-  markdown,
-  python,
-  rust,
-  shell,
-  sql,
-  typescript,
-  xml,
-  yaml,
-};
-for (const [name, language] of Object.entries(languages)) hljs.registerLanguage(name, language);
-hljs.registerAliases(["toml"], { languageName: "ini" });
-hljs.registerAliases(["console", "zsh"], { languageName: "bash" });
-hljs.registerAliases(["jsonc"], { languageName: "json" });
+export { highlight, languagesLoaded, loadLanguagesOf, onLanguageLoaded } from "./highlight";
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
-/** Highlighted HTML of a code block (escaped plain text for unknown languages). */
-export function highlight(code: string, lang: string | undefined): { html: string; language: string | null } {
-  const name = (lang ?? "").trim().split(/\s+/)[0]?.toLowerCase() ?? "";
-  const language = name ? hljs.getLanguage(name) : undefined;
-  if (language && name) {
-    try {
-      return { html: hljs.highlight(code, { language: name, ignoreIllegals: true }).value, language: name };
-    } catch {
-      // fall through to plain text
-    }
-  }
-  return { html: escapeHtml(code), language: name || null };
-}
+/** Set when a code block was rendered plain because its language is still loading. */
+let pendingLanguage = false;
 
 /**
  * Code blocks longer than this are rendered without highlighting (see [`MarkdownStream`]: the
@@ -91,8 +37,11 @@ const marked = new Marked({
       return escapeHtml(text);
     },
     code({ text, lang }) {
-      const { html, language } =
-        text.length > plainCodeOver ? { html: escapeHtml(text), language: lang?.trim().split(/\s+/)[0] || null } : highlight(text, lang);
+      const { html, language, pending } =
+        text.length > plainCodeOver
+          ? { html: escapeHtml(text), language: lang?.trim().split(/\s+/)[0] || null, pending: false }
+          : highlight(text, lang);
+      if (pending) pendingLanguage = true;
       const label = language ? ` data-lang="${escapeHtml(language)}"` : "";
       const cls = language ? ` language-${escapeHtml(language)}` : "";
       // The language label and the copy button's caption are CSS-generated, so the message's
@@ -204,6 +153,12 @@ export class MarkdownStream {
   /** HTML of the live blocks by source. */
   private readonly cache = new Map<string, string>();
   private whole: { text: string; blocks: Block[] } | null = null;
+  /**
+   * `languagesLoaded()` when a code block was last rendered plain because its language was
+   * still loading (see highlight.ts); null when none was. Once another language has come in,
+   * everything is rendered again.
+   */
+  private waitingSince: number | null = null;
 
   /**
    * The blocks of `text`, which extends the text of the previous call while the answer
@@ -211,6 +166,18 @@ export class MarkdownStream {
    * link definitions (or one that never streamed) is rendered whole.
    */
   render(text: string, final: boolean): Block[] {
+    if (this.waitingSince !== null && this.waitingSince !== languagesLoaded()) this.reset();
+    const languages = languagesLoaded();
+    pendingLanguage = false;
+    try {
+      return this.renderNow(text, final);
+    } finally {
+      if (pendingLanguage) this.waitingSince = languages;
+      pendingLanguage = false;
+    }
+  }
+
+  private renderNow(text: string, final: boolean): Block[] {
     if (!text.startsWith(this.frozenSource)) this.reset();
     if (final && (this.frozen.length === 0 || LINK_DEFINITION.test(text))) {
       if (this.whole?.text !== text) this.whole = { text, blocks: renderBlocks(text, new Map()) };
@@ -265,6 +232,7 @@ export class MarkdownStream {
   }
 
   private reset(): void {
+    this.waitingSince = null;
     this.frozenSource = "";
     this.frozen = [];
     this.cache.clear();
