@@ -119,10 +119,16 @@ impl Floor {
                 .stderr(Stdio::null()),
         )?;
         let line = first_line(&mut session.0, "content")?;
+        // Other processes of the session (D-Bus activating the accessibility registry) share
+        // the pipe, and their output can land in the middle of the line: read the number only.
         let start_to_content: f64 = line
-            .trim()
             .strip_prefix("content ")
-            .and_then(|s| s.parse().ok())
+            .map(|rest| {
+                rest.chars()
+                    .take_while(|c| c.is_ascii_digit() || *c == '.')
+                    .collect::<String>()
+            })
+            .and_then(|number| number.parse().ok())
             .with_context(|| format!("the floor said {line:?}"))?;
         let pid = crate::process_tree(session.0.id()).into_iter().find(|pid| {
             std::fs::read_to_string(format!("/proc/{pid}/comm"))
