@@ -23,6 +23,16 @@ use tokio_util::sync::CancellationToken;
 use tracing::{debug, warn};
 
 use crate::events::EventSink;
+use crate::history::HistoryRecorder;
+use gd_gemini::sent::Sent;
+
+/// What a request's answer waits for: the recorder committing the prompt
+/// (settled before the first piece of the answer is handled), and the
+/// [`Sent`] that tells it the request has gone out.
+struct Gate<'a> {
+    recorder: Option<&'a mut HistoryRecorder>,
+    sent: Option<Sent>,
+}
 use crate::loop_detection::{LoopDetected, LoopDetector};
 use crate::thought::parse_thought;
 
@@ -198,10 +208,15 @@ impl Chat {
         cancel: &CancellationToken,
         sink: &EventSink,
         loops: &mut LoopDetector,
+        recorder: Option<&mut HistoryRecorder>,
+        sent: Option<Sent>,
     ) -> Result<ModelResponse, ChatError> {
         let is_prompt = !message.has_function_response();
         self.history.push(message);
-        let result = self.stream_response(prompt_id, cancel, sink, loops).await;
+        let mut gate = Gate { recorder, sent };
+        let result = self
+            .stream_response(prompt_id, cancel, sink, loops, &mut gate)
+            .await;
         match &result {
             Ok(response) => {
                 if let Some(usage) = &response.usage {
@@ -222,6 +237,7 @@ impl Chat {
         cancel: &CancellationToken,
         sink: &EventSink,
         loops: &mut LoopDetector,
+        gate: &mut Gate<'_>,
     ) -> Result<ModelResponse, ChatError> {
         let request = self.build_request();
         let meta = RequestMeta {
@@ -234,7 +250,7 @@ impl Chat {
             let collected = tokio::select! {
                 biased;
                 _ = cancel.cancelled() => return Err(ChatError::Cancelled),
-                collected = self.collect_stream(&request, &meta, sink, loops) => collected?,
+                collected = self.collect_stream(&request, &meta, sink, loops, gate) => collected?,
             };
             let latency = started.elapsed();
             if let Some(reason) = collected.block_reason {
@@ -262,16 +278,32 @@ impl Chat {
     }
 
     /// Reads one streamed response, emitting thoughts and text as they come.
+    ///
+    /// The gate's recorder is settled (the prompt committing while the
+    /// request is in flight) before anything of the response is handled, an
+    /// error or a retry notice included: nothing of the answer reaches
+    /// `sink` before the prompt is on disk.
     async fn collect_stream(
         &self,
         request: &GenerateContentRequest,
         meta: &RequestMeta,
         sink: &EventSink,
         loops: &mut LoopDetector,
+        gate: &mut Gate<'_>,
     ) -> Result<Collected, ChatError> {
-        let mut stream = std::pin::pin!(self.client.stream(&self.model, request, meta));
+        let stream = self
+            .client
+            .stream_notifying(&self.model, request, meta, gate.sent.take());
+        let mut stream = std::pin::pin!(stream);
         let mut collected = Collected::default();
-        while let Some(item) = stream.next().await {
+        loop {
+            let item = stream.next().await;
+            if let Some(recorder) = gate.recorder.take() {
+                recorder.settle(sink).await;
+            }
+            let Some(item) = item else {
+                break;
+            };
             let chunk = match item? {
                 StreamEvent::Retry(notice) => {
                     sink.emit(Event::Retrying {

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Spawn -> first model request of the headless CLI, fresh HOME against warm HOME.
+
+    bench/first_request.py CLI FAKE [--json] [--runs N] [--no-strace] [--callgrind]
+
+CLI is gemini-desktop-cli, FAKE the fake-gemini binary (gd-fake-gemini). Each run spawns
+`CLI -p PROMPT -o json -m gemini-2.5-flash --skip-trust` in a small workspace against the fake
+(scenario a_text: one text answer). "Fresh" runs get a new empty HOME (so the history database is
+created), "warm" runs reuse one HOME that already has it. The two are interleaved (A B B A ...).
+
+The time is the fake's record of the first request's arrival (`ts`, wall clock, seconds since the
+epoch, taken when the request's body is in) minus the wall-clock time read just before the spawn:
+the same clock on both sides.
+
+With strace (default), one more fresh-HOME run under `strace -f -y` gives deterministic counts up to
+the moment the HTTP request is written to its socket: fsync/fdatasync calls, bytes written to files,
+and syscalls (futex and sched_yield left out: their number depends on thread scheduling). The
+median of three traced runs is reported.
+
+With --callgrind, one fresh-HOME run under `valgrind --tool=callgrind` gives the instructions of the
+whole run (every thread), `headless.a_text_instructions`.
+
+The last line of stdout is the JSON object `{"figures": {...}, "meta": {...}}`.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCENARIO = os.path.join(ROOT, "tests/fixtures/peer-bench/scenarios/a_text.json")
+PROMPT = "What is 2+2?"
+EXPECTED = "Hello from the fake model. 2+2=4."
+
+
+def log(*args):
+    print(*args, file=sys.stderr, flush=True)
+
+
+class Fake:
+    def __init__(self, binary, workdir):
+        port_file = os.path.join(workdir, "port")
+        self.proc = subprocess.Popen(
+            [binary, "--port", "0", "--port-file", port_file, "--scenario", SCENARIO],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.time() + 20
+        while not (os.path.exists(port_file) and open(port_file).read().strip()):
+            if time.time() > deadline or self.proc.poll() is not None:
+                raise SystemExit("the fake server did not start")
+            time.sleep(0.02)
+        self.url = "http://127.0.0.1:%s" % open(port_file).read().strip()
+
+    def _call(self, path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.url + path, data=data, method="POST" if data else "GET")
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.load(r)
+
+    def reset(self):
+        self._call("/__admin/reset", {})
+
+    def first_request_ts(self):
+        reqs = self._call("/__admin/requests")["requests"]
+        if not reqs:
+            return None
+        return min(r["ts"] for r in reqs)
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait()
+
+
+def make_workspace(base):
+    ws = os.path.join(base, "workspace")
+    os.makedirs(os.path.join(ws, "src"))
+    with open(os.path.join(ws, "README.md"), "w") as f:
+        f.write("# demo\n\nA tiny project.\n")
+    with open(os.path.join(ws, "src", "main.rs"), "w") as f:
+        f.write('fn main() {\n    println!("hi");\n}\n')
+    with open(os.path.join(ws, "Cargo.toml"), "w") as f:
+        f.write('[package]\nname = "demo"\nversion = "0.1.0"\n')
+    return ws
+
+
+def env_for(home, fake):
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": home,
+        "GEMINI_API_KEY": "fake-key",
+        "GOOGLE_GEMINI_BASE_URL": fake.url,
+        "LANG": "C.UTF-8",
+    }
+
+
+def cli_args(cli):
+    return [cli, "-p", PROMPT, "-o", "json", "-m", "gemini-2.5-flash", "--skip-trust"]
+
+
+def check_output(stdout, rc, what):
+    if rc != 0:
+        raise SystemExit("%s: the CLI exited with %d" % (what, rc))
+    answer = json.loads(stdout).get("response")
+    if answer != EXPECTED:
+        raise SystemExit("%s: unexpected answer %r" % (what, answer))
+
+
+def timed_run(cli, fake, home, ws):
+    """Milliseconds from spawn to the first request's arrival."""
+    fake.reset()
+    env = env_for(home, fake)
+    t0 = time.time()
+    proc = subprocess.Popen(cli_args(cli), cwd=ws, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    out, err = proc.communicate(timeout=60)
+    if proc.returncode != 0:
+        log(err.decode(errors="replace"))
+    check_output(out, proc.returncode, "run")
+    ts = fake.first_request_ts()
+    if ts is None:
+        raise SystemExit("the fake saw no request")
+    return (ts - t0) * 1000.0
+
+
+SYSCALL = re.compile(r"^\d+\s+(?:<\.\.\. )?([a-z0-9_]+)\(")
+WRITE = re.compile(r"^\d+\s+(write|pwrite64|writev|pwritev|pwritev2)\((\d+)<([^>]*)>")
+RESULT = re.compile(r"=\s+(-?\d+)")
+
+
+def strace_counts(cli, fake, base, ws):
+    """fsyncs, bytes written to files and syscalls before the HTTP request is written."""
+    home = tempfile.mkdtemp(prefix="fresh-", dir=base)
+    trace = os.path.join(base, "strace.txt")
+    fake.reset()
+    proc = subprocess.run(["strace", "-f", "-y", "-s", "48", "-o", trace] + cli_args(cli),
+                          cwd=ws, env=env_for(home, fake), capture_output=True, timeout=120)
+    check_output(proc.stdout, proc.returncode, "strace run")
+    fsyncs = syscalls = written = 0
+    sent = False
+    for line in open(trace, errors="replace"):
+        if "resumed>" in line or line.split(None, 1)[-1].startswith(("+++", "---")):
+            # The second half of an interrupted call, a signal or an exit: not a new call.
+            continue
+        m = SYSCALL.match(line)
+        if not m:
+            continue
+        name = m.group(1)
+        w = WRITE.match(line)
+        if w and "socket:" in w.group(3) and "POST " in line:
+            sent = True
+            break
+        if name not in ("futex", "sched_yield"):
+            syscalls += 1
+        if name in ("fsync", "fdatasync"):
+            fsyncs += 1
+        if w and w.group(3).startswith("/"):
+            r = RESULT.search(line.rsplit(")", 1)[-1] if "unfinished" not in line else "")
+            if r and int(r.group(1)) > 0:
+                written += int(r.group(1))
+    if not sent:
+        raise SystemExit("strace: no HTTP request found in the trace")
+    shutil.rmtree(home, ignore_errors=True)
+    return fsyncs, written, syscalls
+
+
+def callgrind_instructions(cli, fake, base, ws):
+    home = tempfile.mkdtemp(prefix="fresh-", dir=base)
+    out = os.path.join(base, "callgrind.out")
+    fake.reset()
+    proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out]
+                          + cli_args(cli), cwd=ws, env=env_for(home, fake),
+                          capture_output=True, timeout=600)
+    check_output(proc.stdout, proc.returncode, "callgrind run")
+    for line in open(out):
+        if line.startswith(("summary:", "totals:")):
+            return int(line.split()[1])
+    raise SystemExit("callgrind: no summary")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("cli")
+    ap.add_argument("fake")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--no-strace", action="store_true")
+    ap.add_argument("--callgrind", action="store_true")
+    a = ap.parse_args()
+
+    base = tempfile.mkdtemp(prefix="first-request-")
+    fake = Fake(a.fake, base)
+    try:
+        ws = make_workspace(base)
+        warm_home = os.path.join(base, "warm-home")
+        os.makedirs(warm_home)
+        # Untimed: page the binary in, create the warm HOME's database.
+        timed_run(a.cli, fake, warm_home, ws)
+        timed_run(a.cli, fake, tempfile.mkdtemp(prefix="fresh-", dir=base), ws)
+        fresh, warm = [], []
+        for i in range(a.runs):
+            order = ("fresh", "warm") if i % 2 == 0 else ("warm", "fresh")
+            for kind in order:
+                if kind == "fresh":
+                    home = tempfile.mkdtemp(prefix="fresh-", dir=base)
+                    fresh.append(timed_run(a.cli, fake, home, ws))
+                    shutil.rmtree(home, ignore_errors=True)
+                else:
+                    warm.append(timed_run(a.cli, fake, warm_home, ws))
+        figures = {
+            "first_request.fresh_home_ms": round(statistics.median(fresh), 2),
+            "first_request.warm_home_ms": round(statistics.median(warm), 2),
+        }
+        log("fresh HOME: median %.2f ms (min %.2f, max %.2f) over %d runs"
+            % (statistics.median(fresh), min(fresh), max(fresh), len(fresh)))
+        log("warm HOME:  median %.2f ms (min %.2f, max %.2f) over %d runs"
+            % (statistics.median(warm), min(warm), max(warm), len(warm)))
+        meta = {
+            "runs": a.runs,
+            "fresh_ms": [round(x, 2) for x in fresh],
+            "warm_ms": [round(x, 2) for x in warm],
+            "loadavg": open("/proc/loadavg").read().split()[:3],
+            "cli": a.cli,
+        }
+        if not a.no_strace and shutil.which("strace"):
+            counts = [strace_counts(a.cli, fake, base, ws) for _ in range(3)]
+            fsyncs = statistics.median(c[0] for c in counts)
+            written = statistics.median(c[1] for c in counts)
+            syscalls = statistics.median(c[2] for c in counts)
+            figures["first_request.fresh_home_fsyncs_before"] = fsyncs
+            figures["first_request.fresh_home_syscalls_before"] = syscalls
+            figures["first_request.fresh_home_bytes_written_before"] = written
+            meta["strace_runs"] = [list(c) for c in counts]
+            log("before the request (fresh HOME, strace): %d fsync/fdatasync, %d bytes written "
+                "to files, %d syscalls (futex/sched_yield not counted)" % (fsyncs, written, syscalls))
+        if a.callgrind and shutil.which("valgrind"):
+            n = callgrind_instructions(a.cli, fake, base, ws)
+            figures["headless.a_text_instructions"] = n
+            log("whole a_text run under callgrind (fresh HOME): %d instructions" % n)
+    finally:
+        fake.stop()
+        shutil.rmtree(base, ignore_errors=True)
+    if a.json:
+        print(json.dumps({"figures": figures, "meta": meta}))
+
+
+if __name__ == "__main__":
+    main()
