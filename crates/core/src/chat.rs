@@ -12,6 +12,7 @@
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use futures::StreamExt;
+use gd_gemini::sent::Sent;
 use gd_gemini::{
     Content, FinishReason, FunctionDeclaration, GeminiClient, GeminiError, GenerateContentRequest,
     GenerationConfig, Part, RequestMeta, Role, StreamEvent, Tool, UsageMetadata,
@@ -24,17 +25,17 @@ use tracing::{debug, warn};
 
 use crate::events::EventSink;
 use crate::history::HistoryRecorder;
-use gd_gemini::sent::Sent;
+use crate::loop_detection::{LoopDetected, LoopDetector};
+use crate::thought::parse_thought;
 
 /// What a request's answer waits for: the recorder committing the prompt
 /// (settled before the first piece of the answer is handled), and the
 /// [`Sent`] that tells it the request has gone out.
-struct Gate<'a> {
-    recorder: Option<&'a mut HistoryRecorder>,
-    sent: Option<Sent>,
+#[derive(Default)]
+pub struct Gate<'a> {
+    pub recorder: Option<&'a mut HistoryRecorder>,
+    pub sent: Option<Sent>,
 }
-use crate::loop_detection::{LoopDetected, LoopDetector};
-use crate::thought::parse_thought;
 
 /// The signature Gemini accepts in place of a real one on function calls
 /// whose original signature was not kept.
@@ -208,12 +209,10 @@ impl Chat {
         cancel: &CancellationToken,
         sink: &EventSink,
         loops: &mut LoopDetector,
-        recorder: Option<&mut HistoryRecorder>,
-        sent: Option<Sent>,
+        mut gate: Gate<'_>,
     ) -> Result<ModelResponse, ChatError> {
         let is_prompt = !message.has_function_response();
         self.history.push(message);
-        let mut gate = Gate { recorder, sent };
         let result = self
             .stream_response(prompt_id, cancel, sink, loops, &mut gate)
             .await;

@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::sync::mpsc;
+use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -91,15 +91,17 @@ async fn the_request_goes_out_before_the_database_opens_and_the_answer_waits_for
     let (release, released) = mpsc::channel::<()>();
     let (opening, opening_started) = mpsc::channel::<()>();
     let db = path.clone();
+    // (The opener must be Sync: the session's agent is shared across awaits.)
+    let (opening, released) = (Mutex::new(opening), Mutex::new(released));
     let mut s = start(Box::new(move || {
-        let _ = opening.send(());
+        let _ = opening.lock().unwrap().send(());
         // A database creation that takes as long as the test wants.
-        released.recv().unwrap();
+        released.lock().unwrap().recv().unwrap();
         Store::open(&db)
     }));
 
     // The waits below block: the session's tasks move to other threads.
-    let wait = tokio::task::block_in_place;
+    use tokio::task::block_in_place as wait;
     // The request went out with the database not even created...
     assert!(
         wait(|| s.fake.wait_for_requests(1, Duration::from_secs(20))),

@@ -4,12 +4,13 @@
 use std::sync::Arc;
 
 use chrono::Local;
+use gd_gemini::sent::Sent;
 use gd_gemini::{Content, Part};
 use gd_protocol::{CompressionSkipReason, ErrorKind, Event, TurnStatus, TurnUsage, Usage};
 use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, info_span, warn};
 
-use crate::chat::{Chat, ChatError, ModelResponse, ToolCallRequest, not_executed_responses};
+use crate::chat::{Chat, ChatError, Gate, ModelResponse, ToolCallRequest, not_executed_responses};
 use crate::compression::{CompressionOutcome, history_tokens, maybe_compress};
 use crate::config::SessionConfig;
 use crate::context::session_context;
@@ -20,7 +21,6 @@ use crate::scheduler::{CompletedCall, Scheduler};
 use crate::session::context::SharedContext;
 use crate::tools::services::ModelAccess;
 use crate::tools::{ToolContext, ToolServices};
-use gd_gemini::sent::Sent;
 
 mod input;
 
@@ -369,8 +369,10 @@ impl Agent {
                     cancel,
                     sink,
                     &mut self.loops,
-                    self.history.as_mut(),
-                    sent,
+                    Gate {
+                        recorder: self.history.as_mut(),
+                        sent,
+                    },
                 )
                 .await;
             // Settled by the chat at the answer's first piece; not if the

@@ -14,6 +14,7 @@
 //! A store that fails (disk full, permissions) must not stop the chat: the
 //! failure becomes one warning and recording stops for the session.
 
+use gd_gemini::sent::Sent;
 use gd_gemini::{Content, Part, Role as GeminiRole};
 use gd_protocol::{Event, ToolCallStatus};
 use gd_store::gemini_cli::{DISPLAY_CHARS, cut, output_summary};
@@ -28,8 +29,6 @@ mod slot;
 
 pub use slot::{AfterStart, StoreOpener};
 use slot::{Committed, Opened, StoreSlot};
-
-use gd_gemini::sent::Sent;
 
 use crate::chat::{ModelResponse, ToolCallRequest, not_executed_responses};
 use crate::events::EventSink;
