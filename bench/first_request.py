@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Spawn -> first model request of the headless CLI, fresh HOME against warm HOME.
 
-    bench/first_request.py CLI FAKE [--json] [--runs N] [--no-strace] [--callgrind]
+    bench/first_request.py [--json] [--runs N] [--no-strace] [--callgrind] [--cli PATH]
 
-CLI is gemini-desktop-cli, FAKE the fake-gemini binary (gd-fake-gemini). Each run spawns
+The CLI is the release gemini-desktop-cli of the cargo target directory unless --cli names
+another; the fake server is the workspace's (bench/benchlib.py). Each run spawns
 `CLI -p PROMPT -o json -m gemini-2.5-flash --skip-trust` in a small workspace against the fake
 (scenario a_text: one text answer). "Fresh" runs get a new empty HOME (so the history database is
 created), "warm" runs reuse one HOME that already has it. The two are interleaved (A B B A ...).
@@ -18,7 +19,12 @@ and syscalls (futex and sched_yield left out: their number depends on thread sch
 median of three traced runs is reported.
 
 With --callgrind, one fresh-HOME run under `valgrind --tool=callgrind` gives the instructions of the
-whole run (every thread), `headless.a_text_instructions`.
+whole run (every thread) as `first_request.a_text_instructions` (bench/headless_counts.py measures
+the budget's `headless.a_text_instructions` the same way).
+
+Figures: first_request.fresh_home_ms, first_request.warm_home_ms (medians),
+first_request.fresh_home_fsyncs_before, first_request.fresh_home_bytes_written_before,
+first_request.fresh_home_syscalls_before.
 
 The last line of stdout is the JSON object `{"figures": {...}, "meta": {...}}`.
 """
@@ -30,10 +36,11 @@ import re
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
+from pathlib import Path
+
+from benchlib import FakeGemini, cargo_target, log
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCENARIO = os.path.join(ROOT, "tests/fixtures/peer-bench/scenarios/a_text.json")
@@ -41,43 +48,14 @@ PROMPT = "What is 2+2?"
 EXPECTED = "Hello from the fake model. 2+2=4."
 
 
-def log(*args):
-    print(*args, file=sys.stderr, flush=True)
+def reset(fake):
+    fake.reset(SCENARIO)
 
 
-class Fake:
-    def __init__(self, binary, workdir):
-        port_file = os.path.join(workdir, "port")
-        self.proc = subprocess.Popen(
-            [binary, "--port", "0", "--port-file", port_file, "--scenario", SCENARIO],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.time() + 20
-        while not (os.path.exists(port_file) and open(port_file).read().strip()):
-            if time.time() > deadline or self.proc.poll() is not None:
-                raise SystemExit("the fake server did not start")
-            time.sleep(0.02)
-        self.url = "http://127.0.0.1:%s" % open(port_file).read().strip()
-
-    def _call(self, path, body=None):
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.url + path, data=data, method="POST" if data else "GET")
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return json.load(r)
-
-    def reset(self):
-        self._call("/__admin/reset", {})
-
-    def first_request_ts(self):
-        reqs = self._call("/__admin/requests")["requests"]
-        if not reqs:
-            return None
-        return min(r["ts"] for r in reqs)
-
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait()
+def first_request_ts(fake):
+    """Wall-clock time (epoch seconds) of the first request the fake saw since its reset."""
+    requests = fake.requests()["requests"]
+    return min(r["ts"] for r in requests) if requests else None
 
 
 def make_workspace(base):
@@ -97,7 +75,7 @@ def env_for(home, fake):
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": home,
         "GEMINI_API_KEY": "fake-key",
-        "GOOGLE_GEMINI_BASE_URL": fake.url,
+        "GOOGLE_GEMINI_BASE_URL": fake.base_url,
         "LANG": "C.UTF-8",
     }
 
@@ -115,20 +93,21 @@ def check_output(stdout, rc, what):
 
 
 def timed_run(cli, fake, home, ws):
-    """Milliseconds from spawn to the first request's arrival."""
-    fake.reset()
+    """Milliseconds from spawn to the first request's arrival, and to the exit."""
+    reset(fake)
     env = env_for(home, fake)
     t0 = time.time()
     proc = subprocess.Popen(cli_args(cli), cwd=ws, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     out, err = proc.communicate(timeout=60)
+    t_exit = time.time()
     if proc.returncode != 0:
         log(err.decode(errors="replace"))
     check_output(out, proc.returncode, "run")
-    ts = fake.first_request_ts()
+    ts = first_request_ts(fake)
     if ts is None:
         raise SystemExit("the fake saw no request")
-    return (ts - t0) * 1000.0
+    return (ts - t0) * 1000.0, (t_exit - t0) * 1000.0
 
 
 SYSCALL = re.compile(r"^\d+\s+(?:<\.\.\. )?([a-z0-9_]+)\(")
@@ -140,7 +119,7 @@ def strace_counts(cli, fake, base, ws):
     """fsyncs, bytes written to files and syscalls before the HTTP request is written."""
     home = tempfile.mkdtemp(prefix="fresh-", dir=base)
     trace = os.path.join(base, "strace.txt")
-    fake.reset()
+    reset(fake)
     proc = subprocess.run(["strace", "-f", "-y", "-s", "48", "-o", trace] + cli_args(cli),
                           cwd=ws, env=env_for(home, fake), capture_output=True, timeout=120)
     check_output(proc.stdout, proc.returncode, "strace run")
@@ -175,7 +154,7 @@ def strace_counts(cli, fake, base, ws):
 def callgrind_instructions(cli, fake, base, ws):
     home = tempfile.mkdtemp(prefix="fresh-", dir=base)
     out = os.path.join(base, "callgrind.out")
-    fake.reset()
+    reset(fake)
     proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out]
                           + cli_args(cli), cwd=ws, env=env_for(home, fake),
                           capture_output=True, timeout=600)
@@ -187,17 +166,19 @@ def callgrind_instructions(cli, fake, base, ws):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("cli")
-    ap.add_argument("fake")
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cli", type=Path, default=cargo_target() / "release" / "gemini-desktop-cli")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--no-strace", action="store_true")
     ap.add_argument("--callgrind", action="store_true")
     a = ap.parse_args()
 
+    if not a.cli.exists():
+        raise SystemExit(f"{a.cli} is not built: cargo build --release -p gd-cli")
+    a.cli = str(a.cli)
     base = tempfile.mkdtemp(prefix="first-request-")
-    fake = Fake(a.fake, base)
+    fake = FakeGemini(SCENARIO)
     try:
         ws = make_workspace(base)
         warm_home = os.path.join(base, "warm-home")
@@ -205,16 +186,20 @@ def main():
         # Untimed: page the binary in, create the warm HOME's database.
         timed_run(a.cli, fake, warm_home, ws)
         timed_run(a.cli, fake, tempfile.mkdtemp(prefix="fresh-", dir=base), ws)
-        fresh, warm = [], []
+        fresh, warm, fresh_exit, warm_exit = [], [], [], []
         for i in range(a.runs):
             order = ("fresh", "warm") if i % 2 == 0 else ("warm", "fresh")
             for kind in order:
                 if kind == "fresh":
                     home = tempfile.mkdtemp(prefix="fresh-", dir=base)
-                    fresh.append(timed_run(a.cli, fake, home, ws))
+                    first, end = timed_run(a.cli, fake, home, ws)
+                    fresh.append(first)
+                    fresh_exit.append(end)
                     shutil.rmtree(home, ignore_errors=True)
                 else:
-                    warm.append(timed_run(a.cli, fake, warm_home, ws))
+                    first, end = timed_run(a.cli, fake, warm_home, ws)
+                    warm.append(first)
+                    warm_exit.append(end)
         figures = {
             "first_request.fresh_home_ms": round(statistics.median(fresh), 2),
             "first_request.warm_home_ms": round(statistics.median(warm), 2),
@@ -223,10 +208,14 @@ def main():
             % (statistics.median(fresh), min(fresh), max(fresh), len(fresh)))
         log("warm HOME:  median %.2f ms (min %.2f, max %.2f) over %d runs"
             % (statistics.median(warm), min(warm), max(warm), len(warm)))
+        log("spawn -> exit (the answer printed): fresh HOME median %.2f ms, warm HOME %.2f ms"
+            % (statistics.median(fresh_exit), statistics.median(warm_exit)))
         meta = {
             "runs": a.runs,
             "fresh_ms": [round(x, 2) for x in fresh],
             "warm_ms": [round(x, 2) for x in warm],
+            "fresh_exit_median_ms": round(statistics.median(fresh_exit), 2),
+            "warm_exit_median_ms": round(statistics.median(warm_exit), 2),
             "loadavg": open("/proc/loadavg").read().split()[:3],
             "cli": a.cli,
         }
@@ -243,10 +232,10 @@ def main():
                 "to files, %d syscalls (futex/sched_yield not counted)" % (fsyncs, written, syscalls))
         if a.callgrind and shutil.which("valgrind"):
             n = callgrind_instructions(a.cli, fake, base, ws)
-            figures["headless.a_text_instructions"] = n
+            figures["first_request.a_text_instructions"] = n
             log("whole a_text run under callgrind (fresh HOME): %d instructions" % n)
     finally:
-        fake.stop()
+        fake.__exit__(None, None, None)
         shutil.rmtree(base, ignore_errors=True)
     if a.json:
         print(json.dumps({"figures": figures, "meta": meta}))
