@@ -22,6 +22,13 @@ With --callgrind, one fresh-HOME run under `valgrind --tool=callgrind` gives the
 whole run (every thread) as `first_request.a_text_instructions` (bench/headless_counts.py measures
 the budget's `headless.a_text_instructions` the same way).
 
+With --https, the same interleaved runs go once more through a TLS front (a small Python proxy
+with a private CA's certificate for 127.0.0.1) to the same fake: the CLI then loads the system's
+root certificates as it would for Google (SSL_CERT_FILE = the system bundle plus the private CA,
+SSL_CERT_DIR = /etc/ssl/certs, so the same few hundred files are read) and makes a TLS handshake.
+Figures first_request.fresh_home_https_ms and first_request.warm_home_https_ms (the proxy's own
+hop is in both before and after).
+
 Figures: first_request.fresh_home_ms, first_request.warm_home_ms (medians),
 first_request.fresh_home_fsyncs_before, first_request.fresh_home_bytes_written_before,
 first_request.fresh_home_syscalls_before.
@@ -71,13 +78,100 @@ def make_workspace(base):
 
 
 def env_for(home, fake):
-    return {
+    env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": home,
         "GEMINI_API_KEY": "fake-key",
         "GOOGLE_GEMINI_BASE_URL": fake.base_url,
         "LANG": "C.UTF-8",
     }
+    env.update(getattr(fake, "extra_env", {}))
+    return env
+
+
+class Front:
+    """Who the CLI talks to: the fake itself, or the fake behind a TLS proxy (`--https`)."""
+
+    def __init__(self, fake, base_url, extra_env):
+        self.fake = fake
+        self.base_url = base_url
+        self.extra_env = extra_env
+
+    def reset(self, scenario):
+        self.fake.reset(scenario)
+
+    def requests(self):
+        return self.fake.requests()
+
+
+def openssl(workdir, *args):
+    subprocess.run(["openssl", *args], cwd=workdir, check=True, capture_output=True)
+
+
+def tls_front(fake, workdir):
+    """The fake behind a TLS-terminating proxy on 127.0.0.1 (private CA, HTTP/1.1 by ALPN)."""
+    import socket
+    import ssl
+    import threading
+
+    openssl(workdir, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key",
+            "-out", "ca.pem", "-days", "2", "-subj", "/CN=first-request bench CA")
+    openssl(workdir, "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "leaf.key", "-out",
+            "leaf.csr", "-subj", "/CN=localhost")
+    with open(os.path.join(workdir, "leaf.ext"), "w") as f:
+        f.write("basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n"
+                "extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n")
+    openssl(workdir, "x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+            "-CAcreateserial", "-out", "leaf.pem", "-days", "2", "-extfile", "leaf.ext")
+    bundle = os.path.join(workdir, "roots.pem")
+    with open(bundle, "w") as out:
+        out.write(open("/etc/ssl/certs/ca-certificates.crt").read())
+        out.write(open(os.path.join(workdir, "ca.pem")).read())
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(os.path.join(workdir, "leaf.pem"), os.path.join(workdir, "leaf.key"))
+    ctx.set_alpn_protocols(["http/1.1"])
+    upstream_port = int(fake.base_url.rsplit(":", 1)[1])
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+
+    def pump(src, dst):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (src, dst):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def serve(conn):
+        try:
+            tls = ctx.wrap_socket(conn, server_side=True)
+        except (OSError, ssl.SSLError):
+            conn.close()
+            return
+        up = socket.create_connection(("127.0.0.1", upstream_port))
+        up.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        tls.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        threading.Thread(target=pump, args=(up, tls), daemon=True).start()
+        pump(tls, up)
+
+    def accept():
+        while True:
+            conn, _ = listener.accept()
+            threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    port = listener.getsockname()[1]
+    return Front(fake, "https://127.0.0.1:%d" % port,
+                 {"SSL_CERT_FILE": bundle, "SSL_CERT_DIR": "/etc/ssl/certs"})
 
 
 def cli_args(cli):
@@ -165,6 +259,29 @@ def callgrind_instructions(cli, fake, base, ws):
     raise SystemExit("callgrind: no summary")
 
 
+def interleaved(cli, front, base, ws, warm_home, runs):
+    """`runs` fresh-HOME and `runs` warm-HOME runs, A B B A ...: their first-request and exit
+    times (ms)."""
+    # Untimed: page the binary in, create the warm HOME's database.
+    timed_run(cli, front, warm_home, ws)
+    timed_run(cli, front, tempfile.mkdtemp(prefix="fresh-", dir=base), ws)
+    fresh, warm, fresh_exit, warm_exit = [], [], [], []
+    for i in range(runs):
+        order = ("fresh", "warm") if i % 2 == 0 else ("warm", "fresh")
+        for kind in order:
+            if kind == "fresh":
+                home = tempfile.mkdtemp(prefix="fresh-", dir=base)
+                first, end = timed_run(cli, front, home, ws)
+                fresh.append(first)
+                fresh_exit.append(end)
+                shutil.rmtree(home, ignore_errors=True)
+            else:
+                first, end = timed_run(cli, front, warm_home, ws)
+                warm.append(first)
+                warm_exit.append(end)
+    return fresh, warm, fresh_exit, warm_exit
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cli", type=Path, default=cargo_target() / "release" / "gemini-desktop-cli")
@@ -172,6 +289,7 @@ def main():
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--no-strace", action="store_true")
     ap.add_argument("--callgrind", action="store_true")
+    ap.add_argument("--https", action="store_true")
     a = ap.parse_args()
 
     if not a.cli.exists():
@@ -183,23 +301,7 @@ def main():
         ws = make_workspace(base)
         warm_home = os.path.join(base, "warm-home")
         os.makedirs(warm_home)
-        # Untimed: page the binary in, create the warm HOME's database.
-        timed_run(a.cli, fake, warm_home, ws)
-        timed_run(a.cli, fake, tempfile.mkdtemp(prefix="fresh-", dir=base), ws)
-        fresh, warm, fresh_exit, warm_exit = [], [], [], []
-        for i in range(a.runs):
-            order = ("fresh", "warm") if i % 2 == 0 else ("warm", "fresh")
-            for kind in order:
-                if kind == "fresh":
-                    home = tempfile.mkdtemp(prefix="fresh-", dir=base)
-                    first, end = timed_run(a.cli, fake, home, ws)
-                    fresh.append(first)
-                    fresh_exit.append(end)
-                    shutil.rmtree(home, ignore_errors=True)
-                else:
-                    first, end = timed_run(a.cli, fake, warm_home, ws)
-                    warm.append(first)
-                    warm_exit.append(end)
+        fresh, warm, fresh_exit, warm_exit = interleaved(a.cli, fake, base, ws, warm_home, a.runs)
         figures = {
             "first_request.fresh_home_ms": round(statistics.median(fresh), 2),
             "first_request.warm_home_ms": round(statistics.median(warm), 2),
@@ -230,6 +332,15 @@ def main():
             meta["strace_runs"] = [list(c) for c in counts]
             log("before the request (fresh HOME, strace): %d fsync/fdatasync, %d bytes written "
                 "to files, %d syscalls (futex/sched_yield not counted)" % (fsyncs, written, syscalls))
+        if a.https:
+            front = tls_front(fake, base)
+            hfresh, hwarm, _, _ = interleaved(a.cli, front, base, ws, warm_home, a.runs)
+            figures["first_request.fresh_home_https_ms"] = round(statistics.median(hfresh), 2)
+            figures["first_request.warm_home_https_ms"] = round(statistics.median(hwarm), 2)
+            meta["https_fresh_ms"] = [round(x, 2) for x in hfresh]
+            meta["https_warm_ms"] = [round(x, 2) for x in hwarm]
+            log("over TLS (system roots + a private CA): fresh HOME median %.2f ms, warm HOME %.2f ms"
+                % (statistics.median(hfresh), statistics.median(hwarm)))
         if a.callgrind and shutil.which("valgrind"):
             n = callgrind_instructions(a.cli, fake, base, ws)
             figures["first_request.a_text_instructions"] = n
