@@ -132,10 +132,11 @@ async fn the_request_goes_out_before_the_database_opens_and_the_answer_waits_for
         if let Event::ContentDelta { .. } = &event
             && !seen.iter().any(|e| matches!(e, Event::ContentDelta { .. }))
         {
-            // The first piece of the answer: the prompt is on disk already.
+            // The first piece of the answer: the prompt is on disk already
+            // (and, the session running ahead of this test, maybe the answer).
             let store = Store::open(&path).unwrap();
             let page = store.page(&s.session_id, &PageQuery::default()).unwrap();
-            assert_eq!(page.messages.len(), 1);
+            assert!(!page.messages.is_empty());
             assert_eq!(page.messages[0].kind, MessageKind::Prompt);
             assert_eq!(page.messages[0].text, "Which rodent is the largest?");
         }
