@@ -292,6 +292,11 @@ def main():
     ap.add_argument("--https", action="store_true")
     a = ap.parse_args()
 
+    needed = ([] if a.no_strace else ["strace"]) + (["valgrind"] if a.callgrind else [])
+    needed += ["openssl"] if a.https else []
+    for tool in needed:
+        if not shutil.which(tool):
+            raise SystemExit(f"{tool} is missing (apt-get install {tool})")
     if not a.cli.exists():
         raise SystemExit(f"{a.cli} is not built: cargo build --release -p gd-cli")
     a.cli = str(a.cli)
@@ -321,7 +326,7 @@ def main():
             "loadavg": open("/proc/loadavg").read().split()[:3],
             "cli": a.cli,
         }
-        if not a.no_strace and shutil.which("strace"):
+        if not a.no_strace:
             counts = [strace_counts(a.cli, fake, base, ws) for _ in range(3)]
             fsyncs = statistics.median(c[0] for c in counts)
             written = statistics.median(c[1] for c in counts)
@@ -341,7 +346,7 @@ def main():
             meta["https_warm_ms"] = [round(x, 2) for x in hwarm]
             log("over TLS (system roots + a private CA): fresh HOME median %.2f ms, warm HOME %.2f ms"
                 % (statistics.median(hfresh), statistics.median(hwarm)))
-        if a.callgrind and shutil.which("valgrind"):
+        if a.callgrind:
             n = callgrind_instructions(a.cli, fake, base, ws)
             figures["first_request.a_text_instructions"] = n
             log("whole a_text run under callgrind (fresh HOME): %d instructions" % n)
