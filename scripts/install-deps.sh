@@ -7,6 +7,7 @@
 #
 #   scripts/install-deps.sh          # build + run the app
 #   scripts/install-deps.sh --test   # also everything the test suite needs
+#   scripts/install-deps.sh --bench  # also the peers and counters of bench/check.sh
 #
 # With --test it also installs the MCP servers the MCP tests run (into target/test-deps, found
 # there by the tests, or via GD_TEST_MCP_PYTHON / GD_TEST_MCP_EVERYTHING):
@@ -16,7 +17,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 want_test=false
+want_bench=false
 [ "${1:-}" = "--test" ] && want_test=true
+[ "${1:-}" = "--bench" ] && want_bench=true
 
 build_packages=(
   libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev libssl-dev
@@ -27,8 +30,13 @@ test_packages=(xvfb xauth webkit2gtk-driver dbus xdotool imagemagick git gnome-k
   fd-find  # the file-picker bench compares the index build with fd
   openssl) # crates/gemini/tests/tls.rs makes a CA and serves HTTPS with the openssl binary
 
+# bench/check.sh: the peers (ripgrep, fd), the counters (valgrind, strace), hyperfine for
+# bench/search.sh, and Debian's python3-gi for the blank WebKitGTK window (bench/app).
+bench_packages=(ripgrep fd-find valgrind strace hyperfine python3-gi xvfb xauth webkit2gtk-driver dbus)
+
 packages=("${build_packages[@]}")
 $want_test && packages+=("${test_packages[@]}")
+$want_bench && packages+=("${bench_packages[@]}")
 
 missing=()
 for pkg in "${packages[@]}"; do
@@ -50,4 +58,6 @@ if $want_test && ! command -v tauri-driver >/dev/null; then
   cargo install tauri-driver --locked --version '^2' --quiet
 fi
 
-$want_test && "$root/scripts/install-mcp-test-deps.sh"
+if $want_test; then
+  "$root/scripts/install-mcp-test-deps.sh"
+fi

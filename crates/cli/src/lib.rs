@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use gd_core::Session;
-use gd_core::history::{HistoryRecorder, LaunchHistoryError, open_for_launch};
+use gd_core::history::{HistoryRecorder, open_for_launch};
 use gd_protocol::{ErrorKind, Event, McpServerState, Op, TurnStatus};
 use gd_store::Store;
 use gd_store::retention::Retention;
@@ -235,73 +235,69 @@ async fn session_stats(
 }
 
 /// Opens the history and starts (or, with `--resume`, continues) this
-/// run's session in it. Without a usable history a new run still goes on,
-/// unrecorded, with a warning; a resume cannot.
+/// run's session in it. A new run does not wait for it: the database is
+/// opened (created, on a fresh HOME) and the session created on the
+/// blocking pool while the first request goes out, and the prompt is
+/// committed before any of the answer is shown (see gd-core's
+/// `HistoryRecorder::start_deferred`); without a usable history the run
+/// goes on unrecorded, with a warning. A resume needs the stored session
+/// first, and cannot go on without it.
 async fn open_history(
     args: &Args,
     launch: &mut gd_core::launch::Launch,
     warnings: &mut Vec<String>,
 ) -> Result<Option<HistoryRecorder>, Fatal> {
     let workspace = history::workspace_key(launch.config.primary_workspace());
-    let opened = tokio::task::spawn_blocking(Store::open_default)
+    let retention = match &launch.settings.general.session_retention {
+        None => None,
+        Some(value) => match Retention::from_value(value) {
+            Ok(retention) => Some(retention),
+            Err(e) => {
+                warnings.push(e.to_string());
+                None
+            }
+        },
+    };
+    // `keep`: the running session, never deleted.
+    let retain = move |store: &Store, keep: &str| -> Option<String> {
+        let retention = retention.as_ref()?;
+        store
+            .apply_retention(retention, gd_store::now_ms(), Some(keep))
+            .err()
+            .map(|e| format!("Session retention failed: {e}"))
+    };
+    let Some(key) = &args.resume else {
+        let keep = launch.config.session_id.clone();
+        return Ok(Some(HistoryRecorder::start_deferred(
+            Box::new(Store::open_default),
+            Box::new(move |store| retain(store, &keep).into_iter().collect()),
+            &launch.config.session_id,
+            &workspace,
+            &launch.config.model,
+        )));
+    };
+    let store = tokio::task::spawn_blocking(Store::open_default)
         .await
-        .map_err(|e| Fatal::general("InternalError", e.to_string()))?;
-    let store = match opened {
-        Ok(store) => store,
-        Err(e) if args.resume.is_none() => {
-            warnings.push(format!("This run is not saved to the session history: {e}"));
-            return Ok(None);
-        }
-        Err(e) => {
-            return Err(Fatal::general(
+        .map_err(|e| Fatal::general("InternalError", e.to_string()))?
+        .map_err(|e| {
+            Fatal::general(
                 "HistoryError",
                 format!("Cannot open the session history: {e}"),
-            ));
-        }
-    };
-    let resume = match &args.resume {
-        None => None,
-        Some(key) => {
-            let (s, ws, key) = (store.clone(), workspace.clone(), key.clone());
-            let id = tokio::task::spawn_blocking(move || resume_target(&s, &ws, &key))
-                .await
-                .map_err(|e| Fatal::general("InternalError", e.to_string()))??;
-            Some(id)
-        }
-    };
-    let opened = open_for_launch(
-        store.clone(),
-        &mut launch.config,
-        &workspace,
-        resume.as_deref(),
-    )
-    .await;
-    let recorder = match opened {
-        Ok(recorder) => Some(recorder),
-        Err(e @ LaunchHistoryError::Start(_)) => {
-            warnings.push(format!("This run is not saved to the session history: {e}"));
-            None
-        }
-        Err(e @ LaunchHistoryError::Resume { .. }) => {
-            return Err(Fatal::general("HistoryError", e.to_string()));
-        }
-    };
-    if let Some(value) = &launch.settings.general.session_retention {
-        match Retention::from_value(value) {
-            Ok(retention) => {
-                let keep = launch.config.session_id.clone();
-                let result = tokio::task::spawn_blocking(move || {
-                    store.apply_retention(&retention, gd_store::now_ms(), Some(&keep))
-                })
-                .await;
-                if let Ok(Err(e)) = result {
-                    warnings.push(format!("Session retention failed: {e}"));
-                }
-            }
-            Err(e) => warnings.push(e.to_string()),
-        }
+            )
+        })?;
+    let (s, ws, key) = (store.clone(), workspace.clone(), key.clone());
+    let id = tokio::task::spawn_blocking(move || resume_target(&s, &ws, &key))
+        .await
+        .map_err(|e| Fatal::general("InternalError", e.to_string()))??;
+    let recorder = open_for_launch(store.clone(), &mut launch.config, &workspace, Some(&id))
+        .await
+        .map_err(|e| Fatal::general("HistoryError", e.to_string()))?;
+    let keep = launch.config.session_id.clone();
+    let retained = tokio::task::spawn_blocking(move || retain(&store, &keep)).await;
+    if let Ok(Some(warning)) = retained {
+        warnings.push(warning);
     }
-    Ok(recorder)
+    Ok(Some(recorder))
 }
 
 /// The stored session `--resume KEY` names, importing a Gemini CLI one.

@@ -247,6 +247,44 @@ fn kill_9_mid_turn_loses_nothing_that_was_shown() {
     assert_eq!(ctx.len(), 3);
 }
 
+#[test]
+fn a_fresh_home_has_the_prompt_on_disk_before_the_answer_is_printed() {
+    // The database of a fresh HOME is created while the request is in
+    // flight; the answer's first words wait for the prompt's commit.
+    let run = Run::new(json!({
+        "faults": [{"request": 1, "kind": "hang", "hang_after_chunks": 1}],
+        "steps": [{"text": "Axolotls regrow their limbs.", "chunk_chars": 9}]
+    }));
+    let db_path = run.home.join(".local/share/gemini-desktop/history.sqlite3");
+    assert!(!db_path.exists());
+    let mut child = run
+        .command(&["-p", "Tell me about axolotls", "-o", "stream-json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
+    let mut printed = None;
+    for line in lines {
+        let line: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if line["type"] == "message" && line["role"] == "assistant" {
+            printed = Some(line["content"].as_str().unwrap().to_owned());
+            break;
+        }
+    }
+    // The answer's first words are out (the rest hangs): the prompt is in.
+    assert_eq!(printed.as_deref(), Some("Axolotls "));
+    let store = Store::open(&db_path).unwrap();
+    let sessions = store.list_sessions(&ListQuery::default()).unwrap();
+    assert_eq!(sessions.len(), 1);
+    assert_eq!(sessions[0].title, "Tell me about axolotls");
+    let page = store.page(&sessions[0].id, &Default::default()).unwrap();
+    assert_eq!(page.messages.len(), 1);
+    assert_eq!(page.messages[0].kind, MessageKind::Prompt);
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
 fn gemini_cli_fixture_file() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../store/tests/fixtures/gemini-cli-0.61-session.jsonl")

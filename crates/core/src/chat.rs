@@ -12,6 +12,7 @@
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use futures::StreamExt;
+use gd_gemini::sent::Sent;
 use gd_gemini::{
     Content, FinishReason, FunctionDeclaration, GeminiClient, GeminiError, GenerateContentRequest,
     GenerationConfig, Part, RequestMeta, Role, StreamEvent, Tool, UsageMetadata,
@@ -23,8 +24,18 @@ use tokio_util::sync::CancellationToken;
 use tracing::{debug, warn};
 
 use crate::events::EventSink;
+use crate::history::HistoryRecorder;
 use crate::loop_detection::{LoopDetected, LoopDetector};
 use crate::thought::parse_thought;
+
+/// What a request's answer waits for: the recorder committing the prompt
+/// (settled before the first piece of the answer is handled), and the
+/// [`Sent`] that tells it the request has gone out.
+#[derive(Default)]
+pub struct Gate<'a> {
+    pub recorder: Option<&'a mut HistoryRecorder>,
+    pub sent: Option<Sent>,
+}
 
 /// The signature Gemini accepts in place of a real one on function calls
 /// whose original signature was not kept.
@@ -198,10 +209,13 @@ impl Chat {
         cancel: &CancellationToken,
         sink: &EventSink,
         loops: &mut LoopDetector,
+        mut gate: Gate<'_>,
     ) -> Result<ModelResponse, ChatError> {
         let is_prompt = !message.has_function_response();
         self.history.push(message);
-        let result = self.stream_response(prompt_id, cancel, sink, loops).await;
+        let result = self
+            .stream_response(prompt_id, cancel, sink, loops, &mut gate)
+            .await;
         match &result {
             Ok(response) => {
                 if let Some(usage) = &response.usage {
@@ -222,6 +236,7 @@ impl Chat {
         cancel: &CancellationToken,
         sink: &EventSink,
         loops: &mut LoopDetector,
+        gate: &mut Gate<'_>,
     ) -> Result<ModelResponse, ChatError> {
         let request = self.build_request();
         let meta = RequestMeta {
@@ -234,7 +249,7 @@ impl Chat {
             let collected = tokio::select! {
                 biased;
                 _ = cancel.cancelled() => return Err(ChatError::Cancelled),
-                collected = self.collect_stream(&request, &meta, sink, loops) => collected?,
+                collected = self.collect_stream(&request, &meta, sink, loops, gate) => collected?,
             };
             let latency = started.elapsed();
             if let Some(reason) = collected.block_reason {
@@ -262,16 +277,32 @@ impl Chat {
     }
 
     /// Reads one streamed response, emitting thoughts and text as they come.
+    ///
+    /// The gate's recorder is settled (the prompt committing while the
+    /// request is in flight) before anything of the response is handled, an
+    /// error or a retry notice included: nothing of the answer reaches
+    /// `sink` before the prompt is on disk.
     async fn collect_stream(
         &self,
         request: &GenerateContentRequest,
         meta: &RequestMeta,
         sink: &EventSink,
         loops: &mut LoopDetector,
+        gate: &mut Gate<'_>,
     ) -> Result<Collected, ChatError> {
-        let mut stream = std::pin::pin!(self.client.stream(&self.model, request, meta));
+        let stream = self
+            .client
+            .stream_notifying(&self.model, request, meta, gate.sent.take());
+        let mut stream = std::pin::pin!(stream);
         let mut collected = Collected::default();
-        while let Some(item) = stream.next().await {
+        loop {
+            let item = stream.next().await;
+            if let Some(recorder) = gate.recorder.take() {
+                recorder.settle(sink).await;
+            }
+            let Some(item) = item else {
+                break;
+            };
             let chunk = match item? {
                 StreamEvent::Retry(notice) => {
                     sink.emit(Event::Retrying {

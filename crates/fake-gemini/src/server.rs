@@ -20,6 +20,7 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::Response;
+use axum::serve::ListenerExt;
 use bytes::Bytes;
 use serde_json::{Value, json};
 use std::future::Future;
@@ -44,6 +45,14 @@ pub async fn serve(
     state: Arc<ServerState>,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
+    // Small SSE writes without TCP_NODELAY meet the client's delayed ACK on a kept-alive
+    // connection: a 40 ms stall per second request that Google's front ends do not have, and
+    // that made every two-request benchmark measure the stall (bench/RESULTS.md).
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            eprintln!("fake-gemini: TCP_NODELAY not set: {e}");
+        }
+    });
     let server = axum::serve(listener, router(state));
     tokio::select! {
         result = server.into_future() => result,

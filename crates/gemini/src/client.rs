@@ -16,6 +16,7 @@ use gd_http::http_client_builder;
 use crate::endpoint::{Auth, Backend, Method, RequestMeta};
 use crate::error::{ApiError, GeminiError, truncate};
 use crate::retry::RetryPolicy;
+use crate::sent::{Sent, SignallingBody};
 use crate::sse::SseDecoder;
 use crate::types::{Content, CountTokensResponse, GenerateContentRequest, GenerateContentResponse};
 
@@ -91,6 +92,11 @@ struct Inner {
 
 impl GeminiClient {
     pub fn new(backend: Backend, options: ClientOptions) -> Result<Self, GeminiError> {
+        // The first request will need the root certificates: load them
+        // while the session is being prepared and the connection opened.
+        if backend.url("m", Method::Stream).starts_with("https://") {
+            gd_http::prewarm_tls();
+        }
         let http = http_client_builder()
             .connect_timeout(options.connect_timeout)
             .read_timeout(options.read_timeout)
@@ -155,6 +161,18 @@ impl GeminiClient {
         request: &GenerateContentRequest,
         meta: &RequestMeta,
     ) -> impl Stream<Item = Result<StreamEvent, GeminiError>> + Send + 'static {
+        self.stream_notifying(model, request, meta, None)
+    }
+
+    /// [`Self::stream`], firing `sent` once the first attempt's request has
+    /// been handed to the connection (or ended without that, see [`Sent`]).
+    pub fn stream_notifying(
+        &self,
+        model: &str,
+        request: &GenerateContentRequest,
+        meta: &RequestMeta,
+        sent: Option<Sent>,
+    ) -> impl Stream<Item = Result<StreamEvent, GeminiError>> + Send + 'static {
         let body = self
             .inner
             .backend
@@ -165,6 +183,7 @@ impl GeminiClient {
             model: model.to_owned(),
             attempts: Attempts::new(&self.inner.options.retry),
             body,
+            sent,
             response: None,
             decoder: SseDecoder::new(),
             pending: VecDeque::new(),
@@ -256,7 +275,7 @@ impl Inner {
         &self,
         model: &str,
         method: Method,
-        body: Bytes,
+        body: impl Into<reqwest::Body>,
     ) -> Result<reqwest::Response, GeminiError> {
         let url = self.backend.url(model, method);
         let mut request = self
@@ -410,6 +429,8 @@ struct StreamState {
     model: String,
     attempts: Attempts,
     body: Result<Bytes, GeminiError>,
+    /// Fired when the first attempt's request has gone out.
+    sent: Option<Sent>,
     response: Option<BoxStream<'static, reqwest::Result<Bytes>>>,
     decoder: SseDecoder,
     /// Complete SSE payloads not yet handed out; parsed lazily so that a bad
@@ -499,6 +520,10 @@ impl StreamState {
                 self.done = true;
                 return Some(Err(GeminiError::Config(error.to_string())));
             }
+        };
+        let body = match self.sent.take() {
+            Some(sent) => reqwest::Body::wrap(SignallingBody::new(body, sent)),
+            None => body.into(),
         };
         match self.inner.send(&self.model, Method::Stream, body).await {
             Ok(response) => {

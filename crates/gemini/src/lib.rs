@@ -5,6 +5,7 @@
 //! * [`endpoint`]: the Gemini API, Vertex AI and Code Assist backends.
 //! * [`client`]: requests with retries (exponential backoff with jitter,
 //!   `Retry-After` and `RetryInfo` honoured) and streaming.
+//! * [`sent`]: being told when a request has gone out.
 
 pub mod client;
 pub mod credentials;
@@ -12,6 +13,7 @@ pub mod endpoint;
 pub mod error;
 pub mod models;
 pub mod retry;
+pub mod sent;
 pub mod sse;
 pub mod types;
 

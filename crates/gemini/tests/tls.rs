@@ -4,7 +4,8 @@
 //! The "system" here is `SSL_CERT_FILE`, which the platform verifier reads on
 //! Linux: a private CA made with the `openssl` binary, whose leaf certificate
 //! `openssl s_server` serves on loopback. This file holds one test because
-//! the roots are read once per process, when the first client is built.
+//! the roots are read once per process, when the first certificate is
+//! checked (gd_http's `LazyVerifier`).
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;

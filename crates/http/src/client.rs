@@ -4,6 +4,8 @@ use std::sync::Arc;
 
 use tracing::warn;
 
+use crate::tls::LazyVerifier;
+
 /// A reqwest client builder with the process's TLS configuration: ring as
 /// the crypto provider (reqwest is built without a bundled one; ring is small
 /// and quick to start) and the platform's certificate verifier.
@@ -20,23 +22,22 @@ pub fn http_client_builder() -> reqwest::ClientBuilder {
 
 /// The TLS configuration every client shares, built on first use.
 ///
-/// Building a verifier reads the system's root certificates (on Linux a
-/// few hundred files under /etc/ssl/certs, milliseconds each time); left to
-/// itself reqwest does that for every client, and a session builds several
-/// (Gemini, auth, MCP over HTTP) on the path to its first request.
+/// Its verifier is [`LazyVerifier`]: the system's root certificates (on
+/// Linux a few hundred files under /etc/ssl/certs) are read once per
+/// process, when the first certificate is checked or early on a thread of
+/// their own ([`crate::prewarm_tls`]), not when a client is built: a session
+/// builds several (Gemini, auth, MCP over HTTP) on the path to its first
+/// request.
 fn shared_tls_config() -> Option<rustls::ClientConfig> {
     static CONFIG: std::sync::OnceLock<Option<rustls::ClientConfig>> = std::sync::OnceLock::new();
     CONFIG
         .get_or_init(|| {
-            let provider = Arc::new(rustls::crypto::ring::default_provider());
-            let verifier = rustls_platform_verifier::Verifier::new(provider.clone())
-                .map_err(|e| warn!("no system certificate verifier: {e}"))
-                .ok()?;
-            let mut config = rustls::ClientConfig::builder_with_provider(provider)
+            let mut config = rustls::ClientConfig::builder_with_provider(LazyVerifier::provider())
                 .with_safe_default_protocol_versions()
+                .map_err(|e| warn!("no TLS configuration: {e}"))
                 .ok()?
                 .dangerous()
-                .with_custom_certificate_verifier(Arc::new(verifier))
+                .with_custom_certificate_verifier(Arc::new(LazyVerifier))
                 .with_no_client_auth();
             // As reqwest offers them itself: HTTP/2 first, HTTP/1.1 as well.
             config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];

@@ -6,7 +6,8 @@
 //!   so listing and search never wait behind a commit (WAL lets them run
 //!   side by side).
 //! * Every [`Store::append_message`] is its own committed transaction: the
-//!   recorder in gd-core awaits it before the next model request, so a crash
+//!   recorder in gd-core awaits it before the next model request (the
+//!   prompt's: before any of that request's answer is handled), so a crash
 //!   or `kill -9` loses nothing that was shown.
 //! * Reads never load a whole transcript: [`Store::page`] is keyset
 //!   pagination by message order and cuts oversized messages;

@@ -4,12 +4,13 @@
 use std::sync::Arc;
 
 use chrono::Local;
+use gd_gemini::sent::Sent;
 use gd_gemini::{Content, Part};
 use gd_protocol::{CompressionSkipReason, ErrorKind, Event, TurnStatus, TurnUsage, Usage};
 use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, info_span, warn};
 
-use crate::chat::{Chat, ChatError, ModelResponse, ToolCallRequest, not_executed_responses};
+use crate::chat::{Chat, ChatError, Gate, ModelResponse, ToolCallRequest, not_executed_responses};
 use crate::compression::{CompressionOutcome, history_tokens, maybe_compress};
 use crate::config::SessionConfig;
 use crate::context::session_context;
@@ -119,6 +120,29 @@ impl Agent {
             Pending::Results(calls) => Recording::ToolResults { calls },
         };
         history.record_user(message, what, sink).await;
+    }
+
+    /// Commits `message` before the answer to the request it goes out with
+    /// is handled: a prompt commits while the request is in flight (the
+    /// chat settles it before the first piece of the answer, see
+    /// [`HistoryRecorder::settle`]; the returned [`Sent`] goes with the
+    /// request); tool results commit before the request.
+    async fn record_before_answer(
+        &mut self,
+        message: &Content,
+        pending: &Pending,
+        sink: &EventSink,
+    ) -> Option<Sent> {
+        match (pending, self.history.as_mut()) {
+            (_, None) => None,
+            (Pending::Prompt(typed), Some(history)) => {
+                history.begin_prompt(message, typed, sink).await
+            }
+            (Pending::Results(_), Some(_)) => {
+                self.record(message, pending, sink).await;
+                None
+            }
+        }
     }
 
     /// Truncates the conversation at a recorded message: it and everything
@@ -332,22 +356,37 @@ impl Agent {
             self.sync_model();
             self.compress_if_needed(&message, cancel, sink).await;
 
-            // Committed before the request goes out: a crash from here on
-            // loses nothing the user saw.
-            self.record(&message, &pending, sink).await;
+            // Committed before any of the answer is handled: a crash from
+            // here on loses nothing the user saw.
+            let sent = self.record_before_answer(&message, &pending, sink).await;
             let is_prompt = matches!(pending, Pending::Prompt(_));
+            let before = self.chat.history().len();
+            let sent = self
+                .chat
+                .send(
+                    message,
+                    &prompt_id,
+                    cancel,
+                    sink,
+                    &mut self.loops,
+                    Gate {
+                        recorder: self.history.as_mut(),
+                        sent,
+                    },
+                )
+                .await;
+            // Settled by the chat at the answer's first piece; not if the
+            // request was cancelled or failed without an answer.
+            if let Some(history) = self.history.as_mut() {
+                history.settle(sink).await;
+            }
             if is_prompt && let Some(checkpoints) = self.scheduler.checkpoints() {
                 // The turn's edits belong to this recorded prompt: restoring
                 // their conversation rewinds to it.
                 let recorded = self.history.as_ref().and_then(|h| h.last_prompt_id());
                 checkpoints.set_message_id(recorded.map(str::to_owned));
             }
-            let before = self.chat.history().len();
-            let response = match self
-                .chat
-                .send(message, &prompt_id, cancel, sink, &mut self.loops)
-                .await
-            {
+            let response = match sent {
                 Ok(response) => response,
                 Err(error) => {
                     if is_prompt && let Some(history) = self.history.as_mut() {

@@ -164,7 +164,10 @@ async fn restore_checkpoint(
     let result = match checkpoints {
         None => Err(RestoreError::CheckpointsOff),
         Some(checkpoints) => {
-            let store = agent.history.as_ref().map(|h| h.store().clone());
+            let store = match agent.history.as_mut() {
+                Some(history) => history.store().await,
+                None => None,
+            };
             let session_id = agent.config.session_id.clone();
             crate::restore::restore(
                 checkpoints.checkpointer().repo(),

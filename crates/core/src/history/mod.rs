@@ -3,13 +3,18 @@
 //! The [`HistoryRecorder`] is a synchronous hook of the turn loop, not an
 //! event listener: the agent awaits each commit before it sends the next
 //! model request, so whatever the user saw is on disk (WAL, committed)
-//! before anything else can happen. Every message the chat history gains is
+//! before anything else can happen. The prompt is the exception that keeps
+//! the rule: it commits while its request goes out, and the chat waits for
+//! that commit ([`HistoryRecorder::settle`]) before it handles any of the
+//! answer, so nothing of the answer is shown before the prompt is on disk
+//! (see [`slot`]; a new run also opens, even creates, the database then). Every message the chat history gains is
 //! recorded exactly as the model sees it (`parts` JSON), so resuming rebuilds
 //! the same `Content` list and the next request carries the full history.
 //!
 //! A store that fails (disk full, permissions) must not stop the chat: the
 //! failure becomes one warning and recording stops for the session.
 
+use gd_gemini::sent::Sent;
 use gd_gemini::{Content, Part, Role as GeminiRole};
 use gd_protocol::{Event, ToolCallStatus};
 use gd_store::gemini_cli::{DISPLAY_CHARS, cut, output_summary};
@@ -19,6 +24,11 @@ use gd_store::{
 };
 use serde_json::Value;
 use tracing::warn;
+
+mod slot;
+
+pub use slot::{AfterStart, StoreOpener};
+use slot::{Committed, Opened, StoreSlot};
 
 use crate::chat::{ModelResponse, ToolCallRequest, not_executed_responses};
 use crate::events::EventSink;
@@ -46,7 +56,7 @@ pub enum Recording<'a> {
 
 /// Records one session into the store.
 pub struct HistoryRecorder {
-    store: Store,
+    store: StoreSlot,
     session_id: String,
     /// The resumed history, handed to the chat when the session starts.
     initial: Vec<Content>,
@@ -54,6 +64,9 @@ pub struct HistoryRecorder {
     last_prompt: Option<String>,
     /// Set after the store failed once: stop trying, the user was warned.
     failed: bool,
+    /// Starts a deferred commit that waits for its request to go out, when
+    /// fired or dropped (by [`Self::settle`]).
+    settle_trigger: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 impl std::fmt::Debug for HistoryRecorder {
@@ -120,6 +133,19 @@ pub async fn open_for_launch(
     }
 }
 
+/// A new session of this app in `workspace`, titled by its first prompt.
+fn new_session(session_id: &str, workspace: &str, model: &str) -> NewSession {
+    NewSession {
+        id: session_id.to_owned(),
+        workspace: workspace.to_owned(),
+        title: String::new(),
+        model: Some(model.to_owned()),
+        created_ms: gd_store::now_ms(),
+        source: gd_store::SOURCE_DESKTOP.to_owned(),
+        origin: None,
+    }
+}
+
 /// Runs a blocking store call off the async runtime.
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
@@ -139,18 +165,31 @@ impl HistoryRecorder {
         workspace: &str,
         model: &str,
     ) -> Result<Self, HistoryError> {
-        let session = NewSession {
-            id: session_id.to_owned(),
-            workspace: workspace.to_owned(),
-            title: String::new(),
-            model: Some(model.to_owned()),
-            created_ms: gd_store::now_ms(),
-            source: gd_store::SOURCE_DESKTOP.to_owned(),
-            origin: None,
-        };
+        let session = new_session(session_id, workspace, model);
         let s = store.clone();
         blocking(move || s.create_session(&session)).await?;
         Ok(Self::new(store, session_id, Vec::new()))
+    }
+
+    /// Starts recording a new session whose store is opened by `opener`
+    /// (the session created in it, then `after` run) on the blocking pool,
+    /// once the first prompt's request has gone out (or when something
+    /// needs the store first): the session starts and sends its first
+    /// request without waiting for the database. If the opening fails, the
+    /// session runs unrecorded and the user is warned when the first message
+    /// would have been recorded; `after`'s warnings are shown then too.
+    pub fn start_deferred(
+        opener: StoreOpener,
+        after: AfterStart,
+        session_id: &str,
+        workspace: &str,
+        model: &str,
+    ) -> Self {
+        let session = new_session(session_id, workspace, model);
+        Self {
+            store: StoreSlot::deferred(opener, session, after),
+            ..Self::new_in(StoreSlot::Gone, session_id, Vec::new())
+        }
     }
 
     /// Continues a stored session: its in-context messages become the
@@ -213,7 +252,8 @@ impl HistoryRecorder {
     /// workspace, model and source (`/clear`): the current one stays in the
     /// history as it is.
     pub async fn start_next(&mut self, session_id: &str, model: &str) -> Result<(), HistoryError> {
-        let (s, current) = (self.store.clone(), self.session_id.clone());
+        let store = self.ready_store(None).await?;
+        let (s, current) = (store.clone(), self.session_id.clone());
         let previous = blocking(move || s.session(&current)).await?;
         let session = NewSession {
             id: session_id.to_owned(),
@@ -229,7 +269,7 @@ impl HistoryRecorder {
                 .unwrap_or_else(|| gd_store::SOURCE_DESKTOP.to_owned()),
             origin: None,
         };
-        let s = self.store.clone();
+        let s = store.clone();
         blocking(move || s.create_session(&session)).await?;
         self.session_id = session_id.to_owned();
         self.last_prompt = None;
@@ -238,12 +278,17 @@ impl HistoryRecorder {
     }
 
     fn new(store: Store, session_id: &str, initial: Vec<Content>) -> Self {
+        Self::new_in(StoreSlot::Ready(store), session_id, initial)
+    }
+
+    fn new_in(store: StoreSlot, session_id: &str, initial: Vec<Content>) -> Self {
         Self {
             store,
             session_id: session_id.to_owned(),
             initial,
             last_prompt: None,
             failed: false,
+            settle_trigger: None,
         }
     }
 
@@ -251,8 +296,123 @@ impl HistoryRecorder {
         &self.session_id
     }
 
-    pub fn store(&self) -> &Store {
-        &self.store
+    /// The store, once open (waiting for the opening or a prompt commit
+    /// still running); none if it could not be opened.
+    pub async fn store(&mut self) -> Option<Store> {
+        self.ready_store(None).await.ok()
+    }
+
+    /// Waits for the store's opening and the prompt commit started by
+    /// [`Self::begin_prompt`], if they are still running, and reports their
+    /// outcome: [`Event::MessageRecorded`] for the prompt, or a warning that
+    /// the session is not (or no longer) saved. The chat calls it before it
+    /// handles the first piece of the model's answer; calling it again does
+    /// nothing.
+    pub async fn settle(&mut self, sink: &EventSink) {
+        self.settle_with(Some(sink)).await;
+    }
+
+    async fn settle_with(&mut self, sink: Option<&EventSink>) {
+        // A commit waiting for its request to go out starts now.
+        self.settle_trigger.take();
+        match std::mem::replace(&mut self.store, StoreSlot::Gone) {
+            StoreSlot::Deferred(deferred) => {
+                let opened = StoreSlot::open_now(deferred).await;
+                self.opened(opened, sink);
+            }
+            StoreSlot::Committing(commit) => {
+                let Committed { opened, prompt } = commit.await.unwrap_or_else(|e| Committed {
+                    opened: Err(HistoryError::Task(e.to_string())),
+                    prompt: None,
+                });
+                self.opened(opened, sink);
+                match prompt {
+                    Some(Ok(r)) => {
+                        if let Some(sink) = sink {
+                            sink.emit(Event::MessageRecorded {
+                                message_id: r.id.clone(),
+                                seq: r.seq,
+                                kind: MessageKind::Prompt.as_str().to_owned(),
+                                call_ids: Vec::new(),
+                            });
+                        }
+                        self.last_prompt = Some(r.id);
+                    }
+                    Some(Err(e)) => self.fail_with(e, sink),
+                    None => {}
+                }
+            }
+            other => self.store = other,
+        }
+    }
+
+    /// Takes the outcome of an opening: the store, or recording stops.
+    fn opened(&mut self, opened: Result<Opened, HistoryError>, sink: Option<&EventSink>) {
+        match opened {
+            Ok(Opened { store, notes }) => {
+                self.store = StoreSlot::Ready(store);
+                for message in notes {
+                    warn!(%message, "history");
+                    if let Some(sink) = sink {
+                        sink.emit(Event::Warning { message });
+                    }
+                }
+            }
+            Err(error) => {
+                warn!(%error, "the session history cannot be opened");
+                self.store = StoreSlot::Gone;
+                self.failed = true;
+                if let Some(sink) = sink {
+                    sink.emit(Event::Warning {
+                        message: format!("This session is not saved to the history: {error}"),
+                    });
+                }
+            }
+        }
+    }
+
+    /// The open store, after whatever was still running.
+    async fn ready_store(&mut self, sink: Option<&EventSink>) -> Result<Store, HistoryError> {
+        self.settle_with(sink).await;
+        match &self.store {
+            StoreSlot::Ready(store) => Ok(store.clone()),
+            _ => Err(HistoryError::Task(
+                "the session history is not available".into(),
+            )),
+        }
+    }
+
+    /// Starts committing the user's prompt and returns without waiting: the
+    /// request goes out meanwhile, and [`Self::settle`], before the answer
+    /// is handled, finishes it. The commit is the same as
+    /// [`Self::record_user`]'s (`Recording::Prompt`). Give the returned
+    /// [`Sent`] to the prompt's request ([`gd_gemini::GeminiClient::stream_notifying`]):
+    /// a store not opened yet is opened once the request has gone out.
+    pub async fn begin_prompt(
+        &mut self,
+        content: &Content,
+        typed: &str,
+        sink: &EventSink,
+    ) -> Option<Sent> {
+        // A commit still running (none in a turn loop) is finished first.
+        if matches!(self.store, StoreSlot::Committing(_)) {
+            self.settle(sink).await;
+        }
+        if self.failed {
+            return None;
+        }
+        let message = NewMessage::new(
+            Role::User,
+            MessageKind::Prompt,
+            parts_json(content),
+            typed.to_owned(),
+        );
+        let title = title_from(&message.text);
+        let (sent, settle_trigger, triggers) = slot::triggers();
+        self.settle_trigger = Some(settle_trigger);
+        let slot = std::mem::replace(&mut self.store, StoreSlot::Gone);
+        self.store = slot.commit_prompt(message, title, self.session_id.clone(), triggers);
+        Some(sent)
     }
 
     /// The stored id of the last recorded prompt (the running turn's, once
@@ -352,13 +512,17 @@ impl HistoryRecorder {
     /// The last prompt's request failed: the chat dropped it, so it leaves
     /// the model's context too (it stays in the transcript).
     pub async fn prompt_failed(&mut self) {
+        // The agent settled the prompt's commit already (reporting it).
+        self.settle_with(None).await;
         let Some(id) = self.last_prompt.take() else {
             return;
         };
         if self.failed {
             return;
         }
-        let s = self.store.clone();
+        let Ok(s) = self.ready_store(None).await else {
+            return;
+        };
         if let Err(e) = blocking(move || s.exclude_from_context(&id)).await {
             warn!(error = %e, "cannot mark a failed prompt in the history");
         }
@@ -387,7 +551,9 @@ impl HistoryRecorder {
                 NewMessage::new(role, MessageKind::Summary, parts_json(c), text)
             })
             .collect();
-        let s = self.store.clone();
+        let Ok(s) = self.ready_store(Some(sink)).await else {
+            return;
+        };
         let id = self.session_id.clone();
         if let Err(e) = blocking(move || s.replace_context(&id, &messages)).await {
             self.fail(e, sink);
@@ -400,7 +566,7 @@ impl HistoryRecorder {
         &mut self,
         message_id: &str,
     ) -> Result<(usize, Vec<Content>), HistoryError> {
-        let s = self.store.clone();
+        let s = self.ready_store(None).await?;
         let session = self.session_id.clone();
         let target = message_id.to_owned();
         let (removed, context) = blocking(move || {
@@ -427,7 +593,15 @@ impl HistoryRecorder {
             .iter()
             .map(|c| c.call_id.clone())
             .collect();
-        let s = self.store.clone();
+        let s = match self.ready_store(Some(sink)).await {
+            Ok(store) => store,
+            // Opening failed: reported by `ready_store` already.
+            Err(_) if self.failed => return None,
+            Err(e) => {
+                self.fail(e, sink);
+                return None;
+            }
+        };
         let id = self.session_id.clone();
         let result = blocking(move || {
             let r = s.append_message(&id, &message)?;
@@ -455,11 +629,17 @@ impl HistoryRecorder {
     }
 
     fn fail(&mut self, error: HistoryError, sink: &EventSink) {
+        self.fail_with(error, Some(sink));
+    }
+
+    fn fail_with(&mut self, error: HistoryError, sink: Option<&EventSink>) {
         warn!(error = %error, "session history recording failed");
         self.failed = true;
-        sink.emit(Event::Warning {
-            message: format!("This session is no longer being saved to the history: {error}"),
-        });
+        if let Some(sink) = sink {
+            sink.emit(Event::Warning {
+                message: format!("This session is no longer being saved to the history: {error}"),
+            });
+        }
     }
 }
 
