@@ -26,13 +26,18 @@ RESULTS = ROOT / "bench" / "RESULTS.md"
 START, END = "<!-- budget:start -->", "<!-- budget:end -->"
 
 
-def bars(path, title, labels, values, line=1.0, xlabel="ratio (lower is better)", line_label="peer = 1"):
+def bars(path, title, labels, values, line=1.0, xlabel="ratio (lower is better)", line_label="peer = 1", log=False):
     fig, ax = plt.subplots(figsize=(8, 0.5 + 0.45 * len(labels)))
     colors = ["#2e7d32" if v <= line else "#c62828" for v in values]
     ax.barh(labels, values, color=colors)
     ax.axvline(line, color="#555", linestyle="--", linewidth=1, label=line_label)
     for i, v in enumerate(values):
         ax.text(v, i, f" {v:.3g}", va="center", fontsize=9)
+    if log:
+        ax.set_xscale("log")
+        ax.set_xlim(min(values) / 2, line * 2)
+    else:
+        ax.set_xlim(0, max([*values, line]) * 1.35)
     ax.invert_yaxis()
     ax.set_title(title, fontsize=11)
     ax.set_xlabel(xlabel)
@@ -72,18 +77,20 @@ def main():
     CHARTS.mkdir(exist_ok=True)
     made = []
 
-    head = [(k, v) for k, v in got.items() if k.startswith("headless.") and k.endswith(".wall_vs_gemini_cli")]
-    rss = {s: m["rss_mb"] for s, m in last["meta"].get("peer", {}).get("scenarios", {}).items()}
-    if head:
+    scenarios = last["meta"].get("peer", {}).get("scenarios", {})
+    if scenarios:
         labels, values = [], []
-        for k, v in head:
-            scen = k.split(".")[1]
-            labels.append(f"{scen} wall")
-            values.append(v)
-            if scen in rss:
-                labels.append(f"{scen} peak RSS")
-                values.append(rss[scen][1] / rss[scen][0])
-        bars(CHARTS / "headless.png", "Headless turn ÷ Gemini CLI 0.61 (same run, interleaved)", labels, values, line_label="Gemini CLI = 1")
+        for scen, m in scenarios.items():
+            labels += [f"{scen}: wall time", f"{scen}: peak RSS"]
+            values += [m["wall_s"][1] / m["wall_s"][0], m["rss_mb"][1] / m["rss_mb"][0]]
+        bars(
+            CHARTS / "headless.png",
+            "Headless turn ÷ Gemini CLI 0.61 (same run, interleaved; log scale)",
+            labels,
+            values,
+            line_label="Gemini CLI = 1",
+            log=True,
+        )
         made.append(("headless.png", "headless turns against Gemini CLI 0.61"))
 
     agent = [(k, v) for k, v in got.items() if k.startswith("agent.")]
@@ -91,19 +98,27 @@ def main():
         bars(CHARTS / "agent_search.png", "Search through the agent ÷ ripgrep / fd (same run)", [k[6:] for k, _ in agent], [v for _, v in agent], line_label="rg / fd = 1")
         made.append(("agent_search.png", "grep_search and glob through the agent against ripgrep and fd"))
 
-    desk = last["meta"].get("desktop", {})
-    if "app_s" in desk or "desktop.start_to_content_s" in got:
+    if "desktop.start_to_content_s" in got:
         start = [("app: start → content", got.get("desktop.start_to_content_s")), ("blank WebKit window", got.get("desktop.floor_start_s"))]
         mem = [(k, got.get(k)) for k in ("desktop.idle_over_floor_mb", "desktop.idle_pss_over_floor_mb", "desktop.web_process_200msg_over_blank_mb")]
         fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.2))
         s = [(label, v) for label, v in start if v is not None]
         a1.barh([label for label, _ in s], [v for _, v in s], color=["#1565c0", "#9e9e9e"][: len(s)])
+        for i, (_, v) in enumerate(s):
+            a1.text(v, i, f" {v:.2f}", va="center", fontsize=9)
         a1.axvline(0.7, color="#c62828", linestyle="--", linewidth=1, label="target 0.7 s")
         a1.set_xlabel("seconds (release, median)")
         a1.legend(fontsize=8)
         a1.invert_yaxis()
         m = [(label.split(".")[1], v) for label, v in mem if v is not None]
+        targets = {"idle_over_floor_mb": 30, "idle_pss_over_floor_mb": None, "web_process_200msg_over_blank_mb": 15}
         a2.barh([label for label, _ in m], [v for _, v in m], color="#1565c0")
+        for i, (label, v) in enumerate(m):
+            a2.text(v, i, f" {v:.1f}", va="center", fontsize=9)
+            if targets.get(label):
+                a2.plot([targets[label]] * 2, [i - 0.4, i + 0.4], color="#c62828", linestyle="--", linewidth=1.5)
+        a2.plot([], [], color="#c62828", linestyle="--", label="issue's target")
+        a2.legend(fontsize=8, loc="lower right")
         a2.set_xlabel("MB over a blank WebKitGTK window")
         a2.invert_yaxis()
         fig.suptitle("Desktop app against the WebKitGTK floor (same run)", fontsize=11)

@@ -157,7 +157,8 @@ def main():
         "kind": kind,
         "rev": git_rev(),
         "load_average": round(load_before, 2),
-        "figures": {f["id"]: v for f, v, _, _ in rows if v is not None},
+        # Everything the sources measured, budgeted or not (e.g. the floor's own start).
+        "figures": measured,
         "meta": metas,
     }
     out = ROOT / "bench" / "out"

@@ -21,7 +21,7 @@ if [ "$mode" = "--full" ]; then
   npm --prefix ui ci --no-audit --no-fund --silent
   npm --prefix ui run build --silent
   CARGO_INCREMENTAL=0 cargo build --release --quiet -p gemini-desktop
-  cargo build --quiet -p gd-e2e --example app-perf --release
+  CARGO_INCREMENTAL=0 cargo build --release --quiet -p gd-e2e --example app-perf
 fi
 echo "built in $(( $(date +%s) - build_start )) s" >&2
 

@@ -57,6 +57,7 @@ function backends(signIn) {
           last_error: null,
           notes: [],
           actions: ["switch_method", "sign_in_with_google", "set_api_key", "configure_vertex"],
+          sign_in_options: ["google", "api_key", "vertex"],
         };
       default:
         return undefined;

@@ -230,15 +230,7 @@ impl HistoryRecorder {
                 );
                 message.tool_calls = calls
                     .iter()
-                    .map(|c| ToolCallRecord {
-                        call_id: c.call_id.clone(),
-                        name: c.name.clone(),
-                        args: None,
-                        status: Some("cancelled".into()),
-                        summary: Some(INTERRUPTED_CALL.into()),
-                        error: Some(INTERRUPTED_CALL.into()),
-                        ..ToolCallRecord::default()
-                    })
+                    .map(|c| not_executed_record(c, INTERRUPTED_CALL))
                     .collect();
                 let (s, id) = (store.clone(), session_id.to_owned());
                 blocking(move || s.append_message(&id, &message)).await?;
@@ -438,15 +430,7 @@ impl HistoryRecorder {
             Recording::NotExecuted { calls } => {
                 let records: Vec<ToolCallRecord> = calls
                     .iter()
-                    .map(|c| ToolCallRecord {
-                        call_id: c.call_id.clone(),
-                        name: c.name.clone(),
-                        args: None,
-                        status: Some("cancelled".into()),
-                        summary: Some("Not executed.".into()),
-                        error: Some("Not executed.".into()),
-                        ..ToolCallRecord::default()
-                    })
+                    .map(|c| not_executed_record(c, "Not executed."))
                     .collect();
                 (MessageKind::ToolResult, String::new(), records)
             }
@@ -663,6 +647,19 @@ fn args_text(args: &Value) -> String {
 
 fn parts_json(content: &Content) -> Value {
     serde_json::to_value(&content.parts).unwrap_or_else(|_| Value::Array(Vec::new()))
+}
+
+/// The stored record of a call that never ran, saying `why`.
+fn not_executed_record(call: &ToolCallRequest, why: &str) -> ToolCallRecord {
+    ToolCallRecord {
+        call_id: call.call_id.clone(),
+        name: call.name.clone(),
+        args: None,
+        status: Some("cancelled".into()),
+        summary: Some(why.into()),
+        error: Some(why.into()),
+        ..ToolCallRecord::default()
+    }
 }
 
 fn result_record(call: &CompletedCall) -> ToolCallRecord {
