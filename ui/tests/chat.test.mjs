@@ -407,6 +407,9 @@ test("an answer's lists keep their top-level markers inside the conversation's l
   const app = await env.open();
   await app.emitAll([E.turnStarted("t1"), E.delta("Files:\n\n- one\n  - nested\n- two\n\n1. first\n"), E.turnComplete("completed", "t1")]);
   await waitForText(app.page, sel("message-model"), /first/);
+  // The Markdown renderer is loaded on demand: an answer that arrives first is plain text until
+  // it is in (no prompt was sent here, which would have requested it).
+  await app.page.waitForFunction(() => document.querySelector('[data-testid="message-model"] ul'));
   const styles = await app.page.evaluate(() => {
     const md = document.querySelector('[data-testid="message-model"]');
     const style = (el) => (el ? getComputedStyle(el).listStyleType : null);
