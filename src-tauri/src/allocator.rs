@@ -4,7 +4,7 @@
 //! and memory freed into an arena stays with it. The app's threads (Tauri's and the agent's
 //! tokio workers, blocking-pool threads, WebKit's and GTK's) each end up holding one with a few
 //! partly used pages: 1.5 MB of the idle app process on the 2-core benchmark VM with one arena
-//! instead (bench/results/desktop.md), and more on machines with more cores, where there are
+//! instead (bench/RESULTS.md, desktop section), and more on machines with more cores, where there are
 //! more workers and arenas. The app allocates little and rarely from many threads at once, so
 //! two arenas are plenty. The web and network processes are separate programs, not affected.
 

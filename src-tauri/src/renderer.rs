@@ -13,7 +13,7 @@
 //! support is turned off too (`GDK_GL=disable`, unless the user set `GDK_GL`). Otherwise GDK
 //! sets up GLX when it opens the display, to pick a visual for GL windows we never create: on a
 //! machine without a GPU that loads Mesa's llvmpipe (libLLVM), ~150 ms of a 2-core VM's start
-//! spent before the window and its web process are created (bench/results/desktop.md). WebKit
+//! spent before the window and its web process are created (bench/RESULTS.md, desktop section). WebKit
 //! still needs an EGL display of its own, which it opens while its web process starts, in
 //! parallel.
 

@@ -1,7 +1,7 @@
 // Syntax highlighting of code blocks in answers (highlight.js), one language at a time.
 //
 // highlight.js builds a language's definition when it is registered: registering all 18 of
-// ours at start cost the web process ~9 MB (bench/results/desktop.md), though a conversation
+// ours at start cost the web process ~9 MB (bench/RESULTS.md, desktop section), though a conversation
 // uses one or two. So each language is its own chunk, loaded the first time a code block names
 // it. Until it is in, the block is plain text (escaped code) and `highlight` says it is
 // `pending`; once it is registered, `languagesLoaded` counts up and listeners are told, and

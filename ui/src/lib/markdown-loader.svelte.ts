@@ -2,7 +2,7 @@
 // loaded when the first answer needs it rather than with the app.
 //
 // It is 40% of the UI's script (167 of 422 kB minified) and, with the languages it used to
-// register at start, ~17 MB of the web process (bench/results/desktop.md), while the window
+// register at start, ~17 MB of the web process (bench/RESULTS.md, desktop section), while the window
 // opens on an empty chat. It is asked for as soon as one can tell it will be needed: a prompt is
 // sent (app.svelte.ts's `send`), a conversation is reopened (its transcript waits for it, so it
 // shows formatted at once), or an answer is on screen (ModelItem.render). An answer that
