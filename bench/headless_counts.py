@@ -36,30 +36,26 @@ def fresh_dirs():
 
 
 def run(prefix, cli, env_base):
-    """One turn, under `prefix` (e.g. valgrind); fails unless the answer is the scripted one."""
+    """One turn, under `prefix` (e.g. valgrind), with a fresh HOME and workspace; fails unless
+    the answer is the scripted one. Returns the child's rusage (its peak RSS without a prefix)."""
     home, ws = fresh_dirs()
     env = {**env_base, "HOME": str(home)}
     cmd = prefix + [str(cli), "-p", "Say hello", "-o", "json", "-m", "gemini-2.5-flash", "--skip-trust"]
     proc = subprocess.Popen(cmd, cwd=ws, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out, err = proc.communicate()
-    if proc.returncode != 0 or json.loads(out).get("response") != "Hello.":
-        raise SystemExit(f"turn failed: {' '.join(cmd)}\n{err.decode()[-2000:]}")
-    shutil.rmtree(home, ignore_errors=True)
-    shutil.rmtree(ws, ignore_errors=True)
-
-
-def peak_rss_mb(cli, env):
-    """Peak RSS of the CLI alone (ru_maxrss of the waited child, in MB)."""
-    home, ws = fresh_dirs()
-    cmd = [str(cli), "-p", "Say hello", "-o", "json", "-m", "gemini-2.5-flash", "--skip-trust"]
-    proc = subprocess.Popen(cmd, cwd=ws, env={**env, "HOME": str(home)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # Small outputs: read both, then reap the child with wait4 for its resource usage.
+    out, err = proc.stdout.read(), proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     shutil.rmtree(home, ignore_errors=True)
     shutil.rmtree(ws, ignore_errors=True)
-    if proc.returncode != 0:
-        raise SystemExit("turn failed while measuring RSS")
-    return usage.ru_maxrss / 1024
+    if proc.returncode != 0 or json.loads(out).get("response") != "Hello.":
+        raise SystemExit(f"turn failed: {' '.join(cmd)}\n{err.decode()[-2000:]}")
+    return usage
+
+
+def peak_rss_mb(cli, env):
+    """Peak RSS of the CLI alone (ru_maxrss of the waited child, in MB)."""
+    return run([], cli, env).ru_maxrss / 1024
 
 
 def instructions(cli, env, tmp):
