@@ -25,6 +25,7 @@ pub mod list_directory;
 pub mod live;
 pub mod mcp;
 pub mod memory;
+pub mod mtime;
 pub mod planned_edit;
 pub mod read_file;
 pub mod read_many_files;

@@ -199,7 +199,36 @@ pub fn is_file(entry: &DirEntry, follow_symlinks: bool) -> bool {
 /// The path of `path` relative to `root` with `/` separators, as the
 /// search tools report and match it.
 pub fn relative_str<'p>(path: &'p Path, root: &Path) -> std::borrow::Cow<'p, str> {
-    path.strip_prefix(root).unwrap_or(path).to_string_lossy()
+    relative_path(path, root).to_string_lossy()
+}
+
+/// `path` relative to `root` (or `path` itself when it is not below it).
+///
+/// The walker's paths are `root` joined with names, so on Unix a byte
+/// prefix check at a `/` boundary says the same as `Path::strip_prefix`,
+/// which compares component by component and was a visible share of a
+/// 15,000-match glob's time.
+pub fn relative_path<'p>(path: &'p Path, root: &Path) -> &'p Path {
+    #[cfg(unix)]
+    {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+        let (bytes, prefix) = (path.as_os_str().as_bytes(), root.as_os_str().as_bytes());
+        if let Some(rest) = bytes.strip_prefix(prefix) {
+            let rest = match rest.strip_prefix(b"/") {
+                Some(rest) => Some(rest),
+                None if rest.is_empty() || prefix.ends_with(b"/") => Some(rest),
+                None => None,
+            };
+            // `Path` drops `.` components and repeated `/`: leave those to it.
+            let plain =
+                |rest: &&[u8]| !rest.starts_with(b"/") && !rest.starts_with(b"./") && *rest != b".";
+            if let Some(rest) = rest.filter(plain) {
+                return Path::new(OsStr::from_bytes(rest));
+            }
+        }
+    }
+    path.strip_prefix(root).unwrap_or(path)
 }
 
 /// A file filter in ripgrep's `--glob` style: a pattern without `/`
@@ -243,6 +272,32 @@ impl PathFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relative_path_says_what_strip_prefix_says() {
+        let cases = [
+            ("/a/b/c.rs", "/a/b"),
+            ("/a/b/c.rs", "/a/b/"),
+            ("/a/bc/x", "/a/b"),
+            ("/a/b", "/a/b"),
+            ("/a/b//c", "/a/b"),
+            ("/a/b/./c", "/a/b"),
+            ("/x", "/"),
+            ("./a", "."),
+            ("a/b", ""),
+            ("/elsewhere/f", "/a/b"),
+            ("/a/./b/c", "/a/b"),
+        ];
+        for (path, root) in cases {
+            let (path, root) = (Path::new(path), Path::new(root));
+            let expected = path.strip_prefix(root).unwrap_or(path);
+            assert_eq!(
+                relative_path(path, root),
+                expected,
+                "{path:?} under {root:?}"
+            );
+        }
+    }
 
     #[test]
     fn path_filters_follow_ripgrep_glob_rules() {
