@@ -1,0 +1,102 @@
+//! Throwing a worktree away, after a plan that lists what is lost.
+
+use crate::error::{Result, WorktreeError};
+use crate::git::Git;
+use crate::types::{DiscardPlan, Worktree};
+
+impl Git {
+    /// What discarding the worktree loses: its uncommitted and untracked files, and the
+    /// commits of its branch the base branch does not have.
+    pub fn plan_discard(&self, worktree: &Worktree) -> Result<DiscardPlan> {
+        let worktree = self.reload(worktree)?;
+        let dir = &worktree.path;
+        let branch_head = worktree.head.clone();
+        let commits = match self.maybe_text(
+            dir,
+            &[
+                &"rev-parse",
+                &"-q",
+                &"--verify",
+                &format!("refs/heads/{}^{{commit}}", worktree.base),
+            ],
+        )? {
+            Some(base_head) => self.commits_between(dir, &base_head, &branch_head)?,
+            // No base any more: every commit since the fork is unknown, so list the branch's
+            // commits that no other branch has.
+            None => self.unique_commits(dir, &worktree.branch, &branch_head)?,
+        };
+        let uncommitted = self.uncommitted(dir)?;
+        let state = self.snapshot(dir)?;
+        Ok(DiscardPlan {
+            worktree,
+            uncommitted,
+            commits,
+            branch_head,
+            state,
+        })
+    }
+
+    /// Removes the worktree folder (`git worktree remove --force`) and deletes its branch
+    /// (`git branch -D`), refusing if anything changed since `plan` was made.
+    pub fn discard(&self, worktree: &Worktree, plan: &DiscardPlan) -> Result<()> {
+        if plan.worktree.branch != worktree.branch {
+            return Err(WorktreeError::StalePlan(
+                "the plan is for another worktree".to_owned(),
+            ));
+        }
+        let now = self.plan_discard(worktree)?;
+        if now.branch_head != plan.branch_head {
+            return Err(WorktreeError::StalePlan(format!(
+                "“{}” has new commits",
+                now.worktree.branch
+            )));
+        }
+        if now.state != plan.state {
+            return Err(WorktreeError::StalePlan(
+                "files in the worktree changed".to_owned(),
+            ));
+        }
+        let (removed, deleted, warnings) = self.remove(&now.worktree);
+        if !(removed && deleted) {
+            return Err(WorktreeError::Git {
+                command: "worktree remove / branch -D".to_owned(),
+                message: warnings.join(" "),
+            });
+        }
+        tracing::info!(branch = %now.worktree.branch, "worktree discarded");
+        Ok(())
+    }
+
+    fn unique_commits(
+        &self,
+        dir: &std::path::Path,
+        branch: &str,
+        head: &str,
+    ) -> Result<Vec<crate::types::CommitSummary>> {
+        let out = self.run(
+            dir,
+            &[
+                &"log",
+                &"--no-color",
+                &"-z",
+                &"--format=%H%x09%s",
+                &head,
+                &"--not",
+                &format!("--exclude=refs/heads/{branch}"),
+                &"--branches",
+                &"--",
+            ],
+        )?;
+        Ok(String::from_utf8_lossy(&out)
+            .split('\0')
+            .filter(|line| !line.is_empty())
+            .map(|line| {
+                let (id, subject) = line.split_once('\t').unwrap_or((line, ""));
+                crate::types::CommitSummary {
+                    id: id.trim().to_owned(),
+                    subject: subject.to_owned(),
+                }
+            })
+            .collect())
+    }
+}
