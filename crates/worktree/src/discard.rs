@@ -8,8 +8,18 @@ impl Git {
     /// What discarding the worktree loses: its uncommitted and untracked files, and the
     /// commits of its branch the base branch does not have.
     pub fn plan_discard(&self, worktree: &Worktree) -> Result<DiscardPlan> {
-        let worktree = self.reload(worktree)?;
-        let dir = &worktree.path;
+        // A worktree folder deleted by hand can still be discarded: its branch is cleaned up.
+        let present = worktree.path.exists();
+        let worktree = if present {
+            self.reload(worktree)?
+        } else {
+            self.reload_missing(worktree)?
+        };
+        let dir = if present {
+            &worktree.path
+        } else {
+            &worktree.repo
+        };
         let branch_head = worktree.head.clone();
         let commits = match self.maybe_text(
             dir,
@@ -25,8 +35,11 @@ impl Git {
             // commits that no other branch has.
             None => self.unique_commits(dir, &worktree.branch, &branch_head)?,
         };
-        let uncommitted = self.uncommitted(dir)?;
-        let state = self.snapshot(dir)?;
+        let (uncommitted, state) = if present {
+            (self.uncommitted(dir)?, self.snapshot(dir)?)
+        } else {
+            (Vec::new(), String::new())
+        };
         Ok(DiscardPlan {
             worktree,
             uncommitted,
@@ -65,6 +78,46 @@ impl Git {
         }
         tracing::info!(branch = %now.worktree.branch, "worktree discarded");
         Ok(())
+    }
+
+    /// A worktree of ours whose folder is gone: known from its branch and its configuration.
+    fn reload_missing(&self, worktree: &Worktree) -> Result<Worktree> {
+        let not_ours = || WorktreeError::NotAWorktree(worktree.path.clone());
+        let repo = &worktree.repo;
+        if !repo.is_dir() {
+            return Err(not_ours());
+        }
+        let base = self
+            .config_get(
+                repo,
+                &format!("branch.{}.{}", worktree.branch, crate::repo::BASE_KEY),
+            )?
+            .ok_or_else(not_ours)?;
+        // Checked out in a folder that exists (moved with `git worktree move`): not this one.
+        let elsewhere = self
+            .worktree_entries(repo)?
+            .into_iter()
+            .any(|e| e.branch.as_deref() == Some(worktree.branch.as_str()) && e.path.exists());
+        if elsewhere {
+            return Err(not_ours());
+        }
+        let head = self
+            .maybe_text(
+                repo,
+                &[
+                    &"rev-parse",
+                    &"-q",
+                    &"--verify",
+                    &format!("refs/heads/{}^{{commit}}", worktree.branch),
+                ],
+            )?
+            .ok_or_else(not_ours)?;
+        Ok(Worktree {
+            base,
+            head,
+            warnings: Vec::new(),
+            ..worktree.clone()
+        })
     }
 
     fn unique_commits(

@@ -120,6 +120,14 @@ impl Git {
                         ),
                     },
                 });
+            } else if let Some(operation) = self.operation_in_progress(checkout)? {
+                blockers.push(Blocker {
+                    kind: BlockerKind::BaseBusy,
+                    message: format!(
+                        "{} is in the middle of {operation}: finish or abort it first.",
+                        checkout.display()
+                    ),
+                });
             } else if kind != MergeKind::UpToDate {
                 let dirty = self.tracked_changes(checkout)?;
                 if !dirty.is_empty() {
@@ -294,6 +302,14 @@ impl Git {
             args.push(message);
         }
         args.push(&commit);
+        // Checked by the plan already; checked again because the abort below must only
+        // ever undo our own merge, never one the user has in progress.
+        if let Some(operation) = self.operation_in_progress(checkout)? {
+            return Err(WorktreeError::Blocked(format!(
+                "{} is in the middle of {operation}: finish or abort it first.",
+                checkout.display()
+            )));
+        }
         let output = self.output(checkout, &args)?;
         if output.status.success() {
             return Ok(());
@@ -315,6 +331,29 @@ impl Git {
             .collect::<Vec<_>>()
             .join("\n");
         Err(WorktreeError::MergeFailed(message))
+    }
+
+    /// The git operation a checkout is in the middle of (a merge, rebase, ...), if any.
+    fn operation_in_progress(&self, checkout: &Path) -> Result<Option<&'static str>> {
+        const STATES: [(&str, &str); 5] = [
+            ("MERGE_HEAD", "a merge"),
+            ("CHERRY_PICK_HEAD", "a cherry-pick"),
+            ("REVERT_HEAD", "a revert"),
+            ("rebase-merge", "a rebase"),
+            ("rebase-apply", "a rebase or `git am`"),
+        ];
+        let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"rev-parse"];
+        for (name, _) in &STATES {
+            args.push(&"--git-path");
+            args.push(name);
+        }
+        let out = self.text(checkout, &args)?;
+        for ((_, label), path) in STATES.iter().zip(out.lines()) {
+            if checkout.join(path).symlink_metadata().is_ok() {
+                return Ok(Some(label));
+            }
+        }
+        Ok(None)
     }
 
     /// `git merge-tree --write-tree`: the merged tree and the conflicted paths, in the object
@@ -403,6 +442,13 @@ impl Git {
             let _ = self.run(repo, &[&"worktree", &"prune"]);
             true
         };
+        if removed
+            && let Some(parent) = worktree.path.parent()
+            && parent.extension().is_some_and(|e| e == "worktrees")
+        {
+            // The default `<repo>.worktrees` folder goes with its last worktree.
+            let _ = std::fs::remove_dir(parent);
+        }
         let deleted = removed
             && match self.run(repo, &[&"branch", &"-D", &"--", &worktree.branch]) {
                 Ok(_) => true,

@@ -126,6 +126,8 @@ pub enum BlockerKind {
     BaseCheckoutMissing,
     /// The base checkout is on another branch (or detached).
     BaseNotCheckedOut,
+    /// The base checkout is in the middle of a merge, rebase, cherry-pick or revert.
+    BaseBusy,
     /// The base checkout has uncommitted changes to tracked files.
     BaseDirty,
     /// Files the merge brings in exist, untracked, in the base checkout.

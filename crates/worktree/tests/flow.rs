@@ -135,6 +135,8 @@ fn create_work_diff_commit_and_fast_forward_merge() {
     assert!(!f.repo.join("b.txt").exists());
     assert_eq!(f.status(), "");
     assert!(!wt.path.exists());
+    // The default `<repo>.worktrees` folder went with its last worktree.
+    assert!(!f.root.join("projet été.worktrees").exists());
     assert!(!f.branch_exists("feature/tidy"));
     assert!(f.git.list(&f.repo).unwrap().is_empty());
     // The branch's configuration went with it.
@@ -385,4 +387,89 @@ fn discarding_an_untouched_worktree_loses_nothing() {
     f.git.discard(&wt, &plan).unwrap();
     assert!(!wt.path.exists());
     assert!(!f.branch_exists(&wt.branch));
+}
+
+#[test]
+fn a_worktree_folder_deleted_by_hand_can_still_be_discarded() {
+    let f = Fixture::new();
+    let wt = f.git.create(&f.repo, CreateOptions::default()).unwrap();
+    write(&wt.path, "c.txt", "c\n");
+    f.commit(&wt.path, "Add c");
+    std::fs::remove_dir_all(&wt.path).unwrap();
+
+    let listed = f.git.list(&f.repo).unwrap();
+    assert_eq!(listed.len(), 1);
+    let plan = f.git.plan_discard(&listed[0]).unwrap();
+    let subjects: Vec<_> = plan.commits.iter().map(|c| c.subject.as_str()).collect();
+    assert_eq!(subjects, vec!["Add c"]);
+    assert!(plan.uncommitted.is_empty());
+    f.git.discard(&listed[0], &plan).unwrap();
+    assert!(!f.branch_exists(&wt.branch));
+    assert!(f.git.list(&f.repo).unwrap().is_empty());
+    assert_eq!(
+        f.sh(&f.repo, &["worktree", "list", "--porcelain"])
+            .matches("worktree ")
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn a_merge_that_fails_halfway_is_aborted() {
+    let f = Fixture::new();
+    let wt = f.git.create(&f.repo, CreateOptions::default()).unwrap();
+    write(&wt.path, "c.txt", "c\n");
+    f.commit(&wt.path, "Add c");
+    f.write("d.txt", "d\n");
+    f.commit(&f.repo, "Add d");
+    let main_head = f.head(&f.repo);
+    // A hook of the user's that rejects the merge commit after git merged the files.
+    let hook = f.repo.join(".git/hooks/pre-merge-commit");
+    std::fs::write(&hook, "#!/bin/sh\necho 'no merges today' >&2\nexit 1\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    let plan = f.git.plan_merge(&wt).unwrap();
+    assert!(plan.can_merge(), "{:?}", plan.blockers);
+    let error = f
+        .git
+        .merge(&wt, &plan, MergeOptions::default())
+        .unwrap_err();
+    assert!(matches!(error, WorktreeError::MergeFailed(_)), "{error}");
+    assert!(error.to_string().contains("no merges today"), "{error}");
+    // Put back as it was: same commit, no merge in progress, no merged file, nothing removed.
+    assert_eq!(f.head(&f.repo), main_head);
+    assert!(!f.sh_ok(&f.repo, &["rev-parse", "-q", "--verify", "MERGE_HEAD"]));
+    assert_eq!(f.status(), "");
+    assert!(!f.repo.join("c.txt").exists());
+    assert!(wt.path.exists());
+    assert!(f.branch_exists(&wt.branch));
+}
+
+#[test]
+fn a_merge_the_user_has_in_progress_blocks_ours_and_is_left_alone() {
+    let f = Fixture::new();
+    let wt = f.git.create(&f.repo, CreateOptions::default()).unwrap();
+    write(&wt.path, "c.txt", "c\n");
+    f.commit(&wt.path, "Add c");
+    // The user's own merge with a conflict, unresolved.
+    f.sh(&f.repo, &["switch", "-q", "-c", "other"]);
+    f.write("a.txt", "other\n");
+    f.commit(&f.repo, "Other");
+    f.sh(&f.repo, &["switch", "-q", "main"]);
+    f.write("a.txt", "main\n");
+    f.commit(&f.repo, "Main");
+    assert!(!f.sh_ok(&f.repo, &["merge", "other"]));
+
+    let plan = f.git.plan_merge(&wt).unwrap();
+    let kinds: Vec<_> = plan.blockers.iter().map(|b| b.kind).collect();
+    assert_eq!(kinds, vec![BlockerKind::BaseBusy]);
+    assert!(
+        plan.blockers[0]
+            .message
+            .contains("in the middle of a merge")
+    );
+    assert!(f.git.merge(&wt, &plan, MergeOptions::default()).is_err());
+    // The user's merge is still there.
+    assert!(f.sh_ok(&f.repo, &["rev-parse", "-q", "--verify", "MERGE_HEAD"]));
 }
