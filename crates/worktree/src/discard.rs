@@ -120,26 +120,35 @@ impl Git {
         })
     }
 
+    /// The branch's commits that no other branch has (when the base is gone).
     fn unique_commits(
         &self,
         dir: &std::path::Path,
         branch: &str,
         head: &str,
     ) -> Result<Vec<crate::types::CommitSummary>> {
-        let out = self.run(
+        // `--exclude` with `--branches` matches differently across git versions: list the
+        // other branches' commits ourselves.
+        let refs = self.text(
             dir,
             &[
-                &"log",
-                &"--no-color",
-                &"-z",
-                &"--format=%H%x09%s",
-                &head,
-                &"--not",
-                &format!("--exclude=refs/heads/{branch}"),
-                &"--branches",
-                &"--",
+                &"for-each-ref",
+                &"--format=%(refname)%09%(objectname)",
+                &"refs/heads/",
             ],
         )?;
+        let ours = format!("refs/heads/{branch}");
+        let others: Vec<String> = refs
+            .lines()
+            .filter_map(|line| line.split_once('\t'))
+            .filter(|(name, _)| *name != ours)
+            .map(|(_, id)| format!("^{id}"))
+            .collect();
+        let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> =
+            vec![&"log", &"--no-color", &"-z", &"--format=%H%x09%s", &head];
+        args.extend(others.iter().map(|o| o as &dyn AsRef<std::ffi::OsStr>));
+        args.push(&"--");
+        let out = self.run(dir, &args)?;
         Ok(String::from_utf8_lossy(&out)
             .split('\0')
             .filter(|line| !line.is_empty())

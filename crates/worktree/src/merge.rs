@@ -371,6 +371,16 @@ impl Git {
         let output = self.output(dir, &args)?;
         // 0: clean, 1: conflicts; anything else is an error.
         if !matches!(output.status.code(), Some(0 | 1)) {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            if stderr.contains("--write-tree") || stderr.contains("usage: git merge-tree") {
+                let version = self.text(dir, &[&"version"]).unwrap_or_default();
+                return Err(WorktreeError::Git {
+                    command: "merge-tree --write-tree".to_owned(),
+                    message: format!(
+                        "this needs git 2.38 or newer, and this is {version}: update git to merge worktrees"
+                    ),
+                });
+            }
             return Err(crate::git::failure(&args, &output));
         }
         let text = String::from_utf8_lossy(&output.stdout);

@@ -38,7 +38,19 @@ impl Git {
             &top_level,
             &[&"rev-parse", &"-q", &"--verify", &"HEAD^{commit}"],
         )?;
-        let uncommitted = self.uncommitted(&top_level)?;
+        // `normal`, not `all`: an untracked folder counts once, and a big one (an unignored
+        // `node_modules`) is not walked just to show a menu.
+        let out = self.run(
+            &top_level,
+            &[
+                &"status",
+                &"--porcelain=v1",
+                &"-z",
+                &"--untracked-files=normal",
+                &"--no-renames",
+            ],
+        )?;
+        let uncommitted = parse_status(&String::from_utf8_lossy(&out));
         Ok(Some(Repo {
             top_level,
             branch,

@@ -17,7 +17,8 @@ pub struct Repo {
     pub head: Option<String>,
     /// Whether there are uncommitted changes or untracked files.
     pub dirty: bool,
-    /// How many files are changed, staged or untracked (what a new worktree would NOT get).
+    /// How many files are changed, staged or untracked (what a new worktree would NOT get);
+    /// an untracked folder counts once.
     pub uncommitted_files: usize,
 }
 

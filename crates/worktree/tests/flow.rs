@@ -414,6 +414,7 @@ fn a_worktree_folder_deleted_by_hand_can_still_be_discarded() {
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn a_merge_that_fails_halfway_is_aborted() {
     let f = Fixture::new();
@@ -472,4 +473,32 @@ fn a_merge_the_user_has_in_progress_blocks_ours_and_is_left_alone() {
     assert!(f.git.merge(&wt, &plan, MergeOptions::default()).is_err());
     // The user's merge is still there.
     assert!(f.sh_ok(&f.repo, &["rev-parse", "-q", "--verify", "MERGE_HEAD"]));
+}
+
+#[test]
+fn a_deleted_base_branch_is_reported_and_discard_still_lists_the_commits() {
+    let f = Fixture::new();
+    f.sh(&f.repo, &["switch", "-q", "-c", "dev"]);
+    let wt = f.git.create(&f.repo, CreateOptions::default()).unwrap();
+    assert_eq!(wt.base, "dev");
+    write(&wt.path, "c.txt", "c\n");
+    f.commit(&wt.path, "Add c");
+    f.sh(&f.repo, &["switch", "-q", "main"]);
+    f.sh(&f.repo, &["branch", "-D", "dev"]);
+
+    let error = f.git.diff(&wt).unwrap_err();
+    assert!(
+        matches!(error, WorktreeError::BaseBranchMissing(ref b) if b == "dev"),
+        "{error}"
+    );
+    assert!(matches!(
+        f.git.plan_merge(&wt),
+        Err(WorktreeError::BaseBranchMissing(_))
+    ));
+    // Only the commit no other branch has is lost.
+    let plan = f.git.plan_discard(&wt).unwrap();
+    let subjects: Vec<_> = plan.commits.iter().map(|c| c.subject.as_str()).collect();
+    assert_eq!(subjects, vec!["Add c"]);
+    f.git.discard(&wt, &plan).unwrap();
+    assert!(!wt.path.exists());
 }
