@@ -67,8 +67,13 @@ impl Git {
                 files = self.changes(dir, &base_head, &branch_head)?;
             }
             MergeKind::MergeCommit => {
-                let (tree, conflicted) = self.merge_tree(dir, &base_head, &branch_head)?;
-                if conflicted.is_empty() {
+                let (tree, clean, mut conflicted) =
+                    self.merge_tree(dir, &base_head, &branch_head)?;
+                if !clean && conflicted.is_empty() {
+                    // Git says "conflict" without naming a file: still a conflict.
+                    conflicted.push("(a conflict git did not attribute to one file)".to_owned());
+                }
+                if clean {
                     files = self.changes(dir, &base_head, &tree)?;
                 } else {
                     blockers.push(Blocker {
@@ -96,7 +101,10 @@ impl Git {
         }
 
         let checkout = &worktree.base_checkout;
-        if !checkout.is_dir() {
+        if kind == MergeKind::UpToDate {
+            // Nothing to merge: only the worktree is cleaned up, the base checkout's state
+            // does not matter.
+        } else if !checkout.is_dir() {
             blockers.push(Blocker {
                 kind: BlockerKind::BaseCheckoutMissing,
                 message: format!(
@@ -128,7 +136,7 @@ impl Git {
                         checkout.display()
                     ),
                 });
-            } else if kind != MergeKind::UpToDate {
+            } else {
                 let dirty = self.tracked_changes(checkout)?;
                 if !dirty.is_empty() {
                     blockers.push(Blocker {
@@ -229,10 +237,20 @@ impl Git {
                 )?;
             }
         }
-        let base_head = self.text(checkout, &[&"rev-parse", &"--verify", &"HEAD^{commit}"])?;
+        // The base branch, not the checkout's HEAD: after an up-to-date "merge" the checkout
+        // may be on any branch (it was not touched).
+        let dir = &now.worktree.path;
+        let base_head = self.text(
+            dir,
+            &[
+                &"rev-parse",
+                &"--verify",
+                &format!("refs/heads/{}^{{commit}}", now.base),
+            ],
+        )?;
         // Belt and braces before anything is deleted: the branch must now be in the base.
         if !self.test(
-            checkout,
+            dir,
             &[
                 &"merge-base",
                 &"--is-ancestor",
@@ -240,10 +258,13 @@ impl Git {
                 &base_head,
             ],
         )? {
-            return Err(WorktreeError::MergeFailed(format!(
-                "after the merge, “{}” does not contain “{}”; nothing was removed",
-                now.base, now.worktree.branch
-            )));
+            return Err(WorktreeError::Git {
+                command: "merge".to_owned(),
+                message: format!(
+                    "after the merge, “{}” does not contain “{}”; the worktree was kept",
+                    now.base, now.worktree.branch
+                ),
+            });
         }
         tracing::info!(branch = %now.worktree.branch, base = %now.base, kind = ?now.kind, "worktree merged");
         let mut outcome = MergeOutcome {
@@ -356,9 +377,14 @@ impl Git {
         Ok(None)
     }
 
-    /// `git merge-tree --write-tree`: the merged tree and the conflicted paths, in the object
-    /// database only.
-    fn merge_tree(&self, dir: &Path, ours: &str, theirs: &str) -> Result<(String, Vec<String>)> {
+    /// `git merge-tree --write-tree`: the merged tree, whether it is clean, and the conflicted
+    /// paths; in the object database only.
+    fn merge_tree(
+        &self,
+        dir: &Path,
+        ours: &str,
+        theirs: &str,
+    ) -> Result<(String, bool, Vec<String>)> {
         let args: [&dyn AsRef<std::ffi::OsStr>; 7] = [
             &"merge-tree",
             &"--write-tree",
@@ -386,15 +412,16 @@ impl Git {
         let text = String::from_utf8_lossy(&output.stdout);
         let mut parts = text.split('\0');
         let tree = parts.next().unwrap_or_default().trim().to_owned();
+        let clean = output.status.code() == Some(0);
         let mut conflicts: Vec<String> = Vec::new();
-        if output.status.code() == Some(1) {
+        if !clean {
             for path in parts.take_while(|p| !p.is_empty()) {
                 if !conflicts.iter().any(|c| c == path) {
                     conflicts.push(path.to_owned());
                 }
             }
         }
-        Ok((tree, conflicts))
+        Ok((tree, clean, conflicts))
     }
 
     /// Commits reachable from `to` but not from `from`, newest first.

@@ -264,7 +264,9 @@ fn untracked_files_in_the_way_and_a_base_on_another_branch_block_the_merge() {
     assert_eq!(kinds, vec![BlockerKind::UntrackedInBase]);
     std::fs::remove_file(f.repo.join("c.txt")).unwrap();
 
-    f.sh(&f.repo, &["switch", "-q", "-c", "elsewhere"]);
+    f.sh(&f.repo, &["switch", "-q", "--orphan", "elsewhere"]);
+    f.write("z.txt", "z\n");
+    f.commit(&f.repo, "Unrelated");
     let plan = f.git.plan_merge(&wt).unwrap();
     let kinds: Vec<_> = plan.blockers.iter().map(|b| b.kind).collect();
     assert_eq!(kinds, vec![BlockerKind::BaseNotCheckedOut]);
@@ -331,8 +333,20 @@ fn a_stale_merge_plan_is_refused() {
     assert!(wt.path.exists());
     assert!(f.branch_exists(&wt.branch));
     assert!(f.repo.join("e.txt").exists());
-    // Merged, so the next plan has nothing to bring in.
-    assert_eq!(f.git.plan_merge(&wt).unwrap().kind, MergeKind::UpToDate);
+    // Merged, so the next plan has nothing to bring in, even with the repository on another
+    // branch; merging it only cleans up.
+    f.sh(&f.repo, &["switch", "-q", "--orphan", "elsewhere"]);
+    f.write("z.txt", "z\n");
+    f.commit(&f.repo, "Unrelated");
+    let plan = f.git.plan_merge(&wt).unwrap();
+    assert_eq!(plan.kind, MergeKind::UpToDate);
+    assert!(plan.can_merge(), "{:?}", plan.blockers);
+    let elsewhere = f.head(&f.repo);
+    let outcome = f.git.merge(&wt, &plan, MergeOptions::default()).unwrap();
+    assert!(outcome.removed_worktree && outcome.deleted_branch);
+    assert_eq!(f.head(&f.repo), elsewhere);
+    assert!(!wt.path.exists());
+    assert!(!f.branch_exists(&wt.branch));
 }
 
 #[test]
