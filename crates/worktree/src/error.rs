@@ -40,6 +40,12 @@ pub enum WorktreeError {
     NotAWorktree(PathBuf),
 
     #[error(
+        "The worktree folder {} no longer exists: discard it to clean up its branch.",
+        .0.display()
+    )]
+    WorktreeMissing(PathBuf),
+
+    #[error(
         "The base branch “{0}” no longer exists, so there is nothing to compare with or merge into."
     )]
     BaseBranchMissing(String),

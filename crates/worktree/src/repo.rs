@@ -223,6 +223,9 @@ impl Git {
 
     /// [`Git::load`] for a worktree a caller holds: it must still be that branch's checkout.
     pub(crate) fn reload(&self, worktree: &Worktree) -> Result<Worktree> {
+        if !worktree.path.exists() {
+            return Err(WorktreeError::WorktreeMissing(worktree.path.clone()));
+        }
         let now = self.load(&worktree.path)?;
         if now.branch != worktree.branch {
             return Err(WorktreeError::StalePlan(format!(

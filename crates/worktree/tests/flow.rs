@@ -413,6 +413,12 @@ fn a_worktree_folder_deleted_by_hand_can_still_be_discarded() {
 
     let listed = f.git.list(&f.repo).unwrap();
     assert_eq!(listed.len(), 1);
+    let error = f.git.plan_merge(&listed[0]).unwrap_err();
+    assert!(
+        matches!(error, WorktreeError::WorktreeMissing(_)),
+        "{error}"
+    );
+    assert!(error.to_string().contains("discard it"), "{error}");
     let plan = f.git.plan_discard(&listed[0]).unwrap();
     let subjects: Vec<_> = plan.commits.iter().map(|c| c.subject.as_str()).collect();
     assert_eq!(subjects, vec!["Add c"]);
@@ -515,4 +521,29 @@ fn a_deleted_base_branch_is_reported_and_discard_still_lists_the_commits() {
     assert_eq!(subjects, vec!["Add c"]);
     f.git.discard(&wt, &plan).unwrap();
     assert!(!wt.path.exists());
+}
+
+#[test]
+fn binary_files_are_flagged_in_the_diff() {
+    let f = Fixture::new();
+    let wt = f.git.create(&f.repo, CreateOptions::default()).unwrap();
+    std::fs::write(wt.path.join("image.bin"), [0u8, 159, 146, 150, 0, 1, 2]).unwrap();
+    let diff = f.git.diff(&wt).unwrap();
+    assert_eq!(
+        diff.files,
+        vec![FileChange {
+            path: "image.bin".into(),
+            old_path: None,
+            status: ChangeStatus::Added,
+            additions: 0,
+            deletions: 0,
+            binary: true,
+        }]
+    );
+    assert!(
+        diff.patch
+            .contains("Binary files /dev/null and b/image.bin differ"),
+        "{}",
+        diff.patch
+    );
 }
