@@ -124,6 +124,19 @@ impl Git {
                 return Err(error);
             }
         };
+        // A worktree inside the repository shows up there as untracked files (and `git add -A`
+        // would embed it) unless it is ignored.
+        if let Ok(inside) = worktree.path.strip_prefix(top)
+            && matches!(
+                self.test(top, &[&"check-ignore", &"-q", &"--", &inside]),
+                Ok(false)
+            )
+        {
+            worktree.warnings.push(format!(
+                "The worktree is inside the repository and not ignored: add “{}/” to .gitignore, or it shows up there as untracked files.",
+                inside.parent().unwrap_or(inside).display()
+            ));
+        }
         if repo.uncommitted_files > 0 {
             worktree.warnings.push(format!(
                 "{} has {} uncommitted or untracked file{}; they are not in the new worktree, which starts from the last commit of “{}”.",

@@ -286,3 +286,29 @@ fn inherited_git_variables_are_ignored() {
     // The child really ran the check (not filtered out).
     assert!(stdout.contains("1 passed"), "{stdout}");
 }
+
+#[test]
+fn a_worktree_inside_the_repository_warns_unless_ignored() {
+    let f = Fixture::new();
+    let inside = CreateOptions {
+        parent: Some(".trees".into()),
+        branch: Some("in".to_owned()),
+    };
+    let wt = f.git.create(&f.repo, inside).unwrap();
+    assert_eq!(wt.path, f.repo.join(".trees/in"));
+    assert_eq!(wt.warnings.len(), 1, "{:?}", wt.warnings);
+    assert!(
+        wt.warnings[0].contains("add “.trees/” to .gitignore"),
+        "{}",
+        wt.warnings[0]
+    );
+
+    f.write(".gitignore", ".trees/\n");
+    f.commit(&f.repo, "Ignore trees");
+    let ignored = CreateOptions {
+        parent: Some(".trees".into()),
+        branch: Some("in2".to_owned()),
+    };
+    let wt = f.git.create(&f.repo, ignored).unwrap();
+    assert!(wt.warnings.is_empty(), "{:?}", wt.warnings);
+}
