@@ -22,7 +22,7 @@ app_commands! {
     commands::open_workspace(path: Option<String>) -> Option<String>;
 
     // The agent session: started with a channel for its events, then driven by ops.
-    commands::start_session(on_event: Channel<Event>, model: Option<String>, resume: Option<String>) -> SessionInfo;
+    commands::start_session(on_event: Channel<Event>, model: Option<String>, resume: Option<String>, workspace: Option<String>) -> SessionInfo;
     commands::submit(session_id: String, op: Op);
     commands::stop_session(session_id: String);
 

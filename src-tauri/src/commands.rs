@@ -43,8 +43,9 @@ pub fn app_info<R: Runtime>(app: AppHandle<R>, state: State<'_, AppState>) -> Ap
 }
 
 /// Switches the window to another folder: `path` when given, else the one the user picks in
-/// the native folder dialog (`None` when they cancel it). Returns the canonical path. Running
-/// sessions are stopped; the UI starts a new one.
+/// the native folder dialog (`None` when they cancel it). Returns the canonical path. The
+/// window's folder is the shown conversation's (file picker, settings, trust, history follow
+/// it); running sessions are not touched: each conversation has its own folder.
 #[tauri::command]
 pub async fn open_workspace<R: Runtime>(
     window: WebviewWindow<R>,
@@ -61,7 +62,6 @@ pub async fn open_workspace<R: Runtime>(
     let workspace = state
         .set_workspace(&path)
         .map_err(|e| CommandError::new(CommandErrorKind::Input, e.to_string()))?;
-    state.sessions.stop_all();
     tracing::info!(workspace = %workspace.display(), "opened workspace");
     Ok(Some(workspace.to_string_lossy().into_owned()))
 }
@@ -105,9 +105,11 @@ async fn pick_folder<R: Runtime>(
         .transpose()
 }
 
-/// Starts an agent session on the workspace. Its events arrive on `on_event`
-/// in order, starting with `session_configured`. With `resume` (a stored
-/// session's id) the session continues that one (`session_resumed` follows).
+/// Starts an agent session on `workspace` (the window's folder when not given:
+/// each conversation of the window has its own). Its events arrive on
+/// `on_event` in order, starting with `session_configured`. With `resume` (a
+/// stored session's id) the session continues that one (`session_resumed`
+/// follows).
 #[tauri::command]
 pub async fn start_session(
     state: State<'_, AppState>,
@@ -115,13 +117,18 @@ pub async fn start_session(
     on_event: Channel<Event>,
     model: Option<String>,
     resume: Option<String>,
+    workspace: Option<String>,
 ) -> Result<SessionInfo, CommandError> {
-    let workspace = state.workspace().ok_or_else(|| {
-        CommandError::new(
-            CommandErrorKind::NoWorkspace,
-            "Open a folder to work on first.",
-        )
-    })?;
+    let workspace = match workspace {
+        Some(path) => crate::args::canonical_dir(std::path::Path::new(&path))
+            .map_err(|e| CommandError::new(CommandErrorKind::Input, e.to_string()))?,
+        None => state.workspace().ok_or_else(|| {
+            CommandError::new(
+                CommandErrorKind::NoWorkspace,
+                "Open a folder to work on first.",
+            )
+        })?,
+    };
     state
         .sessions
         .start(&workspace, model, resume, &history, on_event)

@@ -3,10 +3,11 @@
 //! Launching Gemini Desktop while it already runs does not open a second window: the new
 //! process hands its command line and working directory to the running one (over D-Bus on
 //! Linux) and exits with status 0. The running instance then:
-//! 1. if the new command line names a folder (`gemini-desktop ~/other-project`), switches to it
-//!    like `open_workspace` does: the workspace becomes that folder, running sessions are
-//!    stopped, and the window receives the [`WORKSPACE_CHANGED`] event so the UI can show it and
-//!    start a new session;
+//! 1. if the new command line names a folder (`gemini-desktop ~/other-project`), opens it as a
+//!    new conversation: the window's folder becomes that one (as `open_workspace` does), the
+//!    running conversations go on, and the window receives the [`WORKSPACE_CHANGED`] event so
+//!    the UI opens and shows a new conversation there (also when it names the same folder
+//!    again: a second conversation on it);
 //! 2. brings its window to the front (un-minimise, show, focus).
 //!
 //! A launch without a folder (from a desktop menu, whose working directory is usually `$HOME`)
@@ -30,8 +31,8 @@ use crate::state::AppState;
 /// Label of the app's window (`tauri.conf.json`).
 pub const MAIN_WINDOW: &str = "main";
 
-/// Event sent to the main window when the workspace changed from outside the UI (a second
-/// launch naming a folder). Payload: [`WorkspaceChanged`], i.e. `{ "workspace": "/abs/path" }`.
+/// Event sent to the main window when another launch names a folder: open a new conversation
+/// there. Payload: [`WorkspaceChanged`], i.e. `{ "workspace": "/abs/path" }`.
 /// It is not sent for the UI's own `open_workspace` calls, whose result already says it.
 pub const WORKSPACE_CHANGED: &str = "workspace-changed";
 
@@ -65,13 +66,10 @@ pub fn on_second_launch<R: Runtime>(app: &AppHandle<R>, argv: Vec<String>, cwd: 
     focus_main_window(app);
 }
 
-/// Switches the workspace to `folder`, stops the running sessions and tells the window.
+/// Makes `folder` the window's folder and tells the window to open a conversation there; the
+/// running sessions go on.
 fn switch_workspace<R: Runtime>(app: &AppHandle<R>, folder: &Path) {
     let state = app.state::<AppState>();
-    if state.workspace().as_deref() == Some(folder) {
-        tracing::debug!(folder = %folder.display(), "already the workspace");
-        return;
-    }
     let workspace = match state.set_workspace(folder) {
         Ok(workspace) => workspace,
         Err(error) => {
@@ -79,8 +77,7 @@ fn switch_workspace<R: Runtime>(app: &AppHandle<R>, folder: &Path) {
             return;
         }
     };
-    state.sessions.stop_all();
-    tracing::info!(workspace = %workspace.display(), "switched workspace");
+    tracing::info!(workspace = %workspace.display(), "a new conversation on the folder");
     let payload = WorkspaceChanged {
         workspace: workspace.to_string_lossy().into_owned(),
     };
@@ -168,7 +165,7 @@ mod tests {
 
     /// The whole callback against a mock runtime: state, sessions and the emitted event.
     #[test]
-    fn a_second_launch_with_a_folder_switches_the_workspace_and_notifies_the_window() {
+    fn a_second_launch_with_a_folder_asks_the_window_for_a_conversation_there() {
         use std::sync::{Arc, Mutex};
         use tauri::Listener;
 
@@ -190,12 +187,6 @@ mod tests {
         });
 
         let handle = app.handle().clone();
-        // Same folder: nothing to do.
-        on_second_launch(
-            &handle,
-            argv(&[first.path().to_str().unwrap()]),
-            String::new(),
-        );
         // No folder: focus only.
         on_second_launch(&handle, argv(&[]), second.path().to_str().unwrap().into());
         assert!(seen.lock().unwrap().is_empty());
@@ -203,7 +194,12 @@ mod tests {
             app.state::<AppState>().workspace(),
             Some(first.path().canonicalize().unwrap())
         );
-
+        // The same folder again: a second conversation on it.
+        on_second_launch(
+            &handle,
+            argv(&[first.path().to_str().unwrap()]),
+            String::new(),
+        );
         on_second_launch(
             &handle,
             argv(&[second.path().to_str().unwrap()]),
@@ -211,12 +207,19 @@ mod tests {
         );
         let expected = second.path().canonicalize().unwrap();
         assert_eq!(app.state::<AppState>().workspace(), Some(expected.clone()));
-        let payloads = seen.lock().unwrap().clone();
-        assert_eq!(payloads.len(), 1, "{payloads:?}");
-        let payload: serde_json::Value = serde_json::from_str(&payloads[0]).unwrap();
+        let payloads: Vec<serde_json::Value> = seen
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|p| serde_json::from_str(p).unwrap())
+            .collect();
+        let first = first.path().canonicalize().unwrap();
         assert_eq!(
-            payload,
-            serde_json::json!({"workspace": expected.to_str().unwrap()})
+            payloads,
+            [
+                serde_json::json!({"workspace": first.to_str().unwrap()}),
+                serde_json::json!({"workspace": expected.to_str().unwrap()})
+            ]
         );
     }
 }

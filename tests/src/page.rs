@@ -356,7 +356,8 @@ impl App {
     }
 
     /// Calls a Tauri command from the page, as the UI would, and returns its result: `Ok` with
-    /// the resolved value or `Err` with the rejection (e.g. a permission error) as JSON.
+    /// the resolved value or `Err` with the rejection as JSON: a string (e.g. a permission
+    /// error) or a command's `CommandError` object (`{ kind, message }`).
     pub async fn invoke(&self, command: &str, args: Value) -> Result<Result<Value, Value>> {
         let outcome = self
             .client()
@@ -364,7 +365,8 @@ impl App {
                 "const done = arguments[arguments.length - 1];\
                  window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1])\
                    .then((value) => done({ ok: value === undefined ? null : value }),\
-                         (error) => done({ err: error === undefined ? null : String(error) }));",
+                         (error) => done({ err: error === undefined ? null :\
+                           typeof error === 'object' ? error : String(error) }));",
                 vec![json!(command), args],
             )
             .await

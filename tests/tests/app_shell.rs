@@ -266,7 +266,7 @@ async fn run_second_launch(app: &App, args: &[&Path]) -> Result<Output> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_second_launch_switches_the_running_window_to_its_folder() -> Result<()> {
+async fn a_second_launch_opens_its_folder_as_a_new_conversation() -> Result<()> {
     let temp = tempfile::tempdir()?;
     let first = folder(&temp, "first project")?;
     let second = folder(&temp, "second project")?;
@@ -356,6 +356,8 @@ async fn a_second_launch_switches_the_running_window_to_its_folder() -> Result<(
         t == utf8(&second).unwrap_or_default()
     })
     .await?;
+    // (Signed out here, so no sidebar: tests/conversations.rs checks, signed in, that the
+    // folder opens as a new conversation beside the running one.)
     app.close().await
 }
 

@@ -41,11 +41,11 @@ export function channel<T>(handler: (message: T) => void): Channel<T> {
 }
 
 /**
- * Starts a session on the workspace; `onEvent` receives its events in order. With `resume` (a
+ * Starts a session on `workspace` (the window's folder by default); `onEvent` receives its events in order. With `resume` (a
  * stored session's id) the session continues that one: the model sees its history.
  */
-export function startSession(onEvent: (event: Event) => void, model?: string, resume?: string): Promise<SessionInfo> {
-  return commands.startSession({ onEvent: channel(onEvent), model: model ?? null, resume: resume ?? null });
+export function startSession(onEvent: (event: Event) => void, model?: string, resume?: string, workspace?: string): Promise<SessionInfo> {
+  return commands.startSession({ onEvent: channel(onEvent), model: model ?? null, resume: resume ?? null, workspace: workspace ?? null });
 }
 
 /** Sends one op to a running session; its answer (if any) arrives as events on the session's channel. */

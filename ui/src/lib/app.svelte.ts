@@ -1,24 +1,17 @@
-// The app controller: it owns the stores (one per concept: session, conversation, confirmations,
-// slash commands, panels) and does what spans several of them: start, stop and replace the
-// session, send a prompt, follow the workspace, apply settings. Events are dispatched to the
-// stores by the one router in events.ts; all IPC goes through api.ts.
+// The app controller: it owns the window's conversations (conversation.svelte.ts: each a live
+// session with its own stores) and what is shared by all of them: sign-in, the history browser,
+// the settings, the theme. The conversation shown is `active`; `session`, `chat`, … are its
+// stores, so the components bind to whichever conversation is shown. Events are dispatched to a
+// conversation's stores by the one router in events.ts; all IPC goes through api.ts.
 import * as api from "../api";
 import type { ApprovalMode } from "../protocol/ApprovalMode";
-import type { SessionInfo } from "../protocol/SessionInfo";
 import type { SessionSummary } from "../protocol/SessionSummary";
 import type { SettingField } from "../protocol/SettingField";
 import { AuthStore } from "./auth.svelte";
-import { ChatStore } from "./chat.svelte";
 import type { Checkpoint, RestoreChoice } from "./checkpoints.svelte";
-import { ConfirmationQueue } from "./confirmations.svelte";
-import { type EventOwners, routeEvent } from "./events";
+import { Conversation, type ConversationHost } from "./conversation.svelte";
 import { HistoryBrowser } from "./history.svelte";
-import { markdown } from "./markdown-loader.svelte";
-import { McpStore } from "./mcp.svelte";
-import { MemoryStore } from "./memory.svelte";
-import { SessionStore } from "./session.svelte";
 import { SettingsStore } from "./settings.svelte";
-import { SlashCommands } from "./slash-commands.svelte";
 import { applyTheme } from "./theme";
 
 export class AppController {
@@ -26,27 +19,35 @@ export class AppController {
   ready = $state<"loading" | "true" | "error">("loading");
   loadError = $state<string | null>(null);
   version = $state("");
-  workspace = $state<string | null>(null);
 
-  readonly session = new SessionStore();
-  readonly chat = new ChatStore();
-  readonly confirmations = new ConfirmationQueue(this.session, (text) => this.chat.addNotice("error", text));
-  readonly mcp = new McpStore(this.session, () => void this.slash.load());
-  readonly memory = new MemoryStore(this.session, (level, text) => this.chat.addNotice(level, text));
-  readonly slash: SlashCommands = new SlashCommands({
-    session: this.session,
-    chat: this.chat,
-    mcp: this.mcp,
-    memory: this.memory,
-    conversationId: () => this.conversationId,
-  });
-  /** Sign-in screen and account view; a successful sign-in starts a new session. */
+  /** The window's conversations, in sidebar order; never empty. */
+  conversations = $state.raw<Conversation[]>([]);
+  /** The conversation shown. */
+  active = $state.raw<Conversation>(null as unknown as Conversation);
+  /** The sidebar is collapsed to a strip (at first on narrow windows, where the chat needs it). */
+  sidebarCollapsed = $state(typeof window !== "undefined" && window.innerWidth < 900);
+  /** The approval inbox (every conversation's pending tool calls) is open. */
+  inboxOpen = $state(false);
+
+  private readonly host: ConversationHost = {
+    authFailed: (message) => void this.authFailed(message),
+    signInNeeded: (reason) => void this.auth.showSignIn(reason, { firstRun: true }),
+    started: (conversation) => {
+      if (conversation === this.active) void this.settings.loadTrust();
+    },
+  };
+
+  /** Sign-in screen and account view; a successful sign-in starts the sessions again. */
   readonly auth = new AuthStore({
     onSignedIn: async (message) => {
-      await this.restart(this.session.model || undefined);
+      const others = this.conversations.filter((c) => c !== this.active && !c.session.info);
+      await this.active.restart(this.session.model || undefined);
+      for (const conversation of others) void conversation.start();
       if (message) this.chat.addNotice("info", message);
     },
-    onSignedOut: () => this.signedOut(),
+    onSignedOut: () => {
+      for (const conversation of this.conversations) conversation.signedOut();
+    },
   });
   /** The history browser (Header's History button). */
   readonly history = new HistoryBrowser({
@@ -57,41 +58,53 @@ export class AppController {
   /** The settings screen and the folder's trust (prompt, restricted mode). */
   readonly settings = new SettingsStore({
     settingChanged: (field, value) => this.settingChanged(field, value?.value ?? null),
-    trustChanged: () => this.reload(),
+    // Trust is the folder's: the conversations on it read their settings again.
+    trustChanged: () => this.reloadFolder(this.workspace),
     setMcpEnabled: async (name, enabled) => {
       if (!this.session.info) throw new Error("Start a session first: servers are switched through it.");
       await this.session.submit({ type: "mcp_set_server_enabled", name, enabled });
     },
   });
-  /** A reload waits for the running turn to end. */
-  private reloadPending = false;
-  /** Who gets which event of the current session (the one router, events.ts). */
-  private readonly owners: EventOwners = {
-    session: this.session,
-    chat: this.chat,
-    confirmations: this.confirmations,
-    mcp: this.mcp,
-    memory: this.memory,
-    slash: this.slash,
-    authFailed: (message) => void this.authFailed(message),
-    conversationCleared: (id) => this.conversationCleared(id),
-    turnEnded: () => {
-      if (this.reloadPending) queueMicrotask(() => void this.reload());
-    },
-  };
 
-  /**
-   * The conversation the session records now, as the history knows it: the session's id, or a
-   * new one after `/clear` (the session keeps its id for every command).
-   */
-  get conversationId(): string | null {
-    return this.chat.checkpoints.conversationId ?? this.session.id;
+  constructor() {
+    const first = new Conversation(this.host, null);
+    this.conversations = [first];
+    this.active = first;
   }
 
-  /** Shows `path` as the workspace (header, and tool paths relative to it). */
-  private setWorkspace(path: string): void {
-    this.workspace = path;
-    this.chat.workspace = path;
+  // The shown conversation's stores: what the components bind to.
+  get session() {
+    return this.active.session;
+  }
+  get chat() {
+    return this.active.chat;
+  }
+  get confirmations() {
+    return this.active.confirmations;
+  }
+  get mcp() {
+    return this.active.mcp;
+  }
+  get memory() {
+    return this.active.memory;
+  }
+  get slash() {
+    return this.active.slash;
+  }
+  /** The shown conversation's folder (the header's path). */
+  get workspace(): string | null {
+    return this.active.workspace;
+  }
+  /** The conversation the shown session records now, as the history knows it. */
+  get conversationId(): string | null {
+    return this.active.conversationId;
+  }
+
+  /** Tool calls waiting for the user, in every conversation (the approval inbox). */
+  get pendingApprovals(): number {
+    let count = 0;
+    for (const conversation of this.conversations) count += conversation.confirmations.items.length;
+    return count;
   }
 
   async boot(): Promise<void> {
@@ -103,8 +116,7 @@ export class AppController {
       const info = api.bootInfo() ?? (await api.commands.appInfo());
       performance.mark("app-info");
       this.version = info.version;
-      this.workspace = info.workspace;
-      this.chat.workspace = info.workspace;
+      this.active.setWorkspace(info.workspace);
       this.ready = "true";
     } catch (error) {
       this.fail(`Could not load app info: ${api.errorMessage(error)}`);
@@ -117,14 +129,14 @@ export class AppController {
     } catch (error) {
       this.chat.addNotice("warning", `Folders opened from another launch will not show here: ${api.errorMessage(error)}`);
     }
-    await this.startSession(undefined, await this.lastSession());
+    await this.active.start(undefined, await this.lastSession(this.workspace));
   }
 
-  /** The session to reopen on this workspace (its newest with messages), if any. */
-  private async lastSession(): Promise<string | undefined> {
-    if (!this.workspace) return undefined;
+  /** The session to reopen on `workspace` (its newest with messages), if any. */
+  private async lastSession(workspace: string | null): Promise<string | undefined> {
+    if (!workspace) return undefined;
     try {
-      const last = await api.commands.historyLastSession({ workspace: this.workspace });
+      const last = await api.commands.historyLastSession({ workspace });
       return last && last.message_count > 0 ? last.id : undefined;
     } catch {
       // No history (e.g. it cannot be opened): start afresh; start_session says why if it matters.
@@ -133,22 +145,93 @@ export class AppController {
   }
 
   /**
-   * Continues a stored session from the history browser, in its own folder (opened first when
-   * the window is on another one, so its tools work where its conversation happened).
+   * Shows `conversation`. The backend's folder (file picker, settings, trust, history) follows
+   * the conversation shown; the sessions of the others keep running.
+   */
+  async activate(conversation: Conversation): Promise<void> {
+    if (!this.conversations.includes(conversation)) return;
+    const previous = this.active;
+    this.active = conversation;
+    if (conversation.workspace && conversation.workspace !== previous.workspace) {
+      try {
+        await api.commands.openWorkspace({ path: conversation.workspace });
+      } catch (error) {
+        conversation.chat.addNotice("error", `Could not open ${conversation.workspace}: ${api.errorMessage(error)}`);
+      }
+      if (this.active === conversation) void this.settings.loadTrust();
+    }
+  }
+
+  /** Shows the conversation `delta` places after the shown one in the sidebar (wrapping). */
+  cycle(delta: number): void {
+    const count = this.conversations.length;
+    const at = this.conversations.indexOf(this.active);
+    const next = this.conversations[(((at + delta) % count) + count) % count];
+    if (next) void this.activate(next);
+  }
+
+  /**
+   * Opens a new conversation on `workspace` (the shown one's folder by default) and shows it;
+   * with `resume` it continues that stored session.
+   */
+  async newConversation(workspace?: string | null, resume?: SessionSummary): Promise<Conversation> {
+    const conversation = new Conversation(this.host, workspace ?? this.workspace);
+    if (resume) conversation.storedTitle = resume.title || null;
+    this.conversations = [...this.conversations, conversation];
+    await this.activate(conversation);
+    await conversation.start(this.session.model || undefined, resume?.id);
+    return conversation;
+  }
+
+  /**
+   * Closes `conversation`: its session stops (its MCP servers with it) and it leaves the
+   * sidebar; it stays in the history, from where it can be reopened. The window keeps at least
+   * one conversation: closing the last one opens a fresh one on its folder.
+   */
+  async close(conversation: Conversation): Promise<void> {
+    const at = this.conversations.indexOf(conversation);
+    if (at < 0) return;
+    const rest = this.conversations.filter((c) => c !== conversation);
+    if (rest.length === 0) {
+      const fresh = new Conversation(this.host, conversation.workspace);
+      this.conversations = [fresh];
+      this.active = fresh;
+      await conversation.stop();
+      await fresh.start(conversation.session.model || undefined);
+      return;
+    }
+    this.conversations = rest;
+    const next = rest[Math.min(at, rest.length - 1)];
+    if (this.active === conversation && next) await this.activate(next);
+    await conversation.stop();
+  }
+
+  /**
+   * Continues a stored session from the history browser, in its own folder: the conversation
+   * that already has it open is shown; else an empty shown conversation takes it, else a new
+   * conversation opens for it.
    */
   async resumeStored(session: SessionSummary): Promise<void> {
+    const open = this.conversations.find((c) => c.conversationId === session.id);
+    if (open) {
+      await this.activate(open);
+      return;
+    }
+    if (!this.active.empty) {
+      await this.newConversation(session.workspace, session);
+      return;
+    }
     if (session.workspace !== this.workspace) {
-      let path: string | null;
       try {
-        path = await api.commands.openWorkspace({ path: session.workspace });
+        await api.commands.openWorkspace({ path: session.workspace });
       } catch (error) {
         this.chat.addNotice("error", `Could not open ${session.workspace}: ${api.errorMessage(error)}`);
         return;
       }
-      if (!path) return;
-      this.setWorkspace(path);
+      this.active.setWorkspace(session.workspace);
+      void this.settings.loadTrust();
     }
-    await this.resume(session.id);
+    await this.active.resume(session.id, session.title || undefined);
   }
 
   /**
@@ -180,95 +263,15 @@ export class AppController {
     checkpoint.copyFrom(live);
   }
 
-  /**
-   * Continues a stored session (from the history browser): the current session stops, the chat
-   * shows the stored one's last messages and the model sees its history.
-   */
+  /** Continues a stored session (by id) in the shown conversation. */
   async resume(sessionId: string): Promise<void> {
-    await this.stopCurrent();
-    await this.startSession(this.session.model || undefined, sessionId);
-  }
-
-  /** Empties what shows the old session's conversation (chat and pending confirmations). */
-  private clearConversation(): void {
-    this.chat.clear();
-    this.confirmations.clear();
-  }
-
-  /**
-   * Stops the current session (if any; its remaining events are ignored) and empties the chat.
-   * Returns the stopped session.
-   */
-  private async stopCurrent(): Promise<SessionInfo | null> {
-    const old = this.session.drop();
-    if (old) {
-      try {
-        await api.commands.stopSession({ sessionId: old.session_id });
-      } catch {
-        // Already gone (e.g. open_workspace stopped it).
-      }
-    }
-    this.clearConversation();
-    return old;
+    await this.active.resume(sessionId);
   }
 
   private fail(message: string): void {
     this.loadError = message;
     this.ready = "error";
     this.session.disconnected(message);
-  }
-
-  /**
-   * Starts a session (optionally with a model), replacing any current one. With `resume` (a
-   * stored session's id) it continues that session and shows its last messages; when that
-   * fails, a new session starts and a notice says why.
-   */
-  async startSession(model?: string, resume?: string): Promise<void> {
-    const generation = this.session.starting();
-    this.confirmations.clear();
-    this.mcp.clear();
-    this.memory.clear();
-    this.slash.reset();
-    let info: SessionInfo;
-    try {
-      info = await api.startSession(
-        (event) => {
-          if (this.session.isCurrent(generation)) routeEvent(this.owners, event);
-        },
-        model,
-        resume,
-      );
-    } catch (error) {
-      if (!this.session.isCurrent(generation)) return;
-      if (resume && !isAuthError(error)) {
-        this.chat.addNotice("warning", `Could not reopen the last session: ${api.errorMessage(error)}`);
-        return this.startSession(model);
-      }
-      const reason = api.errorMessage(error);
-      this.session.disconnected(reason);
-      if (isAuthError(error)) {
-        // No usable credentials (first launch, signed out, sign-in revoked): the sign-in screen
-        // says why. It never retries by itself, so a broken sign-in cannot loop.
-        void this.auth.showSignIn(reason, { firstRun: true });
-      } else {
-        this.chat.addNotice("error", reason, { prominent: true, title: "Gemini is not connected" });
-      }
-      return;
-    }
-    if (!this.session.isCurrent(generation)) return;
-    this.session.started(info);
-    this.chat.checkpoints.sessionId = info.session_id;
-    this.chat.checkpoints.conversationId = info.session_id;
-    if (info.workspace) this.setWorkspace(info.workspace);
-    for (const warning of info.warnings) this.chat.addNotice("warning", warning);
-    // The resumed session keeps its id (info.session_id is `resume`).
-    if (resume) await this.loadTranscript(resume, generation);
-    // The folder's checkpoints: the list panel, and the cards of a resumed transcript.
-    if (this.session.isCurrent(generation)) void this.chat.checkpoints.refresh();
-    void this.loadModels();
-    void this.mcp.loadStatus();
-    void this.slash.load();
-    void this.settings.loadTrust();
   }
 
   /** Applies `ui.theme` from the settings (the system's theme until then, or without it). */
@@ -283,8 +286,8 @@ export class AppController {
 
   /**
    * A setting was written on the settings screen: make it count now, as core's description of
-   * the field says (`effect`): the window's theme at once, the session's approval mode at once,
-   * or a reload of the session (its conversation is kept).
+   * the field says (`effect`): the window's theme at once, the shown session's approval mode at
+   * once, or a reload of every conversation (each keeps its conversation).
    */
   private async settingChanged(field: SettingField, value: unknown): Promise<void> {
     switch (field.effect) {
@@ -304,115 +307,46 @@ export class AppController {
   }
 
   /**
-   * Restarts the session so it reads the settings, commands, MCP servers and context files again
-   * (after a trust decision or a settings change), continuing the same conversation. The model
-   * comes from the settings again. While a turn runs, the reload waits for its end.
+   * Restarts the sessions so they read the settings, commands, MCP servers and context files
+   * again (after a settings change), each continuing its conversation; a running turn is
+   * waited for.
    */
   async reload(): Promise<void> {
-    if (this.session.busy) {
-      this.reloadPending = true;
-      return;
-    }
-    this.reloadPending = false;
-    const keep = this.chat.items.some((item) => item.kind === "user");
-    const old = await this.stopCurrent();
-    this.session.model = "";
-    await this.startSession(undefined, keep && old ? old.session_id : undefined);
+    await Promise.all(this.conversations.map((c) => c.reload()));
     void this.loadTheme();
   }
 
-  /** Shows the last page of a resumed session's transcript in the chat. */
-  private async loadTranscript(sessionId: string, generation: number): Promise<void> {
-    try {
-      // The Markdown renderer and the code languages the transcript uses load meanwhile, so the
-      // conversation shows formatted at once (markdown-loader.svelte.ts).
-      const [page, renderer] = await Promise.all([
-        api.commands.historyPage({ sessionId, from: { from: "end" }, limit: 50, maxBytes: null }),
-        markdown.load().catch(() => null),
-      ]);
-      await renderer?.loadLanguagesOf(page.messages.map((m) => m.text));
-      if (this.session.isCurrent(generation)) this.chat.loadTranscript(page.messages, page.has_before);
-    } catch (error) {
-      if (this.session.isCurrent(generation)) {
-        this.chat.addNotice("warning", `Could not show the resumed conversation: ${api.errorMessage(error)}`);
-      }
-    }
+  /** Reloads the conversations working on `folder` (its trust changed). */
+  private async reloadFolder(folder: string | null): Promise<void> {
+    await Promise.all(this.conversations.filter((c) => c.workspace === folder).map((c) => c.reload()));
   }
 
-  /** Asks for the model picker's list (answered by a `models` event). */
-  private async loadModels(): Promise<void> {
-    try {
-      await this.session.submit({ type: "list_models" });
-    } catch {
-      // The picker is optional: without a model list the header just shows the model.
-    }
-  }
-
-  /** Stops the current session (if any) and starts a fresh one with an empty chat. */
+  /** Stops the shown conversation's session and starts a fresh one with an empty chat. */
   async restart(model?: string): Promise<void> {
-    await this.stopCurrent();
-    await this.startSession(model);
+    await this.active.restart(model);
   }
 
   /** Retries after a failed start, keeping nothing of the failed attempt. */
   async retry(): Promise<void> {
-    this.chat.clear();
-    await this.startSession(this.session.model || undefined);
+    await this.active.retry();
   }
 
-  /**
-   * Sends a prompt; false when it cannot be sent now. A slash command the UI carries out
-   * (slash-commands.svelte.ts) is run instead. Custom commands, MCP prompts and any other text
-   * go to the session as typed.
-   */
-  async send(text: string): Promise<boolean> {
-    const prompt = text.trim();
-    if (!this.session.canSend || !prompt) return false;
-    const handled = await this.slash.run(prompt);
-    if (handled !== null) return handled;
-    this.chat.addUser(prompt);
-    // The answer will need the Markdown renderer: load it while the request is on its way.
-    void markdown.load();
-    this.session.busy = true;
-    try {
-      await this.session.submit({ type: "user_turn", items: [{ type: "text", text: prompt }] });
-    } catch (error) {
-      this.chat.addNotice("error", api.errorMessage(error));
-      this.session.busy = false;
-    }
-    return true;
+  /** Sends a prompt in the shown conversation; false when it cannot be sent now. */
+  send(text: string): Promise<boolean> {
+    return this.active.send(text);
   }
 
-  /** `/clear` was carried out: an empty screen for the new conversation `conversationId`. */
-  private conversationCleared(conversationId: string): void {
-    this.clearConversation();
-    // The same session goes on (restores are still sent to it); its edits from now on belong to
-    // the new conversation, and the folder's checkpoints stay listed.
-    this.chat.checkpoints.sessionId = this.session.id;
-    this.chat.checkpoints.conversationId = conversationId;
-    void this.chat.checkpoints.refresh();
+  interrupt(): Promise<void> {
+    return this.active.interrupt();
   }
 
-  async interrupt(): Promise<void> {
-    if (!this.session.info || !this.session.busy) return;
-    try {
-      await this.session.submit({ type: "interrupt" });
-    } catch (error) {
-      this.chat.addNotice("error", `Could not stop the turn: ${api.errorMessage(error)}`);
-    }
+  /** Changes the shown session's approval mode at once (from its next tool call, even mid-turn). */
+  setApprovalMode(mode: ApprovalMode): Promise<void> {
+    return this.active.setApprovalMode(mode);
   }
 
-  /** Changes the session's approval mode at once (from its next tool call, even mid-turn). */
-  async setApprovalMode(mode: ApprovalMode): Promise<void> {
-    const previous = this.session.approvalMode;
-    this.session.approvalMode = mode;
-    if (!this.session.info) return;
-    try {
-      await this.session.submit({ type: "override_turn_context", approval_mode: mode });
-    } catch (error) {
-      this.session.approvalMode = previous;
-      this.chat.addNotice("error", `Could not change the approval mode: ${api.errorMessage(error)}`);
-    }
+  switchModel(name: string): Promise<void> {
+    return this.active.switchModel(name);
   }
 
   /**
@@ -429,16 +363,10 @@ export class AppController {
     }
   }
 
-  /** After sign-out: the backend stopped the sessions; forget ours. */
-  private signedOut(): void {
-    this.session.drop();
-    this.session.busy = false;
-    this.session.disconnected("Signed out: sign in to continue.");
-    this.clearConversation();
-    this.mcp.clear();
-  }
-
-  /** "Open folder…": the native picker; a new folder gets a new session and an empty chat. */
+  /**
+   * "Open folder…": the native picker; the chosen folder opens in a new conversation (the shown
+   * one takes it instead when nothing was said in it yet).
+   */
   async openFolder(): Promise<void> {
     let path: string | null;
     try {
@@ -447,31 +375,29 @@ export class AppController {
       this.chat.addNotice("error", `Could not open the folder: ${api.errorMessage(error)}`);
       return;
     }
-    if (path) await this.workspaceChanged(path);
+    if (path) await this.openIn(path);
   }
 
   /**
-   * The backend's workspace is now `path` (our own `open_workspace`, or a second launch of the
-   * app naming a folder): the backend already stopped the old folder's sessions, so show the
-   * new folder: its last session reopened, or an empty chat and a new session.
+   * A second launch of the app named `path` (the backend already made it the window's folder):
+   * it opens as a new conversation, next to the running ones.
    */
   async workspaceChanged(path: string): Promise<void> {
-    if (path === this.workspace) return;
-    this.setWorkspace(path);
-    this.session.drop();
-    this.clearConversation();
     void this.loadTheme();
-    await this.startSession(this.session.model || undefined, await this.lastSession());
+    await this.newConversation(path);
   }
 
-  async switchModel(name: string): Promise<void> {
-    if (!name || name === this.session.model) return;
-    this.session.model = name;
-    await this.restart(name);
+  /** Opens `path` in the shown conversation if it is fresh and idle, else in a new one. */
+  private async openIn(path: string): Promise<void> {
+    const shown = this.active;
+    if (!shown.empty || shown.session.connecting) {
+      await this.newConversation(path);
+      return;
+    }
+    await shown.stop();
+    shown.setWorkspace(path);
+    void this.loadTheme();
+    void this.settings.loadTrust();
+    await shown.start(shown.session.model || undefined, await this.lastSession(path));
   }
-}
-
-/** A start_session rejection for missing or unusable credentials (CommandError kind `auth`). */
-function isAuthError(error: unknown): boolean {
-  return !!error && typeof error === "object" && (error as { kind?: unknown }).kind === "auth";
 }

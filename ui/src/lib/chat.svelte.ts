@@ -235,6 +235,16 @@ export class ChatStore {
    */
   returnedPrompt = $state.raw<{ text: string } | null>(null);
 
+  /** A tool call of the turn under way is executing (a conversation's "running a tool"). */
+  get toolRunning(): boolean {
+    for (let i = this.items.length - 1; i >= 0; i--) {
+      const item = this.items[i];
+      if (item instanceof UserItem) return false;
+      if (item instanceof ToolItem && item.state === "executing") return true;
+    }
+    return false;
+  }
+
   private push(item: Item): void {
     this.items = [...this.items, item];
   }

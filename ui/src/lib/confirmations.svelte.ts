@@ -30,6 +30,13 @@ export class Confirmation {
   }
 }
 
+/** What a confirmation card answers through: its conversation's session, queue and folder. */
+export interface ConfirmationContext {
+  readonly session: SessionStore;
+  readonly confirmations: ConfirmationQueue;
+  readonly workspace: string | null;
+}
+
 export class ConfirmationQueue {
   items = $state.raw<Confirmation[]>([]);
 

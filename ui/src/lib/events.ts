@@ -3,6 +3,7 @@
 // which they see it is written out below; no store forwards events to another. The switch is
 // exhaustive, so a new protocol event does not build until it is routed (or ignored here).
 import type { Event } from "../protocol/Event";
+import type { TurnStatus } from "../protocol/TurnStatus";
 import type { ChatStore } from "./chat.svelte";
 import type { ConfirmationQueue } from "./confirmations.svelte";
 import type { McpStore } from "./mcp.svelte";
@@ -22,8 +23,8 @@ export interface EventOwners {
   authFailed: (message: string) => void;
   /** `/clear` was carried out: the app empties the screen for the new conversation. */
   conversationCleared: (conversationId: string) => void;
-  /** A turn ended: the app runs what waited for it (a settings reload). */
-  turnEnded: () => void;
+  /** A turn ended (how): the conversation notes a failure and runs what waited (a reload). */
+  turnEnded: (status: TurnStatus) => void;
 }
 
 export function routeEvent(o: EventOwners, event: Event): void {
@@ -51,7 +52,7 @@ export function routeEvent(o: EventOwners, event: Event): void {
       return;
     case "turn_complete":
       o.confirmations.clear();
-      o.turnEnded();
+      o.turnEnded(event.status);
       o.chat.handle(event);
       o.session.busy = false;
       return;

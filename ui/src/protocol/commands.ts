@@ -52,7 +52,7 @@ export const commands = {
     return invoke("open_workspace", args);
   },
   /** `start_session` (src-tauri/src/commands.rs). */
-  startSession(args: { onEvent: Channel<Event>; model?: string | null; resume?: string | null }): Promise<SessionInfo> {
+  startSession(args: { onEvent: Channel<Event>; model?: string | null; resume?: string | null; workspace?: string | null }): Promise<SessionInfo> {
     return invoke("start_session", args);
   },
   /** `submit` (src-tauri/src/commands.rs). */

@@ -306,7 +306,8 @@ mockIPC(async (cmd, args) => {
         model,
         auth: "gemini-api-key",
         approval_mode: "default",
-        workspace,
+        // A conversation on another folder names it; else the window's.
+        workspace: (args as { workspace?: string | null }).workspace ?? workspace,
         warnings: [],
         ...config.session,
         ...(sessions > 1 ? { model } : {}),

@@ -1,0 +1,236 @@
+//! Several conversations in the real app (issue 16), against the fake Gemini server: two
+//! conversations on two folders run turns at once; an edit waiting in the hidden one shows in its
+//! sidebar entry and in the approval inbox, and approving it from the inbox writes the file; a
+//! second launch naming a folder adds a conversation (the running one goes on); closing a
+//! conversation stops its session.
+//!
+//! Test ids (the UI's contract): `conversation-item` (`data-status`, `data-folder`),
+//! `approval-inbox` (text: the pending count), `inbox-item`, `approve`, `close-conversation`.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail, ensure};
+use gd_e2e::App;
+use gd_fake_gemini::FakeGemini;
+use serde_json::{Value, json};
+
+const FILE: &str = "greeting.txt";
+const ORIGINAL: &str = "Hello there\n";
+
+fn folder(temp: &tempfile::TempDir, name: &str) -> Result<PathBuf> {
+    let path = temp.path().join(name);
+    std::fs::create_dir(&path)?;
+    std::fs::write(path.join(FILE), ORIGINAL)?;
+    Ok(path.canonicalize()?)
+}
+
+fn utf8(path: &Path) -> Result<&str> {
+    path.to_str().context("UTF-8 path")
+}
+
+/// Runs a second launch to completion (it hands over its command line and exits).
+async fn run_second_launch(app: &App, args: &[&Path]) -> Result<Output> {
+    let mut command = app.second_launch(args);
+    command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    tokio::task::spawn_blocking(move || {
+        let mut child = command.spawn().context("start a second instance")?;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while child.try_wait()?.is_none() {
+            if Instant::now() >= deadline {
+                let _ = child.kill();
+                bail!("the second launch did not exit within 30 s");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(child.wait_with_output()?)
+    })
+    .await?
+}
+
+/// Each sidebar entry's `attribute`, in order.
+async fn entries(app: &App, attribute: &str) -> Result<Vec<String>> {
+    Ok(app
+        .attrs("conversation-item", attribute)
+        .await?
+        .into_iter()
+        .map(Option::unwrap_or_default)
+        .collect())
+}
+
+async fn wait_statuses(app: &App, expected: &[&str]) -> Result<()> {
+    app.wait_for_script(
+        &format!(
+            "return JSON.stringify([...document.querySelectorAll('[data-testid=\"conversation-item\"]')]\
+               .map((e) => e.dataset.status)) === {};",
+            json!(json!(expected).to_string())
+        ),
+        &format!("the conversations' statuses are {expected:?}"),
+    )
+    .await
+}
+
+/// Every `functionResponse` part of a request body, in order.
+fn function_responses(body: &Value) -> Vec<Value> {
+    body["contents"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|c| c["parts"].as_array().into_iter().flatten())
+        .filter_map(|p| p.get("functionResponse").cloned())
+        .collect()
+}
+
+/// Clicks `button` (a test id) inside the inbox entry of the conversation on `folder`.
+async fn click_in_inbox(app: &App, folder: &Path, button: &str) -> Result<()> {
+    let clicked = app
+        .client()
+        .execute(
+            "const [folder, button] = arguments;\
+             const entry = [...document.querySelectorAll('[data-testid=\"inbox-item\"]')]\
+               .find((e) => e.dataset.folder === folder);\
+             const target = entry && entry.querySelector(`[data-testid=\"${button}\"]`);\
+             if (!target || target.disabled) return false;\
+             target.click();\
+             return true;",
+            vec![json!(utf8(folder)?), json!(button)],
+        )
+        .await?;
+    ensure!(
+        clicked == json!(true),
+        "no enabled {button} in the inbox entry of {}",
+        folder.display()
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_folders_run_at_once_and_the_inbox_approves_the_hidden_ones_edit() -> Result<()> {
+    let temp = tempfile::tempdir()?;
+    let alpha = folder(&temp, "alpha project")?;
+    let beta = folder(&temp, "beta project")?;
+    // The fake answers each conversation by its own progress: a first prompt gets an edit of
+    // `greeting.txt` (relative: the conversation's own folder), the tool result a closing answer.
+    let fake = FakeGemini::start(json!({
+        "chunk_chars": 8,
+        "steps": [
+            {"text": "I will greet the world.", "functionCalls": [{
+                "name": "replace",
+                "args": {
+                    "file_path": FILE,
+                    "instruction": "Greet the world",
+                    "old_string": "Hello there",
+                    "new_string": "Hello, world",
+                }
+            }]},
+            {"text": "The greeting is updated."}
+        ]
+    }));
+    let app = App::launch_connected("conversations", &[&alpha], &fake.base_url()).await?;
+    ensure!(
+        app.has_session_bus(),
+        "this test needs dbus-daemon for the app's single-instance hand-over"
+    );
+
+    // Alpha: the edit waits for approval.
+    app.type_and_enter("prompt-input", "Greet the world in alpha")
+        .await?;
+    app.wait_for_attr("confirmation", "data-kind", "is an edit", |k| k == "edit")
+        .await?;
+
+    // A second launch naming beta: a new conversation there, shown; alpha goes on waiting.
+    let output = run_second_launch(&app, &[&beta]).await?;
+    ensure!(output.status.success(), "second launch: {output:?}");
+    app.wait_for_count("conversation-item", "are two", |n| n == 2)
+        .await?;
+    app.wait_for_text("workspace-path", "shows beta", |t| {
+        t == utf8(&beta).unwrap_or_default()
+    })
+    .await?;
+    ensure!(entries(&app, "data-folder").await? == [utf8(&alpha)?, utf8(&beta)?]);
+    wait_statuses(&app, &["approval", "idle"]).await?;
+    app.wait_for_text("approval-inbox", "counts alpha's call", |t| t.trim() == "1")
+        .await?;
+    ensure!(
+        app.count("confirmation-dock").await? == 0,
+        "beta shows no confirmation of alpha's"
+    );
+
+    // Beta's turn runs while alpha's waits: both wait for approval now.
+    app.wait_for_text("connection-text", "beta is connected", |t| {
+        t.contains(gd_e2e::E2E_MODEL)
+    })
+    .await?;
+    app.type_and_enter("prompt-input", "Greet the world in beta")
+        .await?;
+    app.wait_for_attr("confirmation", "data-kind", "beta's edit", |k| k == "edit")
+        .await?;
+    wait_statuses(&app, &["approval", "approval"]).await?;
+    app.wait_for_text("approval-inbox", "counts both", |t| t.trim() == "2")
+        .await?;
+
+    // Approve alpha's edit from the inbox (beta is still shown): alpha's file only.
+    app.click("approval-inbox").await?;
+    app.wait_for_count("inbox-item", "lists both calls", |n| n == 2)
+        .await?;
+    click_in_inbox(&app, &alpha, "approve").await?;
+    wait_statuses(&app, &["idle", "approval"]).await?;
+    ensure!(std::fs::read_to_string(alpha.join(FILE))? == "Hello, world\n");
+    ensure!(std::fs::read_to_string(beta.join(FILE))? == ORIGINAL);
+    // Alpha's tool result went to the model in alpha's conversation.
+    let results: Vec<Value> = fake
+        .main_requests()
+        .iter()
+        .filter_map(|r| r.body.as_ref())
+        .filter(|b| b.to_string().contains("Greet the world in alpha"))
+        .flat_map(function_responses)
+        .collect();
+    ensure!(
+        results.len() == 1
+            && results[0]["name"] == "replace"
+            && results[0]["response"].get("error").is_none(),
+        "alpha's tool results: {results:?}"
+    );
+    // Reject beta's from the inbox: nothing is written there.
+    click_in_inbox(&app, &beta, "reject").await?;
+    wait_statuses(&app, &["idle", "idle"]).await?;
+    app.wait_for_text("approval-inbox", "counts none", |t| t.trim() == "0")
+        .await?;
+    ensure!(std::fs::read_to_string(beta.join(FILE))? == ORIGINAL);
+
+    // Closing alpha stops its session (beta's goes on).
+    let alpha_sessions = app
+        .invoke("history_list", json!({ "workspace": utf8(&alpha)? }))
+        .await?
+        .map_err(|e| anyhow::anyhow!("history_list: {e}"))?;
+    let alpha_id = alpha_sessions[0]["id"]
+        .as_str()
+        .context("alpha's session id")?
+        .to_owned();
+    let list_models = |id: &str| json!({ "sessionId": id, "op": { "type": "list_models" } });
+    let alive = app.invoke("submit", list_models(&alpha_id)).await?;
+    ensure!(
+        alive.is_ok(),
+        "alpha's session runs before closing: {alive:?}"
+    );
+    app.client()
+        .execute(
+            "document.querySelectorAll('[data-testid=\"close-conversation\"]')[0].click();",
+            vec![],
+        )
+        .await?;
+    app.wait_for_count("conversation-item", "is beta alone", |n| n == 1)
+        .await?;
+    ensure!(entries(&app, "data-folder").await? == [utf8(&beta)?]);
+    let closed = app.invoke("submit", list_models(&alpha_id)).await?;
+    ensure!(
+        closed
+            .as_ref()
+            .is_err_and(|e| e["kind"] == "unknown_session"),
+        "alpha's session is stopped: {closed:?}"
+    );
+    app.close().await
+}
