@@ -28,6 +28,8 @@ scripts/test-keyring.sh
 cargo test -p gd-auth --features ts --lib export_bindings
 # gd-store's history rows (sessions, pages, search hits) for the history browser, likewise.
 cargo test -p gd-store --features ts --lib export_bindings
+# gd-worktree's plans and diffs for the worktree review panel, likewise.
+cargo test -p gd-worktree --features ts --lib export_bindings
 
 # ts-rs regenerates ui/src/protocol during `cargo test`, and gemini-desktop's tests write the UI's
 # IPC client ui/src/protocol/commands.ts from src-tauri/src/command_list.rs: both must match what

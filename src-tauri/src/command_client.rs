@@ -145,6 +145,7 @@ fn table(cfg: &Config) -> Vec<Command> {
         gd_protocol::*,
         gd_store::{ListCursor, Page, PageFrom, SearchHit, SessionSummary, StoredMessage},
         gd_workspace_index::{Entry, IndexEvent, SearchUpdate, SelectionEstimate},
+        gd_worktree::{DiscardPlan, MergeOutcome, MergePlan, Repo, Worktree, WorktreeDiff},
         std::collections::BTreeMap,
         tauri::ipc::Channel,
     };

@@ -67,4 +67,15 @@ app_commands! {
     picker::picker_search(query: String, on_update: Channel<SearchUpdate>);
     picker::picker_estimate(paths: Vec<String>) -> SelectionEstimate;
     picker::picker_watch(on_event: Channel<IndexEvent>);
+
+    // "New conversation in a worktree" (gd-worktree).
+    worktrees::worktree_probe(folder: String) -> Option<Repo>;
+    worktrees::worktree_create(folder: String, branch: Option<String>, parent: Option<String>) -> Worktree;
+    worktrees::worktree_of(folder: String) -> Option<Worktree>;
+    worktrees::worktree_diff(path: String) -> WorktreeDiff;
+    worktrees::worktree_plan_merge(path: String) -> MergePlan;
+    worktrees::worktree_commit_all(path: String, message: String) -> String;
+    worktrees::worktree_merge(path: String, plan: MergePlan, keep_worktree: Option<bool>) -> MergeOutcome;
+    worktrees::worktree_plan_discard(path: String) -> DiscardPlan;
+    worktrees::worktree_discard(path: String, plan: DiscardPlan);
 }

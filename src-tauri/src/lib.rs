@@ -12,6 +12,8 @@
 //! - [`signin`]: the sign-in screen's and the auth status view's commands (gd-auth);
 //! - [`history`]: the session history commands (list, search, pages, rename, delete, export,
 //!   a stored session's checkpoints);
+//! - [`worktrees`]: "New conversation in a worktree": create, diff, merge, discard
+//!   (gd-worktree);
 //! - [`args`]: the app's command line (the workspace to open);
 //! - [`state`]: the state managed by Tauri;
 //! - [`single_instance`]: what a second launch does to the running app;
@@ -46,6 +48,7 @@ pub mod settings;
 pub mod signin;
 pub mod single_instance;
 pub mod state;
+pub mod worktrees;
 
 use tauri::Manager;
 

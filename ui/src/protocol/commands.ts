@@ -7,6 +7,7 @@ import type { AuthStatus } from "./AuthStatus";
 import type { CheckpointInfo } from "./CheckpointInfo";
 import type { CloudProject } from "./CloudProject";
 import type { CodeAssistSetup } from "./CodeAssistSetup";
+import type { DiscardPlan } from "./DiscardPlan";
 import type { Entry } from "./Entry";
 import type { Event } from "./Event";
 import type { GeminiCliSessionInfo } from "./GeminiCliSessionInfo";
@@ -15,11 +16,14 @@ import type { JsonValue } from "./serde_json/JsonValue";
 import type { ListCursor } from "./ListCursor";
 import type { LoginOutcome } from "./LoginOutcome";
 import type { LoginStage } from "./LoginStage";
+import type { MergeOutcome } from "./MergeOutcome";
+import type { MergePlan } from "./MergePlan";
 import type { NewMcpServer } from "./NewMcpServer";
 import type { Op } from "./Op";
 import type { Page } from "./Page";
 import type { PageFrom } from "./PageFrom";
 import type { PickerInfo } from "./PickerInfo";
+import type { Repo } from "./Repo";
 import type { SearchHit } from "./SearchHit";
 import type { SearchUpdate } from "./SearchUpdate";
 import type { SelectionEstimate } from "./SelectionEstimate";
@@ -32,6 +36,8 @@ import type { StoredMessage } from "./StoredMessage";
 import type { TrustInfo } from "./TrustInfo";
 import type { TrustLevel } from "./TrustLevel";
 import type { VertexInput } from "./VertexInput";
+import type { Worktree } from "./Worktree";
+import type { WorktreeDiff } from "./WorktreeDiff";
 
 /**
  * Every IPC command of the app, typed. A session is driven by `submit` (any `Op`; the answers
@@ -198,5 +204,41 @@ export const commands = {
   /** `picker_watch` (src-tauri/src/picker.rs). */
   pickerWatch(args: { onEvent: Channel<IndexEvent> }): Promise<void> {
     return invoke("picker_watch", args);
+  },
+  /** `worktree_probe` (src-tauri/src/worktrees.rs). */
+  worktreeProbe(args: { folder: string }): Promise<Repo | null> {
+    return invoke("worktree_probe", args);
+  },
+  /** `worktree_create` (src-tauri/src/worktrees.rs). */
+  worktreeCreate(args: { folder: string; branch?: string | null; parent?: string | null }): Promise<Worktree> {
+    return invoke("worktree_create", args);
+  },
+  /** `worktree_of` (src-tauri/src/worktrees.rs). */
+  worktreeOf(args: { folder: string }): Promise<Worktree | null> {
+    return invoke("worktree_of", args);
+  },
+  /** `worktree_diff` (src-tauri/src/worktrees.rs). */
+  worktreeDiff(args: { path: string }): Promise<WorktreeDiff> {
+    return invoke("worktree_diff", args);
+  },
+  /** `worktree_plan_merge` (src-tauri/src/worktrees.rs). */
+  worktreePlanMerge(args: { path: string }): Promise<MergePlan> {
+    return invoke("worktree_plan_merge", args);
+  },
+  /** `worktree_commit_all` (src-tauri/src/worktrees.rs). */
+  worktreeCommitAll(args: { path: string; message: string }): Promise<string> {
+    return invoke("worktree_commit_all", args);
+  },
+  /** `worktree_merge` (src-tauri/src/worktrees.rs). */
+  worktreeMerge(args: { path: string; plan: MergePlan; keepWorktree?: boolean | null }): Promise<MergeOutcome> {
+    return invoke("worktree_merge", args);
+  },
+  /** `worktree_plan_discard` (src-tauri/src/worktrees.rs). */
+  worktreePlanDiscard(args: { path: string }): Promise<DiscardPlan> {
+    return invoke("worktree_plan_discard", args);
+  },
+  /** `worktree_discard` (src-tauri/src/worktrees.rs). */
+  worktreeDiscard(args: { path: string; plan: DiscardPlan }): Promise<void> {
+    return invoke("worktree_discard", args);
   },
 };
