@@ -133,6 +133,7 @@ fn table(cfg: &Config) -> Vec<Command> {
     // The names the table's types are written with.
     #[allow(unused_imports)]
     use {
+        crate::attention::AttentionRequest,
         crate::commands::AppInfo,
         crate::history::GeminiCliSessionInfo,
         crate::picker::PickerInfo,

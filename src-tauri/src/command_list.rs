@@ -20,6 +20,9 @@ app_commands! {
     commands::app_info() -> AppInfo;
     first_paint::ui_ready();
     commands::open_workspace(path: Option<String>) -> Option<String>;
+    // Calling the user back when a conversation needs them (notification, urgency hint, badge).
+    attention::attention_notify(request: AttentionRequest, pending: u32);
+    attention::attention_clear(pending: u32);
 
     // The agent session: started with a channel for its events, then driven by ops.
     commands::start_session(on_event: Channel<Event>, model: Option<String>, resume: Option<String>, workspace: Option<String>) -> SessionInfo;

@@ -34,6 +34,7 @@
 
 pub mod allocator;
 pub mod args;
+pub mod attention;
 pub mod boot;
 #[cfg(test)]
 mod command_client;

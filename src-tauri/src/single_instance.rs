@@ -86,7 +86,8 @@ fn switch_workspace<R: Runtime>(app: &AppHandle<R>, folder: &Path) {
     }
 }
 
-fn focus_main_window<R: Runtime>(app: &AppHandle<R>) {
+/// Brings the window to the front (un-minimise, show, focus).
+pub(crate) fn focus_main_window<R: Runtime>(app: &AppHandle<R>) {
     let Some(window) = app.get_webview_window(MAIN_WINDOW) else {
         tracing::warn!("no main window to focus");
         return;

@@ -19,16 +19,23 @@ impl App {
         args: &[S],
         base_url: &str,
     ) -> Result<Self> {
-        let app = Self::launch_with_env(
-            name,
-            args,
-            &[
-                ("GEMINI_API_KEY", "e2e-key"),
-                ("GOOGLE_GEMINI_BASE_URL", base_url),
-                ("GEMINI_MODEL", E2E_MODEL),
-            ],
-        )
-        .await?;
+        Self::launch_connected_with_env(name, args, base_url, &[]).await
+    }
+
+    /// [`App::launch_connected`] with more environment variables for the app.
+    pub async fn launch_connected_with_env<S: AsRef<OsStr>>(
+        name: &str,
+        args: &[S],
+        base_url: &str,
+        env: &[(&str, &str)],
+    ) -> Result<Self> {
+        let mut all = vec![
+            ("GEMINI_API_KEY", "e2e-key"),
+            ("GOOGLE_GEMINI_BASE_URL", base_url),
+            ("GEMINI_MODEL", E2E_MODEL),
+        ];
+        all.extend_from_slice(env);
+        let app = Self::launch_with_env(name, args, &all).await?;
         app.wait_ready().await?;
         app.wait_for_text("connection-text", "showed the model", |t| {
             t.contains(E2E_MODEL)

@@ -73,6 +73,28 @@ async fn wait_statuses(app: &App, expected: &[&str]) -> Result<()> {
     .await
 }
 
+/// The notifications the app asked for (its `GEMINI_DESKTOP_NOTIFY_LOG`), once `done` holds.
+async fn poll_notifications(path: &Path, done: impl Fn(&[Value]) -> bool) -> Result<Vec<Value>> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let all: Vec<Value> = match std::fs::read_to_string(path) {
+            Ok(text) => text
+                .lines()
+                .map(serde_json::from_str)
+                .collect::<Result<_, _>>()?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(e.into()),
+        };
+        if done(&all) {
+            return Ok(all);
+        }
+        if Instant::now() >= deadline {
+            bail!("the expected notification was not asked for within 20 s; got {all:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// Every `functionResponse` part of a request body, in order.
 fn function_responses(body: &Value) -> Vec<Value> {
     body["contents"]
@@ -129,7 +151,15 @@ async fn two_folders_run_at_once_and_the_inbox_approves_the_hidden_ones_edit() -
             {"text": "The greeting is updated."}
         ]
     }));
-    let app = App::launch_connected("conversations", &[&alpha], &fake.base_url()).await?;
+    // What the app asks the desktop to notify is also written here (the app's test hook).
+    let notify_log = temp.path().join("notifications.jsonl");
+    let app = App::launch_connected_with_env(
+        "conversations",
+        &[&alpha],
+        &fake.base_url(),
+        &[("GEMINI_DESKTOP_NOTIFY_LOG", utf8(&notify_log)?)],
+    )
+    .await?;
     ensure!(
         app.has_session_bus(),
         "this test needs dbus-daemon for the app's single-instance hand-over"
@@ -193,6 +223,22 @@ async fn two_folders_run_at_once_and_the_inbox_approves_the_hidden_ones_edit() -
             && results[0]["name"] == "replace"
             && results[0]["response"].get("error").is_none(),
         "alpha's tool results: {results:?}"
+    );
+    // Alpha's turn finished while beta was shown: the user was called back about alpha (the
+    // backend writes the log when the UI's call arrives: poll the file until it says so).
+    let alpha_finished = |n: &Value| {
+        n["reason"] == "finished"
+            && n["body"]
+                .as_str()
+                .is_some_and(|b| b.contains("(alpha project)"))
+    };
+    let notified = poll_notifications(&notify_log, |all| all.iter().any(alpha_finished)).await?;
+    ensure!(
+        !notified.iter().any(|n| n["reason"] == "finished"
+            && n["body"]
+                .as_str()
+                .is_some_and(|b| b.contains("(beta project)"))),
+        "beta, shown, finished nothing: {notified:?}"
     );
     // Reject beta's from the inbox: nothing is written there.
     click_in_inbox(&app, &beta, "reject").await?;

@@ -72,6 +72,14 @@ export async function onWorkspaceChanged(handler: (workspace: string) => void): 
 }
 
 /**
+ * Calls `handler` with a conversation's key when the user clicked the desktop notification about
+ * it (event `attention-open`, payload `{ conversation }`, see `src-tauri/src/attention.rs`).
+ */
+export async function onAttentionOpen(handler: (conversation: number) => void): Promise<void> {
+  await listen<{ conversation: number }>("attention-open", (event) => handler(event.payload.conversation));
+}
+
+/**
  * Opens `url` in the system browser (the opener plugin's `open_url` command). The UI never
  * navigates its own webview to a link.
  */

@@ -176,3 +176,84 @@ test("the sidebar collapses to its status dots and opens again", async () => {
   assert.ok(open > 150, `open width ${open}`);
   await app.close();
 });
+
+/** The attention_notify calls so far, as their requests. */
+const notified = (app) => app.callsOf("attention_notify").map((c) => c.args.request);
+const blurWindow = (app) => app.page.evaluate(() => window.dispatchEvent(new Event("blur")));
+
+test("attention: a hidden conversation's approval and finished turn call the user; the shown one in a focused window does not", async () => {
+  const app = await twoConversations();
+  await app.page.evaluate(() => window.dispatchEvent(new Event("focus")));
+  await app.page.keyboard.press("Control+1");
+  await app.sendPrompt("job one");
+  await app.page.keyboard.press("Control+2");
+  await emitTo(app, 0, [E.turnStarted("a1"), E.confirmation("z1", "run_shell_command", E.executeDetails("make deploy", ["make"]))]);
+  const call = await app.waitForCall("attention_notify");
+  assert.equal(call.args.request.reason, "approval");
+  assert.equal(call.args.request.title, "Approval needed");
+  assert.match(call.args.request.body, /^job one \(project\): .*make deploy/);
+  assert.equal(call.args.pending, 1);
+  // The key it carries opens that conversation when the notification is clicked.
+  const key = call.args.request.conversation;
+  assert.equal(typeof key, "number");
+  // The shown conversation, window focused: its finished turn calls nobody.
+  await app.sendPrompt("job two");
+  await emitTo(app, 1, [E.turnStarted("b1"), E.delta("done"), E.turnComplete("completed", "b1")]);
+  await waitStatuses(app, ["approval", "idle*"]);
+  assert.equal(notified(app).length, 1);
+  // The window loses the focus: now even the shown conversation's turn calls the user.
+  await blurWindow(app);
+  await app.sendPrompt("job three");
+  await emitTo(app, 1, [E.turnStarted("b2"), E.delta("done"), E.turnComplete("failed", "b2")]);
+  const failed = await app.waitForCall("attention_notify", (a) => a.request.reason === "failed");
+  assert.equal(failed.args.request.title, "A turn failed");
+  // Coming back clears the urgency hint (the badge keeps what still waits).
+  await app.page.evaluate(() => window.dispatchEvent(new Event("focus")));
+  const clear = await app.waitForCall("attention_clear");
+  assert.deepEqual(clear.args, { pending: 1 });
+  // A turn the user stopped calls nobody.
+  await emitTo(app, 0, [E.turnComplete("cancelled", "a1")]);
+  await waitStatuses(app, ["idle", "failed*"]);
+  assert.equal(notified(app).length, 2);
+  await app.close();
+});
+
+test("attention: with notifications limited to approvals, finished turns stay silent; off silences all", async () => {
+  const settings = (mode) => ({
+    layers: [],
+    values: [{ key: "ui.desktopNotifications", value: mode, source: "user", user: mode, workspace: null }],
+    mcp_servers: [],
+    workspace_trusted: true,
+  });
+  const app = await env.open({ config: { settings: settings("approvals") } });
+  await blurWindow(app);
+  await app.sendPrompt("go");
+  await app.emitAll([E.turnStarted(), E.delta("ok"), E.turnComplete()]);
+  await app.emitAll([E.turnStarted("t2"), E.confirmation("w1", "run_shell_command", E.executeDetails("ls", ["ls"]))]);
+  await app.waitForCall("attention_notify");
+  assert.deepEqual(notified(app).map((r) => r.reason), ["approval"]);
+  await app.close();
+
+  const off = await env.open({ config: { settings: settings("off") } });
+  await blurWindow(off);
+  await off.sendPrompt("go");
+  await off.emitAll([E.turnStarted(), E.confirmation("w2", "run_shell_command", E.executeDetails("ls", ["ls"])), E.toolResponse("w2", "run_shell_command"), E.turnComplete()]);
+  await waitStatuses(off, ["idle*"]);
+  assert.equal(off.callsOf("attention_notify").length, 0);
+  await off.close();
+});
+
+test("attention: a click on a notification (the backend's attention-open) shows its conversation", async () => {
+  const app = await twoConversations();
+  // The first conversation's key: its notification names it.
+  await app.page.keyboard.press("Control+1");
+  await app.sendPrompt("first");
+  await blurWindow(app);
+  await app.page.keyboard.press("Control+2");
+  await emitTo(app, 0, [E.turnStarted("a1"), E.delta("ok"), E.turnComplete("completed", "a1")]);
+  const call = await app.waitForCall("attention_notify");
+  await waitStatuses(app, ["idle", "idle*"]);
+  await app.page.evaluate((k) => window.__gd.emitAppEvent("attention-open", { conversation: k }), call.args.request.conversation);
+  await waitStatuses(app, ["idle*", "idle"]);
+  await app.close();
+});

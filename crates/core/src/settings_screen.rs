@@ -75,6 +75,21 @@ const FIELDS: &[Field] = &[
         effect: SettingEffect::Window,
     },
     Field {
+        key: "ui.desktopNotifications",
+        label: "Notifications",
+        help: "When a conversation needs you while you look elsewhere: a desktop notification \
+               (click it to open the conversation). Gemini Desktop only.",
+        kind: SettingKind::Select,
+        choices: &[
+            ("all", "Approvals, finished and failed turns"),
+            ("approvals", "Approvals only"),
+            ("off", "Off"),
+        ],
+        placeholder: None,
+        applies: "Applies at once.",
+        effect: SettingEffect::Window,
+    },
+    Field {
         key: "context.fileName",
         label: "Context file names",
         help: "The instruction files read into the system prompt, comma-separated.",
@@ -298,6 +313,7 @@ pub fn default_value(key: &str) -> Value {
         "model.name" => Value::String(crate::launch::DEFAULT_MODEL.to_owned()),
         "general.defaultApprovalMode" => Value::String("default".to_owned()),
         "ui.theme" => Value::String("system".to_owned()),
+        "ui.desktopNotifications" => Value::String("all".to_owned()),
         "context.fileName" => Value::Array(vec![Value::String(
             crate::memory::DEFAULT_CONTEXT_FILE_NAME.to_owned(),
         )]),
@@ -339,6 +355,11 @@ pub fn check_value(key: &str, value: &Value) -> Result<(), SettingsScreenError> 
             invalid(
                 "The default approval mode is `default`, `auto_edit` or `plan` (YOLO can only be chosen for a session).",
             )
+        }
+        ("ui.desktopNotifications", Value::String(mode))
+            if !["all", "approvals", "off"].contains(&mode.as_str()) =>
+        {
+            invalid("Notifications are `all`, `approvals` or `off`.")
         }
         ("model.name", Value::String(name))
             if name.trim().is_empty() || name.contains(char::is_whitespace) =>
@@ -574,6 +595,15 @@ mod tests {
             in_force("ui.theme", None, None, &env),
             (json!("system"), SettingOrigin::Default, None)
         );
+    }
+
+    #[test]
+    fn notification_modes_are_checked() {
+        for mode in ["all", "approvals", "off"] {
+            assert!(check_value("ui.desktopNotifications", &json!(mode)).is_ok());
+        }
+        let err = check_value("ui.desktopNotifications", &json!("loud")).unwrap_err();
+        assert!(err.to_string().contains("`approvals`"), "{err}");
     }
 
     #[test]

@@ -7,6 +7,7 @@ import * as api from "../api";
 import type { ApprovalMode } from "../protocol/ApprovalMode";
 import type { SessionSummary } from "../protocol/SessionSummary";
 import type { SettingField } from "../protocol/SettingField";
+import { Attention } from "./attention.svelte";
 import { AuthStore } from "./auth.svelte";
 import type { Checkpoint, RestoreChoice } from "./checkpoints.svelte";
 import { Conversation, type ConversationHost } from "./conversation.svelte";
@@ -35,7 +36,12 @@ export class AppController {
     started: (conversation) => {
       if (conversation === this.active) void this.settings.loadTrust();
     },
+    needsUser: (conversation, reason, detail) => {
+      this.attention.call(conversation, conversation === this.active, reason, detail);
+    },
   };
+  /** Calling the user back when a conversation needs them (notifications, urgency hint). */
+  readonly attention = new Attention(() => this.pendingApprovals);
 
   /** Sign-in screen and account view; a successful sign-in starts the sessions again. */
   readonly auth = new AuthStore({
@@ -126,6 +132,10 @@ export class AppController {
     void this.loadTheme();
     try {
       await api.onWorkspaceChanged((path) => void this.workspaceChanged(path));
+      await api.onAttentionOpen((key) => {
+        const conversation = this.conversations.find((c) => c.key === key);
+        if (conversation) void this.activate(conversation);
+      });
     } catch (error) {
       this.chat.addNotice("warning", `Folders opened from another launch will not show here: ${api.errorMessage(error)}`);
     }
@@ -274,11 +284,12 @@ export class AppController {
     this.session.disconnected(message);
   }
 
-  /** Applies `ui.theme` from the settings (the system's theme until then, or without it). */
+  /** Applies `ui.theme` (the system's theme until then, or without it) and the notification mode. */
   private async loadTheme(): Promise<void> {
     try {
       const view = await api.commands.settingsGet();
       applyTheme(view.values.find((v) => v.key === "ui.theme")?.value ?? null);
+      this.attention.setMode(view.values.find((v) => v.key === "ui.desktopNotifications")?.value ?? null);
     } catch {
       applyTheme(null);
     }
@@ -293,6 +304,7 @@ export class AppController {
     switch (field.effect) {
       case "window":
         if (field.key === "ui.theme") applyTheme(value);
+        if (field.key === "ui.desktopNotifications") this.attention.setMode(value);
         return;
       case "session": {
         if (field.key !== "general.defaultApprovalMode") return;

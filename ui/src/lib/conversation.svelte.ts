@@ -7,7 +7,8 @@ import * as api from "../api";
 import type { ApprovalMode } from "../protocol/ApprovalMode";
 import type { SessionInfo } from "../protocol/SessionInfo";
 import { ChatStore } from "./chat.svelte";
-import { ConfirmationQueue } from "./confirmations.svelte";
+import type { AttentionReason } from "./attention.svelte";
+import { ConfirmationQueue, summarize } from "./confirmations.svelte";
 import { type EventOwners, routeEvent } from "./events";
 import { markdown } from "./markdown-loader.svelte";
 import { McpStore } from "./mcp.svelte";
@@ -26,6 +27,8 @@ export interface ConversationHost {
   signInNeeded(reason: string): void;
   /** The session started (the window refreshes what belongs to the shown folder). */
   started(conversation: Conversation): void;
+  /** It needs the user (an approval, a finished or failed turn): the window may call them. */
+  needsUser(conversation: Conversation, reason: AttentionReason, detail: string): void;
 }
 
 let nextKey = 1;
@@ -70,9 +73,13 @@ export class Conversation {
       memory: this.memory,
       slash: this.slash,
       authFailed: (message) => this.host.authFailed(message),
+      approvalRequested: (_name, details) => this.host.needsUser(this, "approval", summarize(details)),
       conversationCleared: (id) => this.conversationCleared(id),
       turnEnded: (status) => {
         this.lastTurnFailed = status === "failed";
+        // A turn the user stopped or declined needs nothing more from them.
+        if (status === "failed") this.host.needsUser(this, "failed", "the turn failed");
+        else if (status !== "cancelled" && status !== "declined") this.host.needsUser(this, "finished", "the answer is ready");
         if (this.reloadPending) queueMicrotask(() => void this.reload());
       },
     };

@@ -2,6 +2,7 @@
 // the store that owns what it changes. When an event matters to several owners, the order in
 // which they see it is written out below; no store forwards events to another. The switch is
 // exhaustive, so a new protocol event does not build until it is routed (or ignored here).
+import type { ConfirmationDetails } from "../protocol/ConfirmationDetails";
 import type { Event } from "../protocol/Event";
 import type { TurnStatus } from "../protocol/TurnStatus";
 import type { ChatStore } from "./chat.svelte";
@@ -21,6 +22,8 @@ export interface EventOwners {
   slash: SlashCommands;
   /** A turn failed authentication: the app checks the sign-in. */
   authFailed: (message: string) => void;
+  /** A tool call now waits for the user's approval (the window may call them back). */
+  approvalRequested: (name: string, details: ConfirmationDetails) => void;
   /** `/clear` was carried out: the app empties the screen for the new conversation. */
   conversationCleared: (conversationId: string) => void;
   /** A turn ended (how): the conversation notes a failure and runs what waited (a reload). */
@@ -45,6 +48,7 @@ export function routeEvent(o: EventOwners, event: Event): void {
       return;
     case "tool_confirmation_request":
       o.confirmations.add(event.call_id, event.name, event.details);
+      o.approvalRequested(event.name, event.details);
       return;
     case "tool_call_response":
       o.confirmations.remove(event.call_id);

@@ -2,6 +2,7 @@
 import { invoke, type Channel } from "@tauri-apps/api/core";
 import type { ApiKeyCheck } from "./ApiKeyCheck";
 import type { AppInfo } from "./AppInfo";
+import type { AttentionRequest } from "./AttentionRequest";
 import type { AuthMethod } from "./AuthMethod";
 import type { AuthStatus } from "./AuthStatus";
 import type { CheckpointInfo } from "./CheckpointInfo";
@@ -56,6 +57,14 @@ export const commands = {
   /** `open_workspace` (src-tauri/src/commands.rs). */
   openWorkspace(args: { path?: string | null } = {}): Promise<string | null> {
     return invoke("open_workspace", args);
+  },
+  /** `attention_notify` (src-tauri/src/attention.rs). */
+  attentionNotify(args: { request: AttentionRequest; pending: number }): Promise<void> {
+    return invoke("attention_notify", args);
+  },
+  /** `attention_clear` (src-tauri/src/attention.rs). */
+  attentionClear(args: { pending: number }): Promise<void> {
+    return invoke("attention_clear", args);
   },
   /** `start_session` (src-tauri/src/commands.rs). */
   startSession(args: { onEvent: Channel<Event>; model?: string | null; resume?: string | null; workspace?: string | null }): Promise<SessionInfo> {

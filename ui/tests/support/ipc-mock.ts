@@ -77,6 +77,20 @@ const SETTING_FIELDS = [
     "session",
   ),
   field("ui.theme", "Theme", "Light, dark, or follow the system.", "select", [["system", "System"], ["light", "Light"], ["dark", "Dark"]], null, "Applies at once.", "window"),
+  field(
+    "ui.desktopNotifications",
+    "Notifications",
+    "When a conversation needs you while you look elsewhere: a desktop notification (click it to open the conversation). Gemini Desktop only.",
+    "select",
+    [
+      ["all", "Approvals, finished and failed turns"],
+      ["approvals", "Approvals only"],
+      ["off", "Off"],
+    ],
+    null,
+    "Applies at once.",
+    "window",
+  ),
   field("context.fileName", "Context file names", "The instruction files read into the system prompt, comma-separated.", "names", [], "GEMINI.md, AGENTS.md", "The session reloads and reads them.", "reload"),
   field(
     "context.includeDirectories",
@@ -102,6 +116,7 @@ const SETTING_DEFAULTS: Record<string, unknown> = {
   "model.name": "gemini-2.5-pro",
   "general.defaultApprovalMode": "default",
   "ui.theme": "system",
+  "ui.desktopNotifications": "all",
   "context.fileName": ["GEMINI.md"],
   "context.includeDirectories": [],
   "general.checkpointing.enabled": true,
@@ -162,6 +177,7 @@ declare global {
      */
     __gdExtraIPC?: (cmd: string, args: Record<string, unknown>) => Promise<unknown> | unknown;
     __gd: {
+      emitAppEvent: (event: string, payload: unknown) => void;
       config: MockConfig;
       calls: Call[];
       emit: (event: unknown) => void;
@@ -348,9 +364,16 @@ mockIPC(async (cmd, args) => {
     case "stop_session":
     case "plugin:opener|open_url":
       return null;
-    case "plugin:event|listen":
-      // The UI listens for `workspace-changed`; the mock never emits app events.
-      return 1;
+    case "plugin:event|listen": {
+      // The UI listens for `workspace-changed` and `attention-open`; tests fire them with
+      // `__gd.emitAppEvent`.
+      const { event, handler } = args as { event: string; handler: number };
+      appListeners.push({ event, handler });
+      return appListeners.length;
+    }
+    case "attention_notify":
+    case "attention_clear":
+      return null;
     case "plugin:event|unlisten":
       return null;
     case "ui_ready":
@@ -361,7 +384,16 @@ mockIPC(async (cmd, args) => {
 });
 window.isTauri = true;
 
+/** The UI's listeners of backend events (`plugin:event|listen`). */
+const appListeners: { event: string; handler: number }[] = [];
+
 window.__gd = {
+  /** Fires a backend event (e.g. `attention-open`) at the UI's listeners of it. */
+  emitAppEvent(event: string, payload: unknown) {
+    for (const l of appListeners) {
+      if (l.event === event) window.__TAURI_INTERNALS__.runCallback(l.handler, { event, id: 0, payload });
+    }
+  },
   config,
   calls,
   channels,
