@@ -2,7 +2,9 @@
 //! repository: the sidebar offers it on the repository's folder, creates the worktree beside the
 //! repository and opens a conversation there (its entry shows the branch); work committed in the
 //! worktree shows in the review panel's diff; merging (after the plan) closes that conversation,
-//! fast-forwards the base branch and removes the worktree folder.
+//! fast-forwards the base branch and removes the worktree folder. Discarding one (after the
+//! plan that lists the uncommitted file it loses) removes its folder and branch, and leaves the
+//! base branch as it was.
 //!
 //! Test ids (the UI's contract): `new-worktree`, `worktree-branch-input`,
 //! `worktree-parent-input`, `worktree-create-submit`, `conversation-item` (`data-folder`),
@@ -55,6 +57,68 @@ fn repository(temp: &tempfile::TempDir) -> Result<PathBuf> {
 
 fn utf8(path: &Path) -> Result<&str> {
     path.to_str().context("UTF-8 path")
+}
+
+/// Opens the sidebar if the window started narrow (the branch line shows only when it is open),
+/// then creates the worktree `branch` through "New in worktree…"; returns its folder once its
+/// conversation is shown and connected.
+async fn new_worktree(app: &App, repo: &Path, branch: &str) -> Result<PathBuf> {
+    let expanded = app.attrs("sidebar-toggle", "aria-expanded").await?;
+    if expanded != [Some("true".to_owned())] {
+        app.click("sidebar-toggle").await?;
+    }
+    app.click("new-worktree").await?;
+    app.type_into("worktree-branch-input", branch).await?;
+    app.click("worktree-create-submit").await?;
+    let worktree = repo.with_file_name("the repo.worktrees").join(branch);
+    app.wait_for_text("workspace-path", "shows the worktree", |t| {
+        t == utf8(&worktree).unwrap_or_default()
+    })
+    .await?;
+    app.wait_for_text("connection-text", "its session is connected", |t| {
+        t.contains(gd_e2e::E2E_MODEL)
+    })
+    .await?;
+    Ok(worktree)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worktree_is_discarded_with_what_it_loses() -> Result<()> {
+    let temp = tempfile::tempdir()?;
+    let repo = repository(&temp)?;
+    let fake = FakeGemini::start(json!({ "steps": [{ "text": "Nothing to do." }] }));
+    let app = App::launch_connected("worktrees-discard", &[&repo], &fake.base_url()).await?;
+    let base = git(&repo, &["rev-parse", "main"])?;
+    let worktree = new_worktree(&app, &repo, "spike").await?;
+    std::fs::write(worktree.join("scratch.txt"), "not committed\n")?;
+
+    app.click("worktree-review").await?;
+    app.wait_for_count("worktree-diff-file", "lists the file", |n| n == 1)
+        .await?;
+    app.click("worktree-discard").await?;
+    app.wait_for_text("worktree-plan", "lists what is lost", |t| {
+        t.contains("1 uncommitted file will be lost") && t.contains("scratch.txt")
+    })
+    .await?;
+    app.click("worktree-confirm").await?;
+    app.wait_for_text("worktree-done", "the discard is done", |t| {
+        t.contains("were discarded")
+    })
+    .await?;
+
+    ensure!(!worktree.exists(), "the worktree folder is removed");
+    ensure!(
+        git(&repo, &["branch", "--list", "spike"])?.is_empty(),
+        "the branch is deleted"
+    );
+    ensure!(
+        git(&repo, &["rev-parse", "main"])? == base,
+        "main did not move"
+    );
+    ensure!(!repo.join("scratch.txt").exists());
+    app.wait_for_count("conversation-item", "is the repository's alone", |n| n == 1)
+        .await?;
+    app.close().await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

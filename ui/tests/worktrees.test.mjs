@@ -4,6 +4,8 @@
 // diff; merge and discard show the plan, close the conversation (its session stops) before the
 // command runs, and hand back the plan shown; a stale plan is planned again.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { after, before, test } from "node:test";
 import { screenshotPath, sel, setup, waitForText } from "./support/harness.mjs";
 
@@ -15,6 +17,7 @@ after(async () => {
   await env?.close();
 });
 
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const REPO = "/home/dev/project";
 const PARENT = "/home/dev/project.worktrees";
 
@@ -119,6 +122,18 @@ function fakeWorktrees() {
   };
 }
 
+/** axe-core's serious and critical findings (and contrast) on the page, as readable lines. */
+async function audit(app) {
+  await app.page.evaluate(AXE);
+  return app.page.evaluate(async () => {
+    // @ts-ignore axe is the injected global
+    const r = await window.axe.run(document, { resultTypes: ["violations"] });
+    return r.violations
+      .filter((v) => v.id === "color-contrast" || v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  });
+}
+
 const items = (app) => app.page.locator(sel("conversation-item"));
 const folders = (app) => items(app).evaluateAll((els) => els.map((el) => el.dataset.folder));
 
@@ -193,6 +208,7 @@ test("review lists the diff; merge shows the plan, commits first, closes the con
   assert.deepEqual(await files.nth(0).locator("pre .del").allInnerTexts(), ["-pub fn b() {}"]);
   assert.deepEqual(await files.nth(1).locator("pre .add").allInnerTexts(), ["+# Notes", "+written in the worktree"]);
   await app.page.screenshot({ path: screenshotPath("worktree-review.png") });
+  assert.deepEqual(await audit(app), [], "the review panel passes axe");
 
   // The plan: blocked by uncommitted changes, so no confirm, but "Commit all changes first".
   await app.tid("worktree-merge").click();
@@ -206,6 +222,7 @@ test("review lists the diff; merge shows the plan, commits first, closes the con
   assert.match(await app.tid("worktree-plan-kind").innerText(), /Fast-forward/);
   assert.match(await app.tid("worktree-plan").innerText(), /Add notes/);
   await app.page.screenshot({ path: screenshotPath("worktree-merge-plan.png") });
+  assert.deepEqual(await audit(app), [], "the merge plan passes axe");
 
   const from = app.calls.length;
   await app.tid("worktree-confirm").click();
@@ -243,6 +260,9 @@ test("discard shows what is lost, closes the conversation, and a stale plan is s
   const first = await app.waitForCall("worktree_discard", () => true, { from });
   assert.ok(app.calls.indexOf(stop) < app.calls.indexOf(first), "the session stops before the discard");
   assert.equal(first.args.plan.state, "tree1");
+  // Its conversation is closed already: it can be opened again on the worktree.
+  await app.tid("worktree-reopen").waitFor();
+  assert.deepEqual(await folders(app), [REPO]);
 
   // Confirm the new plan: it is the one handed back.
   await app.tid("worktree-confirm").click();
