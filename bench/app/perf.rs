@@ -9,7 +9,10 @@
 //!     cargo run --release -p gd-e2e --example app-perf -- --budget [--runs 5] [--idle-secs 5]
 //!         [--messages 200] [--json]
 //!
-//! `--budget` measures the performance budget's desktop figures instead (see `budget.rs`);
+//!     cargo run --release -p gd-e2e --example app-perf -- --conversations [--runs 3] [--json]
+//!
+//! `--budget` measures the performance budget's desktop figures instead (see `budget.rs`),
+//! `--conversations` the memory with 1, 5 and 10 idle conversations (`conversations.rs`);
 //! `--json` prints them as one JSON line at the end of stdout. The app binary is `GD_E2E_APP`
 //! (or the one in the same target directory and profile).
 
@@ -25,6 +28,8 @@ use serde_json::{Value, json};
 
 #[path = "budget.rs"]
 mod budget;
+#[path = "conversations.rs"]
+mod conversations;
 #[path = "floor.rs"]
 mod floor;
 #[path = "seed.rs"]
@@ -43,6 +48,8 @@ struct Options {
     report: Option<PathBuf>,
     /// Measure the budget figures (floor, app, app with a long conversation) instead.
     budget: bool,
+    /// Measure the memory with 1, 5 and 10 idle conversations (issue 16) instead.
+    conversations: bool,
     /// Messages of the stored conversation the budget opens.
     messages: usize,
     /// Print the figures as one JSON line at the end of stdout.
@@ -58,6 +65,7 @@ fn options() -> Result<Options> {
         chunk_chars: 5,
         report: None,
         budget: false,
+        conversations: false,
         messages: 200,
         json: false,
     };
@@ -73,6 +81,7 @@ fn options() -> Result<Options> {
             "--report" => options.report = Some(PathBuf::from(value()?)),
             "--messages" => options.messages = value()?.parse()?,
             "--budget" => options.budget = true,
+            "--conversations" => options.conversations = true,
             "--json" => options.json = true,
             other => bail!("unknown option {other}"),
         }
@@ -523,6 +532,9 @@ async fn main() -> Result<()> {
     let fake = FakeGemini::start(json!({"steps": [{"text": "OK"}]}));
     if o.budget {
         return budget::run(&o, &binary, &fake).await;
+    }
+    if o.conversations {
+        return conversations::run(&o, &binary, &fake).await;
     }
 
     let mut startups = Vec::new();

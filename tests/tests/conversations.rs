@@ -280,3 +280,81 @@ async fn two_folders_run_at_once_and_the_inbox_approves_the_hidden_ones_edit() -
     );
     app.close().await
 }
+
+/// Processes whose environment holds `marker` (the MCP servers a test configured with it).
+fn processes_marked(marker: &str) -> Vec<u32> {
+    let needle = format!("GD_E2E_MCP_MARK={marker}");
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|b| *b == 0).any(|var| var == needle.as_bytes()))
+        })
+        .collect()
+}
+
+/// Waits until `count` marked processes run (they start and stop with sessions).
+async fn wait_marked(marker: &str, count: usize, what: &str) -> Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let found = processes_marked(marker);
+        if found.len() == count {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            bail!(
+                "{what}: {} MCP server processes, expected {count}",
+                found.len()
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_a_conversation_stops_its_mcp_servers() -> Result<()> {
+    let temp = tempfile::tempdir()?;
+    let ws = folder(&temp, "with a server")?;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let python = std::env::var_os("GD_TEST_MCP_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target/test-deps/venv-mcp/bin/python"));
+    ensure!(
+        python.exists(),
+        "{} not found: run scripts/install-mcp-test-deps.sh or set GD_TEST_MCP_PYTHON",
+        python.display()
+    );
+    let marker = format!("{}", std::process::id());
+    let settings = json!({"mcpServers": {"fixture": {
+        "command": python,
+        "args": [root.join("tests/fixtures/mcp/fixture_server.py"), "stdio"],
+        "env": {"GD_E2E_MCP_MARK": marker},
+        "trust": true
+    }}});
+    std::fs::create_dir_all(ws.join(".gemini"))?;
+    std::fs::write(ws.join(".gemini/settings.json"), settings.to_string())?;
+    let fake = FakeGemini::start(json!({"steps": [{"text": "OK"}]}));
+    let app = App::launch_connected("conversations_mcp", &[&ws], &fake.base_url()).await?;
+    wait_marked(&marker, 1, "the first conversation's server").await?;
+
+    app.click("new-conversation").await?;
+    app.wait_for_count("conversation-item", "are two", |n| n == 2)
+        .await?;
+    wait_marked(&marker, 2, "each conversation runs its own server").await?;
+
+    // Close the second: its session stops, and its server with it; the first's keeps running.
+    app.client()
+        .execute(
+            "document.querySelectorAll('[data-testid=\"close-conversation\"]')[1].click();",
+            vec![],
+        )
+        .await?;
+    app.wait_for_count("conversation-item", "is one", |n| n == 1)
+        .await?;
+    wait_marked(&marker, 1, "the closed conversation's server is gone").await?;
+    app.close().await?;
+    wait_marked(&marker, 0, "no server outlives the app").await
+}

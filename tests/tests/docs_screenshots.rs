@@ -203,6 +203,46 @@ async fn docs_screenshots() -> Result<()> {
     app.wait_for_count("history-message", "shows the transcript", |n| n > 0)
         .await?;
     series(&app, &out, "history", &[1440, 1100]).await?;
+    app.click("history-close").await?;
+
+    // Three conversations in different states: the reopened one idle, a second waiting for
+    // the approval of its edit, a third streaming its answer (slowly, for the pictures).
+    app.click("new-conversation").await?;
+    app.wait_for_count("conversation-item", "are two", |n| n == 2)
+        .await?;
+    app.wait_for_text("connection-text", "the second is connected", |t| {
+        t.contains(gd_e2e::E2E_MODEL)
+    })
+    .await?;
+    app.type_and_enter("prompt-input", "Greet the world")
+        .await?;
+    // (The first conversation already greeted the world: its edit fails, the command waits.)
+    app.wait_for_count("confirmation", "the second waits for approval", |n| n == 1)
+        .await?;
+    let words = "The test suite runs in three stages: unit tests first, then the integration \
+                 tests against a local server, and finally the end-to-end checks. ";
+    fake.reset(
+        json!({"chunk_chars": 6, "chunk_delay_ms": 300, "steps": [{"text": words.repeat(20)}]}),
+        &[],
+    );
+    app.click("new-conversation").await?;
+    app.wait_for_count("conversation-item", "are three", |n| n == 3)
+        .await?;
+    app.wait_for_text("connection-text", "the third is connected", |t| {
+        t.contains(gd_e2e::E2E_MODEL)
+    })
+    .await?;
+    app.type_and_enter("prompt-input", "How do the tests run?")
+        .await?;
+    app.wait_for_any_text("message-model", "streams", |t| t.contains("three stages"))
+        .await?;
+    app.wait_for_script(
+        "return [...document.querySelectorAll('[data-testid=\"conversation-item\"]')]\
+           .map((e) => e.dataset.status).join() === 'idle,approval,streaming';",
+        "the three states",
+    )
+    .await?;
+    series(&app, &out, "conversations", &[1440, 800]).await?;
     eprintln!("screenshots in {}", out.display());
     app.close().await
 }

@@ -25,8 +25,11 @@ export class AppController {
   conversations = $state.raw<Conversation[]>([]);
   /** The conversation shown. */
   active = $state.raw<Conversation>(null as unknown as Conversation);
-  /** The sidebar is collapsed to a strip (at first on narrow windows, where the chat needs it). */
-  sidebarCollapsed = $state(typeof window !== "undefined" && window.innerWidth < 900);
+  /**
+   * The user collapsed (true) or opened (false) the sidebar; null until they choose, when it
+   * follows the window's width (collapsed under 900 px, where the chat needs the room).
+   */
+  sidebarCollapsed = $state<boolean | null>(null);
   /** The approval inbox (every conversation's pending tool calls) is open. */
   inboxOpen = $state(false);
 
