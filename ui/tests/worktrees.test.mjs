@@ -188,6 +188,7 @@ test("a refusal (an existing branch) is shown as git's sentence and nothing else
   await app.tid("worktree-parent-input").fill("/srv/trees");
   await app.tid("worktree-create-submit").click();
   await waitForText(app.page, sel("worktree-error"), "A branch named “taken” already exists: choose another name.");
+  await app.page.screenshot({ path: screenshotPath("worktree-create-refused.png") });
   const create = app.callsOf("worktree_create")[0];
   assert.deepEqual(create.args, { folder: REPO, branch: "taken", parent: "/srv/trees" });
   assert.equal(app.callsOf("start_session").length, 1);
