@@ -59,6 +59,7 @@ describe("settings screen", () => {
         ["model.name", "workspace"],
         ["general.defaultApprovalMode", "user"],
         ["ui.theme", "default"],
+        ["ui.desktopNotifications", "default"],
         ["context.fileName", "user"],
         ["context.includeDirectories", "default"],
         ["general.checkpointing.enabled", "user"],
