@@ -71,7 +71,33 @@ pub async fn worktree_create(
         parent: parent.filter(|p| !p.trim().is_empty()).map(PathBuf::from),
         branch: branch.filter(|b| !b.trim().is_empty()),
     };
-    blocking(move || gd_worktree::create(Path::new(&folder), options)).await
+    blocking(move || {
+        let worktree = gd_worktree::create(Path::new(&folder), options)?;
+        inherit_trust(Path::new(&folder), &worktree.path);
+        Ok(worktree)
+    })
+    .await
+}
+
+/// A worktree made from a trusted folder is trusted too (it holds the same project: asking
+/// again would only be noise). It lives beside the repository, outside any rule that covers the
+/// repository's own folder, so it gets a rule of its own in `trustedFolders.json`. An untrusted
+/// or undecided repository leaves the worktree undecided: the trust prompt asks, as for any
+/// folder. Failing to write the rule is logged; the prompt then asks.
+fn inherit_trust(repository: &Path, worktree: &Path) {
+    use gd_core::settings_screen::{set_trust, trust_info};
+    let home = gd_core::launch::home_dir();
+    let repo = trust_info(repository, home.as_deref());
+    if !repo.enabled || repo.trusted != Some(true) {
+        return;
+    }
+    if let Err(error) = set_trust(
+        worktree,
+        home.as_deref(),
+        gd_protocol::TrustLevel::TrustFolder,
+    ) {
+        tracing::warn!(%error, worktree = %worktree.display(), "could not trust the new worktree");
+    }
 }
 
 /// The worktree `folder` is, if it is one this app created (the sidebar shows its branch and

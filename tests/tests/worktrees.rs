@@ -182,6 +182,15 @@ async fn a_conversation_in_a_worktree_is_reviewed_and_merged_into_the_base() -> 
         git(&worktree, &["rev-parse", "--abbrev-ref", "HEAD"])? == "feature-e2e",
         "the worktree is on its branch"
     );
+    // Made from a trusted repository, the worktree is trusted too (no second trust prompt).
+    let trust = app
+        .invoke("trust_status", json!({}))
+        .await?
+        .map_err(|e| anyhow::anyhow!("trust_status: {e}"))?;
+    ensure!(
+        trust["workspace"] == json!(utf8(&worktree)?) && trust["trusted"] == json!(true),
+        "the worktree's trust: {trust}"
+    );
 
     // Work in the worktree, committed.
     std::fs::write(worktree.join("hello.txt"), "Hello from the worktree\n")?;
