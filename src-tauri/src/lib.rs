@@ -49,6 +49,7 @@ pub mod settings;
 pub mod signin;
 pub mod single_instance;
 pub mod state;
+pub mod windows;
 pub mod worktrees;
 
 use tauri::Manager;
@@ -107,6 +108,12 @@ pub fn run() {
         .manage(AppState::new(launch.clone()))
         .manage(history::History::default())
         .manage(first_paint::FirstPaint::default())
+        .manage(windows::ConversationWindows::default())
+        .on_window_event(|window, event| {
+            if let tauri::WindowEvent::Destroyed = event {
+                windows::on_destroyed(window.app_handle(), window.label());
+            }
+        })
         .setup(move |app| {
             match app.path().app_log_dir() {
                 Ok(dir) => match logging::attach_log_file(&dir) {

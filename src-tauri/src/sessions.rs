@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use gd_core::coalesce::{CoalescedEvents, DELTA_WINDOW};
 use gd_core::launch::{self, LaunchError, LaunchOptions};
@@ -15,10 +15,26 @@ use tracing::{Instrument, debug, info_span, warn};
 
 use crate::history::History;
 
+/// One running session: its handle, what `start_session` answered, and where its events go.
+struct Running {
+    handle: SessionHandle,
+    info: SessionInfo,
+    /// The window's channel its events are forwarded to; replaced when the conversation moves
+    /// to another window ([`Sessions::attach`]).
+    sink: Arc<Sink>,
+}
+
+/// Where a session's events go, and the last `turn_context` (the model and approval mode in
+/// force), which a window taking the session over is told first.
+struct Sink {
+    channel: Mutex<Channel<Event>>,
+    turn_context: Mutex<Option<Event>>,
+}
+
 /// The running sessions, by id.
 #[derive(Default)]
 pub struct Sessions {
-    running: Mutex<HashMap<String, SessionHandle>>,
+    running: Mutex<HashMap<String, Running>>,
 }
 
 impl std::fmt::Debug for Sessions {
@@ -101,6 +117,11 @@ impl Sessions {
             launch.policy,
             recorder,
         );
+        let sink = Arc::new(Sink {
+            channel: Mutex::new(channel),
+            turn_context: Mutex::new(None),
+        });
+        let forward = sink.clone();
         let span = info_span!("forward_events", session_id = %info.session_id);
         tauri::async_runtime::spawn(
             async move {
@@ -108,6 +129,10 @@ impl Sessions {
                 // into about one event per frame.
                 let mut events = CoalescedEvents::new(events, DELTA_WINDOW);
                 while let Some(event) = events.recv().await {
+                    if matches!(event, Event::TurnContext { .. }) {
+                        *lock(&forward.turn_context) = Some(event.clone());
+                    }
+                    let channel = lock(&forward.channel).clone();
                     if let Err(error) = channel.send(event) {
                         warn!(%error, "the window stopped listening; dropping the session");
                         return;
@@ -117,8 +142,40 @@ impl Sessions {
             }
             .instrument(span),
         );
-        self.lock().insert(info.session_id.clone(), handle);
+        self.lock().insert(
+            info.session_id.clone(),
+            Running {
+                handle,
+                info: info.clone(),
+                sink,
+            },
+        );
         Ok(info)
+    }
+
+    /// Sends a running session's events to `channel` from now on (the conversation moved to
+    /// another window) and returns what its start answered. The new window first gets the
+    /// session's current `turn_context` (model and approval mode); the rest it asks for (the
+    /// transcript from the history, the model list, MCP status) as after a start.
+    pub fn attach(
+        &self,
+        session_id: &str,
+        channel: Channel<Event>,
+    ) -> Result<SessionInfo, CommandError> {
+        let running = self.lock();
+        let running = running.get(session_id).ok_or_else(|| unknown(session_id))?;
+        if let Some(context) = lock(&running.sink.turn_context).clone()
+            && let Err(error) = channel.send(context)
+        {
+            warn!(%error, "the new window is not listening");
+        }
+        *lock(&running.sink.channel) = channel;
+        Ok(running.info.clone())
+    }
+
+    /// Whether `session_id` is running.
+    pub fn is_running(&self, session_id: &str) -> bool {
+        self.lock().contains_key(session_id)
     }
 
     /// Sends an operation to a session.
@@ -126,7 +183,7 @@ impl Sessions {
         let handle = self
             .lock()
             .get(session_id)
-            .cloned()
+            .map(|r| r.handle.clone())
             .ok_or_else(|| unknown(session_id))?;
         handle.submit(op).map_err(|e| match e {
             SessionError::Closed => unknown(session_id),
@@ -142,22 +199,26 @@ impl Sessions {
             .lock()
             .remove(session_id)
             .ok_or_else(|| unknown(session_id))?;
-        running.interrupt();
-        let _ = running.submit(Op::Shutdown);
+        running.handle.interrupt();
+        let _ = running.handle.submit(Op::Shutdown);
         Ok(())
     }
 
     /// Stops every session (when the window switches folders).
     pub fn stop_all(&self) {
         for (_, running) in self.lock().drain() {
-            running.interrupt();
-            let _ = running.submit(Op::Shutdown);
+            running.handle.interrupt();
+            let _ = running.handle.submit(Op::Shutdown);
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, SessionHandle>> {
-        self.running.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
+        lock(&self.running)
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn unknown(session_id: &str) -> CommandError {

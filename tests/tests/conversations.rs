@@ -358,3 +358,83 @@ async fn closing_a_conversation_stops_its_mcp_servers() -> Result<()> {
     app.close().await?;
     wait_marked(&marker, 0, "no server outlives the app").await
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conversation_moves_to_its_own_window_and_back_with_its_session() -> Result<()> {
+    let temp = tempfile::tempdir()?;
+    let ws = folder(&temp, "windows")?;
+    let fake = FakeGemini::start(json!({"steps": [{"text": "An answer."}]}));
+    let app = App::launch_connected("conversations_windows", &[&ws], &fake.base_url()).await?;
+    app.type_and_enter("prompt-input", "Before the move")
+        .await?;
+    app.wait_for_last_text("message-model", "answered", |t| t.contains("An answer."))
+        .await?;
+    app.wait_until_gone("cancel", "the turn ended").await?;
+    let main = app.client().window().await?;
+
+    // Move it: a second window shows it; the main window keeps a fresh conversation.
+    app.click("conversation-window").await?;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let other = loop {
+        let windows = app.client().windows().await?;
+        if let Some(other) = windows.into_iter().find(|w| *w != main) {
+            break other;
+        }
+        if Instant::now() >= deadline {
+            bail!("no second window opened");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    app.wait_for_count("conversation-item", "keeps one fresh conversation", |n| {
+        n == 1
+    })
+    .await?;
+    app.client().switch_to_window(other).await?;
+    app.wait_ready().await?;
+    app.wait_for_any_text("message-user", "shows the moved transcript", |t| {
+        t.contains("Before the move")
+    })
+    .await?;
+    ensure!(
+        app.count("conversation-item").await? == 0,
+        "a conversation window has no sidebar"
+    );
+    let shot = app.screenshot("conversation-window").await?;
+    eprintln!("the conversation window: {}", shot.display());
+    // Its session runs on here: the next prompt continues the same conversation.
+    app.wait_for_text("connection-text", "is connected", |t| {
+        t.contains(gd_e2e::E2E_MODEL)
+    })
+    .await?;
+    app.type_and_enter("prompt-input", "After the move").await?;
+    app.wait_for_count("message-model", "answered again", |n| n == 2)
+        .await?;
+    app.wait_until_gone("cancel", "the turn ended").await?;
+    let last = fake
+        .main_requests()
+        .pop()
+        .context("the request after the move")?;
+    let body = last.body.context("its body")?.to_string();
+    ensure!(
+        body.contains("Before the move") && body.contains("After the move"),
+        "the moved session kept its history: {body}"
+    );
+
+    // Move back: the window closes, the conversation returns to the main window, shown. (The
+    // click is deferred: a WebDriver click that closes its own window races the driver.)
+    app.interactable("conversation-return").await?;
+    app.client()
+        .execute(
+            "setTimeout(() => document.querySelector('[data-testid=\"conversation-return\"]').click(), 0); return true;",
+            vec![],
+        )
+        .await?;
+    app.client().switch_to_window(main).await?;
+    app.wait_for_count("conversation-item", "has the conversation back", |n| n == 2)
+        .await?;
+    app.wait_for_any_text("message-user", "shows it", |t| t.contains("After the move"))
+        .await?;
+    let windows = app.client().windows().await?;
+    ensure!(windows.len() == 1, "{} windows", windows.len());
+    app.close().await
+}

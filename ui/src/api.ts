@@ -72,6 +72,19 @@ export async function onWorkspaceChanged(handler: (workspace: string) => void): 
 }
 
 /**
+ * Calls `handler` with a session's id when a conversation window closed and hands its running
+ * session back to the main window (event `conversation-returned`, see `src-tauri/src/windows.rs`).
+ */
+export async function onConversationReturned(handler: (sessionId: string) => void): Promise<void> {
+  await listen<{ sessionId: string }>("conversation-returned", (event) => handler(event.payload.sessionId));
+}
+
+/** Takes a running session over: its events come to `onEvent` from now on (windows.rs). */
+export function attachSession(onEvent: (event: Event) => void, sessionId: string): Promise<SessionInfo> {
+  return commands.attachSession({ sessionId, onEvent: channel(onEvent) });
+}
+
+/**
  * Calls `handler` with a conversation's key when the user clicked the desktop notification about
  * it (event `attention-open`, payload `{ conversation }`, see `src-tauri/src/attention.rs`).
  */

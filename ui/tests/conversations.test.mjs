@@ -257,3 +257,25 @@ test("attention: a click on a notification (the backend's attention-open) shows 
   await waitStatuses(app, ["idle*", "idle"]);
   await app.close();
 });
+
+test("a conversation moves to its own window only when idle, without stopping its session", async () => {
+  const extra = () => {
+    window.__gdExtraIPC = (cmd) => (cmd === "conversation_window" ? null : undefined);
+  };
+  const app = await env.open({ init: [extra] });
+  const from = app.calls.length;
+  await app.page.keyboard.press("Control+n");
+  await app.waitForCall("start_session", () => true, { from });
+  await waitStatuses(app, ["idle", "idle*"]);
+  await app.sendPrompt("a long job");
+  // While its turn runs, it stays.
+  assert.equal(await items(app).nth(1).getByTestId("conversation-window").isDisabled(), true);
+  await app.emitAll([E.turnStarted("b1"), E.delta("done"), E.turnComplete("completed", "b1")]);
+  await waitStatuses(app, ["idle", "idle*"]);
+  await items(app).nth(1).getByTestId("conversation-window").click();
+  const call = await app.waitForCall("conversation_window");
+  assert.deepEqual(call.args, { sessionId: "s2", title: "a long job" });
+  await waitStatuses(app, ["idle*"]);
+  assert.equal(app.callsOf("stop_session").length, 0, "the session goes on in the other window");
+  await app.close();
+});

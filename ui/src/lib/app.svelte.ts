@@ -32,6 +32,12 @@ export class AppController {
   sidebarCollapsed = $state<boolean | null>(null);
   /** The approval inbox (every conversation's pending tool calls) is open. */
   inboxOpen = $state(false);
+  /**
+   * This window hosts one conversation moved out of the main window (`?attach=<session id>`):
+   * no sidebar, a "Move back" button instead.
+   */
+  readonly detached: string | null =
+    typeof location === "undefined" ? null : new URLSearchParams(location.search).get("attach");
 
   private readonly host: ConversationHost = {
     authFailed: (message) => void this.authFailed(message),
@@ -133,8 +139,14 @@ export class AppController {
     }
     void this.auth.refresh();
     void this.loadTheme();
+    if (this.detached) {
+      // A conversation window: take the moved session over (a new one if it is gone).
+      if (!(await this.active.attach(this.detached))) await this.active.start();
+      return;
+    }
     try {
       await api.onWorkspaceChanged((path) => void this.workspaceChanged(path));
+      await api.onConversationReturned((sessionId) => void this.conversationReturned(sessionId));
       await api.onAttentionOpen((key) => {
         const conversation = this.conversations.find((c) => c.key === key);
         if (conversation) void this.activate(conversation);
@@ -217,6 +229,61 @@ export class AppController {
     const next = rest[Math.min(at, rest.length - 1)];
     if (this.active === conversation && next) await this.activate(next);
     await conversation.stop();
+  }
+
+  /**
+   * Moves `conversation` to a window of its own (its session keeps running there). Only an idle
+   * conversation moves: what is in flight (an answer streaming, a call waiting for approval)
+   * would be lost on the way, so the user is told to wait.
+   */
+  async moveToWindow(conversation: Conversation): Promise<void> {
+    if (conversation.session.busy || conversation.confirmations.items.length > 0 || !conversation.session.info) {
+      conversation.chat.addNotice("warning", "A conversation moves to its own window once its turn has ended.");
+      return;
+    }
+    try {
+      await api.commands.conversationWindow({ sessionId: conversation.session.info.session_id, title: conversation.title });
+    } catch (error) {
+      conversation.chat.addNotice("error", `Could not open a window: ${api.errorMessage(error)}`);
+      return;
+    }
+    const at = this.conversations.indexOf(conversation);
+    const rest = this.conversations.filter((c) => c !== conversation);
+    const model = conversation.session.model || undefined;
+    conversation.release();
+    if (rest.length === 0) {
+      // The main window keeps a conversation: a fresh one on the same folder.
+      const fresh = new Conversation(this.host, conversation.workspace);
+      this.conversations = [fresh];
+      this.active = fresh;
+      await fresh.start(model);
+      return;
+    }
+    this.conversations = rest;
+    const next = rest[Math.min(at, rest.length - 1)];
+    if (this.active === conversation && next) await this.activate(next);
+  }
+
+  /** A conversation window's "Move back": the window closes and its conversation returns. */
+  async moveBack(): Promise<void> {
+    try {
+      await api.commands.closeConversationWindow();
+    } catch (error) {
+      this.chat.addNotice("error", `Could not move the conversation back: ${api.errorMessage(error)}`);
+    }
+  }
+
+  /** A conversation window closed: its session comes back here as a conversation. */
+  private async conversationReturned(sessionId: string): Promise<void> {
+    const open = this.conversations.find((c) => c.session.id === sessionId);
+    if (open) return;
+    const conversation = new Conversation(this.host, null);
+    this.conversations = [...this.conversations, conversation];
+    if (await conversation.attach(sessionId)) {
+      await this.activate(conversation);
+      return;
+    }
+    this.conversations = this.conversations.filter((c) => c !== conversation);
   }
 
   /**

@@ -5,6 +5,7 @@
 // Events of its session are dispatched to its own stores by the one router in events.ts.
 import * as api from "../api";
 import type { ApprovalMode } from "../protocol/ApprovalMode";
+import type { Event } from "../protocol/Event";
 import type { SessionInfo } from "../protocol/SessionInfo";
 import { ChatStore } from "./chat.svelte";
 import type { AttentionReason } from "./attention.svelte";
@@ -124,22 +125,10 @@ export class Conversation {
    * fails, a new session starts and a notice says why.
    */
   async start(model?: string, resume?: string): Promise<void> {
-    const generation = this.session.starting();
-    this.lastTurnFailed = false;
-    this.confirmations.clear();
-    this.mcp.clear();
-    this.memory.clear();
-    this.slash.reset();
+    const generation = this.reset();
     let info: SessionInfo;
     try {
-      info = await api.startSession(
-        (event) => {
-          if (this.session.isCurrent(generation)) routeEvent(this.owners, event);
-        },
-        model,
-        resume,
-        this.workspace ?? undefined,
-      );
+      info = await api.startSession(this.router(generation), model, resume, this.workspace ?? undefined);
     } catch (error) {
       if (!this.session.isCurrent(generation)) return;
       if (resume && !isAuthError(error)) {
@@ -158,13 +147,58 @@ export class Conversation {
       return;
     }
     if (!this.session.isCurrent(generation)) return;
+    for (const warning of info.warnings) this.chat.addNotice("warning", warning);
+    // The resumed session keeps its id (info.session_id is `resume`).
+    await this.begin(info, generation, resume !== undefined);
+  }
+
+  /**
+   * Takes over the running session `sessionId` (it moved here from another window): its
+   * events come here from now on and its transcript is rebuilt from the history. False when it
+   * is not running any more (the window then starts a new one).
+   */
+  async attach(sessionId: string): Promise<boolean> {
+    const generation = this.reset();
+    let info: SessionInfo;
+    try {
+      info = await api.attachSession(this.router(generation), sessionId);
+    } catch (error) {
+      if (this.session.isCurrent(generation)) {
+        this.session.disconnected(api.errorMessage(error));
+        this.chat.addNotice("error", `Could not take the conversation over: ${api.errorMessage(error)}`);
+      }
+      return false;
+    }
+    if (!this.session.isCurrent(generation)) return false;
+    await this.begin(info, generation, true);
+    return true;
+  }
+
+  /** Forgets what showed the previous session; returns the new session's generation. */
+  private reset(): number {
+    const generation = this.session.starting();
+    this.lastTurnFailed = false;
+    this.confirmations.clear();
+    this.mcp.clear();
+    this.memory.clear();
+    this.slash.reset();
+    return generation;
+  }
+
+  /** The channel handler of session `generation`: its events, while it is this one's. */
+  private router(generation: number): (event: Event) => void {
+    return (event) => {
+      if (this.session.isCurrent(generation)) routeEvent(this.owners, event);
+    };
+  }
+
+  /** The session of `generation` runs: show it (its stored transcript when `transcript`). */
+  private async begin(info: SessionInfo, generation: number, transcript: boolean): Promise<void> {
     this.session.started(info);
     this.chat.checkpoints.sessionId = info.session_id;
     this.chat.checkpoints.conversationId = info.session_id;
     if (info.workspace) this.setWorkspace(info.workspace);
-    for (const warning of info.warnings) this.chat.addNotice("warning", warning);
-    // The resumed session keeps its id (info.session_id is `resume`).
-    if (resume) await this.loadTranscript(resume, generation);
+    if (transcript) await this.loadTranscript(info.session_id, generation);
     // The folder's checkpoints: the list panel, and the cards of a resumed transcript.
     if (this.session.isCurrent(generation)) void this.chat.checkpoints.refresh();
     void this.loadModels();
@@ -222,6 +256,17 @@ export class Conversation {
     }
     this.clearConversation();
     return old;
+  }
+
+  /**
+   * Hands the session to another window: this conversation forgets it (its later events are
+   * ignored here) without stopping it. Returns its id.
+   */
+  release(): string | null {
+    const info = this.session.drop();
+    this.session.busy = false;
+    this.clearConversation();
+    return info?.session_id ?? null;
   }
 
   /** Continues a stored session in this conversation (the current session stops). */

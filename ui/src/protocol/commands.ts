@@ -78,6 +78,18 @@ export const commands = {
   stopSession(args: { sessionId: string }): Promise<void> {
     return invoke("stop_session", args);
   },
+  /** `conversation_window` (src-tauri/src/windows.rs). */
+  conversationWindow(args: { sessionId: string; title: string }): Promise<void> {
+    return invoke("conversation_window", args);
+  },
+  /** `attach_session` (src-tauri/src/windows.rs). */
+  attachSession(args: { sessionId: string; onEvent: Channel<Event> }): Promise<SessionInfo> {
+    return invoke("attach_session", args);
+  },
+  /** `close_conversation_window` (src-tauri/src/windows.rs). */
+  closeConversationWindow(): Promise<void> {
+    return invoke("close_conversation_window");
+  },
   /** `trust_status` (src-tauri/src/settings.rs). */
   trustStatus(): Promise<TrustInfo> {
     return invoke("trust_status");
