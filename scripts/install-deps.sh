@@ -28,7 +28,8 @@ build_packages=(
 )
 test_packages=(xvfb xauth webkit2gtk-driver dbus xdotool imagemagick git gnome-keyring dbus-x11 libsecret-tools chromium python3-venv
   fd-find  # the file-picker bench compares the index build with fd
-  openssl) # crates/gemini/tests/tls.rs makes a CA and serves HTTPS with the openssl binary
+  openssl  # crates/gemini/tests/tls.rs makes a CA and serves HTTPS with the openssl binary
+  x11-utils) # xprop: tests/tests/conversations.rs reads the window's urgency hint
 
 # bench/check.sh: the peers (ripgrep, fd), the counters (valgrind, strace), hyperfine for
 # bench/search.sh, and Debian's python3-gi for the blank WebKitGTK window (bench/app).

@@ -95,6 +95,44 @@ async fn poll_notifications(path: &Path, done: impl Fn(&[Value]) -> bool) -> Res
     }
 }
 
+/// Runs an X11 tool (`xdotool`, `xprop`) against the app's display.
+async fn x11(app: &App, tool: &str, args: &[&str]) -> Result<String> {
+    let output = tokio::process::Command::new(tool)
+        .args(args)
+        .env("DISPLAY", app.display())
+        .output()
+        .await
+        .with_context(|| format!("run {tool} (Debian packages xdotool, x11-utils)"))?;
+    ensure!(
+        output.status.success(),
+        "{tool} {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+}
+
+/// Waits until the main window's WM_HINTS carry the urgency flag.
+async fn urgent_window(app: &App) -> Result<()> {
+    let ids = x11(
+        app,
+        "xdotool",
+        &["search", "--onlyvisible", "--name", "^Gemini Desktop$"],
+    )
+    .await?;
+    let id = ids.lines().next().context("the main window")?.to_owned();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let hints = x11(app, "xprop", &["-id", &id, "WM_HINTS"]).await?;
+        if hints.contains("urgency") {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            bail!("no urgency hint on the window: {hints}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// Every `functionResponse` part of a request body, in order.
 fn function_responses(body: &Value) -> Vec<Value> {
     body["contents"]
@@ -233,6 +271,8 @@ async fn two_folders_run_at_once_and_the_inbox_approves_the_hidden_ones_edit() -
                 .is_some_and(|b| b.contains("(alpha project)"))
     };
     let notified = poll_notifications(&notify_log, |all| all.iter().any(alpha_finished)).await?;
+    // And the window asks for attention (X11's urgency hint, which taskbars flash).
+    urgent_window(&app).await?;
     ensure!(
         !notified.iter().any(|n| n["reason"] == "finished"
             && n["body"]
