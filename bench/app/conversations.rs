@@ -15,13 +15,13 @@
 use std::path::Path;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use gd_fake_gemini::FakeGemini;
 use serde_json::json;
 
 use crate::{
     END_MARK, Options, STREAM_HOOK, app_pid, connected, launch_with, median, memory, process_tree,
-    stream_text, workspace,
+    stream_on_screen, stream_text, workspace,
 };
 
 const COUNTS: [usize; 3] = [1, 5, 10];
@@ -106,20 +106,7 @@ async fn three_streams(
         app.type_and_enter("prompt-input", &format!("Stream number {n}"))
             .await?;
     }
-    let deadline = std::time::Instant::now() + Duration::from_secs_f64(o.stream_secs * 6.0 + 60.0);
-    let page = loop {
-        let page = app
-            .client()
-            .execute("return window.__gdBench;", vec![])
-            .await?;
-        if page["done"].is_number() {
-            break page;
-        }
-        if std::time::Instant::now() >= deadline {
-            bail!("the shown stream never completed on screen: {page}");
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let page = stream_on_screen(&app, o).await?;
     let rss = memory(&process_tree(pid))
         .iter()
         .map(|m| m.rss_kb)

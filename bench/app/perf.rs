@@ -437,6 +437,25 @@ const STREAM_HOOK: &str = "\
     }\
     return true;";
 
+/// Waits until [`STREAM_HOOK`] saw the streamed message complete on screen; returns what it
+/// recorded (`window.__gdBench`).
+async fn stream_on_screen(app: &App, o: &Options) -> Result<Value> {
+    let deadline = std::time::Instant::now() + Duration::from_secs_f64(o.stream_secs * 6.0 + 60.0);
+    loop {
+        let page = app
+            .client()
+            .execute("return window.__gdBench;", vec![])
+            .await?;
+        if page["done"].is_number() {
+            return Ok(page);
+        }
+        if std::time::Instant::now() >= deadline {
+            bail!("the streamed message never completed on screen: {page}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 async fn measure_streaming(
     app: &App,
     pid: u32,
@@ -469,20 +488,7 @@ async fn measure_streaming(
     let cpu_before = cpu_seconds(&tree);
     app.type_and_enter("prompt-input", "Stream a long answer")
         .await?;
-    let deadline = std::time::Instant::now() + Duration::from_secs_f64(o.stream_secs * 6.0 + 60.0);
-    let page = loop {
-        let page = app
-            .client()
-            .execute("return window.__gdBench;", vec![])
-            .await?;
-        if page["done"].is_number() {
-            break page;
-        }
-        if std::time::Instant::now() >= deadline {
-            bail!("the streamed message never completed on screen: {page}");
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let page = stream_on_screen(app, o).await?;
     let cpu_after = cpu_seconds(&process_tree(pid));
     let record = fake
         .main_requests()

@@ -34,6 +34,7 @@
 mod app;
 mod connected;
 mod dbus;
+mod helpers;
 mod keyring;
 mod page;
 mod paths;
@@ -42,6 +43,7 @@ mod xvfb;
 
 pub use app::App;
 pub use connected::E2E_MODEL;
+pub use helpers::function_responses;
 pub use page::testid;
 pub use paths::{app_binary, target_dir};
 

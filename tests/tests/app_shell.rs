@@ -6,7 +6,7 @@
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
@@ -244,27 +244,6 @@ async fn links_open_in_the_system_browser() -> Result<()> {
     app.close().await
 }
 
-/// Runs a second launch to completion (it hands over its command line and exits).
-async fn run_second_launch(app: &App, args: &[&Path]) -> Result<Output> {
-    let mut command = app.second_launch(args);
-    command
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    tokio::task::spawn_blocking(move || {
-        let mut child = command.spawn().context("start a second instance")?;
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while child.try_wait()?.is_none() {
-            if Instant::now() >= deadline {
-                let _ = child.kill();
-                bail!("the second launch did not exit within 30 s (it should hand over and exit)");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Ok(child.wait_with_output()?)
-    })
-    .await?
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_launch_opens_its_folder_as_a_new_conversation() -> Result<()> {
     let temp = tempfile::tempdir()?;
@@ -295,7 +274,7 @@ async fn a_second_launch_opens_its_folder_as_a_new_conversation() -> Result<()> 
         .await?;
 
     // A launch without a folder only focuses the window.
-    let output = run_second_launch(&app, &[]).await?;
+    let output = app.run_second_launch::<&Path>(&[]).await?;
     ensure!(
         output.status.success(),
         "second launch without a folder: {output:?}"
@@ -303,7 +282,7 @@ async fn a_second_launch_opens_its_folder_as_a_new_conversation() -> Result<()> 
     // A launch naming something that is not a folder is refused by that launch itself.
     let file = temp.path().join("file.txt");
     std::fs::write(&file, "x")?;
-    let output = run_second_launch(&app, &[&file]).await?;
+    let output = app.run_second_launch(&[&file]).await?;
     ensure!(output.status.code() == Some(2), "{output:?}");
 
     // Take the keyboard focus away from the window (to the root window: there is no window
@@ -315,7 +294,7 @@ async fn a_second_launch_opens_its_folder_as_a_new_conversation() -> Result<()> 
 
     // A launch with another folder hands it over and exits at once, without a window.
     let started = Instant::now();
-    let output = run_second_launch(&app, &[&second]).await?;
+    let output = app.run_second_launch(&[&second]).await?;
     ensure!(
         output.status.success(),
         "second launch: {}\n{}",

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, ensure};
-use gd_e2e::App;
+use gd_e2e::{App, function_responses};
 use gd_fake_gemini::FakeGemini;
 use serde_json::{Value, json};
 
@@ -75,17 +75,6 @@ fn body(fake: &FakeGemini, n: usize) -> Result<Value> {
         .get(n)
         .and_then(|r| r.body.clone())
         .with_context(|| format!("main request {n} (of {})", requests.len()))
-}
-
-/// Every `functionResponse` part of a request body's history, in order.
-fn function_responses(body: &Value) -> Vec<Value> {
-    body["contents"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|c| c["parts"].as_array().into_iter().flatten())
-        .filter_map(|p| p.get("functionResponse").cloned())
-        .collect()
 }
 
 /// Waits for the pending edit confirmation and checks its diff; returns its call id.

@@ -8,11 +8,10 @@
 //! `approval-inbox` (text: the pending count), `inbox-item`, `approve`, `close-conversation`.
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
-use gd_e2e::App;
+use gd_e2e::{App, function_responses};
 use gd_fake_gemini::FakeGemini;
 use serde_json::{Value, json};
 
@@ -28,27 +27,6 @@ fn folder(temp: &tempfile::TempDir, name: &str) -> Result<PathBuf> {
 
 fn utf8(path: &Path) -> Result<&str> {
     path.to_str().context("UTF-8 path")
-}
-
-/// Runs a second launch to completion (it hands over its command line and exits).
-async fn run_second_launch(app: &App, args: &[&Path]) -> Result<Output> {
-    let mut command = app.second_launch(args);
-    command
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    tokio::task::spawn_blocking(move || {
-        let mut child = command.spawn().context("start a second instance")?;
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while child.try_wait()?.is_none() {
-            if Instant::now() >= deadline {
-                let _ = child.kill();
-                bail!("the second launch did not exit within 30 s");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Ok(child.wait_with_output()?)
-    })
-    .await?
 }
 
 /// Each sidebar entry's `attribute`, in order.
@@ -133,17 +111,6 @@ async fn urgent_window(app: &App) -> Result<()> {
     }
 }
 
-/// Every `functionResponse` part of a request body, in order.
-fn function_responses(body: &Value) -> Vec<Value> {
-    body["contents"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|c| c["parts"].as_array().into_iter().flatten())
-        .filter_map(|p| p.get("functionResponse").cloned())
-        .collect()
-}
-
 /// Clicks `button` (a test id) inside the inbox entry of the conversation on `folder`.
 async fn click_in_inbox(app: &App, folder: &Path, button: &str) -> Result<()> {
     let clicked = app
@@ -210,7 +177,7 @@ async fn two_folders_run_at_once_and_the_inbox_approves_the_hidden_ones_edit() -
         .await?;
 
     // A second launch naming beta: a new conversation there, shown; alpha goes on waiting.
-    let output = run_second_launch(&app, &[&beta]).await?;
+    let output = app.run_second_launch(&[&beta]).await?;
     ensure!(output.status.success(), "second launch: {output:?}");
     app.wait_for_count("conversation-item", "are two", |n| n == 2)
         .await?;

@@ -1,0 +1,46 @@
+//! Small things several end-to-end tests need: a second launch run to completion, and the tool
+//! results a request sent to the model.
+
+use std::ffi::OsStr;
+use std::process::{Output, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use serde_json::Value;
+
+use crate::App;
+
+impl App {
+    /// Runs a second launch of the app with `args` to completion (it hands its command line to
+    /// this app and exits); fails after 30 s.
+    pub async fn run_second_launch<S: AsRef<OsStr>>(&self, args: &[S]) -> Result<Output> {
+        let mut command = self.second_launch(args);
+        command.stdout(Stdio::piped()).stderr(Stdio::piped());
+        tokio::task::spawn_blocking(move || {
+            let mut child = command.spawn().context("start a second instance")?;
+            let deadline = Instant::now() + Duration::from_secs(30);
+            while child.try_wait()?.is_none() {
+                if Instant::now() >= deadline {
+                    let _ = child.kill();
+                    bail!(
+                        "the second launch did not exit within 30 s (it should hand over and exit)"
+                    );
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Ok(child.wait_with_output()?)
+        })
+        .await?
+    }
+}
+
+/// Every `functionResponse` part of a request body's history (`contents`), in order.
+pub fn function_responses(body: &Value) -> Vec<Value> {
+    body["contents"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|c| c["parts"].as_array().into_iter().flatten())
+        .filter_map(|p| p.get("functionResponse").cloned())
+        .collect()
+}
