@@ -16,7 +16,7 @@ use std::path::PathBuf;
 
 use gd_protocol::CommandError;
 use serde::{Deserialize, Serialize};
-use tauri::{AppHandle, Emitter, Manager, Runtime, UserAttentionType};
+use tauri::{AppHandle, Emitter, Manager, Runtime, UserAttentionType, WebviewWindow};
 
 use crate::single_instance::{MAIN_WINDOW, focus_main_window};
 
@@ -49,36 +49,39 @@ pub struct AttentionRequest {
 /// conversation), the window's urgency hint and, where the desktop shows one, the launcher
 /// badge with `pending` (the approvals waiting in all conversations). A notification service
 /// that is missing or refuses is logged, not an error: the hint and the sidebar still say it.
+///
+/// Everything is about the window that asks (the main window, or a conversation's own window):
+/// its urgency hint, and a click brings that window to the front.
 #[tauri::command]
 pub fn attention_notify<R: Runtime>(
     app: AppHandle<R>,
+    window: WebviewWindow<R>,
     request: AttentionRequest,
     pending: u32,
 ) -> Result<(), CommandError> {
     log_request(&request);
-    if let Some(window) = app.get_webview_window(MAIN_WINDOW) {
-        if let Err(error) = window.request_user_attention(Some(UserAttentionType::Informational)) {
-            tracing::debug!(%error, "no urgency hint");
-        }
-        set_badge(&window, pending);
+    if let Err(error) = window.request_user_attention(Some(UserAttentionType::Informational)) {
+        tracing::debug!(%error, "no urgency hint");
     }
-    show(app, request);
+    set_badge(&window, pending);
+    show(app, window.label().to_owned(), request);
     Ok(())
 }
 
 /// The user is back in the window: the urgency hint goes; the badge shows what still waits.
 #[tauri::command]
-pub fn attention_clear<R: Runtime>(app: AppHandle<R>, pending: u32) -> Result<(), CommandError> {
-    if let Some(window) = app.get_webview_window(MAIN_WINDOW) {
-        if let Err(error) = window.request_user_attention(None) {
-            tracing::debug!(%error, "could not clear the urgency hint");
-        }
-        set_badge(&window, pending);
+pub fn attention_clear<R: Runtime>(
+    window: WebviewWindow<R>,
+    pending: u32,
+) -> Result<(), CommandError> {
+    if let Err(error) = window.request_user_attention(None) {
+        tracing::debug!(%error, "could not clear the urgency hint");
     }
+    set_badge(&window, pending);
     Ok(())
 }
 
-fn set_badge<R: Runtime>(window: &tauri::WebviewWindow<R>, pending: u32) {
+fn set_badge<R: Runtime>(window: &WebviewWindow<R>, pending: u32) {
     let count = (pending > 0).then_some(i64::from(pending));
     if let Err(error) = window.set_badge_count(count) {
         tracing::debug!(%error, "no launcher badge on this desktop");
@@ -108,7 +111,7 @@ fn log_request(request: &AttentionRequest) {
 
 /// Shows the notification and, on a thread of its own, waits for its click (or close).
 #[cfg(target_os = "linux")]
-fn show<R: Runtime>(app: AppHandle<R>, request: AttentionRequest) {
+fn show<R: Runtime>(app: AppHandle<R>, label: String, request: AttentionRequest) {
     let spawned = std::thread::Builder::new()
         .name("notification".into())
         .spawn(move || {
@@ -128,7 +131,7 @@ fn show<R: Runtime>(app: AppHandle<R>, request: AttentionRequest) {
             };
             handle.wait_for_action(|action| {
                 if action == "default" {
-                    open(&app, request.conversation);
+                    open(&app, &label, request.conversation);
                 }
             });
         });
@@ -138,16 +141,21 @@ fn show<R: Runtime>(app: AppHandle<R>, request: AttentionRequest) {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn show<R: Runtime>(_app: AppHandle<R>, request: AttentionRequest) {
+fn show<R: Runtime>(_app: AppHandle<R>, _label: String, request: AttentionRequest) {
     // Elsewhere the urgency hint (taskbar flash / dock bounce) is what we deliver for now.
     tracing::debug!(title = %request.title, "desktop notifications are Linux-only for now");
 }
 
-/// A click on a notification: the window comes to the front and shows the conversation.
+/// A click on a notification: its window comes to the front and shows the conversation.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-fn open<R: Runtime>(app: &AppHandle<R>, conversation: u32) {
-    focus_main_window(app);
-    if let Err(error) = app.emit_to(MAIN_WINDOW, ATTENTION_OPEN, AttentionOpen { conversation }) {
+fn open<R: Runtime>(app: &AppHandle<R>, label: &str, conversation: u32) {
+    if label == MAIN_WINDOW {
+        focus_main_window(app);
+    } else if let Some(window) = app.get_webview_window(label) {
+        let _ = window.unminimize();
+        let _ = window.set_focus();
+    }
+    if let Err(error) = app.emit_to(label, ATTENTION_OPEN, AttentionOpen { conversation }) {
         tracing::warn!(%error, "could not tell the window which conversation to open");
     }
 }

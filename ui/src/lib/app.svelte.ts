@@ -140,7 +140,8 @@ export class AppController {
     void this.auth.refresh();
     void this.loadTheme();
     if (this.detached) {
-      // A conversation window: take the moved session over (a new one if it is gone).
+      // A conversation window: take the moved session over (a new one if it is gone). Its
+      // notifications call this window back (attention.rs answers the window that asks).
       if (!(await this.active.attach(this.detached))) await this.active.start();
       return;
     }
