@@ -457,6 +457,11 @@ impl App {
         self.bus.is_some()
     }
 
+    /// The address of the app's private session bus, if it has one.
+    pub fn session_bus_address(&self) -> Option<&str> {
+        self.bus.as_ref().map(|bus| bus.address())
+    }
+
     /// A command that starts the app binary again, in the same environment as this app (display,
     /// `HOME`, session bus, extra variables): a second launch, which hands its command line to
     /// this app and exits.

@@ -36,6 +36,7 @@ mod connected;
 mod dbus;
 mod helpers;
 mod keyring;
+mod notifications;
 mod page;
 mod paths;
 mod process;
@@ -44,6 +45,7 @@ mod xvfb;
 pub use app::App;
 pub use connected::E2E_MODEL;
 pub use helpers::function_responses;
+pub use notifications::{Notifications, Shown};
 pub use page::testid;
 pub use paths::{app_binary, target_dir};
 

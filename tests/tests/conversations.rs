@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
-use gd_e2e::{App, function_responses};
+use gd_e2e::{App, Notifications, Shown, function_responses};
 use gd_fake_gemini::FakeGemini;
 use serde_json::{Value, json};
 
@@ -68,6 +68,24 @@ async fn poll_notifications(path: &Path, done: impl Fn(&[Value]) -> bool) -> Res
         }
         if Instant::now() >= deadline {
             bail!("the expected notification was not asked for within 20 s; got {all:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Waits until the notification service was asked to show a notification matching `wanted`.
+async fn shown_notification(
+    daemon: &Notifications,
+    wanted: impl Fn(&Shown) -> bool,
+) -> Result<Shown> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let all = daemon.shown();
+        if let Some(found) = all.iter().find(|n| wanted(n)) {
+            return Ok(found.clone());
+        }
+        if Instant::now() >= deadline {
+            bail!("no such notification within 20 s; shown: {all:?}");
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -169,6 +187,8 @@ async fn two_folders_run_at_once_and_the_inbox_approves_the_hidden_ones_edit() -
         app.has_session_bus(),
         "this test needs dbus-daemon for the app's single-instance hand-over"
     );
+    // The desktop's notification service, on the app's bus.
+    let daemon = Notifications::serve(app.session_bus_address().context("the app's bus")?).await?;
 
     // Alpha: the edit waits for approval.
     app.type_and_enter("prompt-input", "Greet the world in alpha")
@@ -240,6 +260,23 @@ async fn two_folders_run_at_once_and_the_inbox_approves_the_hidden_ones_edit() -
     let notified = poll_notifications(&notify_log, |all| all.iter().any(alpha_finished)).await?;
     // And the window asks for attention (X11's urgency hint, which taskbars flash).
     urgent_window(&app).await?;
+    // The desktop showed the notification; clicking it shows alpha's conversation.
+    let shown = shown_notification(&daemon, |n| {
+        n.summary == "Gemini finished" && n.body.contains("(alpha project)")
+    })
+    .await?;
+    ensure!(
+        shown.app_name == "Gemini Desktop"
+            && shown.actions.first().map(String::as_str) == Some("default"),
+        "{shown:?}"
+    );
+    daemon.click(shown.id).await?;
+    app.wait_for_text(
+        "workspace-path",
+        "a click on the notification shows alpha",
+        |t| t == utf8(&alpha).unwrap_or_default(),
+    )
+    .await?;
     ensure!(
         !notified.iter().any(|n| n["reason"] == "finished"
             && n["body"]
