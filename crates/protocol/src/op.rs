@@ -26,6 +26,14 @@ pub enum Op {
         outcome: ConfirmationOutcome,
         /// The user's edited content, with `ModifyWithEditor`.
         content: Option<String>,
+        /// Per-hunk decisions on an edit (with an approving outcome): only
+        /// the accepted hunks (and picked lines) are written, and the model
+        /// hears which were not. One decision per hunk of the diff between
+        /// the confirmation's `original` and its `proposed` (or `content`,
+        /// with `ModifyWithEditor`). Absent: the whole change, as before.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        hunks: Option<Vec<crate::HunkDecision>>,
     },
     /// Report every MCP server's status (`Event::McpServerStatus` each, then
     /// `Event::McpDiscovery`). Takes effect immediately.
