@@ -28,6 +28,8 @@ use crate::approval::{Answer, ApprovalPolicy, Confirmations, Verdict};
 use crate::chat::ToolCallRequest;
 use crate::checkpoint::SessionCheckpoints;
 use crate::events::EventSink;
+mod partial;
+
 use crate::tools::{
     LiveTools, LlmContent, OutputSink, Tool, ToolContext, ToolRegistry, ToolResult, schema,
 };
@@ -102,6 +104,9 @@ enum Stage {
         confirmed: bool,
     },
     NeedsApproval,
+    /// Finished without running, with this result for the model (the user
+    /// rejected every hunk of an edit).
+    Answered(ToolResult),
     /// Finished without running: error for the model.
     Failed(String),
     Cancelled(&'static str),
@@ -114,6 +119,9 @@ struct Call {
     details: Option<ConfirmationDetails>,
     stage: Stage,
     modified: bool,
+    /// What the user's per-hunk decisions left of the proposal, told to the
+    /// model after the tool's result (see `partial`).
+    hunk_report: Option<String>,
     started: Instant,
 }
 
@@ -208,6 +216,7 @@ impl Scheduler {
             details: None,
             stage: Stage::NeedsApproval,
             modified: false,
+            hunk_report: None,
             started: Instant::now(),
         };
         call.stage = 'stage: {
@@ -293,7 +302,10 @@ impl Scheduler {
         };
         match answer.outcome {
             ConfirmationOutcome::Cancel => Stage::Cancelled(DECLINED_MESSAGE),
-            ConfirmationOutcome::ProceedOnce => self.scheduled(call, sink),
+            ConfirmationOutcome::ProceedOnce => {
+                self.approve(call, tool, ctx, sink, answer.hunks.as_deref(), None)
+                    .await
+            }
             ConfirmationOutcome::ProceedAlways
             | ConfirmationOutcome::ProceedAlwaysAndSave
             | ConfirmationOutcome::ProceedAlwaysServer => {
@@ -306,7 +318,8 @@ impl Scheduler {
                         message: format!("Could not save the approval: {error}"),
                     });
                 }
-                self.scheduled(call, sink)
+                self.approve(call, tool, ctx, sink, answer.hunks.as_deref(), None)
+                    .await
             }
             ConfirmationOutcome::ModifyWithEditor => {
                 let Some(content) = answer.content else {
@@ -314,6 +327,11 @@ impl Scheduler {
                         "The user chose to modify the change but sent no content.".into(),
                     );
                 };
+                if let Some(decisions) = answer.hunks.as_deref() {
+                    return self
+                        .approve(call, tool, ctx, sink, Some(decisions), Some(&content))
+                        .await;
+                }
                 let Some(args) = tool.modified_args(&call.args, &content) else {
                     return Stage::Failed(format!(
                         "The proposal of {} cannot be modified.",
@@ -331,6 +349,27 @@ impl Scheduler {
                 }
             }
         }
+    }
+
+    /// An approval, narrowed first to the accepted hunks when the user
+    /// decided per hunk (`edited`: the user's own version of the proposal).
+    async fn approve(
+        &self,
+        call: &mut Call,
+        tool: &dyn Tool,
+        ctx: &ToolContext,
+        sink: &EventSink,
+        hunks: Option<&[gd_protocol::HunkDecision]>,
+        edited: Option<&str>,
+    ) -> Stage {
+        if let Some(decisions) = hunks {
+            match partial::narrow(call, tool, ctx, decisions, edited).await {
+                Ok(Some(stage)) => return stage,
+                Ok(None) => {}
+                Err(message) => return Stage::Failed(message),
+            }
+        }
+        self.scheduled(call, sink)
     }
 
     fn scheduled(&self, call: &Call, sink: &EventSink) -> Stage {
@@ -411,6 +450,7 @@ impl Scheduler {
         let outcome = async {
             let confirmed = match call.stage {
                 Stage::Approved { confirmed } => confirmed,
+                Stage::Answered(ref result) => return Outcome::Ran(result.clone()),
                 Stage::Failed(ref message) => return Outcome::Failed(message.clone()),
                 Stage::Cancelled(message) => return Outcome::Cancelled(message),
                 Stage::NeedsApproval => unreachable!("approvals are settled before execution"),
@@ -529,6 +569,19 @@ impl Scheduler {
             };
             match answer.outcome {
                 ConfirmationOutcome::Cancel => return Err(Outcome::Cancelled(DECLINED_MESSAGE)),
+                outcome if answer.hunks.is_some() => {
+                    let edited = match outcome {
+                        ConfirmationOutcome::ModifyWithEditor => answer.content.as_deref(),
+                        _ => None,
+                    };
+                    let decisions = answer.hunks.as_deref().unwrap_or_default();
+                    match partial::narrow(call, tool, ctx, decisions, edited).await {
+                        Ok(None) => {}
+                        Ok(Some(Stage::Answered(result))) => return Err(Outcome::Ran(result)),
+                        Ok(Some(_)) => {}
+                        Err(message) => return Err(Outcome::Failed(message)),
+                    }
+                }
                 ConfirmationOutcome::ModifyWithEditor => {
                     let content = answer.content.unwrap_or_default();
                     match tool.modified_args(&call.args, &content) {
@@ -597,6 +650,9 @@ impl Scheduler {
                 let mut content = crate::truncation::limit_content(llm_content, id, ctx);
                 if call.modified {
                     content = append_note(content, MODIFIED_NOTE);
+                }
+                if let Some(report) = &call.hunk_report {
+                    content = append_note(content, report);
                 }
                 (
                     ToolCallStatus::Success,

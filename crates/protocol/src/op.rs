@@ -136,3 +136,69 @@ impl Op {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{HunkChoice, HunkDecision};
+    use serde_json::json;
+
+    /// A frontend that knows nothing of hunks still confirms as before.
+    #[test]
+    fn confirm_tool_without_hunks_still_parses() {
+        let op: Op = serde_json::from_value(json!({
+            "type": "confirm_tool", "call_id": "c1", "outcome": "proceed_once", "content": null
+        }))
+        .unwrap();
+        assert_eq!(
+            op,
+            Op::ConfirmTool {
+                call_id: "c1".into(),
+                outcome: ConfirmationOutcome::ProceedOnce,
+                content: None,
+                hunks: None,
+            }
+        );
+        // And it is written without the field.
+        let back = serde_json::to_value(&op).unwrap();
+        assert_eq!(back.get("hunks"), None);
+    }
+
+    #[test]
+    fn confirm_tool_carries_hunk_decisions() {
+        let op: Op = serde_json::from_value(json!({
+            "type": "confirm_tool", "call_id": "c1", "outcome": "proceed_once", "content": null,
+            "hunks": [
+                {"hunk": 0, "choice": {"type": "accept"}},
+                {"hunk": 1, "choice": {"type": "reject"}},
+                {"hunk": 2, "choice": {"type": "lines", "lines": [0, 3]}}
+            ]
+        }))
+        .unwrap();
+        let Op::ConfirmTool { hunks, .. } = op else {
+            panic!("not a confirmation: {op:?}");
+        };
+        assert_eq!(
+            hunks,
+            Some(vec![
+                HunkDecision {
+                    hunk: 0,
+                    choice: HunkChoice::Accept
+                },
+                HunkDecision {
+                    hunk: 1,
+                    choice: HunkChoice::Reject
+                },
+                HunkDecision {
+                    hunk: 2,
+                    choice: HunkChoice::Lines { lines: vec![0, 3] }
+                },
+            ])
+        );
+        let bad = serde_json::from_value::<Op>(json!({
+            "type": "confirm_tool", "call_id": "c1", "outcome": "proceed_once", "content": null,
+            "hunks": [{"hunk": 0, "choice": {"type": "maybe"}}]
+        }));
+        assert!(bad.is_err());
+    }
+}
