@@ -351,27 +351,6 @@ impl Scheduler {
         }
     }
 
-    /// An approval, narrowed first to the accepted hunks when the user
-    /// decided per hunk (`edited`: the user's own version of the proposal).
-    async fn approve(
-        &self,
-        call: &mut Call,
-        tool: &dyn Tool,
-        ctx: &ToolContext,
-        sink: &EventSink,
-        hunks: Option<&[gd_protocol::HunkDecision]>,
-        edited: Option<&str>,
-    ) -> Stage {
-        if let Some(decisions) = hunks {
-            match partial::narrow(call, tool, ctx, decisions, edited).await {
-                Ok(Some(stage)) => return stage,
-                Ok(None) => {}
-                Err(message) => return Stage::Failed(message),
-            }
-        }
-        self.scheduled(call, sink)
-    }
-
     fn scheduled(&self, call: &Call, sink: &EventSink) -> Stage {
         emit_state(sink, &call.request.call_id, ToolCallState::Scheduled);
         Stage::Approved { confirmed: true }

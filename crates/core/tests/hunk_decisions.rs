@@ -260,3 +260,32 @@ async fn write_file_on_an_existing_file_takes_picked_lines_and_the_users_edit() 
         "{output}"
     );
 }
+
+#[tokio::test]
+async fn hunk_decisions_on_a_call_that_is_no_edit_are_refused() {
+    let state = tempfile::tempdir().unwrap();
+    let call = json!({"name": "run_shell_command", "args": {
+        "command": "touch ran.txt", "description": "make a file"
+    }});
+    let mut h = Harness::start_with_policy(
+        edit_then_answer(call),
+        |_| {},
+        interactive_policy(state.path()),
+    );
+    answer_with_hunks(
+        &mut h,
+        ConfirmationOutcome::ProceedOnce,
+        None,
+        vec![decide(0, HunkChoice::Accept)],
+    )
+    .await;
+    assert!(
+        !h.workspace.join("ran.txt").exists(),
+        "the command did not run"
+    );
+    let error = response(&h)["error"].as_str().unwrap().to_owned();
+    assert_eq!(
+        error,
+        "The user decided on hunks, but run_shell_command proposes no file edit."
+    );
+}

@@ -96,10 +96,12 @@ pub enum HunkChoice {
     /// Leave this part of the file as it is.
     Reject,
     /// Apply only some of the hunk's changed lines. `lines` indexes the
-    /// hunk's changed lines in unified-diff order: for each change region
-    /// of the hunk, its removed lines and then its added lines (context
-    /// lines are not counted). A picked removed line is removed, a picked
-    /// added line is inserted; everything else stays as it was.
+    /// hunk's `-` and `+` lines from 0 in the order the confirmation's
+    /// `unified_diff` lists them (per change region: its removed lines,
+    /// then its added ones; context lines are not counted). A picked
+    /// removed line is removed, a picked added line is inserted (after the
+    /// region's kept lines); everything else stays as it was. Picking all
+    /// is `Accept`, picking none is `Reject`.
     Lines { lines: Vec<u32> },
 }
 

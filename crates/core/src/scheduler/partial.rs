@@ -14,8 +14,32 @@ use gd_protocol::{ConfirmationDetails, HunkDecision};
 use serde_json::Value;
 use tracing::debug;
 
-use super::{Call, MODIFIED_NOTE, Stage};
+use super::{Call, MODIFIED_NOTE, Scheduler, Stage};
+use crate::events::EventSink;
 use crate::tools::{Tool, ToolContext, ToolResult, hunk_report, hunks, text};
+
+impl Scheduler {
+    /// An approval, narrowed first to the accepted hunks when the user
+    /// decided per hunk (`edited`: the user's own version of the proposal).
+    pub(super) async fn approve(
+        &self,
+        call: &mut Call,
+        tool: &dyn Tool,
+        ctx: &ToolContext,
+        sink: &EventSink,
+        hunks: Option<&[gd_protocol::HunkDecision]>,
+        edited: Option<&str>,
+    ) -> Stage {
+        if let Some(decisions) = hunks {
+            match narrow(call, tool, ctx, decisions, edited).await {
+                Ok(Some(stage)) => return stage,
+                Ok(None) => {}
+                Err(message) => return Stage::Failed(message),
+            }
+        }
+        self.scheduled(call, sink)
+    }
+}
 
 /// Narrows `call` to the accepted hunks of what the user saw (`edited`, the
 /// user's own version, replaces the proposal when given). Returns the stage
