@@ -12,6 +12,8 @@
 //! call order, with consecutive read-only calls running concurrently. An
 //! edit the user approved is checked again just before it runs: if the file
 //! changed on disk in between, the user is asked again with the new diff.
+//! An approval may carry per-hunk decisions: the edit is narrowed to the
+//! accepted hunks first and the model hears what was left out (`partial`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -28,11 +30,11 @@ use crate::approval::{Answer, ApprovalPolicy, Confirmations, Verdict};
 use crate::chat::ToolCallRequest;
 use crate::checkpoint::SessionCheckpoints;
 use crate::events::EventSink;
-mod partial;
-
 use crate::tools::{
     LiveTools, LlmContent, OutputSink, Tool, ToolContext, ToolRegistry, ToolResult, schema,
 };
+
+mod partial;
 
 /// The message sent to the model for a call that was cancelled.
 pub const CANCELLED_MESSAGE: &str = "[Operation Cancelled] Reason: User cancelled the operation.";
