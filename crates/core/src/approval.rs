@@ -80,6 +80,8 @@ pub struct Answer {
     pub outcome: ConfirmationOutcome,
     /// Edited content, with `ModifyWithEditor`.
     pub content: Option<String>,
+    /// Per-hunk decisions on an edit (see `Op::ConfirmTool`).
+    pub hunks: Option<Vec<gd_protocol::HunkDecision>>,
 }
 
 /// Confirmations waiting for an answer, by call id. Shared between the

@@ -19,7 +19,7 @@ pub const CONTEXT_LINES: usize = 3;
 
 /// How long the line diff may search for a minimal diff before settling for
 /// a coarser one (pathological inputs).
-const DIFF_TIMEOUT: Duration = Duration::from_secs(2);
+pub(crate) const DIFF_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Both views of one edit.
 #[derive(Debug, Clone, PartialEq, Eq)]

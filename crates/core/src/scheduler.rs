@@ -12,6 +12,8 @@
 //! call order, with consecutive read-only calls running concurrently. An
 //! edit the user approved is checked again just before it runs: if the file
 //! changed on disk in between, the user is asked again with the new diff.
+//! An approval may carry per-hunk decisions: the edit is narrowed to the
+//! accepted hunks first and the model hears what was left out (`partial`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -31,6 +33,8 @@ use crate::events::EventSink;
 use crate::tools::{
     LiveTools, LlmContent, OutputSink, Tool, ToolContext, ToolRegistry, ToolResult, schema,
 };
+
+mod partial;
 
 /// The message sent to the model for a call that was cancelled.
 pub const CANCELLED_MESSAGE: &str = "[Operation Cancelled] Reason: User cancelled the operation.";
@@ -102,6 +106,9 @@ enum Stage {
         confirmed: bool,
     },
     NeedsApproval,
+    /// Finished without running, with this result for the model (the user
+    /// rejected every hunk of an edit).
+    Answered(ToolResult),
     /// Finished without running: error for the model.
     Failed(String),
     Cancelled(&'static str),
@@ -114,6 +121,9 @@ struct Call {
     details: Option<ConfirmationDetails>,
     stage: Stage,
     modified: bool,
+    /// What the user's per-hunk decisions left of the proposal, told to the
+    /// model after the tool's result (see `partial`).
+    hunk_report: Option<String>,
     started: Instant,
 }
 
@@ -208,6 +218,7 @@ impl Scheduler {
             details: None,
             stage: Stage::NeedsApproval,
             modified: false,
+            hunk_report: None,
             started: Instant::now(),
         };
         call.stage = 'stage: {
@@ -293,7 +304,10 @@ impl Scheduler {
         };
         match answer.outcome {
             ConfirmationOutcome::Cancel => Stage::Cancelled(DECLINED_MESSAGE),
-            ConfirmationOutcome::ProceedOnce => self.scheduled(call, sink),
+            ConfirmationOutcome::ProceedOnce => {
+                self.approve(call, tool, ctx, sink, answer.hunks.as_deref(), None)
+                    .await
+            }
             ConfirmationOutcome::ProceedAlways
             | ConfirmationOutcome::ProceedAlwaysAndSave
             | ConfirmationOutcome::ProceedAlwaysServer => {
@@ -306,7 +320,8 @@ impl Scheduler {
                         message: format!("Could not save the approval: {error}"),
                     });
                 }
-                self.scheduled(call, sink)
+                self.approve(call, tool, ctx, sink, answer.hunks.as_deref(), None)
+                    .await
             }
             ConfirmationOutcome::ModifyWithEditor => {
                 let Some(content) = answer.content else {
@@ -314,6 +329,11 @@ impl Scheduler {
                         "The user chose to modify the change but sent no content.".into(),
                     );
                 };
+                if let Some(decisions) = answer.hunks.as_deref() {
+                    return self
+                        .approve(call, tool, ctx, sink, Some(decisions), Some(&content))
+                        .await;
+                }
                 let Some(args) = tool.modified_args(&call.args, &content) else {
                     return Stage::Failed(format!(
                         "The proposal of {} cannot be modified.",
@@ -411,6 +431,7 @@ impl Scheduler {
         let outcome = async {
             let confirmed = match call.stage {
                 Stage::Approved { confirmed } => confirmed,
+                Stage::Answered(ref result) => return Outcome::Ran(result.clone()),
                 Stage::Failed(ref message) => return Outcome::Failed(message.clone()),
                 Stage::Cancelled(message) => return Outcome::Cancelled(message),
                 Stage::NeedsApproval => unreachable!("approvals are settled before execution"),
@@ -529,6 +550,19 @@ impl Scheduler {
             };
             match answer.outcome {
                 ConfirmationOutcome::Cancel => return Err(Outcome::Cancelled(DECLINED_MESSAGE)),
+                outcome if answer.hunks.is_some() => {
+                    let edited = match outcome {
+                        ConfirmationOutcome::ModifyWithEditor => answer.content.as_deref(),
+                        _ => None,
+                    };
+                    let decisions = answer.hunks.as_deref().unwrap_or_default();
+                    match partial::narrow(call, tool, ctx, decisions, edited).await {
+                        Ok(None) => {}
+                        Ok(Some(Stage::Answered(result))) => return Err(Outcome::Ran(result)),
+                        Ok(Some(_)) => {}
+                        Err(message) => return Err(Outcome::Failed(message)),
+                    }
+                }
                 ConfirmationOutcome::ModifyWithEditor => {
                     let content = answer.content.unwrap_or_default();
                     match tool.modified_args(&call.args, &content) {
@@ -597,6 +631,9 @@ impl Scheduler {
                 let mut content = crate::truncation::limit_content(llm_content, id, ctx);
                 if call.modified {
                     content = append_note(content, MODIFIED_NOTE);
+                }
+                if let Some(report) = &call.hunk_report {
+                    content = append_note(content, report);
                 }
                 (
                     ToolCallStatus::Success,

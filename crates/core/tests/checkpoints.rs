@@ -61,6 +61,7 @@ async fn turn_approving(h: &mut Harness, prompt: &str) -> Vec<Event> {
                     call_id: call_id.clone(),
                     outcome: ConfirmationOutcome::ProceedOnce,
                     content: None,
+                    hunks: None,
                 })
                 .unwrap();
         }

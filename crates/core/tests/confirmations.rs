@@ -50,6 +50,7 @@ async fn turn_answering(
                     call_id: call_id.clone(),
                     outcome,
                     content: content.map(str::to_owned),
+                    hunks: None,
                 })
                 .unwrap();
         }
@@ -230,6 +231,7 @@ async fn answering_an_unknown_confirmation_is_an_error() {
         call_id: "nope".into(),
         outcome: ConfirmationOutcome::ProceedOnce,
         content: None,
+        hunks: None,
     });
     assert_eq!(
         result,

@@ -197,6 +197,7 @@ async fn the_shell_piece_needs_confirmation_and_declining_stops_the_command() {
                     call_id: call_id.clone(),
                     outcome: ConfirmationOutcome::Cancel,
                     content: None,
+                    hunks: None,
                 })
                 .unwrap();
         }

@@ -62,6 +62,7 @@ async fn turn_answering(
                     call_id: call_id.clone(),
                     outcome,
                     content: None,
+                    hunks: None,
                 })
                 .unwrap();
         }

@@ -75,6 +75,7 @@ async fn confirm_tool_and_interrupt_are_taken_while_the_model_request_streams() 
             call_id: call_id.clone(),
             outcome: ConfirmationOutcome::ProceedOnce,
             content: None,
+            hunks: None,
         })
         .unwrap();
     // The second request is streaming once its first piece arrives.
@@ -96,6 +97,7 @@ async fn confirm_tool_and_interrupt_are_taken_while_the_model_request_streams() 
             call_id: call_id.clone(),
             outcome: ConfirmationOutcome::ProceedOnce,
             content: None,
+            hunks: None,
         }),
         Err(gd_core::SessionError::NoSuchConfirmation(call_id.clone()))
     );

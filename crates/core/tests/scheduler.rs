@@ -281,6 +281,7 @@ fn answer(outcome: ConfirmationOutcome) -> Answer {
     Answer {
         outcome,
         content: None,
+        hunks: None,
     }
 }
 
@@ -438,6 +439,7 @@ async fn modified_content_is_applied_and_the_model_is_told() {
         vec![Answer {
             outcome: ConfirmationOutcome::ModifyWithEditor,
             content: Some("edited by the user".into()),
+            hunks: None,
         }],
     );
     let batch = s

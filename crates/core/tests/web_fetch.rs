@@ -213,6 +213,7 @@ async fn schedule(
                 let cancel = Answer {
                     outcome: ConfirmationOutcome::Cancel,
                     content: None,
+                    hunks: None,
                 };
                 assert!(confirmations.answer(call_id, cancel));
             }

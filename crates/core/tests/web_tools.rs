@@ -131,6 +131,7 @@ async fn an_approved_fetch_converts_html_and_asks_the_model() {
                     call_id: call_id.clone(),
                     outcome: ConfirmationOutcome::ProceedOnce,
                     content: None,
+                    hunks: None,
                 })
                 .unwrap();
         }

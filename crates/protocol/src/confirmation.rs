@@ -72,6 +72,39 @@ pub enum ConfirmationOutcome {
     Cancel,
 }
 
+/// The user's decision on one hunk of an edit confirmation, sent with an
+/// approval in [`crate::Op::ConfirmTool`] so that only part of a proposed
+/// edit is written (and the model is told exactly which part).
+///
+/// Hunks are numbered from 0 in file order and are the hunks of the
+/// confirmation's `side_by_side` diff (same grouping, same order).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct HunkDecision {
+    /// Index of the hunk, from 0.
+    pub hunk: u32,
+    pub choice: HunkChoice,
+}
+
+/// What to do with one hunk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[ts(export)]
+pub enum HunkChoice {
+    /// Apply the whole hunk.
+    Accept,
+    /// Leave this part of the file as it is.
+    Reject,
+    /// Apply only some of the hunk's changed lines. `lines` indexes the
+    /// hunk's `-` and `+` lines from 0 in the order the confirmation's
+    /// `unified_diff` lists them (per change region: its removed lines,
+    /// then its added ones; context lines are not counted). A picked
+    /// removed line is removed, a picked added line is inserted (after the
+    /// region's kept lines); everything else stays as it was. Picking all
+    /// is `Accept`, picking none is `Reject`.
+    Lines { lines: Vec<u32> },
+}
+
 /// A diff as aligned rows for a two-pane view. Only changed regions are
 /// included, each with a few lines of context; the UI can show the gaps
 /// between hunks as collapsed regions (it has the full texts).

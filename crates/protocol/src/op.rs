@@ -26,6 +26,14 @@ pub enum Op {
         outcome: ConfirmationOutcome,
         /// The user's edited content, with `ModifyWithEditor`.
         content: Option<String>,
+        /// Per-hunk decisions on an edit (with an approving outcome): only
+        /// the accepted hunks (and picked lines) are written, and the model
+        /// hears which were not. One decision per hunk of the diff between
+        /// the confirmation's `original` and its `proposed` (or `content`,
+        /// with `ModifyWithEditor`). Absent: the whole change, as before.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        hunks: Option<Vec<crate::HunkDecision>>,
     },
     /// Report every MCP server's status (`Event::McpServerStatus` each, then
     /// `Event::McpDiscovery`). Takes effect immediately.
@@ -126,5 +134,71 @@ impl Op {
         Op::UserTurn {
             items: vec![InputItem::Text { text: text.into() }],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{HunkChoice, HunkDecision};
+    use serde_json::json;
+
+    /// A frontend that knows nothing of hunks still confirms as before.
+    #[test]
+    fn confirm_tool_without_hunks_still_parses() {
+        let op: Op = serde_json::from_value(json!({
+            "type": "confirm_tool", "call_id": "c1", "outcome": "proceed_once", "content": null
+        }))
+        .unwrap();
+        assert_eq!(
+            op,
+            Op::ConfirmTool {
+                call_id: "c1".into(),
+                outcome: ConfirmationOutcome::ProceedOnce,
+                content: None,
+                hunks: None,
+            }
+        );
+        // And it is written without the field.
+        let back = serde_json::to_value(&op).unwrap();
+        assert_eq!(back.get("hunks"), None);
+    }
+
+    #[test]
+    fn confirm_tool_carries_hunk_decisions() {
+        let op: Op = serde_json::from_value(json!({
+            "type": "confirm_tool", "call_id": "c1", "outcome": "proceed_once", "content": null,
+            "hunks": [
+                {"hunk": 0, "choice": {"type": "accept"}},
+                {"hunk": 1, "choice": {"type": "reject"}},
+                {"hunk": 2, "choice": {"type": "lines", "lines": [0, 3]}}
+            ]
+        }))
+        .unwrap();
+        let Op::ConfirmTool { hunks, .. } = op else {
+            panic!("not a confirmation: {op:?}");
+        };
+        assert_eq!(
+            hunks,
+            Some(vec![
+                HunkDecision {
+                    hunk: 0,
+                    choice: HunkChoice::Accept
+                },
+                HunkDecision {
+                    hunk: 1,
+                    choice: HunkChoice::Reject
+                },
+                HunkDecision {
+                    hunk: 2,
+                    choice: HunkChoice::Lines { lines: vec![0, 3] }
+                },
+            ])
+        );
+        let bad = serde_json::from_value::<Op>(json!({
+            "type": "confirm_tool", "call_id": "c1", "outcome": "proceed_once", "content": null,
+            "hunks": [{"hunk": 0, "choice": {"type": "maybe"}}]
+        }));
+        assert!(bad.is_err());
     }
 }

@@ -179,8 +179,16 @@ impl OpLoop {
                 call_id,
                 outcome,
                 content,
+                hunks,
             } => {
-                self.confirm(call_id, Answer { outcome, content });
+                self.confirm(
+                    call_id,
+                    Answer {
+                        outcome,
+                        content,
+                        hunks,
+                    },
+                );
                 return None;
             }
             Op::Stats => {

@@ -21,6 +21,8 @@ pub mod files;
 pub mod fs_write;
 pub mod glob;
 pub mod grep;
+pub mod hunk_report;
+pub mod hunks;
 pub mod list_directory;
 pub mod live;
 pub mod mcp;
