@@ -1,11 +1,11 @@
-//! Small things several end-to-end tests need: a second launch run to completion, and the tool
-//! results a request sent to the model.
+//! Small things several end-to-end tests need: a second launch run to completion, an X11 tool
+//! run against the app's display, and the tool results a request sent to the model.
 
 use std::ffi::OsStr;
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, bail, ensure};
 use serde_json::Value;
 
 use crate::App;
@@ -31,6 +31,25 @@ impl App {
             Ok(child.wait_with_output()?)
         })
         .await?
+    }
+}
+
+impl App {
+    /// Runs an X11 tool (`xdotool`, `xprop`: Debian packages xdotool, x11-utils) against the
+    /// app's display; returns its trimmed standard output.
+    pub async fn x11(&self, tool: &str, args: &[&str]) -> Result<String> {
+        let output = tokio::process::Command::new(tool)
+            .args(args)
+            .env("DISPLAY", self.display())
+            .output()
+            .await
+            .with_context(|| format!("run {tool} (Debian packages xdotool, x11-utils)"))?;
+        ensure!(
+            output.status.success(),
+            "{tool} {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
     }
 }
 

@@ -287,10 +287,13 @@ async fn a_second_launch_opens_its_folder_as_a_new_conversation() -> Result<()> 
 
     // Take the keyboard focus away from the window (to the root window: there is no window
     // manager), so that the hand-over has to give it back.
-    let root = xdotool(&app, &["search", "--maxdepth", "0", "--name", ""]).await?;
+    let root = app
+        .x11("xdotool", &["search", "--maxdepth", "0", "--name", ""])
+        .await?;
     let root = root.lines().next().context("the root window")?.to_owned();
-    xdotool(&app, &["windowfocus", "--sync", &root]).await?;
-    ensure!(xdotool(&app, &["getwindowfocus"]).await? == root);
+    app.x11("xdotool", &["windowfocus", "--sync", &root])
+        .await?;
+    ensure!(app.x11("xdotool", &["getwindowfocus"]).await? == root);
 
     // A launch with another folder hands it over and exits at once, without a window.
     let started = Instant::now();
@@ -321,12 +324,13 @@ async fn a_second_launch_opens_its_folder_as_a_new_conversation() -> Result<()> 
         "workspace-changed events: {events}"
     );
     // The window has the keyboard focus again.
-    let main = xdotool(
-        &app,
-        &["search", "--onlyvisible", "--name", "^Gemini Desktop$"],
-    )
-    .await?;
-    let focus = xdotool(&app, &["getwindowfocus"]).await?;
+    let main = app
+        .x11(
+            "xdotool",
+            &["search", "--onlyvisible", "--name", "^Gemini Desktop$"],
+        )
+        .await?;
+    let focus = app.x11("xdotool", &["getwindowfocus"]).await?;
     ensure!(
         main.lines().any(|id| id == focus),
         "focus is on {focus}, the window is {main}"
@@ -364,22 +368,6 @@ fn a_workspace_that_is_not_a_directory_is_rejected() -> Result<()> {
     Ok(())
 }
 
-/// Runs `xdotool` on the app's display.
-async fn xdotool(app: &App, args: &[&str]) -> Result<String> {
-    let output = tokio::process::Command::new("xdotool")
-        .args(args)
-        .env("DISPLAY", app.display())
-        .output()
-        .await
-        .context("run xdotool (Debian package `xdotool`)")?;
-    ensure!(
-        output.status.success(),
-        "xdotool {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn open_workspace_without_a_path_uses_the_native_folder_picker() -> Result<()> {
     let temp = tempfile::tempdir()?;
@@ -391,9 +379,11 @@ async fn open_workspace_without_a_path_uses_the_native_folder_picker() -> Result
     start_picker(&app).await?;
     // The GTK folder chooser: type the path into its location field and accept.
     focus_dialog(&app).await?;
-    xdotool(&app, &["key", "--clearmodifiers", "ctrl+l"]).await?;
-    xdotool(&app, &["type", "--delay", "5", utf8(&chosen)?]).await?;
-    xdotool(&app, &["key", "Return"]).await?;
+    app.x11("xdotool", &["key", "--clearmodifiers", "ctrl+l"])
+        .await?;
+    app.x11("xdotool", &["type", "--delay", "5", utf8(&chosen)?])
+        .await?;
+    app.x11("xdotool", &["key", "Return"]).await?;
 
     let picked = picker_answer(&app).await?;
     ensure!(
@@ -409,7 +399,7 @@ async fn open_workspace_without_a_path_uses_the_native_folder_picker() -> Result
     // Cancelling the dialog answers null and keeps the workspace.
     start_picker(&app).await?;
     focus_dialog(&app).await?;
-    xdotool(&app, &["key", "Escape"]).await?;
+    app.x11("xdotool", &["key", "Escape"]).await?;
     let picked = picker_answer(&app).await?;
     ensure!(picked == json!({ "path": null }), "cancelled: {picked}");
     let info = app
@@ -426,13 +416,15 @@ async fn focus_dialog(app: &App) -> Result<()> {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let focused = async {
-            let found = xdotool(
-                app,
-                &["search", "--onlyvisible", "--name", "^Open a folder$"],
-            )
-            .await?;
+            let found = app
+                .x11(
+                    "xdotool",
+                    &["search", "--onlyvisible", "--name", "^Open a folder$"],
+                )
+                .await?;
             let dialog = found.lines().last().context("no dialog yet")?.to_owned();
-            xdotool(app, &["windowfocus", "--sync", &dialog]).await
+            app.x11("xdotool", &["windowfocus", "--sync", &dialog])
+                .await
         }
         .await;
         match focused {
@@ -523,11 +515,12 @@ async fn the_window_is_shown_at_the_uis_first_paint() -> Result<()> {
         "marks app-info / ui-ready: {marks}"
     );
     // And the X server has the window mapped now.
-    let visible = xdotool(
-        &app,
-        &["search", "--onlyvisible", "--name", "Gemini Desktop"],
-    )
-    .await?;
+    let visible = app
+        .x11(
+            "xdotool",
+            &["search", "--onlyvisible", "--name", "Gemini Desktop"],
+        )
+        .await?;
     ensure!(!visible.is_empty(), "no visible window");
     app.screenshot("first-paint").await?;
     app.close().await

@@ -56,21 +56,6 @@ async fn scroll_settled(app: &App) -> Result<()> {
     Ok(())
 }
 
-async fn xdotool(app: &App, args: &[&str]) -> Result<String> {
-    let output = tokio::process::Command::new("xdotool")
-        .args(args)
-        .env("DISPLAY", app.display())
-        .output()
-        .await
-        .context("run xdotool (Debian package `xdotool`)")?;
-    ensure!(
-        output.status.success(),
-        "xdotool {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
-}
-
 /// Puts the X pointer over the middle of the message list (the window sits at the screen's
 /// origin: there is no window manager under the test's Xvfb).
 async fn pointer_over_list(app: &App) -> Result<()> {
@@ -85,17 +70,19 @@ async fn pointer_over_list(app: &App) -> Result<()> {
         .context("the list's position")?;
     let x = rect[0].as_i64().context("x")?.to_string();
     let y = rect[1].as_i64().context("y")?.to_string();
-    let window = xdotool(
-        app,
-        &["search", "--onlyvisible", "--name", "Gemini Desktop"],
-    )
-    .await?;
+    let window = app
+        .x11(
+            "xdotool",
+            &["search", "--onlyvisible", "--name", "Gemini Desktop"],
+        )
+        .await?;
     let window = window
         .lines()
         .last()
         .context("the app's X window")?
         .to_owned();
-    xdotool(app, &["mousemove", "--window", &window, &x, &y]).await?;
+    app.x11("xdotool", &["mousemove", "--window", &window, &x, &y])
+        .await?;
     Ok(())
 }
 
@@ -167,7 +154,8 @@ async fn wheel_up_from_the_bottom_scrolls_and_streaming_does_not_move_the_view()
     loop {
         tries += 1;
         pointer_over_list(&app).await?;
-        xdotool(&app, &["click", "--repeat", "5", "--delay", "80", "4"]).await?;
+        app.x11("xdotool", &["click", "--repeat", "5", "--delay", "80", "4"])
+            .await?;
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
         let mut done = false;
         while std::time::Instant::now() < deadline {

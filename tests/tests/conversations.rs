@@ -91,34 +91,18 @@ async fn shown_notification(
     }
 }
 
-/// Runs an X11 tool (`xdotool`, `xprop`) against the app's display.
-async fn x11(app: &App, tool: &str, args: &[&str]) -> Result<String> {
-    let output = tokio::process::Command::new(tool)
-        .args(args)
-        .env("DISPLAY", app.display())
-        .output()
-        .await
-        .with_context(|| format!("run {tool} (Debian packages xdotool, x11-utils)"))?;
-    ensure!(
-        output.status.success(),
-        "{tool} {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
-}
-
 /// Waits until the main window's WM_HINTS carry the urgency flag.
 async fn urgent_window(app: &App) -> Result<()> {
-    let ids = x11(
-        app,
-        "xdotool",
-        &["search", "--onlyvisible", "--name", "^Gemini Desktop$"],
-    )
-    .await?;
+    let ids = app
+        .x11(
+            "xdotool",
+            &["search", "--onlyvisible", "--name", "^Gemini Desktop$"],
+        )
+        .await?;
     let id = ids.lines().next().context("the main window")?.to_owned();
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let hints = x11(app, "xprop", &["-id", &id, "WM_HINTS"]).await?;
+        let hints = app.x11("xprop", &["-id", &id, "WM_HINTS"]).await?;
         if hints.contains("urgency") {
             return Ok(());
         }
