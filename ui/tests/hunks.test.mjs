@@ -175,3 +175,25 @@ test("Discard edits goes back to the proposal and its hunks", async () => {
   assert.deepEqual(call.args, { sessionId: "s1", call_id: "e1", outcome: "proceed_once", content: null });
   await app.close();
 });
+
+for (const [colorScheme, width] of [
+  ["dark", 800],
+  ["light", 800],
+  ["dark", 1440],
+]) {
+  test(`${colorScheme} at ${width} px: the hunk heads fit, nothing overflows`, async () => {
+    const app = await withEdit("two_hunks", { colorScheme, viewport: { width, height: 800 } });
+    const { page } = app;
+    await hunk(app, 1).locator(sel("hunk-reject")).click();
+    // Every hunk head's buttons are inside the card.
+    const overflow = await page.evaluate(() => {
+      const card = document.querySelector('[data-testid="confirmation"]').getBoundingClientRect();
+      return [...document.querySelectorAll('[data-testid="hunk-reject"], [data-testid="approve"]')]
+        .map((b) => b.getBoundingClientRect())
+        .filter((r) => r.right > card.right + 1 || r.left < card.left - 1).length;
+    });
+    assert.equal(overflow, 0);
+    await page.screenshot({ path: screenshotPath(`hunks-${colorScheme}-${width}.png`) });
+    await app.close();
+  });
+}
