@@ -59,7 +59,7 @@ impl Output for StreamJsonOutput<'_> {
                 "tool_use",
                 json!({"tool_name": name, "tool_id": tool_id(name, call_id), "parameters": args}),
             ),
-            Event::ToolCallResponse { call_id, name, status, display, error, .. } => {
+            Event::ToolCallResponse { call_id, name, status, display, error, decided_by, .. } => {
                 let mut fields = json!({
                     "tool_id": tool_id(name, call_id),
                     "status": if *status == ToolCallStatus::Success { "success" } else { "error" },
@@ -73,6 +73,10 @@ impl Output for StreamJsonOutput<'_> {
                         _ => "tool_error",
                     };
                     fields["error"] = json!({"type": kind, "message": error});
+                }
+                // Additive: what decided the call (policy rule, mode, …).
+                if let Some(decided_by) = decided_by {
+                    fields["decided_by"] = json!(decided_by);
                 }
                 self.emit("tool_result", fields)
             }
@@ -146,6 +150,10 @@ mod tests {
                 declined: false,
                 modified: false,
                 diff: None,
+                decided_by: Some(gd_protocol::DecidedBy::Default {
+                    outcome: gd_protocol::PolicyOutcome::Ask,
+                    reason: None,
+                }),
             })
             .unwrap();
             out.event(&Event::ContentDelta { text: "ok".into() })
@@ -176,6 +184,8 @@ mod tests {
         );
         assert_eq!(lines[2]["tool_id"], "list_directory__c_1_0");
         assert_eq!(lines[3]["output"], "Listed 1 item(s).");
+        assert_eq!(lines[3]["decided_by"]["kind"], "default");
+        assert_eq!(lines[3]["decided_by"]["outcome"], "ask");
         assert_eq!(lines[4]["delta"], true);
         assert_eq!(lines[5]["stats"]["duration_ms"], 5);
     }
