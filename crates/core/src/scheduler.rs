@@ -491,7 +491,7 @@ impl Scheduler {
             declined: completed.shown.declined,
             modified: call.modified,
             diff: completed.shown.diff.clone(),
-            decided_by: completed.shown.decided_by.clone(),
+            decided_by: completed.shown.decided_by.clone().map(Box::new),
         });
         completed
     }

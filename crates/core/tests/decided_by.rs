@@ -101,7 +101,7 @@ fn decisions(events: &[Event]) -> Vec<(String, DecidedBy)> {
             Event::ToolCallDecided {
                 call_id,
                 decided_by,
-            } => out.push((names[call_id].clone(), decided_by.clone())),
+            } => out.push((names[call_id].clone(), (**decided_by).clone())),
             _ => {}
         }
     }
@@ -115,7 +115,7 @@ fn responses(events: &[Event]) -> HashMap<String, Option<DecidedBy>> {
         .filter_map(|e| match e {
             Event::ToolCallResponse {
                 name, decided_by, ..
-            } => Some((name.clone(), decided_by.clone())),
+            } => Some((name.clone(), decided_by.as_deref().cloned())),
             _ => None,
         })
         .collect()

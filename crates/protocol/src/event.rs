@@ -115,7 +115,7 @@ pub enum Event {
         /// "always allow", the user's click), so a reopened card says it too.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
-        decided_by: Option<DecidedBy>,
+        decided_by: Option<Box<DecidedBy>>,
     },
     /// Token usage and latency of one model request.
     Usage {
@@ -291,7 +291,8 @@ pub enum Event {
     /// it runs or is asked about) and again when the user's answer decides.
     ToolCallDecided {
         call_id: String,
-        decided_by: DecidedBy,
+        /// Boxed: a rule's text is large next to most events.
+        decided_by: Box<DecidedBy>,
     },
 }
 

@@ -169,4 +169,8 @@ chars: number, } | { "type": "commands", commands: Array<SlashCommandInfo>, } | 
 /**
  * The history's size in tokens (estimated when no request told).
  */
-original_tokens: number, message: string, } | { "type": "session_stats", stats: SessionStats, } | { "type": "tool_call_decided", call_id: string, decided_by: DecidedBy, };
+original_tokens: number, message: string, } | { "type": "session_stats", stats: SessionStats, } | { "type": "tool_call_decided", call_id: string, 
+/**
+ * Boxed: a rule's text is large next to most events.
+ */
+decided_by: DecidedBy, };

@@ -150,10 +150,10 @@ mod tests {
                 declined: false,
                 modified: false,
                 diff: None,
-                decided_by: Some(gd_protocol::DecidedBy::Default {
+                decided_by: Some(Box::new(gd_protocol::DecidedBy::Default {
                     outcome: gd_protocol::PolicyOutcome::Ask,
                     reason: None,
-                }),
+                })),
             })
             .unwrap();
             out.event(&Event::ContentDelta { text: "ok".into() })

@@ -17,7 +17,7 @@ pub(super) fn note(call: &mut Call, why: Option<DecidedBy>, sink: &EventSink) {
     debug!(call_id = %call.request.call_id, decided_by = ?why, "tool call decided");
     sink.emit(Event::ToolCallDecided {
         call_id: call.request.call_id.clone(),
-        decided_by: why.clone(),
+        decided_by: Box::new(why.clone()),
     });
     call.decided_by = Some(why);
 }
