@@ -307,3 +307,38 @@ fn a_rule_whose_file_changed_is_rendered_instead() {
         "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"cargo build\"\ndecision = \"allow\"\npriority = 100\n"
     );
 }
+
+#[test]
+fn an_unprovable_command_downgrades_an_allow_and_says_why() {
+    // Every shell command allowed, yet an unprovable one is still asked about.
+    let text = "[[rule]]\ntoolName = \"run_shell_command\"\ndecision = \"allow\"\npriority = 10\n";
+    let d = dirs(&[], &[("shell.toml", text)], &[]);
+    let engine = load(&d);
+    // `ec\<newline>ho` is `echo` to bash, but not provably so to the analysis.
+    let v = shell(&engine, "echo hi; ec\\\nho hi");
+    assert_eq!(v.decision, Decision::AskUser);
+    let Some(Downgrade::Unproven { .. }) = &v.downgrade else {
+        panic!("{:?} {:?}", v.downgrade, v.matched)
+    };
+    assert!(
+        v.downgrade
+            .as_ref()
+            .unwrap()
+            .reason()
+            .contains("could not be proven")
+    );
+    assert_eq!(
+        v.matched.unwrap().decision,
+        RuleDecision::Allow,
+        "the overruled rule"
+    );
+    // In yolo mode nothing is asked, so nothing is downgraded.
+    let v = check(
+        &engine,
+        "run_shell_command",
+        json!({"command": "echo hi; ec\\\nho hi"}),
+        Mode::Yolo,
+    );
+    assert_eq!(v.decision, Decision::Allow);
+    assert_eq!(v.downgrade, None);
+}
