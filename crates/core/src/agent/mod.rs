@@ -23,8 +23,10 @@ use crate::tools::services::ModelAccess;
 use crate::tools::{ToolContext, ToolServices};
 
 mod input;
+mod notes;
 
 pub use input::TurnInput;
+pub use notes::NextMessageNotes;
 
 /// The state a session carries from turn to turn.
 pub struct Agent {
@@ -48,6 +50,9 @@ pub struct Agent {
     context: SharedContext,
     /// What the running turn's requests used so far.
     turn_usage: TurnUsage,
+    /// What the model must hear with the next user message (reverts,
+    /// partly applied reviews): see [`NextMessageNotes`].
+    notes: NextMessageNotes,
 }
 
 /// How long a `/name` that is not known (yet) waits, after the MCP
@@ -84,6 +89,7 @@ impl Agent {
             history: None,
             context,
             turn_usage: TurnUsage::default(),
+            notes: NextMessageNotes::default(),
         }
     }
 
@@ -442,9 +448,17 @@ impl Agent {
         }
     }
 
-    /// The first message of a session carries the session context.
+    /// The queue of notes the next user message carries (shared: ops that
+    /// change files between turns push to it).
+    pub fn notes(&self) -> &NextMessageNotes {
+        &self.notes
+    }
+
+    /// The first message of a session carries the session context; any
+    /// message carries the notes queued since the last one, ahead of the
+    /// prompt.
     fn user_message(&self, prompt: Vec<Part>) -> Content {
-        let mut parts = Vec::with_capacity(prompt.len() + 1);
+        let mut parts = Vec::with_capacity(prompt.len() + 2);
         if self.chat.history().is_empty() {
             parts.push(Part::text(session_context(
                 &self.config.workspace_dirs,
@@ -452,6 +466,9 @@ impl Agent {
                 self.config.file_filtering,
                 Local::now(),
             )));
+        }
+        if let Some(note) = notes::notes_part(&self.notes.take()) {
+            parts.push(Part::text(note));
         }
         parts.extend(prompt);
         Content::user(parts)
