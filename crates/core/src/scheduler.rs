@@ -34,6 +34,7 @@ use crate::tools::{
     LiveTools, LlmContent, OutputSink, Tool, ToolContext, ToolRegistry, ToolResult, schema,
 };
 
+mod decided;
 mod partial;
 
 /// The message sent to the model for a call that was cancelled.
@@ -68,6 +69,8 @@ pub struct ShownResult {
     pub diff: Option<ConfirmationDetails>,
     /// An MCP tool's server and name, so a reopened card is titled as live.
     pub mcp: Option<McpToolRef>,
+    /// What decided the call (policy rule, mode, "always allow", the user).
+    pub decided_by: Option<gd_protocol::DecidedBy>,
 }
 
 /// What a batch produced.
@@ -125,6 +128,8 @@ struct Call {
     /// model after the tool's result (see `partial`).
     hunk_report: Option<String>,
     started: Instant,
+    /// What decided the call so far (see `decided`).
+    decided_by: Option<gd_protocol::DecidedBy>,
 }
 
 impl Scheduler {
@@ -220,6 +225,7 @@ impl Scheduler {
             modified: false,
             hunk_report: None,
             started: Instant::now(),
+            decided_by: None,
         };
         call.stage = 'stage: {
             if ctx.cancel.is_cancelled() {
@@ -238,7 +244,9 @@ impl Scheduler {
                 Ok(details) => call.details = details,
                 Err(error) => break 'stage Stage::Failed(error.message),
             }
-            match self.policy.decide(tool.as_ref(), &call.args) {
+            let (verdict, why) = self.policy.decide_why(tool.as_ref(), &call.args);
+            decided::note(&mut call, why, sink);
+            match verdict {
                 Verdict::Allow => Stage::Approved { confirmed: false },
                 Verdict::Ask => Stage::NeedsApproval,
                 Verdict::Deny(message) => Stage::Failed(match message {
@@ -274,7 +282,9 @@ impl Scheduler {
                 continue;
             }
             // An "always allow" given for an earlier call may cover this one.
-            if self.policy.decide(tool.as_ref(), &call.args) == Verdict::Allow {
+            let (verdict, why) = self.policy.decide_why(tool.as_ref(), &call.args);
+            if verdict == Verdict::Allow {
+                decided::note(call, why, sink);
                 call.stage = Stage::Approved { confirmed: false };
                 emit_state(sink, &call.request.call_id, ToolCallState::Scheduled);
                 continue;
@@ -302,6 +312,7 @@ impl Scheduler {
         let Some(answer) = self.ask(&call.request, details.clone(), ctx, sink).await else {
             return Stage::Cancelled(CANCELLED_MESSAGE);
         };
+        decided::note(call, Some(decided::by_user(&answer)), sink);
         match answer.outcome {
             ConfirmationOutcome::Cancel => Stage::Cancelled(DECLINED_MESSAGE),
             ConfirmationOutcome::ProceedOnce => {
@@ -472,6 +483,7 @@ impl Scheduler {
             declined: completed.shown.declined,
             modified: call.modified,
             diff: completed.shown.diff.clone(),
+            decided_by: completed.shown.decided_by.clone().map(Box::new),
         });
         completed
     }
@@ -540,6 +552,7 @@ impl Scheduler {
             let Some(answer) = self.ask(&call.request, details, ctx, sink).await else {
                 return Err(Outcome::Cancelled(CANCELLED_MESSAGE));
             };
+            decided::note(call, Some(decided::by_user(&answer)), sink);
             match answer.outcome {
                 ConfirmationOutcome::Cancel => return Err(Outcome::Cancelled(DECLINED_MESSAGE)),
                 outcome if answer.hunks.is_some() => {
@@ -588,6 +601,7 @@ impl Scheduler {
         let name = &call.request.name;
         let mut shown = ShownResult {
             mcp: call.tool.as_deref().and_then(mcp_ref),
+            decided_by: call.decided_by.clone(),
             ..ShownResult::default()
         };
         let (status, parts, display, error) = match outcome {

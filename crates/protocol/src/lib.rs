@@ -9,6 +9,7 @@
 mod checkpoint;
 mod command;
 mod confirmation;
+mod decided;
 mod event;
 mod mcp;
 mod memory;
@@ -19,6 +20,7 @@ mod stats;
 pub use checkpoint::*;
 pub use command::*;
 pub use confirmation::*;
+pub use decided::*;
 pub use event::*;
 pub use mcp::*;
 pub use memory::*;

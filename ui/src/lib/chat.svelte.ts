@@ -5,6 +5,7 @@
 // nothing else in the history re-renders. Text deltas are buffered and applied at most once per
 // animation frame.
 import type { ConfirmationDetails } from "../protocol/ConfirmationDetails";
+import type { DecidedBy } from "../protocol/DecidedBy";
 import type { Event } from "../protocol/Event";
 import type { McpToolRef } from "../protocol/McpToolRef";
 import type { SessionStats } from "../protocol/SessionStats";
@@ -80,6 +81,8 @@ export class ToolItem {
   declined = $state(false);
   /** The change an edit applied, to show its diff again from the card. */
   diff = $state.raw<EditDetails | null>(null);
+  /** What decided the call: a policy rule, the approval mode, an "always allow", the user. */
+  decidedBy = $state.raw<DecidedBy | null>(null);
   status = $state<ToolCallStatus | null>(null);
   display = $state<string | null>(null);
   error = $state<string | null>(null);
@@ -180,7 +183,8 @@ export type ChatEvent = Extract<
       | "checkpoint_restored"
       | "checkpoint_error"
       | "checkpoints"
-      | "message_recorded";
+      | "message_recorded"
+      | "tool_call_decided";
   }
 >;
 
@@ -427,6 +431,12 @@ export class ChatStore {
         item.exitCode = event.exit_code ?? null;
         item.declined = event.declined ?? false;
         item.diff = event.diff?.type === "edit" ? event.diff : null;
+        if (event.decided_by) item.decidedBy = event.decided_by;
+        return;
+      }
+      case "tool_call_decided": {
+        const item = this.tools.get(event.call_id);
+        if (item) item.decidedBy = event.decided_by;
         return;
       }
       case "retrying": {

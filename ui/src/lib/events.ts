@@ -87,6 +87,7 @@ export function routeEvent(o: EventOwners, event: Event): void {
     case "checkpoint_restored":
     case "checkpoint_error":
     case "message_recorded":
+    case "tool_call_decided":
       o.chat.handle(event);
       return;
     case "session_stats":

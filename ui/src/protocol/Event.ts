@@ -4,6 +4,7 @@ import type { CheckpointInfo } from "./CheckpointInfo";
 import type { CheckpointScope } from "./CheckpointScope";
 import type { CompressionSkipReason } from "./CompressionSkipReason";
 import type { ConfirmationDetails } from "./ConfirmationDetails";
+import type { DecidedBy } from "./DecidedBy";
 import type { ErrorKind } from "./ErrorKind";
 import type { LoopKind } from "./LoopKind";
 import type { McpDiscoveryState } from "./McpDiscoveryState";
@@ -71,7 +72,12 @@ modified: boolean,
  * The change an edit applied (the proposal as approved), so its card
  * can show the diff again after the fact.
  */
-diff?: ConfirmationDetails, } | { "type": "usage", model: string, latency_ms: number, 
+diff?: ConfirmationDetails, 
+/**
+ * What decided the call (a policy rule, the approval mode, an
+ * "always allow", the user's click), so a reopened card says it too.
+ */
+decided_by?: DecidedBy, } | { "type": "usage", model: string, latency_ms: number, 
 /**
  * Prompt tokens, cached ones included (`promptTokenCount`).
  */
@@ -163,4 +169,8 @@ chars: number, } | { "type": "commands", commands: Array<SlashCommandInfo>, } | 
 /**
  * The history's size in tokens (estimated when no request told).
  */
-original_tokens: number, message: string, } | { "type": "session_stats", stats: SessionStats, };
+original_tokens: number, message: string, } | { "type": "session_stats", stats: SessionStats, } | { "type": "tool_call_decided", call_id: string, 
+/**
+ * Boxed: a rule's text is large next to most events.
+ */
+decided_by: DecidedBy, };
