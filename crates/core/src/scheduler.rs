@@ -97,6 +97,8 @@ pub struct Scheduler {
     confirmations: Arc<Confirmations>,
     /// Snapshots the workspace before approved edits (when checkpointing is on).
     checkpoints: Option<Arc<SessionCheckpoints>>,
+    /// What each applied edit wrote, for reverting it later.
+    applied_edits: crate::revert::AppliedEdits,
 }
 
 /// Where a call stands between the phases of a batch.
@@ -149,6 +151,7 @@ impl Scheduler {
             policy,
             confirmations,
             checkpoints: None,
+            applied_edits: Default::default(),
         }
     }
 
@@ -157,6 +160,11 @@ impl Scheduler {
     pub fn with_checkpoints(mut self, checkpoints: Option<Arc<SessionCheckpoints>>) -> Self {
         self.checkpoints = checkpoints;
         self
+    }
+
+    /// The edits applied in this session (see [`crate::revert`]).
+    pub fn applied_edits(&self) -> &crate::revert::AppliedEdits {
+        &self.applied_edits
     }
 
     pub fn checkpoints(&self) -> Option<&Arc<SessionCheckpoints>> {
@@ -459,6 +467,9 @@ impl Scheduler {
         .instrument(span)
         .await;
         let completed = self.complete(&call, outcome, ctx);
+        if let Some(diff) = &completed.shown.diff {
+            self.applied_edits.record(&call.request.call_id, diff);
+        }
         emit_state(
             sink,
             &call.request.call_id,
