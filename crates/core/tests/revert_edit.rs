@@ -83,7 +83,12 @@ enum Answer {
     Failed(String),
 }
 
-async fn revert(h: &mut Harness, call_id: &str, hunks: Option<Vec<u32>>, resolved: Option<&str>) -> Answer {
+async fn revert(
+    h: &mut Harness,
+    call_id: &str,
+    hunks: Option<Vec<u32>>,
+    resolved: Option<&str>,
+) -> Answer {
     h.handle
         .submit(Op::RevertEdit {
             call_id: call_id.to_owned(),
@@ -99,7 +104,10 @@ async fn revert(h: &mut Harness, call_id: &str, hunks: Option<Vec<u32>>, resolve
         match event {
             Event::EditReverted { reverted } => return Answer::Reverted(reverted),
             Event::RevertConflict { conflict } => return Answer::Conflict(conflict),
-            Event::RevertFailed { call_id: id, message } => {
+            Event::RevertFailed {
+                call_id: id,
+                message,
+            } => {
                 assert_eq!(id, call_id);
                 return Answer::Failed(message);
             }
@@ -135,7 +143,10 @@ fn failed(answer: Answer) -> String {
 /// The text of the last request's last user message.
 fn last_prompt(h: &Harness) -> String {
     let bodies = h.bodies();
-    let contents = bodies.last().unwrap()["contents"].as_array().unwrap().clone();
+    let contents = bodies.last().unwrap()["contents"]
+        .as_array()
+        .unwrap()
+        .clone();
     let last = contents.last().unwrap();
     assert_eq!(last["role"], "user");
     last["parts"]
@@ -154,7 +165,10 @@ async fn a_clean_revert_restores_the_original_and_the_model_hears_it() {
     // CRLF: the revert is written with the file's own line endings.
     std::fs::write(&path, crlf(&lines(&[]))).unwrap();
     let call_id = edit(&mut h).await;
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), crlf(&lines(&[2, 22])));
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        crlf(&lines(&[2, 22]))
+    );
 
     let done = reverted(revert(&mut h, &call_id, None, None).await);
     assert_eq!(done.hunks, None);
@@ -174,7 +188,10 @@ async fn a_clean_revert_restores_the_original_and_the_model_hears_it() {
         )),
         "{prompt}"
     );
-    assert!(prompt.contains("(removed again) line 22 changed"), "{prompt}");
+    assert!(
+        prompt.contains("(removed again) line 22 changed"),
+        "{prompt}"
+    );
     assert!(prompt.contains("22: line 22\n"), "{prompt}");
     assert!(prompt.ends_with("what now?"), "{prompt}");
     // The note is given once.
@@ -223,7 +240,9 @@ async fn reverting_one_hunk_keeps_the_other_and_leaves_it_revertible() {
     );
     assert!(prompt.contains("(restored) line 22\n"), "{prompt}");
     // Both notes, in order; the second reverts what was hunk 1.
-    let second = prompt.rfind("the user reverted that whole edit").expect(&prompt);
+    let second = prompt
+        .rfind("the user reverted that whole edit")
+        .expect(&prompt);
     assert!(second > prompt.find("hunk 2 of that edit").unwrap());
 }
 
@@ -239,7 +258,11 @@ async fn a_file_changed_since_gets_a_three_way_view_and_nothing_written() {
     std::fs::write(&path, lf(&mine)).unwrap();
 
     let view = conflict(revert(&mut h, &call_id, None, None).await);
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), lf(&mine), "nothing written");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        lf(&mine),
+        "nothing written"
+    );
     assert_eq!(view.base, lf(&lines(&[2, 22])));
     assert_eq!(view.current, lf(&mine));
     assert_eq!(view.reverted, lf(&lines(&[])));
@@ -255,7 +278,10 @@ async fn a_file_changed_since_gets_a_three_way_view_and_nothing_written() {
 
     h.turn("next").await;
     let prompt = last_prompt(&h);
-    assert!(prompt.contains("the user reverted that edit by hand"), "{prompt}");
+    assert!(
+        prompt.contains("the user reverted that edit by hand"),
+        "{prompt}"
+    );
     assert!(prompt.contains("10: line 10 mine\n"), "{prompt}");
 }
 
@@ -291,7 +317,10 @@ async fn a_conflict_is_marked_and_a_resolution_over_a_moved_disk_is_refused() {
     std::fs::write(h2.workspace.join("two.txt"), lf(&lines(&[]))).unwrap();
     let id2 = edit(&mut h2).await;
     let refused = failed(revert(&mut h2, &id2, None, Some("x\n")).await);
-    assert!(refused.starts_with("There is no open three-way view"), "{refused}");
+    assert!(
+        refused.starts_with("There is no open three-way view"),
+        "{refused}"
+    );
     assert_eq!(
         std::fs::read_to_string(h2.workspace.join("two.txt")).unwrap(),
         lf(&lines(&[2, 22]))
@@ -324,7 +353,10 @@ async fn a_created_file_is_deleted_only_while_unchanged() {
     let view = conflict(revert(&mut h, &call_id, None, None).await);
     assert_eq!(view.reverted, "");
     assert!(path.exists());
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "fresh\ncontent\nmine\n");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "fresh\ncontent\nmine\n"
+    );
 }
 
 #[tokio::test]
@@ -345,4 +377,144 @@ async fn unknown_calls_and_missing_files_are_clear_errors() {
         "two.txt no longer exists, so there is nothing to revert; nothing was written."
     );
     assert!(!path.exists());
+}
+
+/// A recorded session in `ws`, new or resuming `resume`.
+async fn recorded(
+    scenario: Value,
+    ws: &std::path::Path,
+    store: &gd_store::Store,
+    resume: Option<&str>,
+) -> (Harness, String) {
+    use gd_core::history::HistoryRecorder;
+    let fake = gd_fake_gemini::FakeGemini::start_with_vars(
+        scenario,
+        &[("WORKSPACE", ws.to_str().unwrap())],
+    );
+    let mut config = gd_core::SessionConfig::new(MODEL, ws.to_path_buf(), SYSTEM_PROMPT.into());
+    config.temp_dir = ws.join(".tmp");
+    let recorder = match resume {
+        Some(id) => {
+            config.session_id = id.to_owned();
+            HistoryRecorder::resume(store.clone(), id).await.unwrap()
+        }
+        None => HistoryRecorder::start(
+            store.clone(),
+            &config.session_id,
+            &ws.display().to_string(),
+            MODEL,
+        )
+        .await
+        .unwrap(),
+    };
+    let id = config.session_id.clone();
+    let client = client_for(&fake, fast_retry(1));
+    let (handle, events) = gd_core::Session::spawn_recorded(
+        config,
+        client,
+        gd_core::tools::ToolRegistry::with_builtins(),
+        std::sync::Arc::new(gd_core::approval::AllowAll),
+        Some(recorder),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    (
+        Harness {
+            fake,
+            workspace: ws.to_path_buf(),
+            handle,
+            events,
+            _dir: dir,
+        },
+        id,
+    )
+}
+
+#[tokio::test]
+async fn an_edit_of_a_resumed_conversation_is_reverted_from_the_stored_diff() {
+    let (_ws_dir, ws) = workspace();
+    let store_dir = tempfile::tempdir().unwrap();
+    let store = gd_store::Store::open(store_dir.path().join("h.sqlite3")).unwrap();
+    let path = ws.join("two.txt");
+    std::fs::write(&path, lf(&lines(&[]))).unwrap();
+    let (mut first, id) = recorded(replace_scenario(), &ws, &store, None).await;
+    let call_id = edit(&mut first).await;
+    first.handle.submit(Op::Shutdown).unwrap();
+    while first.events.recv().await.is_some() {}
+
+    // The app restarts and the conversation is resumed: the card's diff
+    // comes from the history, and so does the revert's.
+    let (mut again, _) = recorded(json!({"steps": [{"text": "OK"}]}), &ws, &store, Some(&id)).await;
+    let done = reverted(revert(&mut again, &call_id, Some(vec![0]), None).await);
+    assert_eq!(done.hunks, Some(vec![0]));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), lf(&lines(&[22])));
+    again.turn("next").await;
+    assert!(last_prompt(&again).contains("the user reverted hunk 1 of that edit"));
+}
+
+#[tokio::test]
+async fn a_partly_applied_edit_shows_and_reverts_what_was_really_written() {
+    use gd_core::policy::PolicyApproval;
+    use gd_protocol::{ConfirmationDetails, ConfirmationOutcome, HunkChoice, HunkDecision};
+    let state = tempfile::tempdir().unwrap();
+    let policy = std::sync::Arc::new(PolicyApproval::new(
+        gd_policy::PolicyEngine::new(gd_policy::default_rules()),
+        gd_core::ApprovalMode::Default,
+        true,
+        Some(state.path().join("auto-saved.toml")),
+    ));
+    let mut h = Harness::start_with_policy(replace_scenario(), |_| {}, policy);
+    let path = h.workspace.join("two.txt");
+    std::fs::write(&path, lf(&lines(&[]))).unwrap();
+    h.handle.submit(Op::user_text("edit it")).unwrap();
+    let mut diff = None;
+    let mut call = None;
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(30), h.events.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        match &event {
+            Event::ToolConfirmationRequest { call_id, .. } => h
+                .handle
+                .submit(Op::ConfirmTool {
+                    call_id: call_id.clone(),
+                    outcome: ConfirmationOutcome::ProceedOnce,
+                    content: None,
+                    hunks: Some(vec![
+                        HunkDecision {
+                            hunk: 0,
+                            choice: HunkChoice::Reject,
+                        },
+                        HunkDecision {
+                            hunk: 1,
+                            choice: HunkChoice::Accept,
+                        },
+                    ]),
+                })
+                .unwrap(),
+            Event::ToolCallResponse {
+                call_id, diff: d, ..
+            } => {
+                call = Some(call_id.clone());
+                diff = d.clone();
+            }
+            Event::TurnComplete { .. } => break,
+            _ => {}
+        }
+    }
+    h.reset(json!({"steps": [{"text": "OK"}]}));
+    // The card's diff is what reached the disk: original → only hunk 2.
+    let Some(ConfirmationDetails::Edit {
+        proposed,
+        side_by_side,
+        ..
+    }) = diff
+    else {
+        panic!("no diff on the card: {diff:?}");
+    };
+    assert_eq!(proposed, lf(&lines(&[22])));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), proposed);
+    assert_eq!(side_by_side.hunks.len(), 1);
+    reverted(revert(&mut h, &call.unwrap(), None, None).await);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), lf(&lines(&[])));
 }

@@ -144,10 +144,10 @@ async fn find_edit(agent: &mut Agent, call_id: &str) -> Result<Edit, String> {
 
 /// The content the revert leaves (`None`: the created file goes away), the
 /// hunks reverted (`None`: all of them) and the hunks with their fates.
-fn target(
-    edit: &Edit,
-    asked: Option<&[u32]>,
-) -> Result<(Option<String>, Option<Vec<u32>>, hunks::Applied), String> {
+type Target = (Option<String>, Option<Vec<u32>>, hunks::Applied);
+
+/// What reverting `asked` (all hunks when `None`) of `edit` leaves.
+fn target(edit: &Edit, asked: Option<&[u32]>) -> Result<Target, String> {
     let original = edit.original.as_deref().unwrap_or("");
     let count = hunks::hunks(original, &edit.proposed).len();
     let chosen: Vec<u32> = match asked {

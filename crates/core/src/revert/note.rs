@@ -28,12 +28,13 @@ fn quote_lines(
     range: std::ops::Range<usize>,
     quoted: &mut usize,
 ) {
-    for i in range.start..range.end.min(lines.len()) {
+    let end = range.end.min(lines.len());
+    for (i, line) in lines.iter().enumerate().take(end).skip(range.start) {
         if *quoted == MAX_LINES {
             out.push_str("(… more; use read_file to see the rest)\n");
             return;
         }
-        let _ = writeln!(out, "{}: {}", i + 1, lines[i]);
+        let _ = writeln!(out, "{}: {line}", i + 1);
         *quoted += 1;
     }
 }
