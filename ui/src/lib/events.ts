@@ -87,6 +87,9 @@ export function routeEvent(o: EventOwners, event: Event): void {
     case "checkpoint_restored":
     case "checkpoint_error":
     case "message_recorded":
+    case "edit_reverted":
+    case "revert_conflict":
+    case "revert_failed":
       o.chat.handle(event);
       return;
     case "session_stats":
