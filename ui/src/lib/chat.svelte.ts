@@ -220,7 +220,7 @@ export class ChatStore {
   /** The edits' checkpoints and their restores. */
   readonly checkpoints = new CheckpointStore();
   /** Reverting applied edits from their cards. */
-  readonly reverts = new RevertStore();
+  readonly reverts = new RevertStore(() => this.checkpoints.sessionId);
 
   private answer: ModelItem | null = null;
   private pending = "";
@@ -392,7 +392,6 @@ export class ChatStore {
     switch (event.type) {
       case "session_configured":
         this.checkpoints.sessionId = event.session_id;
-        this.reverts.sessionId = event.session_id;
         return;
       case "turn_started":
         this.endAnswer();

@@ -82,9 +82,10 @@ export class RevertState {
 
 /** The reverts of one conversation's edits. */
 export class RevertStore {
-  /** The session the ops go to (set when it is configured). */
-  sessionId: string | null = null;
   private readonly states = new Map<string, RevertState>();
+
+  /** `sessionId`: the session the ops go to now (the conversation's, which may change). */
+  constructor(private readonly sessionId: () => string | null) {}
 
   /** The revert state of the edit `callId` (made once). */
   state(callId: string): RevertState {
@@ -99,12 +100,13 @@ export class RevertStore {
   async send(state: RevertState, hunks: number[] | null, resolved: string | null): Promise<void> {
     state.failed = false;
     state.message = null;
-    if (!this.sessionId) {
+    const sessionId = this.sessionId();
+    if (!sessionId) {
       state.fail("Could not revert: the agent is not connected.");
       return;
     }
     try {
-      await api.submit(this.sessionId, {
+      await api.submit(sessionId, {
         type: "revert_edit",
         call_id: state.callId,
         ...(hunks ? { hunks } : {}),
