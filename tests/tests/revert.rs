@@ -86,7 +86,9 @@ async fn an_edit_is_reverted_hunk_by_hunk_from_its_card_and_the_model_hears_it()
     // One hunk: the second one, from the open diff.
     let card = format!("[data-testid=tool-card][data-call-id=\"{call_id}\"]");
     app.client()
-        .find(Locator::Css(&format!("{card} [data-testid=tool-view-diff]")))
+        .find(Locator::Css(&format!(
+            "{card} [data-testid=tool-view-diff]"
+        )))
         .await
         .context("the card's View diff")?
         .click()
@@ -123,7 +125,9 @@ async fn an_edit_is_reverted_hunk_by_hunk_from_its_card_and_the_model_hears_it()
     app.click("revert-edit").await?;
     app.click("revert-confirm-yes").await?;
     let status = app
-        .wait_for_text("revert-status", "says Reverted", |t| t.starts_with("Reverted"))
+        .wait_for_text("revert-status", "says Reverted", |t| {
+            t.starts_with("Reverted")
+        })
         .await?;
     ensure!(status.contains("back to what it was"), "status: {status:?}");
     ensure!(
@@ -132,7 +136,10 @@ async fn an_edit_is_reverted_hunk_by_hunk_from_its_card_and_the_model_hears_it()
     );
 
     // The next request tells the model.
-    fake.reset(json!({"steps": [{"text": "Noted."}]}), &[("WORKSPACE", ws_str)]);
+    fake.reset(
+        json!({"steps": [{"text": "Noted."}]}),
+        &[("WORKSPACE", ws_str)],
+    );
     app.type_and_enter("prompt-input", "What now?").await?;
     app.wait_for_last_text("message-model", "answered", |t| t.contains("Noted."))
         .await?;
