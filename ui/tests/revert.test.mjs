@@ -172,3 +172,47 @@ test("a created file's revert says it deletes the file; a refusal is shown as co
   assert.match(await c.getByTestId("revert-status").innerText(), /the file this edit created was deleted/);
   await app.close();
 });
+
+test("a card of a resumed conversation reverts its stored edit in that session", async () => {
+  const details = E.editDetails(diffs.two_hunks, "/home/dev/project/src/main.rs");
+  const message = (fields) => ({ in_context: true, parts: null, text: "", truncated: false, size: 1, tool_calls: [], thoughts: [], usage: null, model: null, ...fields });
+  const transcript = {
+    messages: [
+      message({ id: "p1", seq: 1, role: "user", kind: "prompt", created_ms: 1, text: "change main.rs" }),
+      message({ id: "m2", seq: 2, role: "model", kind: "model", created_ms: 2, tool_calls: [{ call_id: "old-1", name: "replace", args: { file_path: details.file_path } }] }),
+      message({
+        id: "r3",
+        seq: 3,
+        role: "user",
+        kind: "tool_result",
+        created_ms: 3,
+        tool_calls: [{ call_id: "old-1", name: "replace", status: "success", summary: "Edited main.rs", display: "Edited main.rs", diff: details }],
+      }),
+    ],
+    has_before: false,
+    has_after: false,
+  };
+  const app = await env.open({
+    init: [
+      (page) => {
+        window.__gdExtraIPC = (cmd) => {
+          if (cmd === "history_last_session") return { id: "stored-1", message_count: 3 };
+          if (cmd === "history_page") return page;
+          return undefined;
+        };
+      },
+      transcript,
+    ],
+  });
+  const c = card(app.page, "old-1");
+  await c.getByTestId("revert-edit").waitFor();
+  await c.getByTestId("tool-view-diff").click();
+  assert.equal(await c.getByTestId("revert-hunk").count(), details.side_by_side.hunks.length);
+  await c.getByTestId("revert-edit").click();
+  await c.getByTestId("revert-confirm-yes").click();
+  const op = await app.waitForOp("revert_edit");
+  assert.deepEqual(op.args, { sessionId: "stored-1", call_id: "old-1" });
+  await app.emit(reverted("old-1", details.file_path));
+  await c.getByTestId("revert-status").waitFor();
+  await app.close();
+});
