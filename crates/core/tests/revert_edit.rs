@@ -518,3 +518,69 @@ async fn a_partly_applied_edit_shows_and_reverts_what_was_really_written() {
     reverted(revert(&mut h, &call.unwrap(), None, None).await);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), lf(&lines(&[])));
 }
+
+#[tokio::test]
+async fn a_checkpoint_is_taken_before_the_revert_writes() {
+    let mut h = Harness::start_with(replace_scenario(), |config| {
+        config.checkpointing = Some(gd_checkpoint::CheckpointConfig::new(
+            config.temp_dir.join("checkpoints"),
+        ));
+    });
+    let path = h.workspace.join("two.txt");
+    std::fs::write(&path, lf(&lines(&[]))).unwrap();
+    let call_id = edit(&mut h).await;
+    h.handle
+        .submit(Op::RevertEdit {
+            call_id: call_id.clone(),
+            hunks: None,
+            resolved: None,
+        })
+        .unwrap();
+    let mut checkpoint = None;
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(60), h.events.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        match event {
+            Event::CheckpointCreated {
+                call_id: id,
+                checkpoint_id,
+                files,
+                ..
+            } => checkpoint = Some((id, checkpoint_id, files)),
+            Event::EditReverted { .. } => break,
+            other @ (Event::RevertFailed { .. } | Event::RevertConflict { .. }) => {
+                panic!("{other:?}")
+            }
+            _ => {}
+        }
+    }
+    let (id, checkpoint_id, files) = checkpoint.expect("a checkpoint before the revert");
+    assert_eq!(id, format!("{call_id}-revert"));
+    assert_eq!(files, vec!["two.txt".to_owned()]);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), lf(&lines(&[])));
+    // The revert can be undone: its checkpoint holds the file as the edit left it.
+    h.handle
+        .submit(Op::RestoreCheckpoint {
+            checkpoint_id,
+            code: true,
+            conversation: false,
+        })
+        .unwrap();
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(60), h.events.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        match event {
+            Event::CheckpointRestored { .. } => break,
+            Event::CheckpointError { message, .. } => panic!("{message}"),
+            _ => {}
+        }
+    }
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        lf(&lines(&[2, 22]))
+    );
+}

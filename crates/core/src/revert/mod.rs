@@ -316,8 +316,11 @@ fn remaining_details(edit: &Edit, content: &str, shown: &str) -> ConfirmationDet
     }
 }
 
-/// The checkpoint before a revert writes (a failure is a warning: the
-/// revert itself is the undo the user asked for).
+/// The checkpoint before a revert writes, announced as the checkpoint of
+/// the call `<call_id>-revert` (so the edit's own card keeps the one from
+/// before the edit, and the revert can be undone from the checkpoint
+/// list). A failure is a warning: the revert itself is the undo the user
+/// asked for.
 async fn checkpoint(
     checkpoints: Option<&Arc<SessionCheckpoints>>,
     call_id: &str,
@@ -327,18 +330,24 @@ async fn checkpoint(
     let Some(checkpoints) = checkpoints else {
         return;
     };
+    let id = format!("{call_id}-revert");
     let created = checkpoints
-        .before_edit(
-            &format!("{call_id}-revert"),
-            "revert_edit",
-            &json!({ "file_path": file_path }),
-        )
+        .before_edit(&id, "revert_edit", &json!({ "file_path": file_path }))
         .await;
-    if let Some(Err(error)) = created {
-        warn!(%error, call_id, "no checkpoint before the revert");
-        sink.emit(Event::Warning {
-            message: format!("No checkpoint was made before reverting: {error}"),
-        });
+    match created {
+        Some(Ok(checkpoint)) => sink.emit(Event::CheckpointCreated {
+            call_id: id,
+            checkpoint_id: checkpoint.id,
+            scope: crate::checkpoint::scope(checkpoint.kind),
+            files: checkpoint.meta.files,
+        }),
+        Some(Err(error)) => {
+            warn!(%error, call_id, "no checkpoint before the revert");
+            sink.emit(Event::Warning {
+                message: format!("Could not save a checkpoint before reverting: {error}"),
+            });
+        }
+        None => {}
     }
 }
 
