@@ -147,7 +147,7 @@ test("a file changed since opens the three-way view; its result is written once 
   await apply.click();
   await app.emit(reverted("e3", details.file_path, { resolved: true }));
   await c.getByTestId("revert-status").waitFor();
-  assert.match(await c.getByTestId("revert-status").innerText(), /Reverted with your merge/);
+  assert.match(await c.getByTestId("revert-status").innerText(), /Your merge was written/);
   assert.equal(await view.count(), 0);
   await app.close();
 });
@@ -169,7 +169,7 @@ test("a created file's revert says it deletes the file; a refusal is shown as co
   await c.getByTestId("revert-confirm-yes").click();
   await app.emit(reverted("e4", details.file_path, { deleted: true }));
   await c.getByTestId("revert-status").waitFor();
-  assert.match(await c.getByTestId("revert-status").innerText(), /the file this edit created was deleted/);
+  assert.match(await c.getByTestId("revert-status").innerText(), /file this edit created was deleted/);
   await app.close();
 });
 

@@ -137,10 +137,10 @@ export class RevertStore {
         state.reverted = true;
         state.deleted = event.deleted;
         state.message = event.deleted
-          ? "Reverted: the file this edit created was deleted."
+          ? "The file this edit created was deleted."
           : event.resolved
-            ? "Reverted with your merge."
-            : "Reverted: the file is back to what it was before this edit.";
+            ? "Your merge was written."
+            : "The file is back to what it was before this edit.";
         return null;
       }
       case "revert_conflict":
