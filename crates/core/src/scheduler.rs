@@ -100,6 +100,8 @@ pub struct Scheduler {
     confirmations: Arc<Confirmations>,
     /// Snapshots the workspace before approved edits (when checkpointing is on).
     checkpoints: Option<Arc<SessionCheckpoints>>,
+    /// What each applied edit wrote, for reverting it later.
+    applied_edits: crate::revert::AppliedEdits,
 }
 
 /// Where a call stands between the phases of a batch.
@@ -154,6 +156,7 @@ impl Scheduler {
             policy,
             confirmations,
             checkpoints: None,
+            applied_edits: Default::default(),
         }
     }
 
@@ -162,6 +165,11 @@ impl Scheduler {
     pub fn with_checkpoints(mut self, checkpoints: Option<Arc<SessionCheckpoints>>) -> Self {
         self.checkpoints = checkpoints;
         self
+    }
+
+    /// The edits applied in this session (see [`crate::revert`]).
+    pub fn applied_edits(&self) -> &crate::revert::AppliedEdits {
+        &self.applied_edits
     }
 
     pub fn checkpoints(&self) -> Option<&Arc<SessionCheckpoints>> {
@@ -462,6 +470,9 @@ impl Scheduler {
         .instrument(span)
         .await;
         let completed = self.complete(&call, outcome, ctx);
+        if let Some(diff) = &completed.shown.diff {
+            self.applied_edits.record(&call.request.call_id, diff);
+        }
         emit_state(
             sink,
             &call.request.call_id,

@@ -294,6 +294,24 @@ pub enum Event {
         /// Boxed: a rule's text is large next to most events.
         decided_by: Box<DecidedBy>,
     },
+    /// `Op::RevertEdit` wrote the inverse of an applied edit (all of it or
+    /// the chosen hunks), or the user's resolution of a three-way view.
+    EditReverted {
+        #[serde(flatten)]
+        reverted: crate::EditRevert,
+    },
+    /// `Op::RevertEdit` found the file changed since the edit: nothing was
+    /// written; the user resolves the three-way view and confirms with
+    /// `Op::RevertEdit { resolved }`.
+    RevertConflict {
+        #[serde(flatten)]
+        conflict: crate::RevertConflict,
+    },
+    /// `Op::RevertEdit` could not be done; nothing was written.
+    RevertFailed {
+        call_id: String,
+        message: String,
+    },
 }
 
 /// Why a requested compression changed nothing.

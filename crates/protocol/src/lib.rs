@@ -14,6 +14,7 @@ mod event;
 mod mcp;
 mod memory;
 mod op;
+mod revert;
 mod settings;
 mod stats;
 
@@ -25,5 +26,6 @@ pub use event::*;
 pub use mcp::*;
 pub use memory::*;
 pub use op::*;
+pub use revert::*;
 pub use settings::*;
 pub use stats::*;

@@ -173,4 +173,48 @@ original_tokens: number, message: string, } | { "type": "session_stats", stats: 
 /**
  * Boxed: a rule's text is large next to most events.
  */
-decided_by: DecidedBy, };
+decided_by: DecidedBy, } | { "type": "edit_reverted", call_id: string, file_path: string, 
+/**
+ * The hunks reverted (indexes into the card's diff); absent: the whole
+ * edit, or the user's own resolution of a conflict.
+ */
+hunks?: Array<number>, 
+/**
+ * The file the edit created was deleted.
+ */
+deleted: boolean, 
+/**
+ * The user's resolution of a three-way view was written.
+ */
+resolved: boolean, 
+/**
+ * What is still applied of the edit (its hunks renumbered from 0), for
+ * the card to show and revert further; absent when nothing is left.
+ */
+remaining?: ConfirmationDetails, } | { "type": "revert_conflict", call_id: string, file_path: string, 
+/**
+ * What the edit wrote.
+ */
+base: string, 
+/**
+ * What is on disk now.
+ */
+current: string, 
+/**
+ * What the revert gives when applied to `base`.
+ */
+reverted: string, 
+/**
+ * A line-based three-way merge of `current` and `reverted` over
+ * `base`; conflicting regions are marked with `<<<<<<<`, `=======`,
+ * `>>>>>>>` lines.
+ */
+merged: string, 
+/**
+ * How many conflicting regions `merged` has.
+ */
+conflicts: number, 
+/**
+ * The hunks asked for (absent: the whole edit).
+ */
+hunks?: Array<number>, } | { "type": "revert_failed", call_id: string, message: string, };
