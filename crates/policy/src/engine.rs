@@ -506,8 +506,9 @@ fn toml_list<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
     format!("[{}]", items.join(", "))
 }
 
-/// One `[[rule]]` table, ending with a newline.
-fn render_rule(rule: &Rule) -> String {
+/// One `[[rule]]` table, ending with a newline: what
+/// [`PolicyEngine::save_rule`] appends (also its preview).
+pub fn render_rule(rule: &Rule) -> String {
     let mut out = String::from("[[rule]]\n");
     match rule.tool_names.as_slice() {
         [] => {}

@@ -35,7 +35,7 @@ pub use edit::{
 };
 pub use engine::{
     AUTO_SAVED_POLICY_FILE, PolicyEngine, PolicySources, ToolCall, Verdict, default_admin_dir,
-    default_rules,
+    default_rules, render_rule,
 };
 pub use listing::{ListedRule, effective_rules, is_pseudo_path};
 pub use loader::{PolicyError, parse_policy_file};

@@ -4,6 +4,7 @@ import type { CheckpointInfo } from "./CheckpointInfo";
 import type { CheckpointScope } from "./CheckpointScope";
 import type { CompressionSkipReason } from "./CompressionSkipReason";
 import type { ConfirmationDetails } from "./ConfirmationDetails";
+import type { DryRunDecision } from "./DryRunDecision";
 import type { ErrorKind } from "./ErrorKind";
 import type { LoopKind } from "./LoopKind";
 import type { McpDiscoveryState } from "./McpDiscoveryState";
@@ -13,6 +14,7 @@ import type { McpToolRef } from "./McpToolRef";
 import type { McpTransportKind } from "./McpTransportKind";
 import type { MemoryFileNode } from "./MemoryFileNode";
 import type { ModelChoice } from "./ModelChoice";
+import type { PolicyRuleInfo } from "./PolicyRuleInfo";
 import type { RestoredConversation } from "./RestoredConversation";
 import type { RestoredFile } from "./RestoredFile";
 import type { SessionStats } from "./SessionStats";
@@ -163,4 +165,34 @@ chars: number, } | { "type": "commands", commands: Array<SlashCommandInfo>, } | 
 /**
  * The history's size in tokens (estimated when no request told).
  */
-original_tokens: number, message: string, } | { "type": "session_stats", stats: SessionStats, };
+original_tokens: number, message: string, } | { "type": "session_stats", stats: SessionStats, } | { "type": "policies", rules: Array<PolicyRuleInfo>, 
+/**
+ * Where the editor adds a user rule (the file "always allow and
+ * save" writes to); absent without a home directory.
+ */
+user_file?: string, 
+/**
+ * Where the editor adds a workspace rule; absent when the
+ * workspace is not trusted (its rules do not count).
+ */
+workspace_file?: string, 
+/**
+ * Policy files that did not load (`path:line:column: message`).
+ */
+errors: Array<string>, } | { "type": "policy_dry_run", decision: DryRunDecision, 
+/**
+ * A deny's message (the rule's `deny_message`, or why).
+ */
+message?: string, 
+/**
+ * The rule that decided, when one did.
+ */
+rule?: PolicyRuleInfo, 
+/**
+ * Why, in words.
+ */
+reason: string, 
+/**
+ * The mode it was decided in.
+ */
+approval_mode: ApprovalMode, } | { "type": "saved_rule_preview", call_id: string, path: string, text: string, };
