@@ -13,9 +13,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 use gd_policy::{
-    AUTO_SAVED_POLICY_FILE, Decision, ListedRule, PolicyEngine, PolicyError, PolicySources,
-    Rule, RuleSource, RuleSpec, Tier, ToolCall, Verdict, effective_rules, is_pseudo_path,
-    render_rule,
+    AUTO_SAVED_POLICY_FILE, Decision, ListedRule, PolicyEngine, PolicyError, PolicySources, Rule,
+    RuleSource, RuleSpec, Tier, ToolCall, Verdict, effective_rules, is_pseudo_path, render_rule,
 };
 use gd_protocol::{
     ApprovalMode, ConfirmationDetails, ConfirmationOutcome, DryRunDecision, Event,
@@ -68,7 +67,12 @@ impl LiveEngine {
         self.current.read().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub fn decide(&self, call: &ToolCall<'_>, mode: gd_policy::Mode, interactive: bool) -> Decision {
+    pub fn decide(
+        &self,
+        call: &ToolCall<'_>,
+        mode: gd_policy::Mode,
+        interactive: bool,
+    ) -> Decision {
         self.read().decide(call, mode, interactive)
     }
 

@@ -68,7 +68,10 @@ async fn policies(h: &mut Harness, op: Op) -> (Vec<PolicyRuleInfo>, Vec<String>)
     }
 }
 
-async fn dry_run(h: &mut Harness, command: &str) -> (DryRunDecision, Option<PolicyRuleInfo>, String) {
+async fn dry_run(
+    h: &mut Harness,
+    command: &str,
+) -> (DryRunDecision, Option<PolicyRuleInfo>, String) {
     h.handle
         .submit(Op::PolicyDryRun {
             tool: "run_shell_command".into(),
@@ -107,7 +110,11 @@ async fn saved_rules_take_effect_after_a_reload_and_dry_runs_name_the_deciding_r
     assert_eq!(rules[0].line, 2);
     assert!(rules[0].editable);
     assert_eq!(rules[0].fields.command_prefixes, ["git status"]);
-    assert!(rules.iter().any(|r| r.tier == PolicyTier::Default && !r.editable));
+    assert!(
+        rules
+            .iter()
+            .any(|r| r.tier == PolicyTier::Default && !r.editable)
+    );
 
     let (decision, rule, reason) = dry_run(&mut h, "git status --short").await;
     assert_eq!(decision, DryRunDecision::Allow);
@@ -153,7 +160,11 @@ async fn saved_rules_take_effect_after_a_reload_and_dry_runs_name_the_deciding_r
     let (rules, _) = policies(&mut h, Op::ReloadPolicies).await;
     assert_eq!(rules[0].path, auto.display().to_string());
     assert_eq!(rules[0].fields.decision, "deny");
-    assert!(rules.iter().any(|r| r.session && r.fields.command_prefixes == ["ls"]));
+    assert!(
+        rules
+            .iter()
+            .any(|r| r.session && r.fields.command_prefixes == ["ls"])
+    );
 
     let (decision, rule, reason) = dry_run(&mut h, "git push origin main").await;
     assert_eq!(decision, DryRunDecision::Deny);
@@ -194,8 +205,15 @@ async fn saved_rules_take_effect_after_a_reload_and_dry_runs_name_the_deciding_r
     );
     assert!(outside.is_err());
     assert!(
-        save_policy_rule(&h.workspace, Some(home.path()), PolicyTier::Admin, None, None, &fields)
-            .is_err()
+        save_policy_rule(
+            &h.workspace,
+            Some(home.path()),
+            PolicyTier::Admin,
+            None,
+            None,
+            &fields
+        )
+        .is_err()
     );
 
     // Deleted, reloaded: asked again.
@@ -235,8 +253,10 @@ async fn the_always_allow_and_save_preview_is_what_gets_written() {
         "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"echo\"\ndecision = \"allow\"\npriority = 100\n\n\
          [[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"wc\"\ndecision = \"allow\"\npriority = 100\n"
     );
-    let Event::ToolConfirmationRequest { call_id, .. } =
-        next(&mut h, |e| matches!(e, Event::ToolConfirmationRequest { .. })).await
+    let Event::ToolConfirmationRequest { call_id, .. } = next(&mut h, |e| {
+        matches!(e, Event::ToolConfirmationRequest { .. })
+    })
+    .await
     else {
         unreachable!()
     };
