@@ -288,9 +288,9 @@ fn reason(verdict: &Verdict, rule: Option<&ListedRule>, tool: &str, mode: Approv
                 .as_ref()
                 .map_or_else(|| SESSION_SOURCE.to_owned(), RuleSource::to_string);
             let origin = if listed.session {
-                "this session's \"always allow\" rule".to_owned()
+                "This session's \"always allow\" rule".to_owned()
             } else {
-                format!("the {} rule at {source}", r.tier)
+                format!("The {} rule at {source}", r.tier)
             };
             let effective = format!(
                 "{}.{:03}",

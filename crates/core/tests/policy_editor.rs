@@ -173,7 +173,7 @@ async fn saved_rules_take_effect_after_a_reload_and_dry_runs_name_the_deciding_r
     let (decision, rule, reason) = dry_run(&mut h, "ls -la").await;
     assert_eq!(decision, DryRunDecision::Allow);
     assert!(rule.unwrap().session);
-    assert!(reason.contains("this session"), "{reason}");
+    assert!(reason.contains("This session's"), "{reason}");
 
     // A rule that would not load is refused, naming the line; the file
     // stays as it was.
