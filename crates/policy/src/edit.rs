@@ -127,9 +127,17 @@ pub fn add_rule(file: &Path, tier: Tier, spec: &RuleSpec) -> Result<EditedRule, 
     let mut doc = parse_doc(file, &text)?;
     let mut table = Table::new();
     fill(&mut table, spec);
+    // Comments after the last table (or a file of comments only) are the
+    // document's trailing text: they stay where they are, above the new
+    // rule, with a blank line between.
+    let mut prefix = doc.trailing().as_str().unwrap_or_default().to_owned();
+    doc.set_trailing("");
     if !text.trim().is_empty() {
-        table.decor_mut().set_prefix("\n");
+        if !prefix.ends_with("\n\n") {
+            prefix.push('\n');
+        }
     }
+    table.decor_mut().set_prefix(prefix);
     match doc.get_mut("rule") {
         None => {
             let mut rules = ArrayOfTables::new();

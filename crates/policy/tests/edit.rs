@@ -264,3 +264,41 @@ fn equal_priorities_list_deny_first_as_the_engine_decides() {
     assert_eq!(listed[0].rule.decision, RuleDecision::Deny);
     assert_eq!(listed[1].rule.decision, RuleDecision::Allow);
 }
+
+#[test]
+fn adding_to_a_file_of_comments_keeps_them_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("auto-saved.toml");
+    fs::write(&file, "# Saved by hand; keep this comment.\n").unwrap();
+    let added = add_rule(&file, Tier::User, &spec("glob", "allow", 1)).unwrap();
+    assert_eq!(
+        read(&file),
+        "# Saved by hand; keep this comment.\n\n[[rule]]\ntoolName = \"glob\"\ndecision = \"allow\"\npriority = 1\n"
+    );
+    assert_eq!(added.line, 3);
+}
+
+#[test]
+fn adding_after_trailing_comments_and_a_missing_final_newline() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("p.toml");
+    let text = "[[rule]]\ntoolName = \"a\"\ndecision = \"allow\"\npriority = 1\n# the end\n";
+    fs::write(&file, text).unwrap();
+    add_rule(&file, Tier::User, &spec("b", "deny", 2)).unwrap();
+    assert_eq!(
+        read(&file),
+        format!("{text}\n[[rule]]\ntoolName = \"b\"\ndecision = \"deny\"\npriority = 2\n")
+    );
+    let text = "[[rule]]\ntoolName = \"a\"\ndecision = \"allow\"\npriority = 1";
+    fs::write(&file, text).unwrap();
+    let added = add_rule(&file, Tier::User, &spec("b", "deny", 2)).unwrap();
+    let back = read(&file);
+    assert!(back.starts_with(text), "{back:?}");
+    assert_eq!(added.line, 6, "{back:?}");
+    assert_eq!(
+        gd_policy::parse_policy_file(&back, &file, Tier::User)
+            .unwrap()
+            .len(),
+        2
+    );
+}
