@@ -7,8 +7,8 @@
 //! Test ids: `prompt-input`, `policy-editor`, `policy-rule` (`data-source`, `data-tier`),
 //! `policy-add`, `policy-form`, `policy-form-prefixes`, `policy-form-decision`,
 //! `policy-form-priority`, `policy-form-command-regex`, `policy-form-save`, `policy-form-error`,
-//! `policy-form-cancel`, `policy-dry-run`, `policy-dry-run-command`, `policy-dry-run-go`,
-//! `policy-dry-run-result` (`data-decision`).
+//! `policy-form-cancel`, `policy-dry-run`, `policy-dry-run-command`, `policy-dry-run-result`
+//! (`data-decision`), `policy-dry-run-rule`.
 //!
 //! Build first: `npm --prefix ui run build && cargo build -p gemini-desktop`.
 
@@ -76,9 +76,9 @@ async fn a_rule_added_in_the_panel_is_written_in_place_and_decides_a_dry_run() -
     );
 
     // The session decides with it at once: a dry run of `git push` is denied by it.
-    app.type_into("policy-dry-run-command", "git push origin main")
+    // Enter in the command field runs it (the form's submit).
+    app.type_and_enter("policy-dry-run-command", "git push origin main")
         .await?;
-    app.click("policy-dry-run-go").await?;
     app.wait_for_attr(
         "policy-dry-run-result",
         "data-decision",
