@@ -91,6 +91,13 @@ async fn a_rule_added_in_the_panel_is_written_in_place_and_decides_a_dry_run() -
     })
     .await?;
     ensure!(fake.main_requests().is_empty(), "nothing went to the model");
+    // The dry run and its deciding rule at the top, for the README.
+    app.wait_for_script(
+        "const p = document.querySelector('[data-testid=\"policy-editor\"]'); \
+         p.scrollTop = 0; return p.scrollTop === 0;",
+        "the panel scrolled to its top",
+    )
+    .await?;
     app.screenshot("policy-editor").await?;
     app.close().await
 }
