@@ -132,10 +132,8 @@ pub fn add_rule(file: &Path, tier: Tier, spec: &RuleSpec) -> Result<EditedRule, 
     // rule, with a blank line between.
     let mut prefix = doc.trailing().as_str().unwrap_or_default().to_owned();
     doc.set_trailing("");
-    if !text.trim().is_empty() {
-        if !prefix.ends_with("\n\n") {
-            prefix.push('\n');
-        }
+    if !text.trim().is_empty() && !prefix.ends_with("\n\n") {
+        prefix.push('\n');
     }
     table.decor_mut().set_prefix(prefix);
     match doc.get_mut("rule") {
