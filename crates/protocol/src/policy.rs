@@ -96,3 +96,49 @@ pub struct SavedPolicyRule {
     pub line: u32,
     pub text: String,
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::{Event, Op};
+
+    /// The names the UI sends and reads (ui/src/lib/policies.svelte.ts).
+    #[test]
+    fn policy_ops_and_events_on_the_wire() {
+        let op: Op = serde_json::from_value(json!({
+            "type": "policy_dry_run",
+            "tool": "run_shell_command",
+            "args": {"command": "git push"},
+            "approval_mode": "auto_edit"
+        }))
+        .unwrap();
+        assert_eq!(
+            op,
+            Op::PolicyDryRun {
+                tool: "run_shell_command".into(),
+                args: json!({"command": "git push"}),
+                mcp_server: None,
+                approval_mode: Some(crate::ApprovalMode::AutoEdit),
+            }
+        );
+        let op: Op = serde_json::from_value(json!({"type": "reload_policies"})).unwrap();
+        assert_eq!(op, Op::ReloadPolicies);
+        let event = Event::SavedRulePreview {
+            call_id: "c1".into(),
+            preview: super::SavedRulePreview {
+                path: "/h/.gemini/policies/auto-saved.toml".into(),
+                text: "[[rule]]\n".into(),
+            },
+        };
+        assert_eq!(
+            serde_json::to_value(&event).unwrap(),
+            json!({
+                "type": "saved_rule_preview",
+                "call_id": "c1",
+                "path": "/h/.gemini/policies/auto-saved.toml",
+                "text": "[[rule]]\n"
+            })
+        );
+    }
+}
