@@ -14,6 +14,7 @@ import { type EventOwners, routeEvent } from "./events";
 import { markdown } from "./markdown-loader.svelte";
 import { McpStore } from "./mcp.svelte";
 import { MemoryStore } from "./memory.svelte";
+import { PolicyStore } from "./policies.svelte";
 import { SessionStore } from "./session.svelte";
 import { SlashCommands } from "./slash-commands.svelte";
 
@@ -49,12 +50,14 @@ export class Conversation {
   readonly confirmations = new ConfirmationQueue(this.session, (text) => this.chat.addNotice("error", text));
   readonly mcp = new McpStore(this.session, () => void this.slash.load());
   readonly memory = new MemoryStore(this.session, (level, text) => this.chat.addNotice(level, text));
+  readonly policies = new PolicyStore(this.session, () => this.workspace);
   readonly slash: SlashCommands = new SlashCommands({
     session: this.session,
     chat: this.chat,
     mcp: this.mcp,
     memory: this.memory,
     conversationId: () => this.conversationId,
+    policies: this.policies,
   });
 
   /** A reload waits for the running turn to end. */
@@ -73,6 +76,7 @@ export class Conversation {
       mcp: this.mcp,
       memory: this.memory,
       slash: this.slash,
+      policies: this.policies,
       authFailed: (message) => this.host.authFailed(message),
       approvalRequested: (_name, details) => this.host.needsUser(this, "approval", summarize(details)),
       conversationCleared: (id) => this.conversationCleared(id),
@@ -181,6 +185,7 @@ export class Conversation {
     this.confirmations.clear();
     this.mcp.clear();
     this.memory.clear();
+    this.policies.clear();
     this.slash.reset();
     return generation;
   }
