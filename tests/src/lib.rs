@@ -34,6 +34,7 @@
 mod app;
 mod connected;
 mod dbus;
+pub mod docs;
 mod helpers;
 mod keyring;
 mod notifications;
