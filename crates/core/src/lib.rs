@@ -44,6 +44,7 @@ pub mod memory;
 pub mod policy;
 pub(crate) mod prompts;
 pub mod restore;
+pub mod review;
 pub mod scheduler;
 pub(crate) mod session;
 pub mod settings_screen;

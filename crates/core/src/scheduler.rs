@@ -14,6 +14,7 @@
 //! changed on disk in between, the user is asked again with the new diff.
 //! An approval may carry per-hunk decisions: the edit is narrowed to the
 //! accepted hunks first and the model hears what was left out (`partial`).
+//! In review mode ([`crate::review`]) edits are not asked: they are staged.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -239,6 +240,13 @@ impl Scheduler {
                 Err(error) => break 'stage Stage::Failed(error.message),
             }
             match self.policy.decide(tool.as_ref(), &call.args) {
+                // Review mode: an edit the policy does not deny is staged,
+                // not asked (the user reviews the whole turn at its end).
+                Verdict::Allow | Verdict::Ask
+                    if ctx.staging.is_some() && crate::review::stages(&request.name) =>
+                {
+                    Stage::Approved { confirmed: false }
+                }
                 Verdict::Allow => Stage::Approved { confirmed: false },
                 Verdict::Ask => Stage::NeedsApproval,
                 Verdict::Deny(message) => Stage::Failed(match message {
@@ -445,7 +453,11 @@ impl Scheduler {
             if ctx.cancel.is_cancelled() {
                 return Outcome::Cancelled(CANCELLED_MESSAGE);
             }
-            self.checkpoint(&call, sink).await;
+            if ctx.staging.is_none() {
+                // A staged edit writes nothing; the review checkpoints
+                // before it writes.
+                self.checkpoint(&call, sink).await;
+            }
             emit_state(sink, &call.request.call_id, ToolCallState::Executing);
             let mut call_ctx = ctx.clone();
             call_ctx.output = Some(OutputSink::new(sink.clone(), call.request.call_id.clone()));

@@ -13,6 +13,7 @@ mod event;
 mod mcp;
 mod memory;
 mod op;
+mod review;
 mod settings;
 mod stats;
 
@@ -23,5 +24,6 @@ pub use event::*;
 pub use mcp::*;
 pub use memory::*;
 pub use op::*;
+pub use review::*;
 pub use settings::*;
 pub use stats::*;

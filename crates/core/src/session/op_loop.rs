@@ -168,6 +168,7 @@ impl OpLoop {
             },
             Op::RefreshMemory => ConversationOp::RefreshMemory,
             Op::AddMemory { text } => ConversationOp::AddMemory { text },
+            Op::ApplyTurnReview { decisions } => ConversationOp::ApplyTurnReview { decisions },
             Op::Shutdown => return Some(Queued::Shutdown),
             Op::Interrupt => {
                 if let Some(running) = running {
@@ -203,10 +204,11 @@ impl OpLoop {
             Op::OverrideTurnContext {
                 approval_mode,
                 model,
+                review_mode,
             } => {
-                for event in self
-                    .context
-                    .apply(self.policy.as_ref(), approval_mode, model)
+                for event in
+                    self.context
+                        .apply(self.policy.as_ref(), approval_mode, model, review_mode)
                 {
                     self.env.sink.emit(event);
                 }

@@ -40,6 +40,9 @@ pub(super) enum ConversationOp {
     AddMemory {
         text: String,
     },
+    ApplyTurnReview {
+        decisions: Vec<gd_protocol::ReviewDecision>,
+    },
 }
 
 /// What the tasks share with the op loop.
@@ -108,6 +111,12 @@ pub(super) async fn run(
         }
         ConversationOp::AddMemory { text } => {
             add_memory(&mut agent, &text, sink).await;
+            return agent;
+        }
+        ConversationOp::ApplyTurnReview { decisions } => {
+            agent
+                .apply_review(decisions, env.checkpoints.as_ref(), sink)
+                .await;
             return agent;
         }
     };
