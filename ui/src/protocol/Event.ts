@@ -15,6 +15,8 @@ import type { MemoryFileNode } from "./MemoryFileNode";
 import type { ModelChoice } from "./ModelChoice";
 import type { RestoredConversation } from "./RestoredConversation";
 import type { RestoredFile } from "./RestoredFile";
+import type { ReviewFile } from "./ReviewFile";
+import type { ReviewNotApplied } from "./ReviewNotApplied";
 import type { SessionStats } from "./SessionStats";
 import type { SlashCommandInfo } from "./SlashCommandInfo";
 import type { ToolCallState } from "./ToolCallState";
@@ -95,7 +97,12 @@ message: string | null, } | { "type": "turn_complete", turn_id: string, status: 
 /**
  * What the turn's model requests used, summed.
  */
-usage: TurnUsage, } | { "type": "turn_context", approval_mode: ApprovalMode, model: string, } | { "type": "models", models: Array<ModelChoice>, } | { "type": "tools_changed", tools: Array<string>, } | { "type": "mcp_server_status", 
+usage: TurnUsage, } | { "type": "turn_context", approval_mode: ApprovalMode, model: string, 
+/**
+ * "Review at end of turn": the turn's edits are staged and
+ * reviewed together when it ends (see `Event::TurnReview`).
+ */
+review_mode: boolean, } | { "type": "models", models: Array<ModelChoice>, } | { "type": "tools_changed", tools: Array<string>, } | { "type": "mcp_server_status", 
 /**
  * The key under `mcpServers` in settings.json.
  */
@@ -163,4 +170,4 @@ chars: number, } | { "type": "commands", commands: Array<SlashCommandInfo>, } | 
 /**
  * The history's size in tokens (estimated when no request told).
  */
-original_tokens: number, message: string, } | { "type": "session_stats", stats: SessionStats, };
+original_tokens: number, message: string, } | { "type": "session_stats", stats: SessionStats, } | { "type": "turn_review", turn_id: string, files: Array<ReviewFile>, restored: boolean, } | { "type": "turn_review_applied", written: Array<string>, not_applied: Array<ReviewNotApplied>, };
