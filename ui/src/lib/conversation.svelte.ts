@@ -16,6 +16,7 @@ import { McpStore } from "./mcp.svelte";
 import { MemoryStore } from "./memory.svelte";
 import { SessionStore } from "./session.svelte";
 import { SlashCommands } from "./slash-commands.svelte";
+import { TurnReviewStore } from "./review.svelte";
 
 /** What a conversation is doing, as its sidebar entry shows it (`data-status`). */
 export type ConversationStatus = "idle" | "streaming" | "tool" | "approval" | "failed";
@@ -48,6 +49,7 @@ export class Conversation {
   readonly chat = new ChatStore();
   readonly confirmations = new ConfirmationQueue(this.session, (text) => this.chat.addNotice("error", text));
   readonly mcp = new McpStore(this.session, () => void this.slash.load());
+  readonly review = new TurnReviewStore(this.session, (level, text) => this.chat.addNotice(level, text));
   readonly memory = new MemoryStore(this.session, (level, text) => this.chat.addNotice(level, text));
   readonly slash: SlashCommands = new SlashCommands({
     session: this.session,
@@ -73,6 +75,7 @@ export class Conversation {
       mcp: this.mcp,
       memory: this.memory,
       slash: this.slash,
+      review: this.review,
       authFailed: (message) => this.host.authFailed(message),
       approvalRequested: (_name, details) => this.host.needsUser(this, "approval", summarize(details)),
       conversationCleared: (id) => this.conversationCleared(id),
@@ -182,6 +185,7 @@ export class Conversation {
     this.mcp.clear();
     this.memory.clear();
     this.slash.reset();
+    this.review.clear();
     return generation;
   }
 

@@ -9,6 +9,7 @@ import type { ChatStore } from "./chat.svelte";
 import type { ConfirmationQueue } from "./confirmations.svelte";
 import type { McpStore } from "./mcp.svelte";
 import type { MemoryStore } from "./memory.svelte";
+import type { TurnReviewStore } from "./review.svelte";
 import type { SessionStore } from "./session.svelte";
 import type { SlashCommands } from "./slash-commands.svelte";
 
@@ -20,6 +21,7 @@ export interface EventOwners {
   mcp: McpStore;
   memory: MemoryStore;
   slash: SlashCommands;
+  review: TurnReviewStore;
   /** A turn failed authentication: the app checks the sign-in. */
   authFailed: (message: string) => void;
   /** A tool call now waits for the user's approval (the window may call them back). */
@@ -38,6 +40,7 @@ export function routeEvent(o: EventOwners, event: Event): void {
       return;
     case "turn_context":
       o.session.turnContext(event);
+      o.review.mode = event.review_mode ?? false;
       return;
     case "models":
       o.session.models = event.models;
@@ -113,6 +116,12 @@ export function routeEvent(o: EventOwners, event: Event): void {
     case "usage":
     case "tools_changed":
     case "session_resumed":
+      return;
+    case "turn_review":
+      o.review.show(event.files, event.restored);
+      return;
+    case "turn_review_applied":
+      o.review.applied(event.written, event.not_applied);
       return;
     default:
       unrouted(event);

@@ -1,0 +1,143 @@
+// The whole-turn review of one conversation ("Review at end of turn"): the switch's state, and
+// the files a turn staged (core's `turn_review`), each with the user's decision, until they are
+// applied or discarded (`apply_turn_review`, answered by `turn_review_applied`).
+import * as api from "../api";
+import type { ConfirmationDetails } from "../protocol/ConfirmationDetails";
+import type { HunkDecision } from "../protocol/HunkDecision";
+import type { ReviewDecision } from "../protocol/ReviewDecision";
+import type { ReviewFile } from "../protocol/ReviewFile";
+import type { ReviewNotApplied } from "../protocol/ReviewNotApplied";
+import { Confirmation } from "./confirmations.svelte";
+import type { SessionStore } from "./session.svelte";
+
+type EditDetails = Extract<ConfirmationDetails, { type: "edit" }>;
+
+/** One staged file and what the user decided on it. */
+export class ReviewEntry {
+  /** Whole file: accepted (the default) or rejected. */
+  accepted = $state(true);
+  /** Per hunk, by index: `false` = rejected. Only counts while the file is accepted. */
+  hunks = $state<boolean[]>([]);
+  /** Holds the editor state of the right pane (DiffView edits through a Confirmation). */
+  readonly editor: Confirmation;
+  readonly details: EditDetails;
+
+  constructor(readonly file: ReviewFile) {
+    this.details = {
+      type: "edit",
+      title: file.new_file ? `Create ${file.shown_path}` : `Edit ${file.shown_path}`,
+      file_path: file.path,
+      file_name: file.shown_path.split("/").pop() ?? file.shown_path,
+      original: file.original,
+      proposed: file.staged,
+      unified_diff: "",
+      side_by_side: file.side_by_side,
+      is_new_file: file.new_file,
+    };
+    this.editor = new Confirmation(`review:${file.path}`, "review", this.details);
+    this.hunks = file.side_by_side.hunks.map(() => true);
+  }
+
+  setHunk(index: number, accept: boolean): void {
+    this.hunks = this.hunks.map((h, i) => (i === index ? accept : h));
+    if (accept) this.accepted = true;
+    else if (this.hunks.every((h) => !h)) this.accepted = false;
+  }
+
+  setAll(accept: boolean): void {
+    this.accepted = accept;
+    this.hunks = this.hunks.map(() => accept);
+  }
+
+  /** What goes to the core for this file. */
+  decision(): ReviewDecision {
+    const edited = this.editor.editing ? this.editor.edited : undefined;
+    const path = this.file.path;
+    if (!this.accepted) return { path, accept: { type: "none" } };
+    // An edited proposal has hunks of its own: it is taken whole.
+    if (edited === undefined && this.hunks.some((h) => !h)) {
+      const hunks: HunkDecision[] = this.hunks.map((accept, hunk) => ({
+        hunk,
+        choice: { type: accept ? "accept" : "reject" },
+      }));
+      return { path, accept: { type: "hunks", hunks } };
+    }
+    return edited === undefined ? { path, accept: { type: "all" } } : { path, accept: { type: "all" }, edited };
+  }
+}
+
+export class TurnReviewStore {
+  /** "Review at end of turn" is on for this conversation (as core echoes it). */
+  mode = $state(false);
+  entries = $state.raw<ReviewEntry[]>([]);
+  /** The review was found pending when the session (re)started. */
+  restored = $state(false);
+  /** The decisions are on their way (until `turn_review_applied`). */
+  applying = $state(false);
+
+  constructor(
+    private readonly session: SessionStore,
+    /** Says in the conversation what happened (applied, failed). */
+    private readonly notice: (level: "info" | "warning" | "error", text: string) => void,
+  ) {}
+
+  get pending(): boolean {
+    return this.entries.length > 0;
+  }
+
+  /** A turn ended with staged files (or a resumed session had a review pending). */
+  show(files: ReviewFile[], restored: boolean): void {
+    this.entries = files.map((f) => new ReviewEntry(f));
+    this.restored = restored;
+    this.applying = false;
+  }
+
+  /** Core wrote what was accepted. */
+  applied(written: string[], notApplied: ReviewNotApplied[]): void {
+    this.entries = [];
+    this.applying = false;
+    const parts = [`Review applied: ${written.length} file${written.length === 1 ? "" : "s"} written.`];
+    for (const n of notApplied) parts.push(n.message);
+    const refused = notApplied.some((n) => n.reason === "changed_on_disk" || n.reason === "failed");
+    this.notice(refused ? "warning" : "info", parts.join(" "));
+  }
+
+  clear(): void {
+    this.entries = [];
+    this.applying = false;
+    this.restored = false;
+  }
+
+  async setMode(on: boolean): Promise<void> {
+    const previous = this.mode;
+    this.mode = on;
+    if (!this.session.info) return;
+    try {
+      await this.session.submit({ type: "override_turn_context", review_mode: on });
+    } catch (error) {
+      this.mode = previous;
+      this.notice("error", `Could not change the review mode: ${api.errorMessage(error)}`);
+    }
+  }
+
+  /** Writes what the user accepted. */
+  apply(): Promise<void> {
+    return this.send(this.entries.map((e) => e.decision()));
+  }
+
+  /** Writes nothing: every staged change is reported to the model as not applied. */
+  discard(): Promise<void> {
+    return this.send([]);
+  }
+
+  private async send(decisions: ReviewDecision[]): Promise<void> {
+    if (this.applying || !this.pending) return;
+    this.applying = true;
+    try {
+      await this.session.submit({ type: "apply_turn_review", decisions });
+    } catch (error) {
+      this.applying = false;
+      this.notice("error", `Could not apply the review: ${api.errorMessage(error)}`);
+    }
+  }
+}
