@@ -1,0 +1,151 @@
+// Whole-turn review ("Review at end of turn"): the per-conversation switch, the end-of-turn
+// review core sends (`turn_review`), per-file and per-change decisions, Edit, and what Apply /
+// Discard submit (`apply_turn_review`).
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import * as E from "./support/events.mjs";
+import { fixture, screenshotPath, sel, setup, waitForText } from "./support/harness.mjs";
+
+const diffs = fixture("diffs.json");
+let env;
+before(async () => {
+  env = await setup();
+});
+after(async () => {
+  await env?.close();
+});
+
+const MAIN = "/home/dev/project/src/main.rs";
+const NEW = "/home/dev/project/src/new.rs";
+
+function reviewFile(c, path, shown) {
+  return {
+    path,
+    shown_path: shown,
+    original: c.original,
+    staged: c.proposed,
+    added: c.side_by_side.added,
+    removed: c.side_by_side.removed,
+    new_file: c.original === null,
+    changed_on_disk: false,
+    side_by_side: c.side_by_side,
+  };
+}
+
+const FILES = [reviewFile(diffs.two_hunks, MAIN, "src/main.rs"), reviewFile(diffs.new_file, NEW, "src/new.rs")];
+const turnReview = (files = FILES, restored = false) => ({ type: "turn_review", turn_id: "t1", files, restored });
+const turnContext = (review_mode) => ({ type: "turn_context", approval_mode: "default", model: "gemini-2.5-pro", review_mode });
+
+/** Opens the app and ends a turn with the review. */
+async function reviewing(options) {
+  const app = await env.open(options);
+  await app.sendPrompt("do it");
+  await app.emitAll([E.turnStarted(), turnReview(), E.turnComplete()]);
+  await app.tid("turn-review").waitFor();
+  return app;
+}
+
+describe("review mode switch", () => {
+  test("sends override_turn_context with review_mode and follows the session's turn_context", async () => {
+    const app = await env.open();
+    const box = app.tid("review-mode");
+    assert.equal(await box.isChecked(), false);
+    await box.check();
+    const op = await app.waitForOp("override_turn_context");
+    assert.deepEqual(op.args, { sessionId: "s1", review_mode: true });
+    // A reattached window learns the mode from the echo.
+    await app.emit(turnContext(false));
+    await app.until(() => !document.querySelector('[data-testid="review-mode"]').checked);
+    await app.emit(turnContext(true));
+    await app.until(() => document.querySelector('[data-testid="review-mode"]').checked);
+    await app.close();
+  });
+});
+
+describe("end-of-turn review", () => {
+  test("lists every staged file with its counts and says shell commands ran for real", async () => {
+    const app = await reviewing();
+    const files = app.tid("review-file");
+    assert.equal(await files.count(), 2);
+    assert.match(await files.nth(0).innerText(), /src\/main\.rs\s*\+4\s*−3/);
+    assert.match(await files.nth(1).innerText(), /src\/new\.rs\s*\+\d+\s*−0/);
+    assert.match(await app.tid("turn-review-shell-note").innerText(), /Shell commands .* confirmed as usual and ran on the real files/);
+    // A diff per file, through the confirmation's DiffView.
+    assert.equal(await app.tid("turn-review").locator(sel("diff-view")).count(), 2);
+    assert.equal(await app.tid("review-apply").innerText(), "Apply all");
+    await app.page.locator(sel("turn-review")).screenshot({ path: screenshotPath("turn-review-light.png") });
+    await app.close();
+  });
+
+  test("reject a file and one change of another: Apply sends exactly those decisions", async () => {
+    const app = await reviewing();
+    const newFile = app.page.locator(`${sel("review-file-block")}[data-path="${NEW}"]`);
+    await newFile.getByTestId("review-file-reject").click();
+    assert.equal(await app.tid("review-file").nth(1).getAttribute("data-accepted"), "false");
+    const main = app.page.locator(`${sel("review-file-block")}[data-path="${MAIN}"]`);
+    await main.locator(`${sel("review-hunk")}[data-hunk="1"]`).getByTestId("review-hunk-reject").click();
+    assert.equal(await main.getAttribute("data-state"), "partial");
+    await waitForText(app.page, sel("review-apply"), "Apply 1 of 2");
+    await app.tid("review-apply").click();
+    const op = await app.waitForOp("apply_turn_review");
+    assert.deepEqual(op.args, {
+      sessionId: "s1",
+      decisions: [
+        {
+          path: MAIN,
+          accept: {
+            type: "hunks",
+            hunks: [
+              { hunk: 0, choice: { type: "accept" } },
+              { hunk: 1, choice: { type: "reject" } },
+              { hunk: 2, choice: { type: "accept" } },
+            ],
+          },
+        },
+        { path: NEW, accept: { type: "none" } },
+      ],
+    });
+    // Buttons wait for the outcome; then the review goes and a notice says what happened.
+    assert.equal(await app.tid("review-apply").isDisabled(), true);
+    await app.emit({
+      type: "turn_review_applied",
+      written: [MAIN],
+      not_applied: [
+        { path: MAIN, reason: "partly_applied", message: "src/main.rs: written as the user decided, not all as staged" },
+        { path: NEW, reason: "rejected", message: "src/new.rs: rejected, not written" },
+      ],
+    });
+    await app.page.waitForSelector(sel("turn-review"), { state: "detached" });
+    await waitForText(app.page, sel("notice"), /Review applied: 1 file written\. .*src\/new\.rs: rejected, not written/);
+    await app.close();
+  });
+
+  test("Edit sends the user's version; rejecting every change rejects the file", async () => {
+    const app = await reviewing({ colorScheme: "dark" });
+    const main = app.page.locator(`${sel("review-file-block")}[data-path="${MAIN}"]`);
+    for (const i of [0, 1, 2]) await main.locator(`${sel("review-hunk")}[data-hunk="${i}"]`).getByTestId("review-hunk-reject").click();
+    assert.equal(await main.getAttribute("data-state"), "rejected");
+    const newFile = app.page.locator(`${sel("review-file-block")}[data-path="${NEW}"]`);
+    await newFile.getByTestId("review-edit").click();
+    await newFile.getByTestId("diff-editor").fill("fn mine() {}\n");
+    await app.page.locator(sel("turn-review")).screenshot({ path: screenshotPath("turn-review-dark.png") });
+    await app.tid("review-apply").click();
+    const op = await app.waitForOp("apply_turn_review");
+    assert.deepEqual(op.args.decisions, [
+      { path: MAIN, accept: { type: "none" } },
+      { path: NEW, accept: { type: "all" }, edited: "fn mine() {}\n" },
+    ]);
+    await app.close();
+  });
+
+  test("Discard sends no decisions; a restored review says it is still pending", async () => {
+    const app = await env.open();
+    await app.emit(turnReview([{ ...FILES[0], changed_on_disk: true }], true));
+    await app.tid("turn-review-restored").waitFor();
+    await app.tid("review-changed-on-disk").waitFor();
+    await app.tid("review-discard").click();
+    const op = await app.waitForOp("apply_turn_review");
+    assert.deepEqual(op.args, { sessionId: "s1", decisions: [] });
+    await app.close();
+  });
+});
