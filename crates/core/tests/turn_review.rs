@@ -93,7 +93,10 @@ fn review_of(events: &[Event]) -> Vec<ReviewFile> {
         .expect("the turn ended with a review")
 }
 
-async fn apply(h: &mut Harness, decisions: Vec<ReviewDecision>) -> (Vec<String>, Vec<ReviewNotApplied>) {
+async fn apply(
+    h: &mut Harness,
+    decisions: Vec<ReviewDecision>,
+) -> (Vec<String>, Vec<ReviewNotApplied>) {
     h.handle.submit(Op::ApplyTurnReview { decisions }).unwrap();
     next(h, |e| match e {
         Event::TurnReviewApplied {
@@ -116,7 +119,10 @@ fn decision(path: &std::path::Path, accept: ReviewAccept) -> ReviewDecision {
 /// The text of the user message the last request ended with.
 fn last_user_text(h: &Harness) -> String {
     let bodies = h.bodies();
-    let contents = bodies.last().unwrap()["contents"].as_array().unwrap().clone();
+    let contents = bodies.last().unwrap()["contents"]
+        .as_array()
+        .unwrap()
+        .clone();
     contents.last().unwrap()["parts"]
         .as_array()
         .unwrap()
@@ -200,7 +206,10 @@ async fn staged_edits_are_read_back_and_written_only_when_applied() {
         ],
     )
     .await;
-    assert_eq!(written, vec![a.display().to_string(), b.display().to_string()]);
+    assert_eq!(
+        written,
+        vec![a.display().to_string(), b.display().to_string()]
+    );
     assert_eq!(not_applied, Vec::new());
     assert_eq!(std::fs::read_to_string(&a).unwrap(), "alpha twice\nbeta\n");
     assert_eq!(std::fs::read_to_string(&b).unwrap(), "brand new\n");
@@ -259,7 +268,10 @@ async fn rejected_files_and_hunks_stay_out_and_the_model_hears_exactly_that() {
     .await;
     assert_eq!(written, vec![two.display().to_string()]);
     assert_eq!(
-        not_applied.iter().map(|n| (n.path.clone(), n.reason)).collect::<Vec<_>>(),
+        not_applied
+            .iter()
+            .map(|n| (n.path.clone(), n.reason))
+            .collect::<Vec<_>>(),
         vec![
             (two.display().to_string(), NotAppliedReason::PartlyApplied),
             (other.display().to_string(), NotAppliedReason::Rejected),
@@ -369,7 +381,10 @@ async fn a_pending_review_is_offered_again_after_a_restart() {
 
     let (written, not_applied) = apply(
         &mut h,
-        vec![decision(&a, ReviewAccept::All), decision(&b, ReviewAccept::All)],
+        vec![
+            decision(&a, ReviewAccept::All),
+            decision(&b, ReviewAccept::All),
+        ],
     )
     .await;
     assert_eq!(written, vec![a.display().to_string()]);

@@ -185,10 +185,11 @@ impl Agent {
         self.compression_disabled = false;
         self.config.session_id = id.clone();
         // A pending review goes on under the new conversation's id.
-        self.staging.set_store(Some(crate::review::review_store_path(
-            &self.config.temp_dir,
-            &id,
-        )));
+        self.staging
+            .set_store(Some(crate::review::review_store_path(
+                &self.config.temp_dir,
+                &id,
+            )));
         if let Some(checkpoints) = self.scheduler.checkpoints() {
             checkpoints.set_session_id(&id);
             checkpoints.set_message_id(None);

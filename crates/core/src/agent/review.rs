@@ -62,7 +62,7 @@ impl Agent {
             &self.staging,
             &self.config.workspace_dirs,
             decisions,
-            &self.notes,
+            self.notes(),
             checkpoints,
             sink,
         )

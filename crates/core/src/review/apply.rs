@@ -154,8 +154,12 @@ fn plan(file: &StagedFile, decision: Option<&ReviewDecision>, roots: &[PathBuf])
             if applied.nothing_applied() && applied.content == original {
                 return rejected();
             }
-            let mut note = (!applied.everything_applied())
-                .then(|| format!("End-of-turn review: {}", hunk_report::report(&applied, &shown)));
+            let mut note = (!applied.everything_applied()).then(|| {
+                format!(
+                    "End-of-turn review: {}",
+                    hunk_report::report(&applied, &shown)
+                )
+            });
             if let Some(edited) = edited_note {
                 note = Some(match note {
                     Some(n) => format!("{n}\n{edited}"),
@@ -221,9 +225,7 @@ fn write_all(
             not_applied.push(ReviewNotApplied {
                 path,
                 reason: NotAppliedReason::ChangedOnDisk,
-                message: format!(
-                    "{shown} changed on disk after it was staged; not written"
-                ),
+                message: format!("{shown} changed on disk after it was staged; not written"),
             });
             notes.push(format!(
                 "Your staged changes to {shown} were NOT applied: the file changed on disk after your turn staged them. Read it again before editing it."

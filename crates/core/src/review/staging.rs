@@ -132,12 +132,7 @@ impl Staging {
     /// Writes the set to its file (removes the file when empty). A failure
     /// is logged: the review still works, it only would not survive a crash.
     fn persist(&self) {
-        let Some(path) = self
-            .store
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-        else {
+        let Some(path) = self.store.lock().unwrap_or_else(|e| e.into_inner()).clone() else {
             return;
         };
         let files = self.files();

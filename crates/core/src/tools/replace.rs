@@ -92,7 +92,11 @@ async fn plan(args: Params, ctx: &ToolContext) -> Result<Plan, ToolError> {
     .await
 }
 
-fn compute(existing: Option<fs_write::TextFile>, path: PathBuf, request: &Params) -> Result<Plan, ToolError> {
+fn compute(
+    existing: Option<fs_write::TextFile>,
+    path: PathBuf,
+    request: &Params,
+) -> Result<Plan, ToolError> {
     let Some(file) = existing else {
         if !request.old_string.is_empty() {
             return Err(ToolError::new(
