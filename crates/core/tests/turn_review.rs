@@ -392,3 +392,84 @@ async fn a_pending_review_is_offered_again_after_a_restart() {
     assert_eq!(std::fs::read_to_string(&a).unwrap(), "one staged\n");
     assert_eq!(std::fs::read_to_string(&b).unwrap(), "bee by hand\n");
 }
+
+/// Asks for everything, denies `write_file`.
+struct AskButNoWrites;
+
+impl gd_core::approval::ApprovalPolicy for AskButNoWrites {
+    fn decide(&self, tool: &dyn gd_core::tools::Tool, _args: &Value) -> gd_core::approval::Verdict {
+        match tool.name() {
+            "write_file" => gd_core::approval::Verdict::Deny(Some("No writes here.".into())),
+            _ => gd_core::approval::Verdict::Ask,
+        }
+    }
+}
+
+#[tokio::test]
+async fn shell_commands_still_ask_and_see_the_disk_and_a_denied_edit_stays_denied() {
+    let scenario = json!({"steps": [
+        {"functionCalls": [
+            replace("a.txt", "one\n", "one staged\n"),
+            write_file("b.txt", "nope\n"),
+            {"name": "run_shell_command", "args": {"command": "cat a.txt"}},
+        ]},
+        {"text": "Done."}
+    ]});
+    let mut h = Harness::start_with_policy(scenario, |_| {}, std::sync::Arc::new(AskButNoWrites));
+    let a = h.workspace.join("a.txt");
+    std::fs::write(&a, "one\n").unwrap();
+    review_mode_on(&mut h).await;
+    h.handle.submit(Op::user_text("edit and look")).unwrap();
+    let mut asked = Vec::new();
+    let mut events = Vec::new();
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(30), h.events.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        if let Event::ToolConfirmationRequest { call_id, name, .. } = &event {
+            asked.push(name.clone());
+            h.handle
+                .submit(Op::ConfirmTool {
+                    call_id: call_id.clone(),
+                    outcome: gd_protocol::ConfirmationOutcome::ProceedOnce,
+                    content: None,
+                    hunks: None,
+                })
+                .unwrap();
+        }
+        let done = matches!(event, Event::TurnComplete { .. });
+        events.push(event);
+        if done {
+            break;
+        }
+    }
+    // Only the shell command was asked; the edit was staged without a question.
+    assert_eq!(asked, vec!["run_shell_command".to_owned()]);
+    // The command ran on the real file, not the staged copy.
+    let shell = tool_output(&h, 1, 2);
+    assert!(
+        shell.contains("one") && !shell.contains("staged"),
+        "{shell}"
+    );
+    // The denied write stayed denied.
+    let bodies = h.bodies();
+    let denied = &bodies[1]["contents"].as_array().unwrap().last().unwrap()["parts"][1]["functionResponse"]
+        ["response"]["error"];
+    assert!(
+        denied
+            .as_str()
+            .is_some_and(|e| e.contains("denied by policy")),
+        "{denied}"
+    );
+    assert!(!h.workspace.join("b.txt").exists());
+    let files = review_of(&events);
+    assert_eq!(
+        files
+            .iter()
+            .map(|f| f.shown_path.as_str())
+            .collect::<Vec<_>>(),
+        vec!["a.txt"]
+    );
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), "one\n");
+}
