@@ -473,3 +473,49 @@ async fn shell_commands_still_ask_and_see_the_disk_and_a_denied_edit_stays_denie
     );
     assert_eq!(std::fs::read_to_string(&a).unwrap(), "one\n");
 }
+
+#[tokio::test]
+async fn the_review_checkpoints_once_before_writing_and_staging_never_does() {
+    let scenario = json!({"steps": [
+        {"functionCalls": [replace("a.txt", "one\n", "one staged\n")]},
+        {"text": "Done."}
+    ]});
+    let mut h = Harness::start_with(scenario, |config| {
+        let mut checkpoints =
+            gd_checkpoint::CheckpointConfig::new(config.temp_dir.join("checkpoints"));
+        checkpoints.budget = Duration::from_secs(60);
+        config.checkpointing = Some(checkpoints);
+    });
+    let a = h.workspace.join("a.txt");
+    std::fs::write(&a, "one\n").unwrap();
+    review_mode_on(&mut h).await;
+    let events = h.turn("edit").await;
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::CheckpointCreated { .. })),
+        "staging writes nothing, so it needs no checkpoint"
+    );
+    h.handle
+        .submit(Op::ApplyTurnReview {
+            decisions: vec![decision(&a, ReviewAccept::All)],
+        })
+        .unwrap();
+    let mut seen = Vec::new();
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(60), h.events.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        match event {
+            Event::CheckpointCreated { call_id, .. } => seen.push(call_id),
+            Event::TurnReviewApplied { .. } => {
+                seen.push("applied".into());
+                break;
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(seen, vec!["turn-review".to_owned(), "applied".to_owned()]);
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), "one staged\n");
+}
