@@ -141,3 +141,67 @@ impl Staging {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn crlf_file(text: &str) -> TextFile {
+        TextFile {
+            text: text.to_owned(),
+            encoding: TextEncoding::Utf8Bom,
+            line_ending: LineEnding::Crlf,
+            binary: false,
+        }
+    }
+
+    #[test]
+    fn the_first_touch_keeps_the_original_and_reads_see_the_staged_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("reviews/s.json");
+        let staging = Staging::new(Some(store.clone()));
+        let path = Path::new("/w/a.txt");
+        assert_eq!(staging.overlay(path, None), None);
+        staging.stage(path, Some("one\n"), "two\n");
+        // A later edit plans from the staged text; the original stays the disk's.
+        staging.stage(path, Some("two\n"), "three\n");
+        assert_eq!(
+            staging.files(),
+            vec![StagedFile {
+                path: path.into(),
+                original: Some("one\n".into()),
+                staged: "three\n".into(),
+            }]
+        );
+        // The disk's style is kept for the staged text.
+        let seen = staging
+            .overlay(path, Some(crlf_file("one\n")))
+            .expect("staged");
+        assert_eq!(seen.text, "three\n");
+        assert_eq!(
+            (seen.encoding, seen.line_ending),
+            (TextEncoding::Utf8Bom, LineEnding::Crlf)
+        );
+        // Persisted after every change.
+        assert_eq!(store::load(&store).unwrap(), staging.files());
+        // Back to the original: nothing to review, nothing kept.
+        staging.stage(path, Some("three\n"), "one\n");
+        assert!(staging.is_empty());
+        assert!(!store.exists());
+    }
+
+    #[test]
+    fn a_new_file_is_staged_without_an_original_and_clear_forgets_it() {
+        let staging = Staging::new(None);
+        let path = Path::new("/w/new.txt");
+        staging.stage(path, None, "x\n");
+        let seen = staging.overlay(path, None).expect("staged");
+        assert_eq!(
+            (seen.text.as_str(), seen.line_ending),
+            ("x\n", LineEnding::Lf)
+        );
+        assert_eq!(staging.files()[0].original, None);
+        staging.clear();
+        assert!(staging.is_empty());
+    }
+}
