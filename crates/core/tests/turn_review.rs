@@ -149,7 +149,11 @@ async fn staged_edits_are_read_back_and_written_only_when_applied() {
             replace("a.txt", "alpha\n", "alpha staged\n"),
             write_file("new/b.txt", "brand new\n"),
         ]},
-        {"functionCalls": [read_file("a.txt"), read_file("new/b.txt")]},
+        {"functionCalls": [
+            read_file("a.txt"),
+            read_file("new/b.txt"),
+            {"name": "read_many_files", "args": {"paths": ["a.txt"]}},
+        ]},
         // Only the staged text has "alpha staged": this edit builds on it.
         {"functionCalls": [replace("a.txt", "alpha staged\n", "alpha twice\n")]},
         {"text": "Done."}
@@ -181,6 +185,8 @@ async fn staged_edits_are_read_back_and_written_only_when_applied() {
     // ...and its reads saw the staged content.
     assert_eq!(tool_output(&h, 2, 0), "alpha staged\nbeta\n");
     assert_eq!(tool_output(&h, 2, 1), "brand new\n");
+    let many = tool_output(&h, 2, 2);
+    assert!(many.contains("alpha staged\nbeta\n"), "{many}");
     assert!(tool_output(&h, 3, 0).starts_with("Successfully modified file:"));
 
     let files = review_of(&events);
