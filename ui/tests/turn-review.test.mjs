@@ -2,11 +2,27 @@
 // review core sends (`turn_review`), per-file and per-change decisions, Edit, and what Apply /
 // Discard submit (`apply_turn_review`).
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { after, before, describe, test } from "node:test";
 import * as E from "./support/events.mjs";
 import { fixture, screenshotPath, sel, setup, waitForText } from "./support/harness.mjs";
 
 const diffs = fixture("diffs.json");
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** axe on the review: colour contrast and serious or critical violations, as readable lines. */
+async function audit(app) {
+  await app.page.evaluate(AXE);
+  const results = await app.page.evaluate(async () => {
+    // @ts-ignore axe is the injected global
+    const r = await window.axe.run('[data-testid="turn-review"]', { resultTypes: ["violations"] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 6).map((n) => n.target.join(" ")) }));
+  });
+  return results
+    .filter((v) => v.id === "color-contrast" || v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.join(", ")}`);
+}
 let env;
 before(async () => {
   env = await setup();
@@ -63,6 +79,16 @@ describe("review mode switch", () => {
 });
 
 describe("end-of-turn review", () => {
+  for (const colorScheme of ["light", "dark"]) {
+    test(`${colorScheme}: no contrast or serious accessibility problem, a change rejected`, async () => {
+      const app = await reviewing({ colorScheme });
+      await app.page.locator(`${sel("review-file-block")}[data-path="${MAIN}"] ${sel("review-hunk")}[data-hunk="0"] ${sel("review-hunk-reject")}`).click();
+      await app.page.locator(`${sel("review-file-block")}[data-path="${NEW}"] ${sel("review-file-reject")}`).click();
+      assert.deepEqual(await audit(app), []);
+      await app.close();
+    });
+  }
+
   test("lists every staged file with its counts and says shell commands ran for real", async () => {
     const app = await reviewing();
     const files = app.tid("review-file");
