@@ -28,6 +28,8 @@ app_commands! {
     commands::start_session(on_event: Channel<Event>, model: Option<String>, resume: Option<String>, workspace: Option<String>) -> SessionInfo;
     commands::submit(session_id: String, op: Op);
     commands::stop_session(session_id: String);
+    // An edit confirmation's diff of the user's own version of a proposal.
+    commands::diff_texts(original: Option<String>, proposed: String) -> SideBySideDiff;
     // A conversation in a window of its own, and back (its session keeps running).
     windows::conversation_window(session_id: String, title: String);
     windows::attach_session(session_id: String, on_event: Channel<Event>) -> SessionInfo;

@@ -11,7 +11,9 @@
 //! Streaming results (agent events) use a `tauri::ipc::Channel<T>` argument, which the UI
 //! creates with `new Channel()` from `@tauri-apps/api/core`.
 
-use gd_protocol::{CommandError, CommandErrorKind, Event, InputItem, Op, SessionInfo};
+use gd_protocol::{
+    CommandError, CommandErrorKind, Event, InputItem, Op, SessionInfo, SideBySideDiff,
+};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -150,6 +152,27 @@ pub fn submit(state: State<'_, AppState>, session_id: String, op: Op) -> Result<
         ));
     }
     state.sessions.submit(&session_id, op)
+}
+
+/// The side-by-side diff of `proposed` against `original`, computed as the
+/// core computes an edit confirmation's (same lines, same hunks): after the
+/// user edits a proposal by hand, the confirmation shows their version as
+/// hunks to accept or reject, numbered exactly as `Op::ConfirmTool.hunks`
+/// will read them.
+#[tauri::command]
+pub async fn diff_texts(original: Option<String>, proposed: String) -> SideBySideDiff {
+    tauri::async_runtime::spawn_blocking(move || {
+        gd_core::diff::side_by_side(original.as_deref(), &proposed)
+    })
+    .await
+    .unwrap_or_else(|e| {
+        tracing::error!(%e, "diff_texts failed");
+        SideBySideDiff {
+            hunks: Vec::new(),
+            added: 0,
+            removed: 0,
+        }
+    })
 }
 
 /// Ends a session.

@@ -31,7 +31,7 @@ async function withEdit(name, options = {}) {
 function readRows(page) {
   return page.evaluate(() => {
     const pane = (id) =>
-      [...document.querySelectorAll(`[data-testid="${id}"] > *`)].slice(1).map((el) => {
+      [...document.querySelectorAll(`[data-testid="${id}"] > :not(.hunk-head)`)].slice(1).map((el) => {
         const r = el.getBoundingClientRect();
         const isGap = el.classList.contains("gap");
         return {
@@ -63,9 +63,14 @@ test("rows are aligned, numbered and coloured; changed words are highlighted (UT
     left.filter((r) => r.gap).map((r) => r.text),
     ["Show 6 unchanged lines above", "Show 12 unchanged lines", "Show 16 unchanged lines", "Show 5 unchanged lines below"],
   );
+  // The hunk ranges are in the hunks' heads (with their Accept / Reject), not beside the gaps.
   assert.deepEqual(
     right.filter((r) => r.gap).map((r) => r.text),
-    ["@@ -7,8 +7,7 @@", "@@ -27,6 +26,8 @@", "@@ -49,7 +50,7 @@", ""],
+    ["", "", "", ""],
+  );
+  assert.deepEqual(
+    await page.locator("[data-hunk-head]").evaluateAll((els) => els.map((e) => e.querySelector(".hunk-range")?.textContent)),
+    ["@@ -7,8 +7,7 @@", "@@ -27,6 +26,8 @@", "@@ -49,7 +50,7 @@"],
   );
   // First hunk: line 10 changed, line 11 removed (no line on the right).
   const hunk1 = left.slice(1, 9).map((r, i) => [r.number, right[i + 1].number, r.kind]);

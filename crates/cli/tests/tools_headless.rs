@@ -188,6 +188,53 @@ fn a_broken_policy_file_is_reported_and_the_others_still_apply() {
     assert!(run.ws.join("hello.txt").exists());
 }
 
+#[test]
+fn stream_json_reports_the_hunks_each_edit_wrote() {
+    let run = Run::new(json!({"steps": [
+        {"functionCalls": [{"name": "write_file", "args": {"file_path": "list.txt",
+            "content": "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n"}}]},
+        {"functionCalls": [{"name": "write_file", "args": {"file_path": "list.txt",
+            "content": "ONE\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\neleven\n"}}]},
+        {"text": "ok"}
+    ]}));
+    let out = run.run(&["-p", "x", "-o", "stream-json", "--yolo"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let results: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["type"] == "tool_result")
+        .collect();
+    assert_eq!(results.len(), 2);
+    // The new file: one hunk, all added.
+    let created = results[0]["hunks"]
+        .as_array()
+        .expect("hunks of the new file");
+    assert_eq!(created.len(), 1);
+    assert_eq!(created[0]["added"], 10);
+    assert_eq!(created[0]["status"], "applied");
+    // The rewrite: the first line and the appended one are two hunks.
+    let rewritten = results[1]["hunks"]
+        .as_array()
+        .expect("hunks of the rewrite");
+    assert_eq!(rewritten.len(), 2, "{rewritten:?}");
+    assert_eq!(
+        (&rewritten[0]["added"], &rewritten[0]["removed"]),
+        (&json!(1), &json!(1))
+    );
+    assert_eq!(
+        (&rewritten[1]["added"], &rewritten[1]["removed"]),
+        (&json!(1), &json!(0))
+    );
+    assert!(
+        rewritten[0]["file_path"]
+            .as_str()
+            .unwrap()
+            .ends_with("list.txt")
+    );
+    assert_eq!(results[1]["modified"], false);
+}
+
 /// Processes whose command line contains `marker`.
 fn processes_with(marker: &str) -> Vec<u32> {
     std::fs::read_dir("/proc")

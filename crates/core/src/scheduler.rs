@@ -337,26 +337,18 @@ impl Scheduler {
                         "The user chose to modify the change but sent no content.".into(),
                     );
                 };
-                if let Some(decisions) = answer.hunks.as_deref() {
-                    return self
-                        .approve(call, tool, ctx, sink, Some(decisions), Some(&content))
-                        .await;
-                }
-                let Some(args) = tool.modified_args(&call.args, &content) else {
-                    return Stage::Failed(format!(
-                        "The proposal of {} cannot be modified.",
-                        tool.name()
-                    ));
+                // What the user changed, worded before the call's details become theirs.
+                let hand = partial::hand_edits(call, &content, ctx);
+                let stage = if let Some(decisions) = answer.hunks.as_deref() {
+                    self.approve(call, tool, ctx, sink, Some(decisions), Some(&content))
+                        .await
+                } else {
+                    self.modified(call, tool, ctx, sink, &content).await
                 };
-                match tool.prepare(&args, ctx).await {
-                    Ok(details) => {
-                        call.args = args;
-                        call.details = details;
-                        call.modified = true;
-                        self.scheduled(call, sink)
-                    }
-                    Err(error) => Stage::Failed(error.message),
+                if matches!(stage, Stage::Approved { .. }) {
+                    partial::add_report(call, hand);
                 }
+                stage
             }
         }
     }
@@ -568,8 +560,9 @@ impl Scheduler {
                         _ => None,
                     };
                     let decisions = answer.hunks.as_deref().unwrap_or_default();
+                    let hand = edited.and_then(|e| partial::hand_edits(call, e, ctx));
                     match partial::narrow(call, tool, ctx, decisions, edited).await {
-                        Ok(None) => {}
+                        Ok(None) => partial::add_report(call, hand),
                         Ok(Some(Stage::Answered(result))) => return Err(Outcome::Ran(result)),
                         Ok(Some(_)) => {}
                         Err(message) => return Err(Outcome::Failed(message)),
@@ -577,7 +570,8 @@ impl Scheduler {
                 }
                 ConfirmationOutcome::ModifyWithEditor => {
                     let content = answer.content.unwrap_or_default();
-                    match tool.modified_args(&call.args, &content) {
+                    let hand = partial::hand_edits(call, &content, ctx);
+                    match tool.modified_args(&partial::resolved_args(call), &content) {
                         Some(args) => {
                             call.args = args;
                             call.modified = true;
@@ -585,6 +579,7 @@ impl Scheduler {
                                 .prepare(&call.args, ctx)
                                 .await
                                 .map_err(|e| Outcome::Failed(e.message))?;
+                            partial::add_report(call, hand);
                         }
                         None => {
                             return Err(Outcome::Failed(format!(

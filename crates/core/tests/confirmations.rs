@@ -168,8 +168,13 @@ async fn the_users_edit_is_written_and_the_model_told() {
         .as_str()
         .unwrap()
         .to_owned();
+    // Gemini CLI's note, then what the change was (the model's line, the user's).
     assert!(
-        output.ends_with(gd_core::scheduler::MODIFIED_NOTE),
+        output.contains(gd_core::scheduler::MODIFIED_NOTE),
+        "{output}"
+    );
+    assert!(
+        output.ends_with("Change 1 (line 1 of their version):\n- hi there\n+ my own words\n"),
         "{output}"
     );
 }

@@ -84,7 +84,7 @@ async fn answer_with_hunks(
                     call_id: call_id.clone(),
                     outcome,
                     content: content.map(str::to_owned),
-                    hunks: hunks.take(),
+                    hunks: hunks.take().filter(|h| !h.is_empty()),
                 })
                 .unwrap();
         }
@@ -258,6 +258,55 @@ async fn write_file_on_an_existing_file_takes_picked_lines_and_the_users_edit() 
             "Applied:\n+ line 2 changed\nNot applied (rejected by the user):\n- line 2\n"
         ),
         "{output}"
+    );
+    // And what the user changed by hand, against the model's own proposal.
+    assert!(
+        output.contains(
+            "The user edited your proposal for two.txt by hand in 1 place before it was applied"
+        ) && output.contains(
+            "Change 1 (line 22 of their version):\n- line 22 changed\n+ line 22 by the user\n"
+        ),
+        "{output}"
+    );
+}
+
+/// Also a `replace` whose path the model gave relative to the workspace: the
+/// user's version is written there (it once failed with "cannot be modified").
+#[tokio::test]
+async fn a_hand_edit_alone_is_described_to_the_model() {
+    let state = tempfile::tempdir().unwrap();
+    let mut h = Harness::start_with_policy(
+        edit_then_answer(replace_call()),
+        |_| {},
+        interactive_policy(state.path()),
+    );
+    let path = h.workspace.join("two.txt");
+    std::fs::write(&path, lf(&lines(false))).unwrap();
+    let mut mine = lines(true);
+    mine[1] = "line 2 the user's way".into();
+    let (events, _) = answer_with_hunks(
+        &mut h,
+        ConfirmationOutcome::ModifyWithEditor,
+        Some(&lf(&mine)),
+        Vec::new(),
+    )
+    .await;
+    assert_eq!(status(&events), TurnStatus::Completed);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), lf(&mine));
+    let output = response(&h)["output"].as_str().unwrap().to_owned();
+    assert!(
+        output.contains(gd_core::scheduler::MODIFIED_NOTE),
+        "{output}"
+    );
+    assert!(
+        output.contains(
+            "Change 1 (line 2 of their version):\n- line 2 changed\n+ line 2 the user's way\n"
+        ),
+        "{output}"
+    );
+    assert!(
+        !output.contains("Change 2"),
+        "only one place differs: {output}"
     );
 }
 

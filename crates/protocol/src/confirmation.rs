@@ -96,9 +96,10 @@ pub enum HunkChoice {
     /// Leave this part of the file as it is.
     Reject,
     /// Apply only some of the hunk's changed lines. `lines` indexes the
-    /// hunk's `-` and `+` lines from 0 in the order the confirmation's
-    /// `unified_diff` lists them (per change region: its removed lines,
-    /// then its added ones; context lines are not counted). A picked
+    /// hunk's `-` and `+` lines from 0, region by region: a region is a
+    /// maximal run of non-`equal` rows of the hunk in `side_by_side` (as
+    /// the confirmation's `unified_diff` lists it: its removed lines, then
+    /// its added ones); context lines are not counted. A picked
     /// removed line is removed, a picked added line is inserted (after the
     /// region's kept lines); everything else stays as it was. Picking all
     /// is `Accept`, picking none is `Reject`.

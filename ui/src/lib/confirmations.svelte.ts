@@ -4,29 +4,70 @@
 import * as api from "../api";
 import type { ConfirmationDetails } from "../protocol/ConfirmationDetails";
 import type { ConfirmationOutcome } from "../protocol/ConfirmationOutcome";
+import type { SideBySideDiff } from "../protocol/SideBySideDiff";
+import { HunkReview } from "./hunk-review.svelte";
 import type { SessionStore } from "./session.svelte";
+
+type EditDetails = Extract<ConfirmationDetails, { type: "edit" }>;
 
 export class Confirmation {
   /** Edit confirmations: the right pane is an editor holding `edited`. */
   editing = $state(false);
   edited = $state("");
+  /**
+   * The diff of the user's own version (`edited`) against the original, once they leave the
+   * editor to decide its hunks; null while the proposal itself is shown.
+   */
+  editedDiff = $state.raw<SideBySideDiff | null>(null);
+  /** Per-hunk decisions on what the diff shows (edit confirmations with changes only). */
+  readonly review: HunkReview | null;
   /** An answer is on its way to the core. */
   answering = $state(false);
   constructor(
     readonly callId: string,
     readonly name: string,
     readonly details: ConfirmationDetails,
-  ) {}
+  ) {
+    this.review = details.type === "edit" ? new HunkReview(details.side_by_side) : null;
+  }
+
+  /** The edit as the diff shows it now: the proposal, or the user's version of it. */
+  get shown(): EditDetails | null {
+    if (this.details.type !== "edit") return null;
+    if (!this.editedDiff) return this.details;
+    return { ...this.details, proposed: this.edited, side_by_side: this.editedDiff };
+  }
+
+  /** The user changed the proposal by hand (editing now, or their version shown as a diff). */
+  get modified(): boolean {
+    return this.editing || this.editedDiff !== null;
+  }
 
   startEditing(): void {
     if (this.details.type !== "edit") return;
-    this.edited = this.details.proposed;
+    // Back into the editor with the user's own version when they had one.
+    if (!this.editedDiff) this.edited = this.details.proposed;
     this.editing = true;
   }
 
+  /** Drops the user's version: the proposal and its hunks again. */
   stopEditing(): void {
     this.editing = false;
     this.edited = "";
+    if (this.editedDiff && this.details.type === "edit") this.review?.reset(this.details.side_by_side);
+    this.editedDiff = null;
+  }
+
+  /**
+   * Leaves the editor keeping the user's version, shown as a diff against the original whose
+   * hunks can be accepted or rejected (`diff` computes it as the core does).
+   */
+  async reviewEdits(diff: (original: string | null, proposed: string) => Promise<SideBySideDiff>): Promise<void> {
+    if (this.details.type !== "edit" || !this.editing) return;
+    const computed = await diff(this.details.original, this.edited);
+    this.editedDiff = computed;
+    this.review?.reset(computed);
+    this.editing = false;
   }
 }
 
@@ -74,11 +115,15 @@ export class ConfirmationQueue {
   async answer(outcome: ConfirmationOutcome, confirmation = this.current): Promise<void> {
     if (!this.session.info || !confirmation || confirmation.answering) return;
     let content: string | null = null;
-    if (outcome === "proceed_once" && confirmation.editing) outcome = "modify_with_editor";
+    if (outcome === "proceed_once" && confirmation.modified) outcome = "modify_with_editor";
     if (outcome === "modify_with_editor") content = confirmation.edited;
+    // Hunk decisions go with an approval of what the diff shows (not from inside the editor,
+    // where no hunks are shown).
+    const approving = outcome === "proceed_once" || outcome === "modify_with_editor";
+    const hunks = approving && !confirmation.editing ? (confirmation.review?.decisions() ?? null) : null;
     confirmation.answering = true;
     try {
-      await this.session.submit({ type: "confirm_tool", call_id: confirmation.callId, outcome, content });
+      await this.session.submit({ type: "confirm_tool", call_id: confirmation.callId, outcome, content, ...(hunks ? { hunks } : {}) });
       this.remove(confirmation.callId);
     } catch (error) {
       confirmation.answering = false;

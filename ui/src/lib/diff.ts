@@ -27,6 +27,26 @@ export interface LineRow {
   kind: DiffRowKind;
   left: Cell | null;
   right: Cell | null;
+  /** The hunk the row belongs to (absent for rows of an expanded gap). */
+  hunk?: number;
+  /**
+   * For changed lines: their index among the hunk's changed lines, the numbering per-line
+   * decisions use (`HunkChoice.lines`): region by region (a region is a run of non-equal rows),
+   * the region's removed lines in order, then its added lines.
+   */
+  leftChange?: number;
+  rightChange?: number;
+}
+
+/** The head of a hunk (shown when the hunks can be decided one by one). */
+export interface HunkHeadRow {
+  type: "hunk";
+  index: number;
+  header: string;
+  /** The hunk's changed lines: how many there are, and how many of each kind. */
+  changes: number;
+  added: number;
+  removed: number;
 }
 
 /** Unchanged lines hidden between (or around) hunks. */
@@ -44,7 +64,7 @@ export interface GapRow {
   header: string | null;
 }
 
-export type Row = LineRow | GapRow;
+export type Row = LineRow | GapRow | HunkHeadRow;
 
 /**
  * Splits a text into lines without their endings, as the core does: on "\n", dropping a "\r"
@@ -126,6 +146,28 @@ function hunkHeader(h: DiffHunk): string {
   return `@@ -${h.old_start},${h.old_lines} +${h.new_start},${h.new_lines} @@`;
 }
 
+/**
+ * Each row's changed-line indexes within its hunk, as the core numbers them for per-line
+ * decisions: region by region, the region's removed (left) lines, then its added (right) lines.
+ */
+export function numberChanges(h: DiffHunk): { leftChange?: number; rightChange?: number }[] {
+  const out: { leftChange?: number; rightChange?: number }[] = h.rows.map(() => ({}));
+  let next = 0;
+  // The current region: indexes of its rows (a run of non-equal rows).
+  let region: number[] = [];
+  const flush = () => {
+    for (const r of region) if (h.rows[r]?.left) out[r] = { ...out[r], leftChange: next++ };
+    for (const r of region) if (h.rows[r]?.right) out[r] = { ...out[r], rightChange: next++ };
+    region = [];
+  };
+  h.rows.forEach((row, r) => {
+    if (row.kind === "equal") flush();
+    else region.push(r);
+  });
+  flush();
+  return out;
+}
+
 /** First and last line numbers a hunk shows on one side, or null if it shows none there. */
 function sideRange(h: DiffHunk, side: "left" | "right"): [number, number] | null {
   let first = Infinity;
@@ -148,6 +190,7 @@ export function buildRows(
   diff: SideBySideDiff,
   originalLines: readonly string[],
   proposedLines: readonly string[],
+  options: { heads?: boolean } = {},
 ): Row[] {
   const rows: Row[] = [];
   let lastLeft = 0; // last line number shown on each side
@@ -172,15 +215,23 @@ export function buildRows(
         header: hunkHeader(hunk),
       });
     }
-    for (const row of hunk.rows) {
+    const numbered = numberChanges(hunk);
+    if (options.heads) {
+      const added = numbered.filter((r) => r.rightChange !== undefined).length;
+      const removed = numbered.filter((r) => r.leftChange !== undefined).length;
+      rows.push({ type: "hunk", index, header: hunkHeader(hunk), changes: added + removed, added, removed });
+    }
+    hunk.rows.forEach((row, k) => {
       const highlight = row.kind === "changed";
       rows.push({
         type: "line",
         kind: row.kind,
         left: cell(row.left, highlight),
         right: cell(row.right, highlight),
+        hunk: index,
+        ...numbered[k],
       });
-    }
+    });
     lastLeft = left ? left[1] : lastLeft + Math.max(0, count);
     lastRight = right ? right[1] : lastRight + Math.max(0, count);
   });

@@ -32,6 +32,7 @@ import type { SessionInfo } from "./SessionInfo";
 import type { SessionSummary } from "./SessionSummary";
 import type { SettingsScope } from "./SettingsScope";
 import type { SettingsView } from "./SettingsView";
+import type { SideBySideDiff } from "./SideBySideDiff";
 import type { SignOutReport } from "./SignOutReport";
 import type { StoredMessage } from "./StoredMessage";
 import type { TrustInfo } from "./TrustInfo";
@@ -77,6 +78,10 @@ export const commands = {
   /** `stop_session` (src-tauri/src/commands.rs). */
   stopSession(args: { sessionId: string }): Promise<void> {
     return invoke("stop_session", args);
+  },
+  /** `diff_texts` (src-tauri/src/commands.rs). */
+  diffTexts(args: { original?: string | null; proposed: string }): Promise<SideBySideDiff> {
+    return invoke("diff_texts", args);
   },
   /** `conversation_window` (src-tauri/src/windows.rs). */
   conversationWindow(args: { sessionId: string; title: string }): Promise<void> {

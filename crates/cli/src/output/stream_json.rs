@@ -5,7 +5,7 @@
 use std::io::{self, Write};
 
 use chrono::{SecondsFormat, Utc};
-use gd_protocol::{Event, ToolCallStatus};
+use gd_protocol::{ConfirmationDetails, DiffRowKind, Event, ToolCallStatus};
 use serde_json::{Value, json};
 
 use super::Output;
@@ -42,6 +42,43 @@ fn tool_id(name: &str, call_id: &str) -> String {
     format!("{name}__{call_id}")
 }
 
+/// The hunks an edit wrote, for a script reading stream-json: headless
+/// runs have no per-hunk review, so every hunk of the written change is
+/// `applied` (a change the user narrowed in the app is reported as written,
+/// with `modified`). Ranges are 1-based, as in a unified diff's `@@` line.
+fn edit_hunks(details: &ConfirmationDetails) -> Option<Value> {
+    let ConfirmationDetails::Edit {
+        file_path,
+        side_by_side,
+        ..
+    } = details
+    else {
+        return None;
+    };
+    let hunks: Vec<Value> = side_by_side
+        .hunks
+        .iter()
+        .enumerate()
+        .map(|(index, hunk)| {
+            let count = |kind: fn(&gd_protocol::DiffRow) -> bool| {
+                hunk.rows.iter().filter(|r| kind(r)).count()
+            };
+            json!({
+                "hunk": index,
+                "status": "applied",
+                "file_path": file_path,
+                "old_start": hunk.old_start,
+                "old_lines": hunk.old_lines,
+                "new_start": hunk.new_start,
+                "new_lines": hunk.new_lines,
+                "added": count(|r| r.kind != DiffRowKind::Equal && r.right.is_some()),
+                "removed": count(|r| r.kind != DiffRowKind::Equal && r.left.is_some()),
+            })
+        })
+        .collect();
+    Some(Value::Array(hunks))
+}
+
 impl Output for StreamJsonOutput<'_> {
     fn start(&mut self, session_id: &str, model: &str, prompt: &str) -> io::Result<()> {
         self.emit("init", json!({"session_id": session_id, "model": model}))?;
@@ -59,13 +96,27 @@ impl Output for StreamJsonOutput<'_> {
                 "tool_use",
                 json!({"tool_name": name, "tool_id": tool_id(name, call_id), "parameters": args}),
             ),
-            Event::ToolCallResponse { call_id, name, status, display, error, .. } => {
+            Event::ToolCallResponse {
+                call_id,
+                name,
+                status,
+                display,
+                error,
+                diff,
+                modified,
+                ..
+            } => {
                 let mut fields = json!({
                     "tool_id": tool_id(name, call_id),
                     "status": if *status == ToolCallStatus::Success { "success" } else { "error" },
                 });
                 if let Some(display) = display {
                     fields["output"] = json!(display);
+                }
+                // An edit: what it wrote, hunk by hunk (our addition; Gemini CLI has none).
+                if let Some(hunks) = diff.as_ref().and_then(edit_hunks) {
+                    fields["hunks"] = hunks;
+                    fields["modified"] = json!(modified);
                 }
                 if let Some(error) = error {
                     let kind = match status {
@@ -178,5 +229,57 @@ mod tests {
         assert_eq!(lines[3]["output"], "Listed 1 item(s).");
         assert_eq!(lines[4]["delta"], true);
         assert_eq!(lines[5]["stats"]["duration_ms"], 5);
+        assert!(lines[3].get("hunks").is_none(), "not an edit");
+    }
+
+    #[test]
+    fn an_edit_reports_the_hunks_it_wrote() {
+        let original = (1..=30).map(|i| format!("line {i}\n")).collect::<String>();
+        let proposed = original
+            .replace("line 3\n", "line three\n")
+            .replace("line 25\n", "line 25\nadded\n");
+        let diff = gd_core::diff::diff_file(Some(&original), &proposed, "a.txt");
+        let mut buf = Vec::new();
+        {
+            let mut out = StreamJsonOutput::new(Box::new(&mut buf));
+            out.event(&Event::ToolCallResponse {
+                call_id: "c1".into(),
+                name: "replace".into(),
+                status: ToolCallStatus::Success,
+                display: None,
+                error: None,
+                duration_ms: 1,
+                output: None,
+                exit_code: None,
+                declined: false,
+                modified: false,
+                diff: Some(ConfirmationDetails::Edit {
+                    title: "Edit a.txt".into(),
+                    file_path: "/w/a.txt".into(),
+                    file_name: "a.txt".into(),
+                    original: Some(original.clone()),
+                    proposed: proposed.clone(),
+                    unified_diff: diff.unified,
+                    side_by_side: diff.side_by_side,
+                    is_new_file: false,
+                }),
+            })
+            .unwrap();
+        }
+        let line: Value = serde_json::from_slice(&buf).unwrap();
+        let hunks = line["hunks"].as_array().unwrap();
+        assert_eq!(hunks.len(), 2);
+        assert_eq!(hunks[0]["status"], "applied");
+        assert_eq!(hunks[0]["file_path"], "/w/a.txt");
+        assert_eq!(
+            (hunks[0]["added"].as_u64(), hunks[0]["removed"].as_u64()),
+            (Some(1), Some(1))
+        );
+        assert_eq!(
+            (hunks[1]["added"].as_u64(), hunks[1]["removed"].as_u64()),
+            (Some(1), Some(0))
+        );
+        assert_eq!(hunks[1]["new_start"], 23);
+        assert_eq!(line["modified"], false);
     }
 }

@@ -31,15 +31,6 @@ impl NextMessageNotes {
         std::mem::take(&mut *self.lock())
     }
 
-    /// How many notes wait (for tests and status).
-    pub fn len(&self) -> usize {
-        self.lock().len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// A poisoned lock only means a panic elsewhere while pushing; the
     /// queue itself is still a valid list.
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<String>> {

@@ -41,6 +41,72 @@ impl Scheduler {
     }
 }
 
+impl Scheduler {
+    /// An approval of the user's own version of the proposal, whole.
+    pub(super) async fn modified(
+        &self,
+        call: &mut Call,
+        tool: &dyn Tool,
+        ctx: &ToolContext,
+        sink: &EventSink,
+        content: &str,
+    ) -> Stage {
+        let Some(args) = tool.modified_args(&resolved_args(call), content) else {
+            return Stage::Failed(format!(
+                "The proposal of {} cannot be modified.",
+                tool.name()
+            ));
+        };
+        match tool.prepare(&args, ctx).await {
+            Ok(details) => {
+                call.args = args;
+                call.details = details;
+                call.modified = true;
+                self.scheduled(call, sink)
+            }
+            Err(error) => Stage::Failed(error.message),
+        }
+    }
+}
+
+/// The call's arguments with the path its edit confirmation resolved:
+/// `replace` needs an absolute path to rebuild its arguments from a new
+/// content, and the model may have given a relative one.
+pub(super) fn resolved_args(call: &Call) -> Value {
+    let mut args = call.args.clone();
+    if let (Some(ConfirmationDetails::Edit { file_path, .. }), Some(object)) =
+        (&call.details, args.as_object_mut())
+    {
+        object.insert("file_path".to_owned(), Value::String(file_path.clone()));
+    }
+    args
+}
+
+/// What the user changed by hand in the model's proposal (`content`: their
+/// version), for the model; None when the call is no edit or nothing
+/// differs. Taken while `call.details` is still the model's proposal.
+pub(super) fn hand_edits(call: &Call, content: &str, ctx: &ToolContext) -> Option<String> {
+    let Some(ConfirmationDetails::Edit {
+        proposed,
+        file_path,
+        ..
+    }) = &call.details
+    else {
+        return None;
+    };
+    let shown = text::display_path(Path::new(file_path), &ctx.workspace_dirs);
+    hunk_report::hand_edits(proposed, content, &shown)
+}
+
+/// Puts `extra` ahead of what the call's report already says.
+pub(super) fn add_report(call: &mut Call, extra: Option<String>) {
+    let Some(extra) = extra else { return };
+    call.hunk_report = Some(match call.hunk_report.take() {
+        Some(report) => format!("{extra}\n{report}"),
+        None => extra,
+    });
+}
+
 /// Narrows `call` to the accepted hunks of what the user saw (`edited`, the
 /// user's own version, replaces the proposal when given). Returns the stage
 /// the call is in afterwards: still approved, answered without running
@@ -90,13 +156,7 @@ pub(super) async fn narrow(
             format!("No change applied to {shown}"),
         ))));
     }
-    // `replace` needs an absolute path to rebuild its arguments; the
-    // confirmation carries the path the tool resolved.
-    let mut args = call.args.clone();
-    if let Some(object) = args.as_object_mut() {
-        object.insert("file_path".to_owned(), Value::String(file_path.clone()));
-    }
-    let Some(args) = tool.modified_args(&args, &applied.content) else {
+    let Some(args) = tool.modified_args(&resolved_args(call), &applied.content) else {
         return Err(format!(
             "The proposal of {} cannot be modified.",
             tool.name()

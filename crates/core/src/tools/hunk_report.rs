@@ -109,6 +109,40 @@ pub fn report(applied: &Applied, shown_path: &str) -> String {
     out
 }
 
+/// What the user changed by hand in the model's proposal before it was
+/// applied: each changed region, the model's lines against the user's, and
+/// where they are in the user's version. Gemini CLI only says "modified by
+/// the user"; without the change itself the model cannot tell what the user
+/// objected to and tends to write its own version back. None when the user's
+/// version is the proposal.
+pub fn hand_edits(model: &str, user: &str, shown_path: &str) -> Option<String> {
+    let changes = super::hunks::hunks(model, user);
+    if changes.is_empty() {
+        return None;
+    }
+    let mut out = String::new();
+    let noun = if changes.len() == 1 {
+        "place"
+    } else {
+        "places"
+    };
+    let _ = writeln!(
+        out,
+        "The user edited your proposal for {shown_path} by hand in {} {noun} before it was applied; keep their version (\"-\" your line, \"+\" theirs):",
+        changes.len()
+    );
+    for change in &changes {
+        let first = change.lines.iter().find(|l| l.kind == LineKind::Added);
+        let at = match first {
+            Some(line) => format!("line {} of their version", line.number),
+            None => "lines removed".to_owned(),
+        };
+        let _ = writeln!(out, "Change {} ({at}):", number(change));
+        quote(&mut out, change.lines.iter());
+    }
+    Some(out)
+}
+
 /// The regions of the written file the hunks became (context included),
 /// numbered, so the model knows the file without reading it again.
 fn excerpt(out: &mut String, applied: &Applied, shown_path: &str) {

@@ -160,6 +160,37 @@ fn groups(old: &[Line<'_>], new: &[Line<'_>]) -> Vec<Vec<DiffOp>> {
     similar::group_diff_ops(ops, CONTEXT_LINES)
 }
 
+/// A stretch of a hunk: unchanged lines, or one change region. Consecutive
+/// non-equal ops (a delete next to an insert the diff did not fuse into a
+/// replace) form ONE region, exactly as the side-by-side view pairs them in
+/// one run: the frontend numbers a region's lines (its removed lines, then
+/// its added ones) from the rows it shows, so both sides must agree on
+/// where a region starts and ends.
+struct Stretch {
+    equal: bool,
+    old: std::ops::Range<usize>,
+    new: std::ops::Range<usize>,
+}
+
+fn stretches(group: &[DiffOp]) -> Vec<Stretch> {
+    let mut out: Vec<Stretch> = Vec::new();
+    for op in group {
+        let equal = op.tag() == DiffTag::Equal;
+        match out.last_mut() {
+            Some(last) if !equal && !last.equal => {
+                last.old.end = op.old_range().end;
+                last.new.end = op.new_range().end;
+            }
+            _ => out.push(Stretch {
+                equal,
+                old: op.old_range(),
+                new: op.new_range(),
+            }),
+        }
+    }
+    out
+}
+
 fn hunk_of(index: usize, group: &[DiffOp], old: &[Line<'_>], new: &[Line<'_>]) -> Hunk {
     let (Some(first), Some(last)) = (group.first(), group.last()) else {
         return Hunk {
@@ -170,15 +201,15 @@ fn hunk_of(index: usize, group: &[DiffOp], old: &[Line<'_>], new: &[Line<'_>]) -
         };
     };
     let mut lines = Vec::new();
-    for op in group.iter().filter(|op| op.tag() != DiffTag::Equal) {
-        for i in op.old_range() {
+    for region in stretches(group).into_iter().filter(|s| !s.equal) {
+        for i in region.old {
             lines.push(HunkLine {
                 kind: LineKind::Removed,
                 number: i + 1,
                 text: old[i].text.to_owned(),
             });
         }
-        for i in op.new_range() {
+        for i in region.new {
             lines.push(HunkLine {
                 kind: LineKind::Added,
                 number: i + 1,
@@ -307,30 +338,30 @@ pub fn apply(
             .iter()
             .for_each(|l| out.push(l));
         let start = out.lines;
-        // Index of the first changed line of the current op in `hunk.lines`.
+        // Index of the first changed line of the current region in `hunk.lines`.
         let mut change = 0;
         let picked = |n: usize| match fate {
             Fate::Applied => true,
             Fate::Rejected => false,
             Fate::Partly(set) => set.contains(&n),
         };
-        for op in group {
-            if op.tag() == DiffTag::Equal {
-                old[op.old_range()].iter().for_each(|l| out.push(l));
+        for stretch in stretches(group) {
+            if stretch.equal {
+                old[stretch.old].iter().for_each(|l| out.push(l));
                 continue;
             }
-            let removed = op.old_range().len();
-            for (n, line) in old[op.old_range()].iter().enumerate() {
+            let removed = stretch.old.len();
+            for (n, line) in old[stretch.old.clone()].iter().enumerate() {
                 if !picked(change + n) {
                     out.push(line);
                 }
             }
-            for (n, line) in new[op.new_range()].iter().enumerate() {
+            for (n, line) in new[stretch.new.clone()].iter().enumerate() {
                 if picked(change + removed + n) {
                     out.push(line);
                 }
             }
-            change += removed + op.new_range().len();
+            change += removed + stretch.new.len();
         }
         regions.push(start..out.lines);
         next_old = hunk.old.end;

@@ -379,3 +379,45 @@ fn long_rejected_hunks_are_quoted_in_part() {
     assert!(text.contains("+ new 38\n(… 61 more lines)\n"), "{text}");
     assert!(!text.contains("new 40"), "{text}");
 }
+
+/// The frontend numbers a hunk's changed lines from the side-by-side rows it
+/// shows (ui/src/lib/diff.ts `numberChanges`): per run of non-equal rows, the
+/// left lines in order, then the right lines. That must be exactly the order
+/// of [`Hunk::lines`], or a picked line would apply another line.
+#[test]
+fn the_side_by_side_rows_number_changed_lines_as_the_hunks_do() {
+    let mut rng = Rng(29);
+    for round in 0..3000 {
+        let (original, proposed) = case(&mut rng);
+        let found = hunks(&original, &proposed);
+        let shown = crate::diff::side_by_side(Some(&original), &proposed);
+        for (h, s) in found.iter().zip(&shown.hunks) {
+            let mut from_rows: Vec<(LineKind, usize)> = Vec::new();
+            let mut run: Vec<&gd_protocol::DiffRow> = Vec::new();
+            let flush = |run: &mut Vec<&gd_protocol::DiffRow>, out: &mut Vec<(LineKind, usize)>| {
+                out.extend(
+                    run.iter()
+                        .filter_map(|r| r.left.as_ref())
+                        .map(|l| (LineKind::Removed, l.number as usize)),
+                );
+                out.extend(
+                    run.iter()
+                        .filter_map(|r| r.right.as_ref())
+                        .map(|l| (LineKind::Added, l.number as usize)),
+                );
+                run.clear();
+            };
+            for row in &s.rows {
+                if row.kind == gd_protocol::DiffRowKind::Equal {
+                    flush(&mut run, &mut from_rows);
+                } else {
+                    run.push(row);
+                }
+            }
+            flush(&mut run, &mut from_rows);
+            let from_hunk: Vec<(LineKind, usize)> =
+                h.lines.iter().map(|l| (l.kind, l.number)).collect();
+            assert_eq!(from_rows, from_hunk, "round {round}, hunk {}", h.index);
+        }
+    }
+}
