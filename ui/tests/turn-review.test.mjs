@@ -80,9 +80,9 @@ describe("review mode switch", () => {
 
 describe("end-of-turn review", () => {
   for (const colorScheme of ["light", "dark"]) {
-    test(`${colorScheme}: no contrast or serious accessibility problem, a change rejected`, async () => {
+    test(`${colorScheme}: no contrast or serious accessibility problem, a change and a file rejected`, async () => {
       const app = await reviewing({ colorScheme });
-      await app.page.locator(`${sel("review-file-block")}[data-path="${MAIN}"] ${sel("review-hunk")}[data-hunk="0"] ${sel("review-hunk-reject")}`).click();
+      await app.page.locator(`${sel("review-file-block")}[data-path="${MAIN}"] ${sel("hunk")}[data-hunk="0"] ${sel("hunk-reject")}`).click();
       await app.page.locator(`${sel("review-file-block")}[data-path="${NEW}"] ${sel("review-file-reject")}`).click();
       assert.deepEqual(await audit(app), []);
       await app.close();
@@ -109,7 +109,7 @@ describe("end-of-turn review", () => {
     await newFile.getByTestId("review-file-reject").click();
     assert.equal(await app.tid("review-file").nth(1).getAttribute("data-accepted"), "false");
     const main = app.page.locator(`${sel("review-file-block")}[data-path="${MAIN}"]`);
-    await main.locator(`${sel("review-hunk")}[data-hunk="1"]`).getByTestId("review-hunk-reject").click();
+    await main.locator(`${sel("hunk")}[data-hunk="1"]`).getByTestId("hunk-reject").click();
     assert.equal(await main.getAttribute("data-state"), "partial");
     await waitForText(app.page, sel("review-apply"), "Apply 1 of 2");
     await app.tid("review-apply").click();
@@ -149,7 +149,7 @@ describe("end-of-turn review", () => {
   test("Edit sends the user's version; rejecting every change rejects the file", async () => {
     const app = await reviewing({ colorScheme: "dark" });
     const main = app.page.locator(`${sel("review-file-block")}[data-path="${MAIN}"]`);
-    for (const i of [0, 1, 2]) await main.locator(`${sel("review-hunk")}[data-hunk="${i}"]`).getByTestId("review-hunk-reject").click();
+    for (const i of [0, 1, 2]) await main.locator(`${sel("hunk")}[data-hunk="${i}"]`).getByTestId("hunk-reject").click();
     assert.equal(await main.getAttribute("data-state"), "rejected");
     const newFile = app.page.locator(`${sel("review-file-block")}[data-path="${NEW}"]`);
     await newFile.getByTestId("review-edit").click();

@@ -3,22 +3,22 @@
 // applied or discarded (`apply_turn_review`, answered by `turn_review_applied`).
 import * as api from "../api";
 import type { ConfirmationDetails } from "../protocol/ConfirmationDetails";
-import type { HunkDecision } from "../protocol/HunkDecision";
+import type { ReviewAccept } from "../protocol/ReviewAccept";
 import type { ReviewDecision } from "../protocol/ReviewDecision";
 import type { ReviewFile } from "../protocol/ReviewFile";
 import type { ReviewNotApplied } from "../protocol/ReviewNotApplied";
 import { Confirmation } from "./confirmations.svelte";
+import type { HunkReview } from "./hunk-review.svelte";
 import type { SessionStore } from "./session.svelte";
 
 type EditDetails = Extract<ConfirmationDetails, { type: "edit" }>;
 
-/** One staged file and what the user decided on it. */
+/**
+ * One staged file and what the user decided on it. The per-hunk decisions and the editor live in
+ * a `Confirmation` (with its `HunkReview`), so the file's DiffView is the confirmation's: the same
+ * hunk controls (`hunk`, `hunk-accept`, `hunk-reject`, picked lines) and the same editable pane.
+ */
 export class ReviewEntry {
-  /** Whole file: accepted (the default) or rejected. */
-  accepted = $state(true);
-  /** Per hunk, by index: `false` = rejected. Only counts while the file is accepted. */
-  hunks = $state<boolean[]>([]);
-  /** Holds the editor state of the right pane (DiffView edits through a Confirmation). */
   readonly editor: Confirmation;
   readonly details: EditDetails;
 
@@ -35,34 +35,39 @@ export class ReviewEntry {
       is_new_file: file.new_file,
     };
     this.editor = new Confirmation(`review:${file.path}`, "review", this.details);
-    this.hunks = file.side_by_side.hunks.map(() => true);
   }
 
-  setHunk(index: number, accept: boolean): void {
-    this.hunks = this.hunks.map((h, i) => (i === index ? accept : h));
-    if (accept) this.accepted = true;
-    else if (this.hunks.every((h) => !h)) this.accepted = false;
+  private get hunks(): HunkReview {
+    // Edit details always get a HunkReview.
+    return this.editor.review as HunkReview;
   }
 
+  /** Something of the file will be written. */
+  get accepted(): boolean {
+    return this.editor.editing || !this.hunks.nothingAccepted;
+  }
+
+  /** Only some of its changes will be written. */
+  get partial(): boolean {
+    return !this.editor.editing && !this.hunks.untouched && !this.hunks.nothingAccepted;
+  }
+
+  /** Accepts or rejects the whole file (rejecting drops the user's own version). */
   setAll(accept: boolean): void {
-    this.accepted = accept;
-    this.hunks = this.hunks.map(() => accept);
+    if (!accept && this.editor.modified) this.editor.stopEditing();
+    this.hunks.all(accept);
   }
 
   /** What goes to the core for this file. */
   decision(): ReviewDecision {
-    const edited = this.editor.editing ? this.editor.edited : undefined;
     const path = this.file.path;
-    if (!this.accepted) return { path, accept: { type: "none" } };
-    // An edited proposal has hunks of its own: it is taken whole.
-    if (edited === undefined && this.hunks.some((h) => !h)) {
-      const hunks: HunkDecision[] = this.hunks.map((accept, hunk) => ({
-        hunk,
-        choice: { type: accept ? "accept" : "reject" },
-      }));
-      return { path, accept: { type: "hunks", hunks } };
-    }
-    return edited === undefined ? { path, accept: { type: "all" } } : { path, accept: { type: "all" }, edited };
+    // Still in the editor: the user's version, whole.
+    if (this.editor.editing) return { path, accept: { type: "all" }, edited: this.editor.edited };
+    if (this.hunks.nothingAccepted) return { path, accept: { type: "none" } };
+    const hunks = this.hunks.decisions();
+    const accept: ReviewAccept = hunks ? { type: "hunks", hunks } : { type: "all" };
+    // Their version reviewed as hunks: the decisions are on its diff.
+    return this.editor.editedDiff ? { path, accept, edited: this.editor.edited } : { path, accept };
   }
 }
 
