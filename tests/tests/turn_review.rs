@@ -4,7 +4,7 @@
 //! request's note to the model are checked.
 //!
 //! Test ids: `review-mode`, `turn-review`, `review-file`, `review-file-block` (`data-path`),
-//! `review-hunk` (`data-hunk`), `review-hunk-reject`, `review-apply`, `confirmation`,
+//! `hunk` (`data-hunk`), `hunk-reject`, `review-apply`, `confirmation`,
 //! `prompt-input`, `cancel`, `send`.
 //!
 //! Build first: `npm --prefix ui ci && npm --prefix ui run build && cargo build -p gemini-desktop`.
@@ -90,11 +90,20 @@ async fn a_turn_is_reviewed_at_its_end_and_only_the_accepted_changes_are_written
     app.screenshot("turn-review").await?;
 
     let two = ws.join("two.txt");
-    app.click(&format!(
-        "review-file-block[data-path={}] review-hunk[data-hunk=1] review-hunk-reject",
+    let reject = format!(
+        "review-file-block[data-path={}] hunk[data-hunk=1] hunk-reject",
         utf8(&two)?
-    ))
-    .await?;
+    );
+    // The review scrolls inside its own box: bring the hunk's head out from under the diff's
+    // sticky column heads first, as a user scrolling to it would.
+    app.client()
+        .execute(
+            "document.querySelector(arguments[0]).scrollIntoView({ block: 'center' });",
+            vec![json!(gd_e2e::testid(&reject))],
+        )
+        .await
+        .context("scroll to the hunk")?;
+    app.click(&reject).await?;
     app.click("review-apply").await?;
     app.wait_until_gone("turn-review", "closes once applied")
         .await?;
