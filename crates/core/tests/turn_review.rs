@@ -525,3 +525,35 @@ async fn the_review_checkpoints_once_before_writing_and_staging_never_does() {
     assert_eq!(seen, vec!["turn-review".to_owned(), "applied".to_owned()]);
     assert_eq!(std::fs::read_to_string(&a).unwrap(), "one staged\n");
 }
+
+#[tokio::test]
+async fn a_file_the_user_edited_is_written_as_edited_and_the_model_hears_their_lines() {
+    let scenario = json!({"steps": [
+        {"functionCalls": [replace("a.txt", "one\n", "one staged\n")]},
+        {"text": "Done."}
+    ]});
+    let mut h = Harness::start(scenario);
+    let a = h.workspace.join("a.txt");
+    std::fs::write(&a, "one\n").unwrap();
+    review_mode_on(&mut h).await;
+    h.turn("edit").await;
+    let (written, _) = apply(
+        &mut h,
+        vec![ReviewDecision {
+            path: a.display().to_string(),
+            accept: ReviewAccept::All,
+            edited: Some("one by the user\n".into()),
+        }],
+    )
+    .await;
+    assert_eq!(written, vec![a.display().to_string()]);
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), "one by the user\n");
+    h.reset(json!({"steps": [{"text": "ok"}]}));
+    h.turn("next").await;
+    let text = last_user_text(&h);
+    assert!(
+        text.contains("End-of-turn review: The user edited your proposal for a.txt by hand")
+            && text.contains("- one staged\n+ one by the user\n"),
+        "{text}"
+    );
+}

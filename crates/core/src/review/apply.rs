@@ -122,11 +122,11 @@ fn plan(file: &StagedFile, decision: Option<&ReviewDecision>, roots: &[PathBuf])
         return rejected();
     };
     let proposed = decision.edited.as_deref().unwrap_or(&file.staged);
-    let edited_note = decision.edited.as_ref().map(|_| {
-        format!(
-            "The user edited your staged change to {shown} before it was written; \
-             read the file again before changing it."
-        )
+    // What the user changed by hand, their lines against the staged ones (as a confirmation's
+    // "modify" is reported).
+    let edited_note = decision.edited.as_deref().and_then(|edited| {
+        hunk_report::hand_edits(&file.staged, edited, &shown)
+            .map(|report| format!("End-of-turn review: {report}"))
     });
     match &decision.accept {
         ReviewAccept::None => rejected(),
