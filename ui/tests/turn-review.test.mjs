@@ -164,6 +164,32 @@ describe("end-of-turn review", () => {
     await app.close();
   });
 
+  test("keys: R rejects the selected file's focused change, J moves on, Shift+R rejects a file, Ctrl+Enter applies", async () => {
+    const app = await reviewing();
+    const { page } = app;
+    // The first file is selected at first; the keys work once the focus left the prompt box.
+    assert.equal(await app.tid("review-file").nth(0).getAttribute("data-selected"), "true");
+    await app.tid("review-file").nth(0).click();
+    await page.keyboard.press("j");
+    await page.keyboard.press("r");
+    const main = page.locator(`${sel("review-file-block")}[data-path="${MAIN}"]`);
+    assert.equal(await main.locator(`${sel("hunk")}[data-hunk="1"]`).getAttribute("data-status"), "rejected");
+    // Selecting the other file (its chip) moves the keys there.
+    await app.tid("review-file").nth(1).click();
+    await page.keyboard.press("Shift+R");
+    await waitForText(page, sel("review-apply"), "Apply 1 of 2");
+    await page.keyboard.press("Control+Enter");
+    const op = await app.waitForOp("apply_turn_review");
+    assert.deepEqual(
+      op.args.decisions.map((d) => [d.path, d.accept.type]),
+      [
+        [MAIN, "hunks"],
+        [NEW, "none"],
+      ],
+    );
+    await app.close();
+  });
+
   test("Discard sends no decisions; a restored review says it is still pending", async () => {
     const app = await env.open();
     await app.emit(turnReview([{ ...FILES[0], changed_on_disk: true }], true));

@@ -79,6 +79,8 @@ export class TurnReviewStore {
   restored = $state(false);
   /** The decisions are on their way (until `turn_review_applied`). */
   applying = $state(false);
+  /** The file the review keys (J/K, A/R, Shift+A/R, E) act on. */
+  selected = $state(0);
 
   constructor(
     private readonly session: SessionStore,
@@ -90,9 +92,21 @@ export class TurnReviewStore {
     return this.entries.length > 0;
   }
 
+  /** The selected file's decisions, for the review keys (null while applying). */
+  get current(): Confirmation | null {
+    if (this.applying) return null;
+    return this.entries[this.selected]?.editor ?? null;
+  }
+
+  select(path: string): void {
+    const i = this.entries.findIndex((e) => e.file.path === path);
+    if (i >= 0) this.selected = i;
+  }
+
   /** A turn ended with staged files (or a resumed session had a review pending). */
   show(files: ReviewFile[], restored: boolean): void {
     this.entries = files.map((f) => new ReviewEntry(f));
+    this.selected = 0;
     this.restored = restored;
     this.applying = false;
   }
