@@ -279,6 +279,10 @@ async fn yolo_mode_runs_edits_without_asking() -> Result<()> {
     })
     .await?;
     ensure!(read(&ws)? == "line one\nHello, yolo\nline three\n");
+    app.wait_for_last_text("decided-by-label", "says the mode allowed it", |t| {
+        t == "Allowed: YOLO mode"
+    })
+    .await?;
     let saw = app
         .client()
         .execute("return window.__gdSawConfirmation;", vec![])
@@ -320,5 +324,57 @@ async fn always_allow_covers_the_next_edit_of_the_session() -> Result<()> {
         "{states:?}"
     );
     ensure!(app.count("confirmation").await? == 0, "asked only once");
+    app.close().await
+}
+
+/// A rule of the workspace's own policy file allows the edit: no confirmation, and the card's
+/// `decided-by` line names that rule (file, line, tier, priority) and opens to its text. The
+/// always-allow test above covers the click; this is the file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_allowed_by_a_policy_file_names_the_rule() -> Result<()> {
+    let temp = tempfile::tempdir()?;
+    let ws = workspace(&temp)?;
+    let policies = ws.join(".gemini/policies");
+    std::fs::create_dir_all(&policies)?;
+    let rule = "[[rule]]\ntoolName = \"replace\"\ndecision = \"allow\"\npriority = 100\n";
+    std::fs::write(
+        policies.join("dev.toml"),
+        format!("# This project's edits need no approval.\n\n{rule}"),
+    )?;
+    let fake = FakeGemini::start_with_vars(
+        proposal(
+            "Changing it as the policy allows.",
+            replace("Hello there", "Hello, policy", "Greet"),
+            "Done by the rule.",
+        ),
+        &[("WORKSPACE", utf8(&ws)?)],
+    );
+    let app = App::launch_connected("approvals_policy_file", &[&ws], &fake.base_url()).await?;
+    app.type_and_enter("prompt-input", "Change the greeting")
+        .await?;
+    app.wait_for_last_text("message-model", "gave the closing answer", |t| {
+        t.contains("Done by the rule.")
+    })
+    .await?;
+    ensure!(read(&ws)? == "line one\nHello, policy\nline three\n");
+    ensure!(app.count("confirmation").await? == 0, "nothing was asked");
+    let file = policies.join("dev.toml");
+    let expected = format!(
+        "Allowed by rule · {}:3 · workspace tier · priority 100",
+        file.display()
+    );
+    let label = app
+        .wait_for_last_text("decided-by-label", "names the policy file's rule", |t| {
+            t == expected
+        })
+        .await?;
+    ensure!(label == expected, "{label}");
+    app.click("decided-by-toggle").await?;
+    let text = app
+        .wait_for_last_text("decided-by-rule", "shows the rule as written", |t| {
+            !t.is_empty()
+        })
+        .await?;
+    ensure!(text.trim_end() == rule.trim_end(), "{text:?}");
     app.close().await
 }

@@ -29,7 +29,7 @@ describe("keyboard", () => {
       await app.page.keyboard.press("Control+/");
       await app.tid("shortcuts").waitFor();
       const rows = await app.tid("shortcut").allInnerTexts();
-      for (const key of ["Ctrl+K", "Ctrl+L", "Ctrl+Shift+H", "Ctrl+/", "↑"]) {
+      for (const key of ["Ctrl+K", "Ctrl+L", "Ctrl+Shift+H", "Ctrl+/", "↑", "J", "Shift+A"]) {
         assert.ok(rows.some((r) => r.replace(/\s/g, "").startsWith(key)), `lists ${key}: ${rows.join(" | ")}`);
       }
       await app.page.screenshot({ path: screenshotPath(`shortcuts-${colorScheme}.png`) });

@@ -292,3 +292,44 @@ fn interrupting_a_running_command_kills_it_and_exits_130() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// stream-json's `tool_result` says what decided each call (additive `decided_by`): here the
+/// user's policy file's deny rule, with its file and line, and yolo mode for the other call.
+#[test]
+fn stream_json_says_which_rule_decided_each_call() {
+    let run = Run::new(json!({"steps": [
+        {"functionCalls": [
+            {"name": "run_shell_command", "args": {"command": "rm hello.txt"}},
+            {"name": "run_shell_command", "args": {"command": "echo still here"}}
+        ]},
+        {"text": "ok"}
+    ]}));
+    let file = run.home.join(".gemini/policies/safety.toml");
+    run.write_settings(
+        &file,
+        "# no deleting\n[[rule]]\ncommandPrefix = \"rm\"\ndecision = \"deny\"\npriority = 10\n",
+    );
+    let out = run.run(&["-p", "x", "-o", "stream-json", "--yolo"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let results: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["type"] == "tool_result")
+        .collect();
+    assert_eq!(results.len(), 2);
+    let rm = &results[0]["decided_by"];
+    assert_eq!(rm["kind"], "policy", "{rm}");
+    assert_eq!(rm["outcome"], "deny");
+    assert_eq!(rm["rule"]["path"], file.display().to_string());
+    assert_eq!(rm["rule"]["line"], 2);
+    assert_eq!(rm["rule"]["tier"], "user");
+    assert_eq!(
+        rm["rule"]["text"],
+        "[[rule]]\ncommandPrefix = \"rm\"\ndecision = \"deny\"\npriority = 10\n"
+    );
+    let echo = &results[1]["decided_by"];
+    assert_eq!(echo["kind"], "approval_mode", "{echo}");
+    assert_eq!(echo["mode"], "yolo");
+    assert!(run.ws.join("hello.txt").exists());
+}

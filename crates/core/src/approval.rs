@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use gd_protocol::{ApprovalMode, ConfirmationDetails, ConfirmationOutcome};
+use gd_protocol::{ApprovalMode, ConfirmationDetails, ConfirmationOutcome, DecidedBy};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
@@ -29,6 +29,13 @@ pub enum Verdict {
 /// The policy as the scheduler sees it.
 pub trait ApprovalPolicy: Send + Sync {
     fn decide(&self, tool: &dyn Tool, args: &Value) -> Verdict;
+
+    /// The verdict and what made it, for the tool card's "decided by"
+    /// line. Policies that cannot say (tests, the allow-all policy) answer
+    /// `None` and the card shows nothing.
+    fn decide_why(&self, tool: &dyn Tool, args: &Value) -> (Verdict, Option<DecidedBy>) {
+        (self.decide(tool, args), None)
+    }
 
     /// The user chose an "always allow" outcome for a call like this one:
     /// `ProceedAlways` (similar calls, for the rest of the session),

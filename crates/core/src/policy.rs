@@ -4,8 +4,12 @@
 use std::path::PathBuf;
 use std::sync::RwLock;
 
-use gd_policy::{Decision, Mode, PolicyEngine, Rule, RuleDecision, RuleSource, Tier, ToolCall};
-use gd_protocol::{ConfirmationDetails, ConfirmationOutcome};
+use gd_policy::{
+    Decision, MatchedRule, Mode, PolicyEngine, Rule, RuleDecision, RuleSource, Tier, ToolCall,
+};
+use gd_protocol::{
+    ConfirmationDetails, ConfirmationOutcome, DecidedBy, PolicyOutcome, PolicyRuleInfo,
+};
 use serde_json::Value;
 use tracing::info;
 
@@ -198,19 +202,25 @@ impl ApprovalPolicy for PolicyApproval {
     }
 
     fn decide(&self, tool: &dyn Tool, args: &Value) -> Verdict {
+        self.decide_why(tool, args).0
+    }
+
+    fn decide_why(&self, tool: &dyn Tool, args: &Value) -> (Verdict, Option<DecidedBy>) {
         let call = ToolCall {
             name: tool.name(),
             args,
             mcp_server: tool.mcp_server(),
         };
-        match self
+        let verdict = self
             .engine
-            .decide(&call, policy_mode(self.mode()), self.interactive)
-        {
+            .check(&call, policy_mode(self.mode()), self.interactive);
+        let why = decided_by(&verdict);
+        let verdict = match verdict.decision {
             Decision::Allow => Verdict::Allow,
             Decision::AskUser => Verdict::Ask,
             Decision::Deny { message } => Verdict::Deny(message),
-        }
+        };
+        (verdict, Some(why))
     }
 
     fn remember(
@@ -239,5 +249,59 @@ impl ApprovalPolicy for PolicyApproval {
             self.engine.add_session_rule(rule);
         }
         Ok(())
+    }
+}
+
+/// The engine's verdict as what decided a call: a mode's built-in rule is
+/// the approval mode, a session rule without a file is "always allow", any
+/// other rule is the policy, and no rule is the default.
+pub fn decided_by(verdict: &gd_policy::Verdict) -> DecidedBy {
+    let outcome = match verdict.decision {
+        Decision::Allow => PolicyOutcome::Allow,
+        Decision::AskUser => PolicyOutcome::Ask,
+        Decision::Deny { .. } => PolicyOutcome::Deny,
+    };
+    let downgrade = verdict.downgrade.as_ref().map(gd_policy::Downgrade::reason);
+    let Some(matched) = &verdict.matched else {
+        return DecidedBy::Default {
+            outcome,
+            reason: downgrade,
+        };
+    };
+    let rule = rule_info(matched);
+    if downgrade.is_none() && matched.is_mode_default() {
+        let mode = matched.modes.first().map_or("default", |m| m.as_str());
+        return DecidedBy::ApprovalMode {
+            outcome,
+            mode: mode.to_owned(),
+            rule,
+        };
+    }
+    if downgrade.is_none() && matched.session && outcome == PolicyOutcome::Allow {
+        return DecidedBy::SessionAllow { rule };
+    }
+    DecidedBy::Policy {
+        outcome,
+        rule,
+        downgrade,
+    }
+}
+
+fn rule_info(m: &MatchedRule) -> PolicyRuleInfo {
+    PolicyRuleInfo {
+        tier: m.tier.as_str().to_owned(),
+        priority: m.priority,
+        effective_priority: m.effective_priority,
+        decision: m.decision.as_str().to_owned(),
+        modes: m.modes.iter().map(|m| m.as_str().to_owned()).collect(),
+        path: m.source.as_ref().map(|s| s.path.display().to_string()),
+        line: m
+            .source
+            .as_ref()
+            .filter(|s| s.line > 0)
+            .and_then(|s| u32::try_from(s.line).ok()),
+        text: m.text.clone(),
+        origin: m.origin.clone(),
+        command: m.command.clone(),
     }
 }

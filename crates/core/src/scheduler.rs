@@ -35,6 +35,7 @@ use crate::tools::{
     LiveTools, LlmContent, OutputSink, Tool, ToolContext, ToolRegistry, ToolResult, schema,
 };
 
+mod decided;
 mod partial;
 
 /// The message sent to the model for a call that was cancelled.
@@ -69,6 +70,8 @@ pub struct ShownResult {
     pub diff: Option<ConfirmationDetails>,
     /// An MCP tool's server and name, so a reopened card is titled as live.
     pub mcp: Option<McpToolRef>,
+    /// What decided the call (policy rule, mode, "always allow", the user).
+    pub decided_by: Option<gd_protocol::DecidedBy>,
 }
 
 /// What a batch produced.
@@ -98,6 +101,8 @@ pub struct Scheduler {
     confirmations: Arc<Confirmations>,
     /// Snapshots the workspace before approved edits (when checkpointing is on).
     checkpoints: Option<Arc<SessionCheckpoints>>,
+    /// What each applied edit wrote, for reverting it later.
+    applied_edits: crate::revert::AppliedEdits,
 }
 
 /// Where a call stands between the phases of a batch.
@@ -126,6 +131,8 @@ struct Call {
     /// model after the tool's result (see `partial`).
     hunk_report: Option<String>,
     started: Instant,
+    /// What decided the call so far (see `decided`).
+    decided_by: Option<gd_protocol::DecidedBy>,
 }
 
 impl Scheduler {
@@ -150,6 +157,7 @@ impl Scheduler {
             policy,
             confirmations,
             checkpoints: None,
+            applied_edits: Default::default(),
         }
     }
 
@@ -158,6 +166,11 @@ impl Scheduler {
     pub fn with_checkpoints(mut self, checkpoints: Option<Arc<SessionCheckpoints>>) -> Self {
         self.checkpoints = checkpoints;
         self
+    }
+
+    /// The edits applied in this session (see [`crate::revert`]).
+    pub fn applied_edits(&self) -> &crate::revert::AppliedEdits {
+        &self.applied_edits
     }
 
     pub fn checkpoints(&self) -> Option<&Arc<SessionCheckpoints>> {
@@ -221,6 +234,7 @@ impl Scheduler {
             modified: false,
             hunk_report: None,
             started: Instant::now(),
+            decided_by: None,
         };
         call.stage = 'stage: {
             if ctx.cancel.is_cancelled() {
@@ -239,7 +253,9 @@ impl Scheduler {
                 Ok(details) => call.details = details,
                 Err(error) => break 'stage Stage::Failed(error.message),
             }
-            match self.policy.decide(tool.as_ref(), &call.args) {
+            let (verdict, why) = self.policy.decide_why(tool.as_ref(), &call.args);
+            decided::note(&mut call, why, sink);
+            match verdict {
                 // Review mode: an edit the policy does not deny is staged,
                 // not asked (the user reviews the whole turn at its end).
                 Verdict::Allow | Verdict::Ask
@@ -282,7 +298,9 @@ impl Scheduler {
                 continue;
             }
             // An "always allow" given for an earlier call may cover this one.
-            if self.policy.decide(tool.as_ref(), &call.args) == Verdict::Allow {
+            let (verdict, why) = self.policy.decide_why(tool.as_ref(), &call.args);
+            if verdict == Verdict::Allow {
+                decided::note(call, why, sink);
                 call.stage = Stage::Approved { confirmed: false };
                 emit_state(sink, &call.request.call_id, ToolCallState::Scheduled);
                 continue;
@@ -310,6 +328,7 @@ impl Scheduler {
         let Some(answer) = self.ask(&call.request, details.clone(), ctx, sink).await else {
             return Stage::Cancelled(CANCELLED_MESSAGE);
         };
+        decided::note(call, Some(decided::by_user(&answer)), sink);
         match answer.outcome {
             ConfirmationOutcome::Cancel => Stage::Cancelled(DECLINED_MESSAGE),
             ConfirmationOutcome::ProceedOnce => {
@@ -463,6 +482,9 @@ impl Scheduler {
         .instrument(span)
         .await;
         let completed = self.complete(&call, outcome, ctx);
+        if let Some(diff) = &completed.shown.diff {
+            self.applied_edits.record(&call.request.call_id, diff);
+        }
         emit_state(
             sink,
             &call.request.call_id,
@@ -484,6 +506,7 @@ impl Scheduler {
             declined: completed.shown.declined,
             modified: call.modified,
             diff: completed.shown.diff.clone(),
+            decided_by: completed.shown.decided_by.clone().map(Box::new),
         });
         completed
     }
@@ -552,6 +575,7 @@ impl Scheduler {
             let Some(answer) = self.ask(&call.request, details, ctx, sink).await else {
                 return Err(Outcome::Cancelled(CANCELLED_MESSAGE));
             };
+            decided::note(call, Some(decided::by_user(&answer)), sink);
             match answer.outcome {
                 ConfirmationOutcome::Cancel => return Err(Outcome::Cancelled(DECLINED_MESSAGE)),
                 outcome if answer.hunks.is_some() => {
@@ -600,6 +624,7 @@ impl Scheduler {
         let name = &call.request.name;
         let mut shown = ShownResult {
             mcp: call.tool.as_deref().and_then(mcp_ref),
+            decided_by: call.decided_by.clone(),
             ..ShownResult::default()
         };
         let (status, parts, display, error) = match outcome {

@@ -194,6 +194,7 @@ mod tests {
             declined: false,
             modified,
             diff: None,
+            decided_by: None,
         }
     }
 

@@ -456,7 +456,12 @@ async fn modified_content_is_applied_and_the_model_is_told() {
         .as_str()
         .unwrap()
         .to_owned();
-    assert!(output.ends_with(MODIFIED_NOTE), "{output}");
+    // Gemini CLI's note, then the change itself: the model's line against the user's.
+    assert!(output.contains(MODIFIED_NOTE), "{output}");
+    assert!(
+        output.ends_with("Change 1 (line 1 of their version):\n- proposed\n+ edited by the user\n"),
+        "{output}"
+    );
     // The card gets the change as applied (the user's version) and the full result.
     let shown = &batch.completed[0].shown;
     assert!(

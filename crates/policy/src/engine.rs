@@ -10,6 +10,7 @@ use serde_json::Value;
 use tracing::debug;
 
 use crate::loader::{PolicyError, load_dir, parse_policy_file};
+use crate::matched::{Downgrade, MatchedRule};
 use crate::rule::{CallId, Decision, Mode, Rule, RuleDecision, RuleSource, Tier};
 use crate::shell;
 use crate::stable_json::stable_stringify;
@@ -43,6 +44,13 @@ pub struct ToolCall<'a> {
 pub struct Verdict {
     pub decision: Decision,
     pub rule: Option<RuleSource>,
+    /// The deciding rule in full (also for rules without a source, such as
+    /// this session's "always allow"); `None` when no rule matched. When
+    /// `downgrade` is set this is the rule whose decision was downgraded.
+    pub matched: Option<MatchedRule>,
+    /// Why the decision is stricter than the matched rule's (or, with no
+    /// rule, than the default question).
+    pub downgrade: Option<Downgrade>,
 }
 
 /// Where the policy files are. Each directory's `*.toml` files are read in
@@ -128,6 +136,11 @@ struct Hit {
     source: Option<RuleSource>,
     /// The rule's `allowRedirection`.
     allow_redirection: bool,
+    /// The rule itself, and whether it is one of this session's.
+    rule: Option<(Rule, bool)>,
+    /// The shell command (of several) this hit is about.
+    command: Option<String>,
+    downgrade: Option<Downgrade>,
 }
 
 impl Hit {
@@ -139,24 +152,43 @@ impl Hit {
             deny_message: None,
             source: None,
             allow_redirection: false,
+            rule: None,
+            command: None,
+            downgrade: None,
         }
     }
 
-    fn of(rule: &Rule) -> Hit {
+    fn of(rule: &Rule, session: bool) -> Hit {
         Hit {
             priority: rule.effective_priority(),
             decision: rule.decision,
             deny_message: rule.deny_message.clone(),
             source: rule.source.clone(),
             allow_redirection: rule.allow_redirection,
+            rule: Some((rule.clone(), session)),
+            command: None,
+            downgrade: None,
+        }
+    }
+
+    /// An allow turned into a question: no rule decides any more, but the
+    /// allowing rule is kept so the verdict can say what was overruled.
+    fn downgraded(self, why: Downgrade) -> Hit {
+        Hit {
+            rule: self.rule,
+            command: self.command,
+            downgrade: Some(why),
+            ..Hit::no_rule()
         }
     }
 
     /// For a command that redirects to a file: an allow becomes a question
     /// unless the allowing rule has `allowRedirection`.
-    fn without_redirection(self) -> Hit {
+    fn without_redirection(self, command: &str) -> Hit {
         if self.decision == RuleDecision::Allow && !self.allow_redirection {
-            Hit::no_rule()
+            self.downgraded(Downgrade::Redirection {
+                command: command.to_owned(),
+            })
         } else {
             self
         }
@@ -327,19 +359,28 @@ impl PolicyEngine {
             Some(command) => self.check_shell(&session, &id, call.args, command, mode, whole),
             None => whole.unwrap_or_else(Hit::no_rule),
         };
+        let mut downgrade = hit.downgrade;
         let decision = match hit.decision {
             RuleDecision::Allow => Decision::Allow,
             RuleDecision::Deny => Decision::Deny {
                 message: hit.deny_message,
             },
             RuleDecision::AskUser if interactive => Decision::AskUser,
-            RuleDecision::AskUser => Decision::Deny {
-                message: Some(non_interactive_message(call.name)),
-            },
+            RuleDecision::AskUser => {
+                downgrade.get_or_insert(Downgrade::NonInteractive);
+                Decision::Deny {
+                    message: Some(non_interactive_message(call.name)),
+                }
+            }
         };
+        let matched = hit.rule.map(|(rule, session)| {
+            MatchedRule::describe(&rule, session, hit.command, &builtin_text)
+        });
         Verdict {
             decision,
             rule: hit.source,
+            matched,
+            downgrade,
         }
     }
 
@@ -367,7 +408,7 @@ impl PolicyEngine {
         // are decided one by one (`X=1; echo $X` is the `echo` rule's).
         let mut hit = whole.map(|h| {
             if redirections_matter && redirects {
-                h.without_redirection()
+                h.without_redirection(command)
             } else {
                 h
             }
@@ -385,7 +426,15 @@ impl PolicyEngine {
                 // `X=1` runs no program: no rule has to allow it (its risks
                 // make the analysis unproven), but `X=1 > f` writes a file.
                 if has_redirection && redirections_matter {
-                    stricter(&mut hit, Hit::no_rule());
+                    stricter(
+                        &mut hit,
+                        Hit {
+                            downgrade: Some(Downgrade::Redirection {
+                                command: text.clone(),
+                            }),
+                            ..Hit::no_rule()
+                        },
+                    );
                 }
                 continue;
             }
@@ -394,15 +443,21 @@ impl PolicyEngine {
                 object.insert("command".to_owned(), Value::String(text.clone()));
             }
             let mut part_hit = self.best(session, id, &part_args, Some(text), mode);
+            part_hit.command = Some(text.clone());
             if redirections_matter && has_redirection {
-                part_hit = part_hit.without_redirection();
+                part_hit = part_hit.without_redirection(text);
             }
             stricter(&mut hit, part_hit);
         }
         let mut hit = hit.unwrap_or_else(Hit::no_rule);
         if !unproven.is_empty() && mode != Mode::Yolo {
             debug!(?unproven, "shell command not proven; asking");
-            hit = hit.stricter(Hit::no_rule());
+            let why = Downgrade::Unproven { reasons: unproven };
+            if hit.decision == RuleDecision::Allow {
+                hit = hit.downgraded(why);
+            } else if hit.decision == RuleDecision::AskUser && hit.downgrade.is_none() {
+                hit.downgrade = Some(why);
+            }
         }
         hit
     }
@@ -431,7 +486,7 @@ impl PolicyEngine {
         let json = OnceCell::new();
         let args_json = || json.get_or_init(|| stable_stringify(args)).as_str();
         let mut best: Option<Hit> = None;
-        for rule in self.rules.iter().chain(session) {
+        for (i, rule) in self.rules.iter().chain(session).enumerate() {
             if !rule.applies_in(mode)
                 || !rule.matches_tool(id)
                 || !rule.matches_args(&args_json, command)
@@ -442,7 +497,7 @@ impl PolicyEngine {
                 (rule.effective_priority(), rule.decision) > (b.priority, b.decision)
             });
             if better {
-                best = Some(Hit::of(rule));
+                best = Some(Hit::of(rule, i >= self.rules.len()));
             }
         }
         best
@@ -506,8 +561,16 @@ fn toml_list<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
     format!("[{}]", items.join(", "))
 }
 
+/// The embedded text of a built-in policy file, by name.
+fn builtin_text(name: &str) -> Option<&'static str> {
+    DEFAULT_FILES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| *text)
+}
+
 /// One `[[rule]]` table, ending with a newline.
-fn render_rule(rule: &Rule) -> String {
+pub(crate) fn render_rule(rule: &Rule) -> String {
     let mut out = String::from("[[rule]]\n");
     match rule.tool_names.as_slice() {
         [] => {}

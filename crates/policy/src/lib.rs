@@ -24,6 +24,7 @@
 
 mod engine;
 mod loader;
+mod matched;
 mod rule;
 pub mod shell;
 mod stable_json;
@@ -33,5 +34,6 @@ pub use engine::{
     default_rules,
 };
 pub use loader::{PolicyError, parse_policy_file};
+pub use matched::{Downgrade, MatchedRule};
 pub use rule::{Decision, Mode, Rule, RuleDecision, RuleSource, SHELL_TOOL_NAME, Tier};
 pub use stable_json::stable_stringify;

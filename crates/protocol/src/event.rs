@@ -5,9 +5,9 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use crate::{
-    ApprovalMode, CheckpointInfo, CheckpointScope, ConfirmationDetails, McpDiscoveryState,
-    McpServerStatus, MemoryFileNode, ModelChoice, RestoredConversation, RestoredFile, SessionStats,
-    SlashCommandInfo,
+    ApprovalMode, CheckpointInfo, CheckpointScope, ConfirmationDetails, DecidedBy,
+    McpDiscoveryState, McpServerStatus, MemoryFileNode, ModelChoice, RestoredConversation,
+    RestoredFile, SessionStats, SlashCommandInfo,
 };
 
 /// An MCP tool as its server names it.
@@ -111,6 +111,11 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         diff: Option<ConfirmationDetails>,
+        /// What decided the call (a policy rule, the approval mode, an
+        /// "always allow", the user's click), so a reopened card says it too.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        decided_by: Option<Box<DecidedBy>>,
     },
     /// Token usage and latency of one model request.
     Usage {
@@ -285,6 +290,31 @@ pub enum Event {
     /// The session's statistics (answers `Op::Stats`).
     SessionStats {
         stats: SessionStats,
+    },
+    /// What decided a tool call: sent when the policy decides it (before
+    /// it runs or is asked about) and again when the user's answer decides.
+    ToolCallDecided {
+        call_id: String,
+        /// Boxed: a rule's text is large next to most events.
+        decided_by: Box<DecidedBy>,
+    },
+    /// `Op::RevertEdit` wrote the inverse of an applied edit (all of it or
+    /// the chosen hunks), or the user's resolution of a three-way view.
+    EditReverted {
+        #[serde(flatten)]
+        reverted: crate::EditRevert,
+    },
+    /// `Op::RevertEdit` found the file changed since the edit: nothing was
+    /// written; the user resolves the three-way view and confirms with
+    /// `Op::RevertEdit { resolved }`.
+    RevertConflict {
+        #[serde(flatten)]
+        conflict: crate::RevertConflict,
+    },
+    /// `Op::RevertEdit` could not be done; nothing was written.
+    RevertFailed {
+        call_id: String,
+        message: String,
     },
     /// A turn in review mode ended with staged edits (or a resumed session
     /// had a review pending, `restored`): every staged file, for the user

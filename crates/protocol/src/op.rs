@@ -122,6 +122,25 @@ pub enum Op {
     /// The models the session's credentials can use (`Event::Models`).
     /// Takes effect immediately.
     ListModels,
+    /// Undo an applied edit after the fact (its card's "Revert"): `hunks`
+    /// (indexes of the hunks of the edit's diff, as its card shows them)
+    /// reverts only those, absent the whole edit. Written only if the file
+    /// is still what the edit wrote (a checkpoint first); otherwise nothing
+    /// is written and `Event::RevertConflict` offers a three-way view,
+    /// whose result the user sends back as `resolved` (written only if the
+    /// disk did not move again). A file the edit created is deleted. The
+    /// model hears about it with the next user message. Answered by
+    /// `Event::EditReverted`, `Event::RevertConflict` or
+    /// `Event::RevertFailed`. Queued behind a running turn.
+    RevertEdit {
+        call_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        hunks: Option<Vec<u32>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        resolved: Option<String>,
+    },
     /// Decide on the pending turn review (`Event::TurnReview`): a
     /// checkpoint, then each accepted file written (atomic per file; one
     /// changed on disk since it was staged is refused), then

@@ -5,7 +5,7 @@ use rusqlite::{OptionalExtension, Row, params};
 
 use crate::{
     ContextMessage, ListQuery, MessageKind, Page, PageFrom, PageQuery, Result, Role,
-    SessionSummary, Store, StoreError, StoredMessage, TokenUsage,
+    SessionSummary, Store, StoreError, StoredMessage, TokenUsage, ToolCallRecord,
 };
 
 const SESSION_COLUMNS: &str = "id, workspace, title, created_ms, updated_ms, model, message_count,
@@ -369,6 +369,33 @@ impl Store {
             }
         }
         Ok(found)
+    }
+
+    /// The stored record of a tool call's result (the last message
+    /// carrying `call_id` with a record of it that has a status): what its
+    /// card showed, the diff an edit applied included.
+    pub fn call_result(&self, session_id: &str, call_id: &str) -> Result<Option<ToolCallRecord>> {
+        let conn = self.reader();
+        let mut stmt = conn.prepare_cached(
+            "SELECT call_ids, tool_calls FROM messages
+             WHERE session_id = ?1 AND call_ids IS NOT NULL ORDER BY seq DESC",
+        )?;
+        let mut rows = stmt.query(params![session_id])?;
+        while let Some(row) = rows.next()? {
+            let ids: String = row.get(0)?;
+            if !ids.split('\n').any(|id| id == call_id) {
+                continue;
+            }
+            let calls: Option<String> = row.get(1)?;
+            let calls: Vec<ToolCallRecord> = parse_opt(calls)?.unwrap_or_default();
+            if let Some(record) = calls
+                .into_iter()
+                .find(|c| c.call_id == call_id && c.status.is_some())
+            {
+                return Ok(Some(record));
+            }
+        }
+        Ok(None)
     }
 
     /// The prompt whose turn made a tool call: the last prompt at or before

@@ -153,6 +153,11 @@ pub struct ToolCallRecord {
     /// An MCP tool's server and its own name (the card reads "server › tool").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp: Option<McpToolName>,
+    /// What decided the call (gd-protocol's `DecidedBy`, as JSON), so a
+    /// reopened card still says why it ran or was refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(type = "unknown"))]
+    pub decided_by: Option<Value>,
 }
 
 /// An MCP tool as its server names it (gd-protocol's `McpToolRef`, which the store does not

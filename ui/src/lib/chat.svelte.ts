@@ -5,6 +5,7 @@
 // nothing else in the history re-renders. Text deltas are buffered and applied at most once per
 // animation frame.
 import type { ConfirmationDetails } from "../protocol/ConfirmationDetails";
+import type { DecidedBy } from "../protocol/DecidedBy";
 import type { Event } from "../protocol/Event";
 import type { McpToolRef } from "../protocol/McpToolRef";
 import type { SessionStats } from "../protocol/SessionStats";
@@ -18,6 +19,7 @@ import type { Block, MarkdownStream } from "./markdown";
 import { markdown } from "./markdown-loader.svelte";
 import { describeCall } from "./tools";
 import { transcriptEntries } from "./transcript";
+import { type RevertState, RevertStore } from "./revert.svelte";
 import { transcriptItems } from "./transcript-items";
 
 let nextId = 1;
@@ -80,10 +82,14 @@ export class ToolItem {
   declined = $state(false);
   /** The change an edit applied, to show its diff again from the card. */
   diff = $state.raw<EditDetails | null>(null);
+  /** What decided the call: a policy rule, the approval mode, an "always allow", the user. */
+  decidedBy = $state.raw<DecidedBy | null>(null);
   status = $state<ToolCallStatus | null>(null);
   display = $state<string | null>(null);
   error = $state<string | null>(null);
   durationMs = $state<number | null>(null);
+  /** An applied edit's revert from the card (set by the chat store that shows the card). */
+  revert = $state.raw<RevertState | null>(null);
   /** The snapshot taken before this edit ran, which the card offers to restore. */
   checkpoint = $state<Checkpoint | null>(null);
   readonly description: string;
@@ -180,7 +186,11 @@ export type ChatEvent = Extract<
       | "checkpoint_restored"
       | "checkpoint_error"
       | "checkpoints"
-      | "message_recorded";
+      | "message_recorded"
+      | "tool_call_decided"
+      | "edit_reverted"
+      | "revert_conflict"
+      | "revert_failed";
   }
 >;
 
@@ -213,6 +223,8 @@ export class ChatStore {
   workspace: string | null = null;
   /** The edits' checkpoints and their restores. */
   readonly checkpoints = new CheckpointStore();
+  /** Reverting applied edits from their cards. */
+  readonly reverts = new RevertStore(() => this.checkpoints.sessionId);
 
   private answer: ModelItem | null = null;
   private pending = "";
@@ -279,6 +291,8 @@ export class ChatStore {
     for (const [callId, tool] of restored.tools) {
       // Its checkpoint, if it has one, comes with the session's `checkpoints`.
       tool.checkpoint = this.checkpoints.list.find((c) => c.callId === callId) ?? null;
+      // A resumed edit can be reverted too (core finds its diff in the history).
+      if (tool.diff) tool.revert = this.reverts.state(callId);
       this.tools.set(callId, tool);
     }
     const items = restored.items;
@@ -427,6 +441,13 @@ export class ChatStore {
         item.exitCode = event.exit_code ?? null;
         item.declined = event.declined ?? false;
         item.diff = event.diff?.type === "edit" ? event.diff : null;
+        if (item.diff) item.revert = this.reverts.state(item.callId);
+        if (event.decided_by) item.decidedBy = event.decided_by;
+        return;
+      }
+      case "tool_call_decided": {
+        const item = this.tools.get(event.call_id);
+        if (item) item.decidedBy = event.decided_by;
         return;
       }
       case "retrying": {
@@ -503,6 +524,14 @@ export class ChatStore {
         }
         return;
       // Which chat item each recorded prompt is, so a rewind drops it and what follows.
+      case "edit_reverted":
+      case "revert_conflict":
+      case "revert_failed": {
+        const remaining = this.reverts.handle(event);
+        const item = this.tools.get(event.call_id);
+        if (item && remaining) item.diff = remaining;
+        return;
+      }
       case "message_recorded":
         if (event.kind === "prompt") {
           if (this.unrecordedUser) this.promptItems.set(event.message_id, this.unrecordedUser);

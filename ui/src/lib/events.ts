@@ -90,6 +90,10 @@ export function routeEvent(o: EventOwners, event: Event): void {
     case "checkpoint_restored":
     case "checkpoint_error":
     case "message_recorded":
+    case "tool_call_decided":
+    case "edit_reverted":
+    case "revert_conflict":
+    case "revert_failed":
       o.chat.handle(event);
       return;
     case "session_stats":

@@ -1,6 +1,7 @@
 // Transcript entries (lib/transcript.ts) → the chat's item objects, so the resumed chat and the
 // history transcript render stored messages with the live chat's components.
 import { type EditDetails, FooterItem, type Item, ModelItem, NoticeItem, ThoughtItem, ToolItem, UserItem } from "./chat.svelte";
+import type { DecidedBy } from "../protocol/DecidedBy";
 import type { Entry } from "./transcript";
 
 export interface TranscriptItems {
@@ -47,6 +48,7 @@ export function transcriptItems(entries: Entry[], workspace: string | null): Tra
         tool.declined = entry.declined;
         // Stored as the live event carried it: the edit's ConfirmationDetails.
         tool.diff = (entry.diff ?? null) as EditDetails | null;
+        tool.decidedBy = (entry.decidedBy ?? null) as DecidedBy | null;
         out.tools.set(entry.callId, tool);
         item = tool;
         break;

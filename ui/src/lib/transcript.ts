@@ -44,6 +44,8 @@ export interface ToolEntry {
   declined: boolean;
   /** The change an applied edit made (the edit's `ConfirmationDetails`, as the live card got it). */
   diff: unknown;
+  /** What decided the call (the protocol's `DecidedBy`, as the live card got it). */
+  decidedBy: unknown;
   /** An MCP tool's server and its own name (the card's title). */
   mcp: McpToolName | null;
 }
@@ -197,6 +199,7 @@ function applyResult(entry: ToolEntry, record: ToolCallRecord): void {
   if (record.declined) entry.declined = true;
   if (record.diff !== undefined && record.diff !== null) entry.diff = record.diff;
   if (record.mcp) entry.mcp = record.mcp;
+  if (record.decided_by !== undefined && record.decided_by !== null) entry.decidedBy = record.decided_by;
   if (entry.error && NOT_EXECUTED.test(entry.error) && entry.state === "cancelled") entry.display = null;
 }
 
@@ -217,6 +220,7 @@ function toolEntry(seq: number, call: ToolCallRecord, args: unknown): ToolEntry 
     exitCode: null,
     declined: false,
     diff: null,
+    decidedBy: null,
     mcp: null,
   };
 }

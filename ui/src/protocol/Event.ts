@@ -4,6 +4,7 @@ import type { CheckpointInfo } from "./CheckpointInfo";
 import type { CheckpointScope } from "./CheckpointScope";
 import type { CompressionSkipReason } from "./CompressionSkipReason";
 import type { ConfirmationDetails } from "./ConfirmationDetails";
+import type { DecidedBy } from "./DecidedBy";
 import type { ErrorKind } from "./ErrorKind";
 import type { LoopKind } from "./LoopKind";
 import type { McpDiscoveryState } from "./McpDiscoveryState";
@@ -73,7 +74,12 @@ modified: boolean,
  * The change an edit applied (the proposal as approved), so its card
  * can show the diff again after the fact.
  */
-diff?: ConfirmationDetails, } | { "type": "usage", model: string, latency_ms: number, 
+diff?: ConfirmationDetails, 
+/**
+ * What decided the call (a policy rule, the approval mode, an
+ * "always allow", the user's click), so a reopened card says it too.
+ */
+decided_by?: DecidedBy, } | { "type": "usage", model: string, latency_ms: number, 
 /**
  * Prompt tokens, cached ones included (`promptTokenCount`).
  */
@@ -170,4 +176,52 @@ chars: number, } | { "type": "commands", commands: Array<SlashCommandInfo>, } | 
 /**
  * The history's size in tokens (estimated when no request told).
  */
-original_tokens: number, message: string, } | { "type": "session_stats", stats: SessionStats, } | { "type": "turn_review", turn_id: string, files: Array<ReviewFile>, restored: boolean, } | { "type": "turn_review_applied", written: Array<string>, not_applied: Array<ReviewNotApplied>, };
+original_tokens: number, message: string, } | { "type": "session_stats", stats: SessionStats, } | { "type": "tool_call_decided", call_id: string, 
+/**
+ * Boxed: a rule's text is large next to most events.
+ */
+decided_by: DecidedBy, } | { "type": "edit_reverted", call_id: string, file_path: string, 
+/**
+ * The hunks reverted (indexes into the card's diff); absent: the whole
+ * edit, or the user's own resolution of a conflict.
+ */
+hunks?: Array<number>, 
+/**
+ * The file the edit created was deleted.
+ */
+deleted: boolean, 
+/**
+ * The user's resolution of a three-way view was written.
+ */
+resolved: boolean, 
+/**
+ * What is still applied of the edit (its hunks renumbered from 0), for
+ * the card to show and revert further; absent when nothing is left.
+ */
+remaining?: ConfirmationDetails, } | { "type": "revert_conflict", call_id: string, file_path: string, 
+/**
+ * What the edit wrote.
+ */
+base: string, 
+/**
+ * What is on disk now.
+ */
+current: string, 
+/**
+ * What the revert gives when applied to `base`.
+ */
+reverted: string, 
+/**
+ * A line-based three-way merge of `current` and `reverted` over
+ * `base`; conflicting regions are marked with `<<<<<<<`, `=======`,
+ * `>>>>>>>` lines.
+ */
+merged: string, 
+/**
+ * How many conflicting regions `merged` has.
+ */
+conflicts: number, 
+/**
+ * The hunks asked for (absent: the whole edit).
+ */
+hunks?: Array<number>, } | { "type": "revert_failed", call_id: string, message: string, } | { "type": "turn_review", turn_id: string, files: Array<ReviewFile>, restored: boolean, } | { "type": "turn_review_applied", written: Array<string>, not_applied: Array<ReviewNotApplied>, };

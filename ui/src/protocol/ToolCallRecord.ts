@@ -56,4 +56,9 @@ diff?: unknown,
 /**
  * An MCP tool's server and its own name (the card reads "server › tool").
  */
-mcp?: McpToolName | null, };
+mcp?: McpToolName | null, 
+/**
+ * What decided the call (gd-protocol's `DecidedBy`, as JSON), so a
+ * reopened card still says why it ran or was refused.
+ */
+decided_by?: unknown, };

@@ -104,6 +104,7 @@ impl Output for StreamJsonOutput<'_> {
                 error,
                 diff,
                 modified,
+                decided_by,
                 ..
             } => {
                 let mut fields = json!({
@@ -124,6 +125,10 @@ impl Output for StreamJsonOutput<'_> {
                         _ => "tool_error",
                     };
                     fields["error"] = json!({"type": kind, "message": error});
+                }
+                // Additive: what decided the call (policy rule, mode, …).
+                if let Some(decided_by) = decided_by {
+                    fields["decided_by"] = json!(decided_by);
                 }
                 self.emit("tool_result", fields)
             }
@@ -197,6 +202,10 @@ mod tests {
                 declined: false,
                 modified: false,
                 diff: None,
+                decided_by: Some(Box::new(gd_protocol::DecidedBy::Default {
+                    outcome: gd_protocol::PolicyOutcome::Ask,
+                    reason: None,
+                })),
             })
             .unwrap();
             out.event(&Event::ContentDelta { text: "ok".into() })
@@ -227,6 +236,8 @@ mod tests {
         );
         assert_eq!(lines[2]["tool_id"], "list_directory__c_1_0");
         assert_eq!(lines[3]["output"], "Listed 1 item(s).");
+        assert_eq!(lines[3]["decided_by"]["kind"], "default");
+        assert_eq!(lines[3]["decided_by"]["outcome"], "ask");
         assert_eq!(lines[4]["delta"], true);
         assert_eq!(lines[5]["stats"]["duration_ms"], 5);
         assert!(lines[3].get("hunks").is_none(), "not an edit");
@@ -263,6 +274,7 @@ mod tests {
                     side_by_side: diff.side_by_side,
                     is_new_file: false,
                 }),
+                decided_by: None,
             })
             .unwrap();
         }

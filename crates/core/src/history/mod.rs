@@ -697,6 +697,11 @@ fn result_record(call: &CompletedCall) -> ToolCallRecord {
             server: m.server.clone(),
             tool: m.tool.clone(),
         }),
+        decided_by: call
+            .shown
+            .decided_by
+            .as_ref()
+            .and_then(|d| serde_json::to_value(d).ok()),
     }
 }
 

@@ -168,6 +168,15 @@ impl OpLoop {
             },
             Op::RefreshMemory => ConversationOp::RefreshMemory,
             Op::AddMemory { text } => ConversationOp::AddMemory { text },
+            Op::RevertEdit {
+                call_id,
+                hunks,
+                resolved,
+            } => ConversationOp::RevertEdit(crate::revert::RevertRequest {
+                call_id,
+                hunks,
+                resolved,
+            }),
             Op::ApplyTurnReview { decisions } => ConversationOp::ApplyTurnReview { decisions },
             Op::Shutdown => return Some(Queued::Shutdown),
             Op::Interrupt => {

@@ -40,6 +40,7 @@ pub(super) enum ConversationOp {
     AddMemory {
         text: String,
     },
+    RevertEdit(crate::revert::RevertRequest),
     ApplyTurnReview {
         decisions: Vec<gd_protocol::ReviewDecision>,
     },
@@ -111,6 +112,10 @@ pub(super) async fn run(
         }
         ConversationOp::AddMemory { text } => {
             add_memory(&mut agent, &text, sink).await;
+            return agent;
+        }
+        ConversationOp::RevertEdit(request) => {
+            crate::revert::revert_edit(&mut agent, env.checkpoints.as_ref(), request, sink).await;
             return agent;
         }
         ConversationOp::ApplyTurnReview { decisions } => {
