@@ -261,6 +261,7 @@ impl Scheduler {
                 Verdict::Allow | Verdict::Ask
                     if ctx.staging.is_some() && crate::review::stages(&request.name) =>
                 {
+                    decided::note(&mut call, Some(gd_protocol::DecidedBy::ReviewMode), sink);
                     Stage::Approved { confirmed: false }
                 }
                 Verdict::Allow => Stage::Approved { confirmed: false },

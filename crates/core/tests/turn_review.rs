@@ -450,8 +450,14 @@ async fn shell_commands_still_ask_and_see_the_disk_and_a_denied_edit_stays_denie
             break;
         }
     }
-    // Only the shell command was asked; the edit was staged without a question.
+    // Only the shell command was asked; the edit was staged without a question, and its card
+    // says so.
     assert_eq!(asked, vec!["run_shell_command".to_owned()]);
+    let staged_by_review = events.iter().any(|e| {
+        matches!(e, Event::ToolCallDecided { decided_by, .. }
+            if **decided_by == gd_protocol::DecidedBy::ReviewMode)
+    });
+    assert!(staged_by_review, "{events:?}");
     // The command ran on the real file, not the staged copy.
     let shell = tool_output(&h, 1, 2);
     assert!(
