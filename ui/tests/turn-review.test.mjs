@@ -190,6 +190,27 @@ describe("end-of-turn review", () => {
     await app.close();
   });
 
+  test("a staged edit's card says review mode decided it and offers no revert (nothing was written)", async () => {
+    const app = await env.open();
+    await app.sendPrompt("do it");
+    const details = E.editDetails(diffs.two_hunks, MAIN);
+    const applied = (id) => ({ ...E.toolResponse(id, "replace", "success", "Updated src/main.rs (+4 \u22123)"), diff: details });
+    await app.emitAll([
+      E.turnStarted(),
+      E.toolRequest("s1", "replace", { file_path: MAIN }),
+      { type: "tool_call_decided", call_id: "s1", decided_by: { kind: "review_mode" } },
+      { ...applied("s1"), display: "Staged for review: Updated src/main.rs (+4 \u22123)", decided_by: { kind: "review_mode" } },
+      // An ordinary applied edit next to it still offers its revert.
+      E.toolRequest("a1", "replace", { file_path: MAIN }),
+      applied("a1"),
+      E.turnComplete(),
+    ]);
+    await waitForText(app.page, `${sel("tool-card")}[data-call-id="s1"] ${sel("decided-by")}`, /Staged: Review at end of turn/);
+    assert.equal(await app.page.locator(`${sel("tool-card")}[data-call-id="s1"] ${sel("revert")}`).count(), 0);
+    assert.equal(await app.page.locator(`${sel("tool-card")}[data-call-id="a1"] ${sel("revert")}`).count(), 1);
+    await app.close();
+  });
+
   test("Discard sends no decisions; a restored review says it is still pending", async () => {
     const app = await env.open();
     await app.emit(turnReview([{ ...FILES[0], changed_on_disk: true }], true));

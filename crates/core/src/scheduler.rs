@@ -483,7 +483,10 @@ impl Scheduler {
         .instrument(span)
         .await;
         let completed = self.complete(&call, outcome, ctx);
-        if let Some(diff) = &completed.shown.diff {
+        // A staged edit (review mode) wrote nothing: not revertable.
+        if let Some(diff) = &completed.shown.diff
+            && ctx.staging.is_none()
+        {
             self.applied_edits.record(&call.request.call_id, diff);
         }
         emit_state(
