@@ -87,4 +87,8 @@ app_commands! {
     worktrees::worktree_merge(path: String, plan: MergePlan, keep_worktree: Option<bool>) -> MergeOutcome;
     worktrees::worktree_plan_discard(path: String) -> DiscardPlan;
     worktrees::worktree_discard(path: String, plan: DiscardPlan);
+
+    // The policy editor (gd-core's policy_editor): rules of the user's and a trusted workspace's files.
+    policies::policy_save_rule(workspace: String, tier: PolicyTier, path: Option<String>, line: Option<u32>, rule: PolicyRuleFields) -> SavedPolicyRule;
+    policies::policy_delete_rule(workspace: String, tier: PolicyTier, path: String, line: u32);
 }

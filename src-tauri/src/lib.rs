@@ -43,6 +43,7 @@ pub mod first_paint;
 pub mod history;
 pub mod logging;
 pub mod picker;
+pub mod policies;
 pub mod renderer;
 pub mod sessions;
 pub mod settings;

@@ -63,6 +63,13 @@ pub trait ApprovalPolicy: Send + Sync {
         let _ = mode;
         Ok(())
     }
+
+    /// The policy engine behind this policy, for the policy editor's
+    /// operations (list, reload, dry run); `None` for policies without
+    /// rules (tests, the allow-all policy).
+    fn as_policy(&self) -> Option<&crate::policy::PolicyApproval> {
+        None
+    }
 }
 
 /// Why a policy refused an approval mode (e.g. a privileged one in an

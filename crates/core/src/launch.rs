@@ -349,15 +349,21 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     let sources = PolicySources::standard(home.as_deref(), policy_workspace, &getter);
     let (mut engine, errors) = PolicyEngine::load(&sources);
     warnings.extend(errors.iter().map(|e| format!("Policy file skipped: {e}")));
-    engine.add_rules(mcp_settings_rules(&settings));
+    let settings_rules = mcp_settings_rules(&settings);
+    engine.add_rules(settings_rules.clone());
     let policy = Arc::new(
         PolicyApproval::new(
             engine,
             approval_mode,
             options.interactive,
-            sources.user_dir.map(|dir| dir.join(AUTO_SAVED_POLICY_FILE)),
+            sources
+                .user_dir
+                .as_ref()
+                .map(|dir| dir.join(AUTO_SAVED_POLICY_FILE)),
         )
-        .restricted(!trusted),
+        .restricted(!trusted)
+        .reloadable(sources, settings_rules)
+        .with_load_errors(&errors),
     );
 
     let mut tools = ToolRegistry::with_builtins();

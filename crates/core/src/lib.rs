@@ -43,6 +43,7 @@ pub(crate) mod loop_detection;
 pub mod mcp_settings;
 pub mod memory;
 pub mod policy;
+pub mod policy_editor;
 pub(crate) mod prompts;
 pub mod restore;
 pub mod revert;

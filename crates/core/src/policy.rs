@@ -15,6 +15,7 @@ use tracing::info;
 
 use crate::approval::{ApprovalPolicy, ModeRefused, Verdict};
 use crate::config::ApprovalMode;
+use crate::policy_editor::{LiveEngine, ReloadSources};
 use crate::tools::Tool;
 
 /// Priority of "always allow" rules within their tier: above every
@@ -25,13 +26,16 @@ const SESSION_RULE_PRIORITY: u16 = 950;
 const SAVED_RULE_PRIORITY: u16 = 100;
 
 pub struct PolicyApproval {
-    engine: PolicyEngine,
+    /// Swapped by `Op::ReloadPolicies` (see [`crate::policy_editor`]).
+    pub(crate) engine: LiveEngine,
     mode: RwLock<ApprovalMode>,
-    interactive: bool,
+    pub(crate) interactive: bool,
     /// Where "always allow and save" writes (`~/.gemini/policies/auto-saved.toml`).
-    saved_rules: Option<PathBuf>,
+    pub(crate) saved_rules: Option<PathBuf>,
     /// An untrusted folder: only the default mode.
     restricted: bool,
+    /// Where the engine was loaded from, to load it again.
+    pub(crate) reload: Option<ReloadSources>,
 }
 
 impl PolicyApproval {
@@ -42,11 +46,12 @@ impl PolicyApproval {
         saved_rules: Option<PathBuf>,
     ) -> Self {
         Self {
-            engine,
+            engine: LiveEngine::new(engine),
             mode: RwLock::new(mode),
             interactive,
             saved_rules,
             restricted: false,
+            reload: None,
         }
     }
 
@@ -58,8 +63,9 @@ impl PolicyApproval {
         self
     }
 
-    pub fn engine(&self) -> &PolicyEngine {
-        &self.engine
+    /// The engine now (a reload replaces it for the following calls).
+    pub fn engine(&self) -> std::sync::Arc<PolicyEngine> {
+        self.engine.current()
     }
 
     pub fn mode(&self) -> ApprovalMode {
@@ -92,7 +98,7 @@ impl PolicyApproval {
     /// The rules an "always allow" adds for a call like this one: the root
     /// commands of a shell command; for an MCP tool the tool on its server,
     /// or the whole server with `ProceedAlwaysServer`; else the tool.
-    fn rules_for(
+    pub(crate) fn rules_for(
         tool: &dyn Tool,
         details: Option<&ConfirmationDetails>,
         outcome: ConfirmationOutcome,
@@ -187,6 +193,14 @@ pub fn mcp_settings_rules(settings: &gd_settings::Settings) -> Vec<Rule> {
     rules
 }
 
+/// A rule as "always allow and save" writes it (User tier, its priority).
+pub(crate) fn saved_form(rule: &Rule) -> Rule {
+    let mut saved = rule.clone();
+    saved.tier = Tier::User;
+    saved.priority = SAVED_RULE_PRIORITY;
+    saved
+}
+
 /// Our approval modes as the policy engine names them.
 pub fn policy_mode(mode: ApprovalMode) -> Mode {
     match mode {
@@ -197,6 +211,10 @@ pub fn policy_mode(mode: ApprovalMode) -> Mode {
 }
 
 impl ApprovalPolicy for PolicyApproval {
+    fn as_policy(&self) -> Option<&PolicyApproval> {
+        Some(self)
+    }
+
     fn set_approval_mode(&self, mode: ApprovalMode) -> Result<(), ModeRefused> {
         self.set_mode(mode).map_err(ModeRefused)
     }
@@ -236,9 +254,7 @@ impl ApprovalPolicy for PolicyApproval {
                 let Some(file) = &self.saved_rules else {
                     return Err("no home directory to save policies in".into());
                 };
-                let mut saved = rule.clone();
-                saved.tier = Tier::User;
-                saved.priority = SAVED_RULE_PRIORITY;
+                let saved = saved_form(&rule);
                 self.engine
                     .save_rule(&saved, file)
                     .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
@@ -246,6 +262,12 @@ impl ApprovalPolicy for PolicyApproval {
             }
             rule.tier = Tier::Workspace;
             rule.priority = SESSION_RULE_PRIORITY;
+            // A source, so that the policy editor's dry run can name the
+            // rule that decided.
+            rule.source = Some(RuleSource {
+                path: PathBuf::from(crate::policy_editor::SESSION_SOURCE),
+                line: self.engine.current().session_rules().len() + 1,
+            });
             self.engine.add_session_rule(rule);
         }
         Ok(())

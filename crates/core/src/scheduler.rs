@@ -326,6 +326,13 @@ impl Scheduler {
             .details
             .clone()
             .unwrap_or_else(|| generic_details(tool, &call.args));
+        crate::policy_editor::emit_saved_rule_preview(
+            self.policy.as_ref(),
+            tool,
+            &call.request.call_id,
+            &details,
+            sink,
+        );
         let Some(answer) = self.ask(&call.request, details.clone(), ctx, sink).await else {
             return Stage::Cancelled(CANCELLED_MESSAGE);
         };

@@ -569,8 +569,9 @@ fn builtin_text(name: &str) -> Option<&'static str> {
         .map(|(_, text)| *text)
 }
 
-/// One `[[rule]]` table, ending with a newline.
-pub(crate) fn render_rule(rule: &Rule) -> String {
+/// One `[[rule]]` table, ending with a newline: what
+/// [`PolicyEngine::save_rule`] appends (also its preview).
+pub fn render_rule(rule: &Rule) -> String {
     let mut out = String::from("[[rule]]\n");
     match rule.tool_names.as_slice() {
         [] => {}

@@ -22,17 +22,23 @@
 //! assert_eq!(engine.decide(&call, Mode::Yolo, false), Decision::Allow);
 //! ```
 
+mod edit;
 mod engine;
+mod listing;
 mod loader;
 mod matched;
 mod rule;
 pub mod shell;
 mod stable_json;
 
+pub use edit::{
+    EditError, EditedRule, RuleSpec, add_rule, delete_rule, render_spec, rule_text, update_rule,
+};
 pub use engine::{
     AUTO_SAVED_POLICY_FILE, PolicyEngine, PolicySources, ToolCall, Verdict, default_admin_dir,
-    default_rules,
+    default_rules, render_rule,
 };
+pub use listing::{ListedRule, effective_rules, is_pseudo_path};
 pub use loader::{PolicyError, parse_policy_file};
 pub use matched::{Downgrade, MatchedRule};
 pub use rule::{Decision, Mode, Rule, RuleDecision, RuleSource, SHELL_TOOL_NAME, Tier};

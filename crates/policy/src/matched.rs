@@ -77,8 +77,13 @@ impl MatchedRule {
         command: Option<String>,
         builtin_text: &dyn Fn(&str) -> Option<&'static str>,
     ) -> MatchedRule {
-        let text = rule
+        // This session's own rules are numbered `<session>:N` (so the policy
+        // editor's dry run can name them); they have no file.
+        let source = rule
             .source
+            .clone()
+            .filter(|s| !s.path.starts_with("<session>"));
+        let text = source
             .as_ref()
             .and_then(|source| written_text(source, builtin_text))
             .unwrap_or_else(|| crate::engine::render_rule(rule));
@@ -88,9 +93,9 @@ impl MatchedRule {
             effective_priority: rule.effective_priority(),
             decision: rule.decision,
             modes: rule.modes.clone(),
-            source: rule.source.clone(),
+            origin: origin(source.as_ref(), session),
+            source,
             text,
-            origin: origin(rule.source.as_ref(), session),
             session,
             command,
         }
@@ -136,7 +141,7 @@ fn written_text(
     let owned;
     let text: &str = if let Ok(name) = source.path.strip_prefix("<built-in>") {
         builtin_text(name.to_str()?)?
-    } else if source.path.starts_with("<settings>") {
+    } else if source.path.starts_with("<settings>") || source.path.starts_with("<session>") {
         return None;
     } else {
         owned = read_small(&source.path)?;

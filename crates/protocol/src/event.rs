@@ -316,6 +316,47 @@ pub enum Event {
         call_id: String,
         message: String,
     },
+    /// The effective policy rules, the one that wins first first (answers
+    /// `Op::ListPolicies` and `Op::ReloadPolicies`).
+    Policies {
+        rules: Vec<crate::EffectiveRule>,
+        /// Where the editor adds a user rule (the file "always allow and
+        /// save" writes to); absent without a home directory.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        user_file: Option<String>,
+        /// Where the editor adds a workspace rule; absent when the
+        /// workspace is not trusted (its rules do not count).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        workspace_file: Option<String>,
+        /// Policy files that did not load (`path:line:column: message`).
+        errors: Vec<String>,
+    },
+    /// What the policy would decide for the call of an `Op::PolicyDryRun`.
+    PolicyDryRun {
+        decision: crate::DryRunDecision,
+        /// A deny's message (the rule's `deny_message`, or why).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        message: Option<String>,
+        /// The rule that decided, when one did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        rule: Option<crate::EffectiveRule>,
+        /// Why, in words.
+        reason: String,
+        /// The mode it was decided in.
+        approval_mode: ApprovalMode,
+    },
+    /// The rule "always allow and save" would write for a confirmation
+    /// just requested (sent right before its
+    /// `Event::ToolConfirmationRequest`), for the preview before saving.
+    SavedRulePreview {
+        call_id: String,
+        #[serde(flatten)]
+        preview: crate::SavedRulePreview,
+    },
     /// A turn in review mode ended with staged edits (or a resumed session
     /// had a review pending, `restored`): every staged file, for the user
     /// to accept, reject or edit with `Op::ApplyTurnReview`. Until then the

@@ -141,6 +141,29 @@ pub enum Op {
         #[ts(optional)]
         resolved: Option<String>,
     },
+    /// List the effective policy rules of every tier, with this session's
+    /// "always allow" rules (`Event::Policies`). Takes effect immediately.
+    ListPolicies,
+    /// Read the policy files again (after the editor changed one): the
+    /// following decisions use them; this session's "always allow" rules
+    /// are kept. Answered by `Event::Policies` (with the files that did not
+    /// load). Takes effect immediately, even while a turn runs.
+    ReloadPolicies,
+    /// Ask the session's policy what it would decide for this call, without
+    /// running anything (`Event::PolicyDryRun`). A shell command is
+    /// `tool: "run_shell_command"`, `args: {"command": …}`. Absent
+    /// `approval_mode`: the session's. Takes effect immediately.
+    PolicyDryRun {
+        tool: String,
+        #[ts(type = "unknown")]
+        args: serde_json::Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        mcp_server: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        approval_mode: Option<ApprovalMode>,
+    },
     /// Decide on the pending turn review (`Event::TurnReview`): a
     /// checkpoint, then each accepted file written (atomic per file; one
     /// changed on disk since it was staged is refused), then

@@ -103,6 +103,13 @@ export class AppController {
   get memory() {
     return this.active.memory;
   }
+  get policies() {
+    return this.active.policies;
+  }
+  /** After a policy file changed: every open conversation's session reads its policy again. */
+  async reloadPolicies(): Promise<void> {
+    await Promise.allSettled(this.conversations.map((c) => c.policies.reload()));
+  }
   get slash() {
     return this.active.slash;
   }

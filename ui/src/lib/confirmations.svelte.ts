@@ -76,6 +76,8 @@ export interface ConfirmationContext {
   readonly session: SessionStore;
   readonly confirmations: ConfirmationQueue;
   readonly workspace: string | null;
+  /** The previews of "always allow and save" (absent: it saves without one). */
+  readonly policies?: import("./policies.svelte").PolicyStore;
 }
 
 export class ConfirmationQueue {

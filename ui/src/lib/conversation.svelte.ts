@@ -14,6 +14,7 @@ import { type EventOwners, routeEvent } from "./events";
 import { markdown } from "./markdown-loader.svelte";
 import { McpStore } from "./mcp.svelte";
 import { MemoryStore } from "./memory.svelte";
+import { PolicyStore } from "./policies.svelte";
 import { SessionStore } from "./session.svelte";
 import { SlashCommands } from "./slash-commands.svelte";
 import { TurnReviewStore } from "./review.svelte";
@@ -51,12 +52,14 @@ export class Conversation {
   readonly mcp = new McpStore(this.session, () => void this.slash.load());
   readonly review = new TurnReviewStore(this.session, (level, text) => this.chat.addNotice(level, text));
   readonly memory = new MemoryStore(this.session, (level, text) => this.chat.addNotice(level, text));
+  readonly policies = new PolicyStore(this.session, () => this.workspace);
   readonly slash: SlashCommands = new SlashCommands({
     session: this.session,
     chat: this.chat,
     mcp: this.mcp,
     memory: this.memory,
     conversationId: () => this.conversationId,
+    policies: this.policies,
   });
 
   /** A reload waits for the running turn to end. */
@@ -75,6 +78,7 @@ export class Conversation {
       mcp: this.mcp,
       memory: this.memory,
       slash: this.slash,
+      policies: this.policies,
       review: this.review,
       authFailed: (message) => this.host.authFailed(message),
       approvalRequested: (_name, details) => this.host.needsUser(this, "approval", summarize(details)),
@@ -184,6 +188,7 @@ export class Conversation {
     this.confirmations.clear();
     this.mcp.clear();
     this.memory.clear();
+    this.policies.clear();
     this.slash.reset();
     this.review.clear();
     return generation;

@@ -9,6 +9,7 @@ import type { ChatStore } from "./chat.svelte";
 import type { ConfirmationQueue } from "./confirmations.svelte";
 import type { McpStore } from "./mcp.svelte";
 import type { MemoryStore } from "./memory.svelte";
+import type { PolicyStore } from "./policies.svelte";
 import type { TurnReviewStore } from "./review.svelte";
 import type { SessionStore } from "./session.svelte";
 import type { SlashCommands } from "./slash-commands.svelte";
@@ -30,6 +31,8 @@ export interface EventOwners {
   conversationCleared: (conversationId: string) => void;
   /** A turn ended (how): the conversation notes a failure and runs what waited (a reload). */
   turnEnded: (status: TurnStatus) => void;
+  /** The policy editor's rules, dry runs and "always allow and save" previews. */
+  policies: PolicyStore;
 }
 
 export function routeEvent(o: EventOwners, event: Event): void {
@@ -107,6 +110,11 @@ export function routeEvent(o: EventOwners, event: Event): void {
       return;
     case "memory_loaded":
       o.memory.handle(event);
+      return;
+    case "policies":
+    case "policy_dry_run":
+    case "saved_rule_preview":
+      o.policies.handle(event);
       return;
     case "mcp_server_status":
     case "mcp_discovery":

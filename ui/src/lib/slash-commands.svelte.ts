@@ -12,6 +12,7 @@ import type { SlashCommandInfo } from "../protocol/SlashCommandInfo";
 import type { ChatStore, StatsView } from "./chat.svelte";
 import type { McpStore } from "./mcp.svelte";
 import type { MemoryStore } from "./memory.svelte";
+import type { PolicyStore } from "./policies.svelte";
 import type { SessionStore } from "./session.svelte";
 import { findCommand, parseSlash, promptHelp } from "./slash";
 
@@ -23,6 +24,8 @@ export interface SlashContext {
   memory: MemoryStore;
   /** The conversation the session records now (a `/restore <id>` rewinds only that one). */
   conversationId: () => string | null;
+  /** `/policies` opens the policy editor. */
+  policies: PolicyStore;
 }
 
 type Handler = (args: string) => Promise<boolean>;
@@ -49,6 +52,10 @@ export class SlashCommands {
     mcp: (args) => this.mcpCommand(args),
     memory: (args) => this.memoryCommand(args),
     restore: (args) => this.restore(args),
+    policies: async () => {
+      this.ctx.policies.show();
+      return true;
+    },
   };
 
   constructor(private readonly ctx: SlashContext) {}

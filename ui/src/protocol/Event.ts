@@ -5,6 +5,8 @@ import type { CheckpointScope } from "./CheckpointScope";
 import type { CompressionSkipReason } from "./CompressionSkipReason";
 import type { ConfirmationDetails } from "./ConfirmationDetails";
 import type { DecidedBy } from "./DecidedBy";
+import type { DryRunDecision } from "./DryRunDecision";
+import type { EffectiveRule } from "./EffectiveRule";
 import type { ErrorKind } from "./ErrorKind";
 import type { LoopKind } from "./LoopKind";
 import type { McpDiscoveryState } from "./McpDiscoveryState";
@@ -224,4 +226,34 @@ conflicts: number,
 /**
  * The hunks asked for (absent: the whole edit).
  */
-hunks?: Array<number>, } | { "type": "revert_failed", call_id: string, message: string, } | { "type": "turn_review", turn_id: string, files: Array<ReviewFile>, restored: boolean, } | { "type": "turn_review_applied", written: Array<string>, not_applied: Array<ReviewNotApplied>, };
+hunks?: Array<number>, } | { "type": "revert_failed", call_id: string, message: string, } | { "type": "policies", rules: Array<EffectiveRule>, 
+/**
+ * Where the editor adds a user rule (the file "always allow and
+ * save" writes to); absent without a home directory.
+ */
+user_file?: string, 
+/**
+ * Where the editor adds a workspace rule; absent when the
+ * workspace is not trusted (its rules do not count).
+ */
+workspace_file?: string, 
+/**
+ * Policy files that did not load (`path:line:column: message`).
+ */
+errors: Array<string>, } | { "type": "policy_dry_run", decision: DryRunDecision, 
+/**
+ * A deny's message (the rule's `deny_message`, or why).
+ */
+message?: string, 
+/**
+ * The rule that decided, when one did.
+ */
+rule?: EffectiveRule, 
+/**
+ * Why, in words.
+ */
+reason: string, 
+/**
+ * The mode it was decided in.
+ */
+approval_mode: ApprovalMode, } | { "type": "saved_rule_preview", call_id: string, path: string, text: string, } | { "type": "turn_review", turn_id: string, files: Array<ReviewFile>, restored: boolean, } | { "type": "turn_review_applied", written: Array<string>, not_applied: Array<ReviewNotApplied>, };

@@ -24,7 +24,10 @@ import type { Op } from "./Op";
 import type { Page } from "./Page";
 import type { PageFrom } from "./PageFrom";
 import type { PickerInfo } from "./PickerInfo";
+import type { PolicyRuleFields } from "./PolicyRuleFields";
+import type { PolicyTier } from "./PolicyTier";
 import type { Repo } from "./Repo";
+import type { SavedPolicyRule } from "./SavedPolicyRule";
 import type { SearchHit } from "./SearchHit";
 import type { SearchUpdate } from "./SearchUpdate";
 import type { SelectionEstimate } from "./SelectionEstimate";
@@ -266,5 +269,13 @@ export const commands = {
   /** `worktree_discard` (src-tauri/src/worktrees.rs). */
   worktreeDiscard(args: { path: string; plan: DiscardPlan }): Promise<void> {
     return invoke("worktree_discard", args);
+  },
+  /** `policy_save_rule` (src-tauri/src/policies.rs). */
+  policySaveRule(args: { workspace: string; tier: PolicyTier; path?: string | null; line?: number | null; rule: PolicyRuleFields }): Promise<SavedPolicyRule> {
+    return invoke("policy_save_rule", args);
+  },
+  /** `policy_delete_rule` (src-tauri/src/policies.rs). */
+  policyDeleteRule(args: { workspace: string; tier: PolicyTier; path: string; line: number }): Promise<void> {
+    return invoke("policy_delete_rule", args);
   },
 };

@@ -57,6 +57,7 @@ const BUILT_IN_COMMANDS: [string, string[], string][] = [
   ["mcp", [], "MCP servers, their state and tools: /mcp [list|auth|enable|disable|refresh] [server]"],
   ["stats", ["usage"], "Session statistics: time, tokens per model, tool calls. /stats [session|model|tools]"],
   ["restore", [], "List the checkpoints taken before edits, or restore one: /restore [id]"],
+  ["policies", [], "The policy rules of every tier: edit them, and test which rule decides a call"],
 ];
 
 /** Core's settings screen fields (crates/core/src/settings_screen.rs), as `settings_get` sends them. */

@@ -245,6 +245,7 @@ mod tests {
                 "memory",
                 "mcp",
                 "stats",
+                "policies",
                 "a.greet",
                 "b.greet",
                 "a.stats",

@@ -69,6 +69,11 @@ pub const BUILT_IN: &[BuiltIn] = &[
         alt_names: &[],
         description: "List the checkpoints taken before edits, or restore one: /restore [id]",
     },
+    BuiltIn {
+        name: "policies",
+        alt_names: &[],
+        description: "The policy rules of every tier: edit them, and test which rule decides a call",
+    },
 ];
 
 /// The built-in command `name` (or one of its other names) is, if any.

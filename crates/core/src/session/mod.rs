@@ -6,6 +6,7 @@ pub(crate) mod context;
 mod handle;
 mod mcp_events;
 mod op_loop;
+mod policy_ops;
 mod tasks;
 
 use std::sync::{Arc, Mutex};

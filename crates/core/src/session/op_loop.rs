@@ -269,6 +269,10 @@ impl OpLoop {
                 }
                 return None;
             }
+            Op::ListPolicies | Op::ReloadPolicies | Op::PolicyDryRun { .. } => {
+                super::policy_ops::take(op, self.policy.as_ref(), &self.env.sink);
+                return None;
+            }
         };
         Some(Queued::Conversation(conversation))
     }
