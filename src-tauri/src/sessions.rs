@@ -29,6 +29,9 @@ struct Running {
 struct Sink {
     channel: Mutex<Channel<Event>>,
     turn_context: Mutex<Option<Event>>,
+    /// The pending end-of-turn review (`turn_review` until `turn_review_applied`), shown again
+    /// to a window taking the session over.
+    turn_review: Mutex<Option<Event>>,
 }
 
 /// The running sessions, by id.
@@ -120,6 +123,7 @@ impl Sessions {
         let sink = Arc::new(Sink {
             channel: Mutex::new(channel),
             turn_context: Mutex::new(None),
+            turn_review: Mutex::new(None),
         });
         let forward = sink.clone();
         let span = info_span!("forward_events", session_id = %info.session_id);
@@ -131,6 +135,13 @@ impl Sessions {
                 while let Some(event) = events.recv().await {
                     if matches!(event, Event::TurnContext { .. }) {
                         *lock(&forward.turn_context) = Some(event.clone());
+                    }
+                    match event {
+                        Event::TurnReview { .. } => {
+                            *lock(&forward.turn_review) = Some(event.clone())
+                        }
+                        Event::TurnReviewApplied { .. } => *lock(&forward.turn_review) = None,
+                        _ => {}
                     }
                     let channel = lock(&forward.channel).clone();
                     if let Err(error) = channel.send(event) {
@@ -155,7 +166,8 @@ impl Sessions {
 
     /// Sends a running session's events to `channel` from now on (the conversation moved to
     /// another window) and returns what its start answered. The new window first gets the
-    /// session's current `turn_context` (model and approval mode); the rest it asks for (the
+    /// session's current `turn_context` (model, approval mode, review mode) and any pending
+    /// end-of-turn review; the rest it asks for (the
     /// transcript from the history, the model list, MCP status) as after a start.
     pub fn attach(
         &self,
@@ -164,10 +176,14 @@ impl Sessions {
     ) -> Result<SessionInfo, CommandError> {
         let running = self.lock();
         let running = running.get(session_id).ok_or_else(|| unknown(session_id))?;
-        if let Some(context) = lock(&running.sink.turn_context).clone()
-            && let Err(error) = channel.send(context)
-        {
-            warn!(%error, "the new window is not listening");
+        let replay = [
+            lock(&running.sink.turn_context).clone(),
+            lock(&running.sink.turn_review).clone(),
+        ];
+        for event in replay.into_iter().flatten() {
+            if let Err(error) = channel.send(event) {
+                warn!(%error, "the new window is not listening");
+            }
         }
         *lock(&running.sink.channel) = channel;
         Ok(running.info.clone())

@@ -47,6 +47,7 @@ pub mod policy_editor;
 pub(crate) mod prompts;
 pub mod restore;
 pub mod revert;
+pub mod review;
 pub mod scheduler;
 pub(crate) mod session;
 pub mod settings_screen;

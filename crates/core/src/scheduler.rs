@@ -14,6 +14,7 @@
 //! changed on disk in between, the user is asked again with the new diff.
 //! An approval may carry per-hunk decisions: the edit is narrowed to the
 //! accepted hunks first and the model hears what was left out (`partial`).
+//! In review mode ([`crate::review`]) edits are not asked: they are staged.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -255,6 +256,14 @@ impl Scheduler {
             let (verdict, why) = self.policy.decide_why(tool.as_ref(), &call.args);
             decided::note(&mut call, why, sink);
             match verdict {
+                // Review mode: an edit the policy does not deny is staged,
+                // not asked (the user reviews the whole turn at its end).
+                Verdict::Allow | Verdict::Ask
+                    if ctx.staging.is_some() && crate::review::stages(&request.name) =>
+                {
+                    decided::note(&mut call, Some(gd_protocol::DecidedBy::ReviewMode), sink);
+                    Stage::Approved { confirmed: false }
+                }
                 Verdict::Allow => Stage::Approved { confirmed: false },
                 Verdict::Ask => Stage::NeedsApproval,
                 Verdict::Deny(message) => Stage::Failed(match message {
@@ -463,7 +472,11 @@ impl Scheduler {
             if ctx.cancel.is_cancelled() {
                 return Outcome::Cancelled(CANCELLED_MESSAGE);
             }
-            self.checkpoint(&call, sink).await;
+            if ctx.staging.is_none() {
+                // A staged edit writes nothing; the review checkpoints
+                // before it writes.
+                self.checkpoint(&call, sink).await;
+            }
             emit_state(sink, &call.request.call_id, ToolCallState::Executing);
             let mut call_ctx = ctx.clone();
             call_ctx.output = Some(OutputSink::new(sink.clone(), call.request.call_id.clone()));
@@ -477,7 +490,10 @@ impl Scheduler {
         .instrument(span)
         .await;
         let completed = self.complete(&call, outcome, ctx);
-        if let Some(diff) = &completed.shown.diff {
+        // A staged edit (review mode) wrote nothing: not revertable.
+        if let Some(diff) = &completed.shown.diff
+            && ctx.staging.is_none()
+        {
             self.applied_edits.record(&call.request.call_id, diff);
         }
         emit_state(

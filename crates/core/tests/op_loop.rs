@@ -89,6 +89,7 @@ async fn confirm_tool_and_interrupt_are_taken_while_the_model_request_streams() 
         .submit(Op::OverrideTurnContext {
             approval_mode: Some(ApprovalMode::AutoEdit),
             model: None,
+            review_mode: None,
         })
         .unwrap();
     // A confirmation answered already is refused at once.

@@ -37,7 +37,8 @@ async fn the_turn_context_follows_session_configured() {
         h.events.recv().await.unwrap(),
         Event::TurnContext {
             approval_mode: ApprovalMode::Default,
-            model: MODEL.into()
+            model: MODEL.into(),
+            review_mode: false,
         }
     );
 }
@@ -50,6 +51,7 @@ async fn a_new_model_is_used_from_the_next_request_on() {
         .submit(Op::OverrideTurnContext {
             approval_mode: None,
             model: Some("gemini-2.5-pro".into()),
+            review_mode: None,
         })
         .unwrap();
     let answer = next_matching(&mut h, |e| matches!(e, Event::TurnContext { .. })).await;
@@ -57,7 +59,8 @@ async fn a_new_model_is_used_from_the_next_request_on() {
         answer,
         Event::TurnContext {
             approval_mode: ApprovalMode::Default,
-            model: "gemini-2.5-pro".into()
+            model: "gemini-2.5-pro".into(),
+            review_mode: false,
         }
     );
     let events = h.turn("second").await;
@@ -157,6 +160,7 @@ async fn an_approval_mode_goes_to_the_policy_and_a_refusal_is_reported() {
         .submit(Op::OverrideTurnContext {
             approval_mode: Some(ApprovalMode::AutoEdit),
             model: None,
+            review_mode: None,
         })
         .unwrap();
     let answer = next_matching(&mut h, |e| matches!(e, Event::TurnContext { .. })).await;
@@ -165,6 +169,7 @@ async fn an_approval_mode_goes_to_the_policy_and_a_refusal_is_reported() {
         == (Event::TurnContext {
             approval_mode: ApprovalMode::Default,
             model: MODEL.into(),
+            review_mode: false,
         }) {
         next_matching(&mut h, |e| matches!(e, Event::TurnContext { .. })).await
     } else {
@@ -174,7 +179,8 @@ async fn an_approval_mode_goes_to_the_policy_and_a_refusal_is_reported() {
         answer,
         Event::TurnContext {
             approval_mode: ApprovalMode::AutoEdit,
-            model: MODEL.into()
+            model: MODEL.into(),
+            review_mode: false,
         }
     );
     assert_eq!(*policy.modes.lock().unwrap(), [ApprovalMode::AutoEdit]);
@@ -183,6 +189,7 @@ async fn an_approval_mode_goes_to_the_policy_and_a_refusal_is_reported() {
         .submit(Op::OverrideTurnContext {
             approval_mode: Some(ApprovalMode::Yolo),
             model: None,
+            review_mode: None,
         })
         .unwrap();
     let warning = next_matching(&mut h, |e| matches!(e, Event::Warning { .. })).await;
@@ -197,7 +204,8 @@ async fn an_approval_mode_goes_to_the_policy_and_a_refusal_is_reported() {
         answer,
         Event::TurnContext {
             approval_mode: ApprovalMode::AutoEdit,
-            model: MODEL.into()
+            model: MODEL.into(),
+            review_mode: false,
         }
     );
 }

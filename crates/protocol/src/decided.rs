@@ -102,4 +102,7 @@ pub enum DecidedBy {
         #[ts(optional)]
         reason: Option<String>,
     },
+    /// "Review at end of turn": the edit was staged without asking (the
+    /// policy did not deny it); the user decides at the end-of-turn review.
+    ReviewMode,
 }

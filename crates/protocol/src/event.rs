@@ -175,6 +175,10 @@ pub enum Event {
     TurnContext {
         approval_mode: ApprovalMode,
         model: String,
+        /// "Review at end of turn": the turn's edits are staged and
+        /// reviewed together when it ends (see `Event::TurnReview`).
+        #[serde(default)]
+        review_mode: bool,
     },
     /// The models the session's credentials can use (answers
     /// `Op::ListModels`).
@@ -352,6 +356,24 @@ pub enum Event {
         call_id: String,
         #[serde(flatten)]
         preview: crate::SavedRulePreview,
+    },
+    /// A turn in review mode ended with staged edits (or a resumed session
+    /// had a review pending, `restored`): every staged file, for the user
+    /// to accept, reject or edit with `Op::ApplyTurnReview`. Until then the
+    /// files on disk are unchanged and later turns keep seeing the staged
+    /// content.
+    TurnReview {
+        turn_id: String,
+        files: Vec<crate::ReviewFile>,
+        #[serde(default)]
+        restored: bool,
+    },
+    /// `Op::ApplyTurnReview` is done: the files written, and those not
+    /// (fully) written with the reason. The model hears about the latter
+    /// with the next message.
+    TurnReviewApplied {
+        written: Vec<String>,
+        not_applied: Vec<crate::ReviewNotApplied>,
     },
 }
 

@@ -16,6 +16,7 @@ mod memory;
 mod op;
 mod policy;
 mod revert;
+mod review;
 mod settings;
 mod stats;
 
@@ -29,5 +30,6 @@ pub use memory::*;
 pub use op::*;
 pub use policy::*;
 pub use revert::*;
+pub use review::*;
 pub use settings::*;
 pub use stats::*;

@@ -114,6 +114,10 @@ pub enum Op {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         model: Option<String>,
+        /// "Review at end of turn" on or off, from the next turn on.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        review_mode: Option<bool>,
     },
     /// The models the session's credentials can use (`Event::Models`).
     /// Takes effect immediately.
@@ -159,6 +163,15 @@ pub enum Op {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         approval_mode: Option<ApprovalMode>,
+    },
+    /// Decide on the pending turn review (`Event::TurnReview`): a
+    /// checkpoint, then each accepted file written (atomic per file; one
+    /// changed on disk since it was staged is refused), then
+    /// `Event::TurnReviewApplied`; the model hears what was not applied with
+    /// the next message. A staged file without a decision is not applied:
+    /// an empty list discards the review. Queued behind a running turn.
+    ApplyTurnReview {
+        decisions: Vec<crate::ReviewDecision>,
     },
 }
 

@@ -113,6 +113,9 @@ export class AppController {
   get slash() {
     return this.active.slash;
   }
+  get review() {
+    return this.active.review;
+  }
   /** The shown conversation's folder (the header's path). */
   get workspace(): string | null {
     return this.active.workspace;

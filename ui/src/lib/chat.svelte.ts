@@ -441,7 +441,9 @@ export class ChatStore {
         item.exitCode = event.exit_code ?? null;
         item.declined = event.declined ?? false;
         item.diff = event.diff?.type === "edit" ? event.diff : null;
-        if (item.diff) item.revert = this.reverts.state(item.callId);
+        // A staged edit (Review at end of turn) wrote nothing: there is nothing to revert.
+        const staged = (event.decided_by ?? item.decidedBy)?.kind === "review_mode";
+        if (item.diff && !staged) item.revert = this.reverts.state(item.callId);
         if (event.decided_by) item.decidedBy = event.decided_by;
         return;
       }

@@ -17,6 +17,7 @@ import { MemoryStore } from "./memory.svelte";
 import { PolicyStore } from "./policies.svelte";
 import { SessionStore } from "./session.svelte";
 import { SlashCommands } from "./slash-commands.svelte";
+import { TurnReviewStore } from "./review.svelte";
 
 /** What a conversation is doing, as its sidebar entry shows it (`data-status`). */
 export type ConversationStatus = "idle" | "streaming" | "tool" | "approval" | "failed";
@@ -49,6 +50,7 @@ export class Conversation {
   readonly chat = new ChatStore();
   readonly confirmations = new ConfirmationQueue(this.session, (text) => this.chat.addNotice("error", text));
   readonly mcp = new McpStore(this.session, () => void this.slash.load());
+  readonly review = new TurnReviewStore(this.session, (level, text) => this.chat.addNotice(level, text));
   readonly memory = new MemoryStore(this.session, (level, text) => this.chat.addNotice(level, text));
   readonly policies = new PolicyStore(this.session, () => this.workspace);
   readonly slash: SlashCommands = new SlashCommands({
@@ -77,6 +79,7 @@ export class Conversation {
       memory: this.memory,
       slash: this.slash,
       policies: this.policies,
+      review: this.review,
       authFailed: (message) => this.host.authFailed(message),
       approvalRequested: (_name, details) => this.host.needsUser(this, "approval", summarize(details)),
       conversationCleared: (id) => this.conversationCleared(id),
@@ -187,6 +190,7 @@ export class Conversation {
     this.memory.clear();
     this.policies.clear();
     this.slash.reset();
+    this.review.clear();
     return generation;
   }
 

@@ -51,5 +51,7 @@ export function decidedLabel(d: DecidedBy): string {
     case "default":
       if (d.reason) return `${OUTCOME[d.outcome]}: ${d.reason}`;
       return d.outcome === "deny" ? "Denied: no rule matched" : `${OUTCOME[d.outcome]}: no rule matched`;
+    case "review_mode":
+      return "Staged: Review at end of turn";
   }
 }

@@ -10,6 +10,7 @@ import type { ConfirmationQueue } from "./confirmations.svelte";
 import type { McpStore } from "./mcp.svelte";
 import type { MemoryStore } from "./memory.svelte";
 import type { PolicyStore } from "./policies.svelte";
+import type { TurnReviewStore } from "./review.svelte";
 import type { SessionStore } from "./session.svelte";
 import type { SlashCommands } from "./slash-commands.svelte";
 
@@ -21,6 +22,7 @@ export interface EventOwners {
   mcp: McpStore;
   memory: MemoryStore;
   slash: SlashCommands;
+  review: TurnReviewStore;
   /** A turn failed authentication: the app checks the sign-in. */
   authFailed: (message: string) => void;
   /** A tool call now waits for the user's approval (the window may call them back). */
@@ -41,6 +43,7 @@ export function routeEvent(o: EventOwners, event: Event): void {
       return;
     case "turn_context":
       o.session.turnContext(event);
+      o.review.mode = event.review_mode ?? false;
       return;
     case "models":
       o.session.models = event.models;
@@ -125,6 +128,12 @@ export function routeEvent(o: EventOwners, event: Event): void {
     case "usage":
     case "tools_changed":
     case "session_resumed":
+      return;
+    case "turn_review":
+      o.review.show(event.files, event.restored);
+      return;
+    case "turn_review_applied":
+      o.review.applied(event.written, event.not_applied);
       return;
     default:
       unrouted(event);

@@ -10,4 +10,4 @@ export type DecidedBy = { "kind": "policy", outcome: PolicyOutcome, rule: Policy
 /**
  * `yolo`, `autoEdit` or `plan`.
  */
-mode: string, rule: PolicyRuleInfo, } | { "kind": "session_allow", rule: PolicyRuleInfo, } | { "kind": "user", outcome: UserDecision, } | { "kind": "default", outcome: PolicyOutcome, reason?: string, };
+mode: string, rule: PolicyRuleInfo, } | { "kind": "session_allow", rule: PolicyRuleInfo, } | { "kind": "user", outcome: UserDecision, } | { "kind": "default", outcome: PolicyOutcome, reason?: string, } | { "kind": "review_mode" };

@@ -18,6 +18,8 @@ import type { MemoryFileNode } from "./MemoryFileNode";
 import type { ModelChoice } from "./ModelChoice";
 import type { RestoredConversation } from "./RestoredConversation";
 import type { RestoredFile } from "./RestoredFile";
+import type { ReviewFile } from "./ReviewFile";
+import type { ReviewNotApplied } from "./ReviewNotApplied";
 import type { SessionStats } from "./SessionStats";
 import type { SlashCommandInfo } from "./SlashCommandInfo";
 import type { ToolCallState } from "./ToolCallState";
@@ -103,7 +105,12 @@ message: string | null, } | { "type": "turn_complete", turn_id: string, status: 
 /**
  * What the turn's model requests used, summed.
  */
-usage: TurnUsage, } | { "type": "turn_context", approval_mode: ApprovalMode, model: string, } | { "type": "models", models: Array<ModelChoice>, } | { "type": "tools_changed", tools: Array<string>, } | { "type": "mcp_server_status", 
+usage: TurnUsage, } | { "type": "turn_context", approval_mode: ApprovalMode, model: string, 
+/**
+ * "Review at end of turn": the turn's edits are staged and
+ * reviewed together when it ends (see `Event::TurnReview`).
+ */
+review_mode: boolean, } | { "type": "models", models: Array<ModelChoice>, } | { "type": "tools_changed", tools: Array<string>, } | { "type": "mcp_server_status", 
 /**
  * The key under `mcpServers` in settings.json.
  */
@@ -249,4 +256,4 @@ reason: string,
 /**
  * The mode it was decided in.
  */
-approval_mode: ApprovalMode, } | { "type": "saved_rule_preview", call_id: string, path: string, text: string, };
+approval_mode: ApprovalMode, } | { "type": "saved_rule_preview", call_id: string, path: string, text: string, } | { "type": "turn_review", turn_id: string, files: Array<ReviewFile>, restored: boolean, } | { "type": "turn_review_applied", written: Array<string>, not_applied: Array<ReviewNotApplied>, };

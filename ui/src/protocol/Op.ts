@@ -3,6 +3,7 @@ import type { ApprovalMode } from "./ApprovalMode";
 import type { ConfirmationOutcome } from "./ConfirmationOutcome";
 import type { HunkDecision } from "./HunkDecision";
 import type { InputItem } from "./InputItem";
+import type { ReviewDecision } from "./ReviewDecision";
 
 /**
  * A command sent to a running session.
@@ -19,4 +20,8 @@ content: string | null,
  * the confirmation's `original` and its `proposed` (or `content`,
  * with `ModifyWithEditor`). Absent: the whole change, as before.
  */
-hunks?: Array<HunkDecision>, } | { "type": "mcp_status" } | { "type": "mcp_restart_server", name: string, } | { "type": "mcp_set_server_enabled", name: string, enabled: boolean, } | { "type": "mcp_authenticate", name: string, } | { "type": "mcp_server_log", name: string, } | { "type": "mcp_run_prompt", server: string, name: string, arguments: { [key in string]: string }, } | { "type": "list_checkpoints" } | { "type": "restore_checkpoint", checkpoint_id: string, code: boolean, conversation: boolean, } | { "type": "refresh_memory" } | { "type": "add_memory", text: string, } | { "type": "list_commands" } | { "type": "clear" } | { "type": "compress" } | { "type": "stats" } | { "type": "override_turn_context", approval_mode?: ApprovalMode, model?: string, } | { "type": "list_models" } | { "type": "revert_edit", call_id: string, hunks?: Array<number>, resolved?: string, } | { "type": "list_policies" } | { "type": "reload_policies" } | { "type": "policy_dry_run", tool: string, args: unknown, mcp_server?: string, approval_mode?: ApprovalMode, };
+hunks?: Array<HunkDecision>, } | { "type": "mcp_status" } | { "type": "mcp_restart_server", name: string, } | { "type": "mcp_set_server_enabled", name: string, enabled: boolean, } | { "type": "mcp_authenticate", name: string, } | { "type": "mcp_server_log", name: string, } | { "type": "mcp_run_prompt", server: string, name: string, arguments: { [key in string]: string }, } | { "type": "list_checkpoints" } | { "type": "restore_checkpoint", checkpoint_id: string, code: boolean, conversation: boolean, } | { "type": "refresh_memory" } | { "type": "add_memory", text: string, } | { "type": "list_commands" } | { "type": "clear" } | { "type": "compress" } | { "type": "stats" } | { "type": "override_turn_context", approval_mode?: ApprovalMode, model?: string, 
+/**
+ * "Review at end of turn" on or off, from the next turn on.
+ */
+review_mode?: boolean, } | { "type": "list_models" } | { "type": "revert_edit", call_id: string, hunks?: Array<number>, resolved?: string, } | { "type": "list_policies" } | { "type": "reload_policies" } | { "type": "policy_dry_run", tool: string, args: unknown, mcp_server?: string, approval_mode?: ApprovalMode, } | { "type": "apply_turn_review", decisions: Array<ReviewDecision>, };

@@ -248,7 +248,7 @@ let trust: Record<string, unknown> = config.trust ?? {
 let workspace: string | null = config.appInfo ? config.appInfo.workspace : "/home/dev/project";
 
 /** The latest session's approval mode and model (what `override_turn_context` changes). */
-const turnContext = { approval_mode: "default", model: "gemini-2.5-pro" };
+const turnContext = { approval_mode: "default", model: "gemini-2.5-pro", review_mode: false };
 
 /** Core's `list_commands` answer: its built-in commands, or the list a test sent last. */
 function listedOrBuiltIn(): unknown[] {
@@ -290,6 +290,7 @@ function submit(op: { type: string } & Record<string, unknown>): null {
       // Takes effect at once; `turn_context` says what is in force now.
       if (typeof op.approval_mode === "string") turnContext.approval_mode = op.approval_mode;
       if (typeof op.model === "string") turnContext.model = op.model;
+      if (typeof op.review_mode === "boolean") turnContext.review_mode = op.review_mode;
       window.__gd.emit({ type: "turn_context", ...turnContext });
       return null;
     default:

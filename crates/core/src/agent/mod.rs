@@ -24,6 +24,7 @@ use crate::tools::{ToolContext, ToolServices};
 
 mod input;
 mod notes;
+mod review;
 
 pub use input::TurnInput;
 pub use notes::NextMessageNotes;
@@ -53,6 +54,8 @@ pub struct Agent {
     /// What the model must hear with the next user message (reverts,
     /// partly applied reviews): see [`NextMessageNotes`].
     notes: NextMessageNotes,
+    /// The pending whole-turn review's staged files (see [`crate::review`]).
+    staging: Arc<crate::review::Staging>,
 }
 
 /// How long a `/name` that is not known (yet) waits, after the MCP
@@ -76,6 +79,7 @@ impl Agent {
         services: Arc<ToolServices>,
         context: SharedContext,
     ) -> Self {
+        let (config_temp, config_session) = (config.temp_dir.clone(), config.session_id.clone());
         Self {
             config,
             chat,
@@ -90,6 +94,9 @@ impl Agent {
             context,
             turn_usage: TurnUsage::default(),
             notes: NextMessageNotes::default(),
+            staging: Arc::new(crate::review::Staging::new(Some(
+                crate::review::review_store_path(&config_temp, &config_session),
+            ))),
         }
     }
 
@@ -177,6 +184,12 @@ impl Agent {
         self.requests_made = 0;
         self.compression_disabled = false;
         self.config.session_id = id.clone();
+        // A pending review goes on under the new conversation's id.
+        self.staging
+            .set_store(Some(crate::review::review_store_path(
+                &self.config.temp_dir,
+                &id,
+            )));
         if let Some(checkpoints) = self.scheduler.checkpoints() {
             checkpoints.set_session_id(&id);
             checkpoints.set_message_id(None);
@@ -298,6 +311,8 @@ impl Agent {
         };
         let span = info_span!("turn", turn_id, session_id = %self.config.session_id);
         let status = self.turn_loop(input, &cancel, sink).instrument(span).await;
+        // Whatever the turn staged waits for the user's review.
+        self.emit_review(turn_id, false, sink);
         let mut usage = std::mem::take(&mut self.turn_usage);
         usage.duration_ms = started.elapsed().as_millis() as u64;
         sink.emit(Event::TurnComplete {
@@ -325,6 +340,7 @@ impl Agent {
             services: self.services.clone(),
             output: None,
             confirmed: false,
+            staging: self.review_staging(),
         };
         let parts = match self.prompt_parts(input, &tool_ctx, sink).await {
             Ok(parts) => parts,

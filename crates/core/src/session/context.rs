@@ -16,6 +16,9 @@ use crate::approval::ApprovalPolicy;
 pub(crate) struct TurnContext {
     pub approval_mode: ApprovalMode,
     pub model: String,
+    /// "Review at end of turn" (see [`crate::review`]); read when a turn
+    /// starts.
+    pub review_mode: bool,
 }
 
 /// The session's current [`TurnContext`].
@@ -27,6 +30,7 @@ impl SharedContext {
         Self(Arc::new(Mutex::new(TurnContext {
             approval_mode,
             model: model.to_owned(),
+            review_mode: false,
         })))
     }
 
@@ -39,6 +43,11 @@ impl SharedContext {
         self.get().model
     }
 
+    /// Whether the next turn stages its edits for review.
+    pub fn review_mode(&self) -> bool {
+        self.get().review_mode
+    }
+
     /// Applies an override. The approval mode goes to `policy` first (it
     /// takes effect at the next tool call's decision); a refusal is
     /// reported as a warning and leaves the mode as it was. An empty model
@@ -49,6 +58,7 @@ impl SharedContext {
         policy: &dyn ApprovalPolicy,
         approval_mode: Option<ApprovalMode>,
         model: Option<String>,
+        review_mode: Option<bool>,
     ) -> Vec<Event> {
         let mut events = Vec::new();
         let mut context = self.0.lock().unwrap_or_else(|e| e.into_inner());
@@ -74,6 +84,10 @@ impl SharedContext {
                 context.model = model.to_owned();
             }
         }
+        if let Some(on) = review_mode {
+            info!(on, "review at end of turn");
+            context.review_mode = on;
+        }
         events.push(context.event());
         events
     }
@@ -84,6 +98,7 @@ impl TurnContext {
         Event::TurnContext {
             approval_mode: self.approval_mode,
             model: self.model.clone(),
+            review_mode: self.review_mode,
         }
     }
 }

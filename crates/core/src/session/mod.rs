@@ -181,6 +181,7 @@ impl Session {
             context.clone(),
         );
         agent.history = history;
+        agent.restore_review(&sink);
         let op_loop = OpLoop {
             ops: ops_rx,
             env: TaskEnv {

@@ -177,6 +177,7 @@ impl OpLoop {
                 hunks,
                 resolved,
             }),
+            Op::ApplyTurnReview { decisions } => ConversationOp::ApplyTurnReview { decisions },
             Op::Shutdown => return Some(Queued::Shutdown),
             Op::Interrupt => {
                 if let Some(running) = running {
@@ -212,10 +213,11 @@ impl OpLoop {
             Op::OverrideTurnContext {
                 approval_mode,
                 model,
+                review_mode,
             } => {
-                for event in self
-                    .context
-                    .apply(self.policy.as_ref(), approval_mode, model)
+                for event in
+                    self.context
+                        .apply(self.policy.as_ref(), approval_mode, model, review_mode)
                 {
                     self.env.sink.emit(event);
                 }

@@ -41,6 +41,9 @@ pub(super) enum ConversationOp {
         text: String,
     },
     RevertEdit(crate::revert::RevertRequest),
+    ApplyTurnReview {
+        decisions: Vec<gd_protocol::ReviewDecision>,
+    },
 }
 
 /// What the tasks share with the op loop.
@@ -113,6 +116,12 @@ pub(super) async fn run(
         }
         ConversationOp::RevertEdit(request) => {
             crate::revert::revert_edit(&mut agent, env.checkpoints.as_ref(), request, sink).await;
+            return agent;
+        }
+        ConversationOp::ApplyTurnReview { decisions } => {
+            agent
+                .apply_review(decisions, env.checkpoints.as_ref(), sink)
+                .await;
             return agent;
         }
     };

@@ -152,6 +152,10 @@ pub struct ToolContext {
     /// to a policy allowing it). Tools may require this for risky targets,
     /// e.g. web_fetch of a private address.
     pub confirmed: bool,
+    /// The session's review staging, while the turn runs in review mode:
+    /// edits are staged there instead of written, and reads see them (see
+    /// [`crate::review`]).
+    pub staging: Option<Arc<crate::review::Staging>>,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -173,6 +177,7 @@ impl ToolContext {
             services: Arc::new(ToolServices::default()),
             output: None,
             confirmed: false,
+            staging: None,
         }
     }
 

@@ -45,12 +45,20 @@ impl PlannedEdit {
     }
 
     /// Writes the plan in the style of the existing file, off the async
-    /// threads.
+    /// threads; in review mode, stages it instead (`ctx.staging`).
     pub async fn write(self, ctx: &ToolContext) -> Result<Written, ToolError> {
         let shown = text::display_path(&self.path, &ctx.workspace_dirs);
         let original = self.existing.as_ref().map(|f| f.text.as_str());
         let summary = fs_write::change_summary(&shown, original, &self.new_text);
         let created = self.existing.is_none();
+        if let Some(staging) = &ctx.staging {
+            // Review mode: nothing is written before the end-of-turn review.
+            staging.stage(&self.path, original, &self.new_text);
+            return Ok(Written {
+                summary: format!("Staged for review: {summary}"),
+                created,
+            });
+        }
         let roots = ctx.workspace_dirs.clone();
         fs_write::blocking(move || {
             fs_write::write_text(&roots, &self.path, &self.new_text, self.existing.as_ref())

@@ -116,6 +116,8 @@ async fn read_window(args: Params, ctx: &ToolContext) -> Result<ToolResult, Tool
     let roots = ctx.workspace_dirs.clone();
     let task_path = path.clone();
     let task_roots = roots.clone();
+    // In review mode the turn reads what it staged, not the disk.
+    let staged = ctx.staging.as_ref().and_then(|s| s.staged_text(&path));
     let loaded = tokio::task::spawn_blocking(move || {
         if walk::is_ignored(&task_path, &task_roots, filtering) {
             return Err(ToolError::new(
@@ -127,7 +129,7 @@ async fn read_window(args: Params, ctx: &ToolContext) -> Result<ToolResult, Tool
                 ),
             ));
         }
-        load(&task_path, start, end, DEFAULT_MAX_LINES)
+        load_staged(&task_path, staged.as_deref(), start, end, DEFAULT_MAX_LINES)
     })
     .await
     .map_err(|e| ToolError::new(ToolErrorKind::Execution, format!("Error reading file: {e}")))??;
@@ -298,6 +300,21 @@ pub(crate) fn load(
     let (decoded, _) = text::decode(&bytes);
     let content = text::normalize_newlines(&decoded);
     window(path, &content, start, end, max_lines).map(Loaded::Text)
+}
+
+/// [`load`], or the window of `staged` (the content a review-mode turn
+/// staged for `path`) when there is one.
+pub(crate) fn load_staged(
+    path: &Path,
+    staged: Option<&str>,
+    start: Option<usize>,
+    end: Option<usize>,
+    max_lines: usize,
+) -> Result<Loaded, ToolError> {
+    match staged {
+        Some(content) => window(path, content, start, end, max_lines).map(Loaded::Text),
+        None => load(path, start, end, max_lines),
+    }
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, ToolError> {

@@ -79,11 +79,24 @@ pub struct Params {
 async fn plan(args: Params, ctx: &ToolContext) -> Result<Plan, ToolError> {
     let path = files::resolve_in_workspace(ctx, &args.file_path)?;
     let roots = ctx.workspace_dirs.clone();
-    fs_write::blocking(move || compute(&roots, path, &args)).await
+    let staging = ctx.staging.clone();
+    fs_write::blocking(move || {
+        let existing = fs_write::read_for_edit_in(&roots, &path)?;
+        // In review mode the file is what the turn staged so far.
+        let existing = match &staging {
+            Some(staging) => staging.overlay(&path, existing),
+            None => existing,
+        };
+        compute(existing, path, &args)
+    })
+    .await
 }
 
-fn compute(roots: &[PathBuf], path: PathBuf, request: &Params) -> Result<Plan, ToolError> {
-    let existing = fs_write::read_for_edit_in(roots, &path)?;
+fn compute(
+    existing: Option<fs_write::TextFile>,
+    path: PathBuf,
+    request: &Params,
+) -> Result<Plan, ToolError> {
     let Some(file) = existing else {
         if !request.old_string.is_empty() {
             return Err(ToolError::new(

@@ -56,6 +56,11 @@ async fn plan(args: Params, ctx: &ToolContext) -> Result<PlannedEdit, ToolError>
         Ok(existing)
     })
     .await?;
+    // In review mode the file is what the turn staged so far.
+    let existing = match &ctx.staging {
+        Some(staging) => staging.overlay(&path, existing),
+        None => existing,
+    };
     // A CRLF file is edited as LF text and written back with CRLF.
     let proposed = match &existing {
         Some(file) if file.line_ending == text::LineEnding::Crlf => {

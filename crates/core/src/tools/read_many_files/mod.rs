@@ -118,6 +118,8 @@ struct Job {
     roots: Vec<PathBuf>,
     budget: usize,
     cancel: CancellationToken,
+    /// Review mode: files the turn staged are read from here.
+    staging: Option<std::sync::Arc<crate::review::Staging>>,
 }
 
 crate::tools::tool_info! {
@@ -180,6 +182,7 @@ impl crate::tools::TypedTool for ReadManyFiles {
             roots: ctx.workspace_dirs.to_vec(),
             budget: ctx.services.limits.max_output_chars.max(1000),
             cancel: ctx.cancel.clone(),
+            staging: ctx.staging.clone(),
         };
         tokio::task::spawn_blocking(move || run(&job))
             .await

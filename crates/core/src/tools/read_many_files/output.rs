@@ -42,7 +42,8 @@ pub(super) fn read_found(job: &Job, mut found: Found) -> ToolResult {
             continue;
         }
         let header = format!("--- {} ---\n\n", path.display());
-        match read_file::load(&path, None, None, MAX_LINES_PER_FILE) {
+        let staged = job.staging.as_ref().and_then(|s| s.staged_text(&path));
+        match read_file::load_staged(&path, staged.as_deref(), None, None, MAX_LINES_PER_FILE) {
             Ok(Loaded::Media(m)) => {
                 parts.push(Part::text(format!("{header}[Attached: {}]\n\n", m.mime)));
                 parts.push(Part::inline_data(m.mime, m.data_base64));
