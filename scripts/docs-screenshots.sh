@@ -8,5 +8,5 @@ npm --prefix ui run build
 cargo build -p gemini-desktop
 mkdir -p docs/screenshots
 GD_DOCS_SCREENSHOTS="$root/docs/screenshots" \
-  cargo test -p gd-e2e --test docs_screenshots -- --ignored --nocapture
+  cargo test -p gd-e2e --test docs_screenshots --test docs_review -- --ignored --nocapture
 echo "docs/screenshots/ refreshed"
