@@ -27,6 +27,7 @@ pub(super) const FIELDS: &[&str] = &[
     // Gemini CLI reads `allowRedirection`, and the older snake_case spelling.
     "allowRedirection",
     "allow_redirection",
+    "interactive",
 ];
 
 /// Gemini CLI fields whose conditions or checks we cannot evaluate. Ignoring
@@ -36,7 +37,6 @@ const UNSUPPORTED_FIELDS: &[&str] = &[
     "toolAnnotations",
     "subagent",
     "safety_checker",
-    "interactive",
 ];
 
 pub(super) fn parse_rule(
@@ -147,6 +147,18 @@ pub(super) fn parse_rule(
         }
     }
 
+    let interactive = match get("interactive").map(|v| (v.get_ref(), v.span())) {
+        None => None,
+        Some((DeValue::Boolean(b), _)) => Some(*b),
+        Some((other, span)) => {
+            ctx.error(
+                shift(span),
+                format!("`interactive` must be a boolean, found {}", other.type_str()),
+            );
+            None
+        }
+    };
+
     // commandPrefix / commandRegex are about the shell tool.
     let has_prefix = get("commandPrefix").is_some();
     let has_regex = get("commandRegex").is_some();
@@ -188,6 +200,7 @@ pub(super) fn parse_rule(
         decision: decision?,
         priority: priority?,
         modes,
+        interactive,
         deny_message,
         allow_redirection,
         tier,
