@@ -170,6 +170,10 @@ pub struct ToolsSettings {
     pub discovery_command: Option<String>,
     /// `tools.callCommand`: runs a discovered tool (`<cmd> <name>`, args on stdin).
     pub call_command: Option<String>,
+    /// `tools.legacy` (ours; Gemini CLI 0.61 has no such key): tools the
+    /// seeds define that 0.61 no longer declares, turned back on by name:
+    /// `save_memory`, `read_many_files`.
+    pub legacy: Vec<String>,
 }
 
 /// A string or a list of strings.
