@@ -62,6 +62,22 @@ impl TopicState {
     }
 }
 
+/// How much of a topic call history search indexes (a summary is 5–10
+/// sentences; this keeps a runaway one bounded).
+pub const SEARCH_CHARS: usize = 4000;
+
+/// An `update_topic` call's words for history search: title, summary and
+/// intent, in that order, on one line each.
+pub fn search_text(args: &Value) -> String {
+    ["title", "summary", "strategic_intent"]
+        .iter()
+        .filter_map(|key| args.get(key).and_then(Value::as_str))
+        .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 pub struct UpdateTopic {
     schema: Value,
     state: Mutex<TopicState>,
