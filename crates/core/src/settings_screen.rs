@@ -120,6 +120,17 @@ const FIELDS: &[Field] = &[
         applies: "The session reloads with it.",
         effect: SettingEffect::Reload,
     },
+    Field {
+        key: "tools.legacy",
+        label: "Legacy tools",
+        help: "Tools Gemini CLI no longer offers, turned back on: save_memory (the model now edits \
+               GEMINI.md files itself) and read_many_files. Comma-separated.",
+        kind: SettingKind::Names,
+        choices: &[],
+        placeholder: Some("save_memory, read_many_files"),
+        applies: "The session reloads with them.",
+        effect: SettingEffect::Reload,
+    },
 ];
 
 /// The keys the settings screen shows, in its order.
@@ -320,6 +331,7 @@ pub fn default_value(key: &str) -> Value {
         "context.includeDirectories" => Value::Array(Vec::new()),
         // `launch::checkpointing`: unset means on when someone can restore.
         "general.checkpointing.enabled" => Value::Bool(true),
+        "tools.legacy" => Value::Array(Vec::new()),
         _ => Value::Null,
     }
 }
@@ -386,6 +398,14 @@ pub fn check_value(key: &str, value: &Value) -> Result<(), SettingsScreenError> 
                 .any(|d| d.as_str().is_none_or(|d| d.trim().is_empty())) =>
         {
             invalid("Each include directory is a non-empty path.")
+        }
+        ("tools.legacy", Value::Array(names))
+            if names.iter().any(|n| {
+                n.as_str()
+                    .is_none_or(|n| !crate::tools::registry::LEGACY_TOOLS.contains(&n.trim()))
+            }) =>
+        {
+            invalid("Legacy tools are save_memory and read_many_files.")
         }
         _ => Ok(()),
     }
@@ -604,6 +624,14 @@ mod tests {
         }
         let err = check_value("ui.desktopNotifications", &json!("loud")).unwrap_err();
         assert!(err.to_string().contains("`approvals`"), "{err}");
+    }
+
+    #[test]
+    fn legacy_tools_are_checked() {
+        assert!(check_value("tools.legacy", &json!(["save_memory", "read_many_files"])).is_ok());
+        let err = check_value("tools.legacy", &json!(["save_memory", "shell"])).unwrap_err();
+        assert!(err.to_string().contains("read_many_files"), "{err}");
+        assert_eq!(default_value("tools.legacy"), json!([]));
     }
 
     #[test]
