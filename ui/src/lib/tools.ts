@@ -17,6 +17,7 @@ const TITLES: Record<string, string> = {
   google_web_search: "Web search",
   save_memory: "Save memory",
   write_todos: "Update plan",
+  update_topic: "Topic",
 };
 
 /**
