@@ -61,7 +61,9 @@ async fn the_model_edits_gemini_md_with_replace_under_confirmation() {
         },
         policy,
     );
-    h.handle.submit(Op::user_text("remember: short answers")).unwrap();
+    h.handle
+        .submit(Op::user_text("remember: short answers"))
+        .unwrap();
     let mut asked = 0;
     let mut events = Vec::new();
     loop {
@@ -112,7 +114,11 @@ async fn the_model_edits_gemini_md_with_replace_under_confirmation() {
     h.turn("next").await;
     let next = h.bodies().pop().unwrap();
     assert!(!system_text(&next).contains("Prefer short answers."));
-    assert!(next["contents"].to_string().contains("Prefer short answers."));
+    assert!(
+        next["contents"]
+            .to_string()
+            .contains("Prefer short answers.")
+    );
 
     // `/memory refresh` (Op::RefreshMemory) brings the edit into the
     // system instruction of the following request.

@@ -46,14 +46,10 @@ async fn a_topic_is_shown_recorded_and_found_by_history_search() {
     let mut config = SessionConfig::new(MODEL, ws.clone(), SYSTEM_PROMPT.into());
     config.temp_dir = ws_dir.path().join("tmp");
     let session_id = config.session_id.clone();
-    let recorder = HistoryRecorder::start(
-        store.clone(),
-        &session_id,
-        &ws.display().to_string(),
-        MODEL,
-    )
-    .await
-    .unwrap();
+    let recorder =
+        HistoryRecorder::start(store.clone(), &session_id, &ws.display().to_string(), MODEL)
+            .await
+            .unwrap();
     let (handle, mut events) = Session::spawn_recorded(
         config,
         client_for(&fake, fast_retry(1)),

@@ -154,7 +154,8 @@ fn assert_declares(ours: &[Value], fixture: &str, keep: impl Fn(&str) -> bool) {
         })
         .collect();
     let names = |list: &mut dyn Iterator<Item = &Value>| -> Vec<String> {
-        list.map(|d| d["name"].as_str().unwrap().to_owned()).collect()
+        list.map(|d| d["name"].as_str().unwrap().to_owned())
+            .collect()
     };
     assert_eq!(
         names(&mut ours.iter()),

@@ -354,12 +354,11 @@ impl PolicyEngine {
         } else {
             None
         };
-        let whole = self.best_match(&session, &id, call.args, command, mode, interactive);
         let hit = match command {
-            Some(command) => {
-                self.check_shell(&session, &id, call.args, command, mode, interactive, whole)
-            }
-            None => whole.unwrap_or_else(Hit::no_rule),
+            Some(command) => self.check_shell(&session, &id, call.args, command, mode, interactive),
+            None => self
+                .best_match(&session, &id, call.args, None, mode, interactive)
+                .unwrap_or_else(Hit::no_rule),
         };
         let mut downgrade = hit.downgrade;
         let decision = match hit.decision {
@@ -400,8 +399,8 @@ impl PolicyEngine {
         command: &str,
         mode: Mode,
         interactive: bool,
-        whole: Option<Hit>,
     ) -> Hit {
+        let whole = self.best_match(session, id, args, Some(command), mode, interactive);
         let (found, unproven) = shell::analyze_found(command);
         let redirections_matter = !matches!(mode, Mode::AutoEdit | Mode::Yolo);
         let redirects = found

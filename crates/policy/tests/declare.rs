@@ -27,11 +27,7 @@ fn engine(user_policy: &str) -> PolicyEngine {
 
 /// Tools Gemini CLI 0.61 has and we have no built-in rule for (not tools of
 /// ours, or not yet).
-const NOT_OURS: &[&str] = &[
-    "enter_plan_mode",
-    "invoke_agent",
-    "activate_skill",
-];
+const NOT_OURS: &[&str] = &["enter_plan_mode", "invoke_agent", "activate_skill"];
 /// Tools that run without asking in interactive sessions only (0.61 asks
 /// about them there), so that a headless run declares what 0.61 does.
 const INTERACTIVE_ONLY: &[&str] = &[
@@ -119,7 +115,11 @@ fn interactive_key_limits_a_rule_to_one_kind_of_session() {
         Path::new("bad.toml"),
         Tier::User,
     );
-    assert!(bad.unwrap_err()[0].to_string().contains("`interactive` must be a boolean"));
+    assert!(
+        bad.unwrap_err()[0]
+            .to_string()
+            .contains("`interactive` must be a boolean")
+    );
 }
 
 #[test]

@@ -234,7 +234,10 @@ mod tests {
         assert_eq!(text(&again), "Strategic Intent: Read lexer.rs.");
         assert!(matches!(
             events.try_recv().unwrap(),
-            Event::TopicChanged { new_chapter: false, .. }
+            Event::TopicChanged {
+                new_chapter: false,
+                ..
+            }
         ));
         assert_eq!(
             tool.current(),
@@ -249,9 +252,7 @@ mod tests {
     async fn empty_calls_are_refused() {
         let tool = UpdateTopic::new();
         let ctx = ToolContext::new(vec![std::env::temp_dir()]);
-        let result = tool
-            .execute(json!({"strategic_intent": "  "}), &ctx)
-            .await;
+        let result = tool.execute(json!({"strategic_intent": "  "}), &ctx).await;
         assert!(result.error.is_some());
         assert_eq!(tool.current(), TopicState::default());
         let missing = tool.execute(json!({"title": 3}), &ctx).await;

@@ -33,11 +33,7 @@ pub(super) const FIELDS: &[&str] = &[
 /// Gemini CLI fields whose conditions or checks we cannot evaluate. Ignoring
 /// them would make a rule apply more widely than its author wrote, so such a
 /// rule is an error.
-const UNSUPPORTED_FIELDS: &[&str] = &[
-    "toolAnnotations",
-    "subagent",
-    "safety_checker",
-];
+const UNSUPPORTED_FIELDS: &[&str] = &["toolAnnotations", "subagent", "safety_checker"];
 
 pub(super) fn parse_rule(
     ctx: &mut FileCtx<'_>,
@@ -153,7 +149,10 @@ pub(super) fn parse_rule(
         Some((other, span)) => {
             ctx.error(
                 shift(span),
-                format!("`interactive` must be a boolean, found {}", other.type_str()),
+                format!(
+                    "`interactive` must be a boolean, found {}",
+                    other.type_str()
+                ),
             );
             None
         }
