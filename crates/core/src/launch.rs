@@ -427,6 +427,10 @@ pub fn declared_tools(
         }
     }
     tools.exclude(&settings.tools.exclude);
+    if settings.general.topic_update_narration == Some(false) {
+        // 0.61 offers `update_topic` only while topic narration is on.
+        tools.exclude(&[crate::tools::topic::UpdateTopic::NAME.to_owned()]);
+    }
     // Tools the policy would never let run here (e.g. tools that need a
     // confirmation in a session nobody can confirm) are not offered at all.
     tools.retain(|tool| policy.would_declare(tool));

@@ -238,6 +238,25 @@ async fn legacy_tools_are_declared_only_when_the_setting_names_them() {
     assert!(warnings.is_empty(), "{warnings:?}");
 }
 
+/// `general.topicUpdateNarration: false` (0.61's key) leaves `update_topic`
+/// out.
+#[test]
+fn topic_narration_off_leaves_update_topic_out() {
+    let policy = PolicyApproval::new(
+        PolicyEngine::new(default_rules()),
+        ApprovalMode::Default,
+        true,
+        None,
+    );
+    let off: gd_settings::Settings =
+        serde_json::from_value(json!({"general": {"topicUpdateNarration": false}})).unwrap();
+    let on = gd_settings::Settings::default();
+    let path = std::path::Path::new(".");
+    let names = |s| declared_tools(s, &policy, path, &mut Vec::new()).names();
+    assert!(!names(&off).contains(&"update_topic".to_owned()));
+    assert_eq!(names(&on)[0], "update_topic");
+}
+
 #[tokio::test]
 async fn b_list_dir_round_trip_matches_gemini_cli() {
     let mut h = Harness::start(scenario("b_list_dir"));

@@ -151,6 +151,10 @@ pub struct GeneralSettings {
     /// old sessions the history deletes. Kept as JSON: gd-store reads it,
     /// and a malformed entry must only warn, not break the whole file.
     pub session_retention: Option<serde_json::Value>,
+    /// `general.topicUpdateNarration` (Gemini CLI 0.61; default on): the
+    /// model narrates its work with `update_topic` chapters. Off, the tool
+    /// is not declared.
+    pub topic_update_narration: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
