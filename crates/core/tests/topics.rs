@@ -135,4 +135,44 @@ async fn a_topic_is_shown_recorded_and_found_by_history_search() {
         );
     }
     drop(handle);
+    drop(events);
+
+    // Resumed, the conversation continues in its last chapter: the same
+    // title again is no new chapter.
+    fake.reset(
+        json!({"steps": [
+            {"functionCalls": [{"name": "update_topic", "args": {
+                "title": "Parser rewrite", "strategic_intent": "Finish the grammar."
+            }}]},
+            {"text": "Resumed."}
+        ]}),
+        &[("WORKSPACE", ws.to_str().unwrap())],
+    );
+    let mut config = SessionConfig::new(MODEL, ws.clone(), SYSTEM_PROMPT.into());
+    config.temp_dir = ws_dir.path().join("tmp");
+    config.session_id = session_id.clone();
+    let recorder = HistoryRecorder::resume(store.clone(), &session_id)
+        .await
+        .unwrap();
+    let (handle, mut events) = Session::spawn_recorded(
+        config,
+        client_for(&fake, fast_retry(1)),
+        ToolRegistry::with_builtins(),
+        std::sync::Arc::new(gd_core::approval::AllowAll),
+        Some(recorder),
+    );
+    handle.submit(Op::user_text("go on")).unwrap();
+    let topic = loop {
+        let event = tokio::time::timeout(Duration::from_secs(30), events.recv())
+            .await
+            .expect("no topic event within 30 s")
+            .expect("session ended");
+        if let Event::TopicChanged { new_chapter, .. } = event {
+            break new_chapter;
+        }
+    };
+    assert!(
+        !topic,
+        "the resumed conversation is still in \"Parser rewrite\""
+    );
 }

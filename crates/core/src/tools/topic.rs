@@ -8,8 +8,7 @@
 //! The results follow 0.61's `topicTool.ts` word for word, so the model
 //! reads the same thing in both programs.
 
-use std::sync::Mutex;
-
+use gd_gemini::Content;
 use gd_protocol::Event;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -60,6 +59,25 @@ impl TopicState {
         }
         true
     }
+
+    /// The topic a conversation ended with: its `update_topic` calls
+    /// replayed (a resumed conversation continues in its last chapter).
+    pub fn replay(history: &[Content]) -> Self {
+        let mut state = Self::default();
+        for call in history.iter().flat_map(Content::function_calls) {
+            if call.name != UpdateTopic::NAME {
+                continue;
+            }
+            let arg = |key: &str| {
+                call.args
+                    .as_ref()
+                    .and_then(|a| a.get(key))
+                    .and_then(Value::as_str)
+            };
+            state.set(arg("title"), arg("strategic_intent"));
+        }
+        state
+    }
 }
 
 /// How much of a topic call history search indexes (a summary is 5–10
@@ -78,9 +96,10 @@ pub fn search_text(args: &Value) -> String {
         .join("\n")
 }
 
+/// The tool; the topic itself lives in the session's services
+/// ([`super::ToolServices::topic`]).
 pub struct UpdateTopic {
     schema: Value,
-    state: Mutex<TopicState>,
 }
 
 impl UpdateTopic {
@@ -107,13 +126,7 @@ impl UpdateTopic {
                 },
                 "required": ["strategic_intent"]
             }),
-            state: Mutex::new(TopicState::default()),
         }
-    }
-
-    /// The current topic.
-    pub fn current(&self) -> TopicState {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }
 
@@ -129,7 +142,7 @@ impl crate::tools::TypedTool for UpdateTopic {
 
     async fn run(&self, args: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
         let (state, new_chapter) = {
-            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            let mut state = ctx.services.topic.lock().unwrap_or_else(|e| e.into_inner());
             let title = args.title.as_deref().map(str::trim).unwrap_or("");
             let new_chapter = !title.is_empty() && Some(title) != state.title.as_deref();
             if !state.set(args.title.as_deref(), args.strategic_intent.as_deref()) {
@@ -240,10 +253,35 @@ mod tests {
             }
         ));
         assert_eq!(
-            tool.current(),
+            *ctx.services.topic.lock().unwrap(),
             TopicState {
                 title: Some("Explore the code".into()),
                 intent: Some("Read lexer.rs.".into())
+            }
+        );
+    }
+
+    #[test]
+    fn replaying_the_history_restores_the_last_topic() {
+        let call = |args: Value| {
+            Content::model(vec![gd_gemini::Part::function_call(
+                gd_gemini::FunctionCall {
+                    name: UpdateTopic::NAME.into(),
+                    args: Some(args),
+                    ..Default::default()
+                },
+            )])
+        };
+        let history = vec![
+            call(json!({"title": "One", "strategic_intent": "a"})),
+            call(json!({"title": "Two", "strategic_intent": "b"})),
+            call(json!({"strategic_intent": "c"})),
+        ];
+        assert_eq!(
+            TopicState::replay(&history),
+            TopicState {
+                title: Some("Two".into()),
+                intent: Some("c".into())
             }
         );
     }
@@ -254,7 +292,7 @@ mod tests {
         let ctx = ToolContext::new(vec![std::env::temp_dir()]);
         let result = tool.execute(json!({"strategic_intent": "  "}), &ctx).await;
         assert!(result.error.is_some());
-        assert_eq!(tool.current(), TopicState::default());
+        assert_eq!(*ctx.services.topic.lock().unwrap(), TopicState::default());
         let missing = tool.execute(json!({"title": 3}), &ctx).await;
         assert!(missing.error.is_some(), "bad types are a clear error");
     }
