@@ -81,8 +81,7 @@ async fn run(calls: &[Value]) -> Vec<String> {
         .collect();
     let batch = scheduler.run(&requests, &ctx, &sink).await;
     assert_eq!(batch.completed.len(), calls.len());
-    let log = log.lock().unwrap().clone();
-    log
+    log.lock().unwrap().clone()
 }
 
 #[tokio::test]
