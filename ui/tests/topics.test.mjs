@@ -89,8 +89,6 @@ for (const colorScheme of ["light", "dark"]) {
     });
     assert.equal((await chapterTitles(app))[0], "Explore the parser");
     assert.equal(await app.tid("jump-to-latest").count(), 1, "the list no longer follows the end");
-    // Intent-only calls stay ordinary cards.
-    assert.ok((await app.page.locator(`${sel("tool-card")}[data-tool="update_topic"]`).count()) >= 1);
 
     // The summary and intent show on expanding (and on hover, as the title).
     const first = app.tid("topic-chapter").first();
@@ -116,19 +114,22 @@ for (const colorScheme of ["light", "dark"]) {
   });
 }
 
-test("a failed topic call starts no chapter", async () => {
+test("a failed topic call starts no chapter; an intent-only call is a card showing the intent", async () => {
   const app = await env.open();
   await app.sendPrompt("go");
   await app.emitAll([
     E.turnStarted(),
     E.toolRequest("f1", "update_topic", { title: "Broken" }),
     E.toolResponse("f1", "update_topic", "error", null, "params must have required property 'strategic_intent'"),
+    ...topic("i1", { strategic_intent: "Check the tests." }),
     E.delta("ok"),
     E.turnComplete(),
   ]);
   await app.tid("turn-footer").waitFor();
   assert.equal(await app.tid("topic-chapter").count(), 0);
   assert.equal(await app.tid("topics-outline-toggle").count(), 0);
+  const intent = app.page.locator(`${sel("tool-card")}[data-tool="update_topic"]`).nth(1);
+  assert.match(await intent.innerText(), /Topic[\s\S]*Check the tests\./);
   await app.close();
 });
 
