@@ -2,9 +2,24 @@
 // started a new topic, the collapsible outline that jumps to it, for live and resumed
 // conversations, and nothing at all when a conversation has no topics.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { after, before, test } from "node:test";
 import * as E from "./support/events.mjs";
 import { screenshotPath, sel, setup } from "./support/harness.mjs";
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** axe-core on the page: contrast problems and serious or critical violations, as lines. */
+async function audit(app) {
+  await app.page.evaluate(AXE);
+  const results = await app.page.evaluate(async () => {
+    // @ts-ignore axe is the injected global
+    const r = await window.axe.run(document, { resultTypes: ["violations"] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 4).map((n) => n.target.join(" ")) }));
+  });
+  return results.filter((v) => v.id === "color-contrast" || v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.join(", ")}`);
+}
 
 let env;
 before(async () => {
@@ -99,6 +114,7 @@ for (const colorScheme of ["light", "dark"]) {
     assert.match(summary, /Nothing done yet\. We read the lexer first\./);
     assert.match(summary, /Intent: Find the parser's entry point\./);
     await app.page.screenshot({ path: screenshotPath(`topics-${colorScheme}.png`) });
+    assert.deepEqual(await audit(app), [], "chapters and outline pass axe");
 
     await items.nth(1).click();
     await app.page.waitForFunction(() => {
