@@ -367,6 +367,11 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     );
 
     let tools = declared_tools(&settings, &policy, &config.workspace_dirs[0], &mut warnings);
+    if config.system_prompt == crate::prompts::DEFAULT_SYSTEM_PROMPT {
+        // Our own prompt says how to use the tools this session has (a
+        // user's GEMINI_SYSTEM_MD is left as written).
+        config.system_prompt = crate::prompts::default_prompt_for(&tools.names());
+    }
     for warning in &warnings {
         warn!("{warning}");
     }
