@@ -124,6 +124,10 @@ pub enum Event {
         latency_ms: u64,
         #[serde(flatten)]
         usage: Usage,
+        /// What the request was for (the agent's own turn, or a utility
+        /// call such as routing), as Gemini CLI's `roles` count it.
+        #[serde(default)]
+        role: crate::RequestRole,
     },
     /// A model request failed and will be retried after `delay_ms`.
     Retrying {
@@ -375,6 +379,12 @@ pub enum Event {
         written: Vec<String>,
         not_applied: Vec<crate::ReviewNotApplied>,
     },
+    /// What is left of the account's quota, as the backend reports it (sent
+    /// when the session starts and after turns, at most once a minute).
+    Quota {
+        #[serde(flatten)]
+        quota: crate::QuotaReport,
+    },
 }
 
 /// Why a requested compression changed nothing.
@@ -438,6 +448,10 @@ pub struct TurnUsage {
     /// From `TurnStarted` to `TurnComplete`.
     #[ts(type = "number")]
     pub duration_ms: u64,
+    /// Prompt tokens of tool-use (`toolUsePromptTokenCount`).
+    #[serde(default)]
+    #[ts(type = "number")]
+    pub tool_tokens: u64,
 }
 
 impl TurnUsage {
@@ -450,6 +464,7 @@ impl TurnUsage {
         self.output_tokens += usage.output_tokens;
         self.thoughts_tokens += usage.thoughts_tokens;
         self.total_tokens += usage.total_tokens;
+        self.tool_tokens += usage.tool_tokens;
     }
 }
 
@@ -551,6 +566,7 @@ mod tests {
                 prompt_tokens: 3,
                 ..Usage::default()
             },
+            role: crate::RequestRole::Main,
         };
         assert_eq!(serde_json::to_value(&u).unwrap()["type"], "usage");
         assert_eq!(serde_json::to_value(&u).unwrap()["prompt_tokens"], 3);

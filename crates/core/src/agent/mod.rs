@@ -543,6 +543,7 @@ impl Agent {
                 model: self.chat.model().to_owned(),
                 latency_ms: response.latency.as_millis() as u64,
                 usage,
+                role: gd_protocol::RequestRole::Main,
             });
         }
         if let Some(reason) = &response.finish_reason {
