@@ -25,7 +25,7 @@ const FULL = {
   mcpServers: [E.mcpStatus("tiny")],
 };
 
-const CONTROLS = ["workspace-path", "open-workspace", "connection-status", "history-open", "checkpoints-open", "mcp-open", "settings-open", "account-open", "approval-mode"];
+const CONTROLS = ["workspace-path", "open-workspace", "connection-status", "usage-meter", "history-open", "checkpoints-open", "mcp-open", "settings-open", "account-open", "approval-mode"];
 
 /** Per control: clipped (scrollWidth > clientWidth), its box; overlapping pairs. */
 function measure(ids) {
