@@ -74,6 +74,10 @@ describe("header", () => {
       test(`${width} px ${colorScheme}: nothing clipped or overlapping, the path keeps its width while a turn runs`, async () => {
         const app = await env.open({ viewport: { width, height: 700 }, colorScheme, config: FULL });
         await withCheckpoints(app);
+        // The usage meter at its widest usual text (six figures of tokens: "123k").
+        await app.sendPrompt("a first task");
+        await app.emitAll([E.turnStarted("t0"), E.turnComplete("completed", "t0", E.turnUsage(123_000, 456))]);
+        await app.until(() => document.querySelector('[data-testid="usage-meter-tokens"]')?.getAttribute("data-value") === "123456");
         const idle = await app.page.evaluate(measure, CONTROLS);
         assert.deepEqual(idle.boxes.filter((b) => b.missing).map((b) => b.id), [], "every control is there");
         assert.deepEqual(idle.boxes.filter((b) => b.clipped).map((b) => b.id), [], "no control clips its text");
