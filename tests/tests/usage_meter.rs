@@ -45,7 +45,8 @@ async fn meter_and_panel_show_the_servers_usage_metadata() -> Result<()> {
     })
     .await?;
 
-    app.type_and_enter("prompt-input", "Write the notes").await?;
+    app.type_and_enter("prompt-input", "Write the notes")
+        .await?;
     // The write asks first (the default mode).
     app.click("approve").await?;
     app.wait_for_last_text("message-model", "answered", |t| {
@@ -58,9 +59,12 @@ async fn meter_and_panel_show_the_servers_usage_metadata() -> Result<()> {
     let thoughts = 89 + 11;
     let tool = 11;
     let total = prompt + output + thoughts + tool;
-    app.wait_for_attr("usage-meter-tokens", "data-value", "the turn's tokens", |v| {
-        v == total.to_string()
-    })
+    app.wait_for_attr(
+        "usage-meter-tokens",
+        "data-value",
+        "the turn's tokens",
+        |v| v == total.to_string(),
+    )
     .await?;
     let footer = app.texts("turn-usage-prompt").await?;
     ensure!(
@@ -69,12 +73,13 @@ async fn meter_and_panel_show_the_servers_usage_metadata() -> Result<()> {
     );
 
     app.click("usage-meter").await?;
-    app.wait_for_count("usage-panel", "opens", |n| n == 1).await?;
+    app.wait_for_count("usage-panel", "opens", |n| n == 1)
+        .await?;
     let n = |v: u64| {
         let s = v.to_string();
         let mut out = String::new();
         for (i, c) in s.chars().enumerate() {
-            if i > 0 && (s.len() - i) % 3 == 0 {
+            if i > 0 && (s.len() - i).is_multiple_of(3) {
                 out.push(',');
             }
             out.push(c);

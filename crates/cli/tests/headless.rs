@@ -473,5 +473,8 @@ fn json_stats_carry_usage_metadata_roles_and_lines_changed() {
         json!({"totalLinesAdded": 4, "totalLinesRemoved": 2})
     );
     assert_eq!(stats["tools"]["totalCalls"], 2);
-    assert_eq!(stats["tools"]["byName"]["replace"]["decisions"]["accept"], 1);
+    assert_eq!(
+        stats["tools"]["byName"]["replace"]["decisions"]["accept"],
+        1
+    );
 }

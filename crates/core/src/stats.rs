@@ -114,8 +114,7 @@ impl StatsRecorder {
                         original, proposed, ..
                     }) = diff
                 {
-                    let (added, removed) =
-                        crate::diff::diff_stat(original.as_deref(), proposed);
+                    let (added, removed) = crate::diff::diff_stat(original.as_deref(), proposed);
                     self.files.lines_added += added;
                     self.files.lines_removed += removed;
                 }
@@ -380,7 +379,11 @@ mod tests {
     #[test]
     fn counts_roles_per_model_with_main_first() {
         let mut stats = StatsRecorder::new("s", "gemini-2.5-pro");
-        stats.record(&usage("gemini-2.5-flash-lite", RequestRole::UtilityRouter, 50));
+        stats.record(&usage(
+            "gemini-2.5-flash-lite",
+            RequestRole::UtilityRouter,
+            50,
+        ));
         stats.record(&usage("gemini-2.5-flash", RequestRole::UtilityRouter, 40));
         stats.record(&usage("gemini-2.5-flash", RequestRole::Main, 100));
         stats.record(&usage("gemini-2.5-flash", RequestRole::Main, 120));
@@ -394,7 +397,10 @@ mod tests {
         let s = stats.snapshot();
         let flash = s.models.iter().find(|m| m.model == "gemini-2.5-flash");
         let flash = flash.expect("flash counted");
-        assert_eq!((flash.requests, flash.prompt_tokens, flash.errors), (3, 260, 1));
+        assert_eq!(
+            (flash.requests, flash.prompt_tokens, flash.errors),
+            (3, 260, 1)
+        );
         let roles: Vec<_> = flash
             .roles
             .iter()
@@ -413,7 +419,12 @@ mod tests {
         assert_eq!(lite.errors, 0);
     }
 
-    fn edit(call_id: &str, original: Option<&str>, proposed: &str, status: ToolCallStatus) -> Event {
+    fn edit(
+        call_id: &str,
+        original: Option<&str>,
+        proposed: &str,
+        status: ToolCallStatus,
+    ) -> Event {
         let mut event = response(call_id, "replace", status);
         if let Event::ToolCallResponse { diff, .. } = &mut event {
             *diff = Some(ConfirmationDetails::Edit {
@@ -436,7 +447,12 @@ mod tests {
         // A new file of 3 lines, then one line changed and one removed.
         stats.record(&edit("a", None, "1\n2\n3\n", ToolCallStatus::Success));
         stats.record(&asked("b"));
-        stats.record(&edit("b", Some("1\n2\n3\n"), "1\nTWO\n", ToolCallStatus::Success));
+        stats.record(&edit(
+            "b",
+            Some("1\n2\n3\n"),
+            "1\nTWO\n",
+            ToolCallStatus::Success,
+        ));
         // A declined edit changed nothing.
         stats.record(&asked("c"));
         stats.record(&edit("c", Some("1\n"), "9\n9\n", ToolCallStatus::Cancelled));
@@ -449,7 +465,12 @@ mod tests {
                 lines_removed: 2
             }
         );
-        let replace = s.tools.by_name.iter().find(|t| t.name == "replace").unwrap();
+        let replace = s
+            .tools
+            .by_name
+            .iter()
+            .find(|t| t.name == "replace")
+            .unwrap();
         assert_eq!(
             replace.decisions,
             ToolDecisions {
@@ -459,7 +480,12 @@ mod tests {
                 auto_accept: 1
             }
         );
-        let read = s.tools.by_name.iter().find(|t| t.name == "read_file").unwrap();
+        let read = s
+            .tools
+            .by_name
+            .iter()
+            .find(|t| t.name == "read_file")
+            .unwrap();
         assert_eq!(read.decisions.auto_accept, 1);
         assert_eq!(s.tools.decisions.auto_accept, 2);
     }

@@ -125,16 +125,25 @@ async fn a_finished_turn_refreshes_stale_figures_and_errors_are_reported() {
     watcher.observe(&turn_complete());
     let quota = next_quota(&mut events).await;
     assert_eq!(
-        (quota.buckets[0].model.as_str(), quota.buckets[0].remaining_fraction),
+        (
+            quota.buckets[0].model.as_str(),
+            quota.buckets[0].remaining_fraction
+        ),
         ("gemini-2.5-flash", 0.0)
     );
-    fake.reset(json!({"steps": [], "code_assist": {
-        "quota_error": {"status": 500, "message": "backend down"}}}), &[]);
+    fake.reset(
+        json!({"steps": [], "code_assist": {
+        "quota_error": {"status": 500, "message": "backend down"}}}),
+        &[],
+    );
     watcher.observe(&turn_complete());
     let quota = next_quota(&mut events).await;
     assert!(quota.buckets.is_empty());
     let note = quota.note.unwrap();
-    assert!(note.starts_with("The quota could not be read") && note.contains("backend down"), "{note}");
+    assert!(
+        note.starts_with("The quota could not be read") && note.contains("backend down"),
+        "{note}"
+    );
     drop(sink);
 }
 
@@ -161,5 +170,10 @@ async fn api_key_quota_is_unknown_until_a_rate_limit_answer() {
         .expect("a rate-limit report");
     let note = limited.note.unwrap();
     assert!(note.starts_with("Rate limit reached (429)"), "{note}");
-    assert!(h.fake.requests().iter().all(|r| r.kind != "code_assist_quota"));
+    assert!(
+        h.fake
+            .requests()
+            .iter()
+            .all(|r| r.kind != "code_assist_quota")
+    );
 }

@@ -317,7 +317,9 @@ pub(crate) fn plan(
                 Some(error) => Reply::json(error.status, error.body()),
                 None => Reply::json(
                     200,
-                    spec.quota.clone().unwrap_or_else(code_assist::default_quota),
+                    spec.quota
+                        .clone()
+                        .unwrap_or_else(code_assist::default_quota),
                 ),
             };
             state.record(rec);

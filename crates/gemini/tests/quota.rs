@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use gd_fake_gemini::{FakeGemini, credential_fingerprint};
-use gd_gemini::{Backend, GeminiClient, GeminiError, QuotaBucketWire};
+use gd_gemini::{Backend, GeminiClient, QuotaBucketWire};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
@@ -57,11 +57,17 @@ async fn code_assist_quota_buckets_come_back_as_scripted() {
 async fn no_quota_call_without_code_assist_or_project() {
     let fake = FakeGemini::start(json!({"steps": []}));
     assert_eq!(
-        code_assist(&fake, None).retrieve_user_quota().await.unwrap(),
+        code_assist(&fake, None)
+            .retrieve_user_quota()
+            .await
+            .unwrap(),
         None
     );
     assert_eq!(
-        api_key_client(&fake, 1).retrieve_user_quota().await.unwrap(),
+        api_key_client(&fake, 1)
+            .retrieve_user_quota()
+            .await
+            .unwrap(),
         None
     );
     assert!(fake.requests().is_empty());

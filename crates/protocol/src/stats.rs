@@ -45,7 +45,9 @@ pub struct FileStats {
 
 /// What a model request was for: Gemini CLI 0.61's `LlmRole` names, which
 /// its `/stats` and json `stats.models.*.roles` group requests by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize, TS)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize, TS,
+)]
 #[serde(rename_all = "snake_case")]
 #[ts(export)]
 pub enum RequestRole {
