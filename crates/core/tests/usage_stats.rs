@@ -171,3 +171,38 @@ async fn stats_count_usage_roles_lines_changed_and_decisions_per_tool() {
             .contains("two")
     );
 }
+
+#[tokio::test]
+async fn the_compression_request_counts_under_utility_compressor() {
+    let long = "Please look at this carefully. ".repeat(200);
+    let mut h = Harness::start(json!({
+        "steps": [{"text": "Noted.", "usage": usage(2_000, 0, 3, 0)}],
+        "utility": [{"match": "state_snapshot", "text": "<state_snapshot>short</state_snapshot>"}]
+    }));
+    assert_eq!(status(&h.turn(&long).await), TurnStatus::Completed);
+    h.handle.submit(Op::Compress).unwrap();
+    let role = loop {
+        let event = tokio::time::timeout(Duration::from_secs(30), h.events.recv())
+            .await
+            .expect("compressed in time")
+            .expect("the session is alive");
+        match event {
+            Event::Usage { role, usage, .. } => {
+                assert!(usage.prompt_tokens > 0, "{usage:?}");
+                break role;
+            }
+            Event::CompressionSkipped { message, .. } => panic!("not compressed: {message}"),
+            _ => {}
+        }
+    };
+    assert_eq!(role, RequestRole::UtilityCompressor);
+    let s = stats(&mut h).await;
+    let m = &s.models[0];
+    let roles: Vec<_> = m.roles.iter().map(|r| (r.role, r.requests)).collect();
+    assert_eq!(
+        roles,
+        [(RequestRole::Main, 1), (RequestRole::UtilityCompressor, 1)]
+    );
+    assert_eq!(m.requests, 2);
+    assert_eq!(m.roles[0].prompt_tokens, 2_000);
+}

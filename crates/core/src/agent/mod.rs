@@ -221,7 +221,7 @@ impl Agent {
                 message,
             })
         };
-        match maybe_compress(&mut self.chat, threshold, &nothing, true, cancel).await {
+        match maybe_compress(&mut self.chat, threshold, &nothing, true, cancel, sink).await {
             CompressionOutcome::NotNeeded => skipped(
                 CompressionSkipReason::NothingToCompress,
                 original,
@@ -505,6 +505,7 @@ impl Agent {
             pending,
             false,
             cancel,
+            sink,
         )
         .await;
         match outcome {
