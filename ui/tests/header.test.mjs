@@ -25,7 +25,7 @@ const FULL = {
   mcpServers: [E.mcpStatus("tiny")],
 };
 
-const CONTROLS = ["workspace-path", "open-workspace", "connection-status", "history-open", "checkpoints-open", "mcp-open", "settings-open", "account-open", "approval-mode"];
+const CONTROLS = ["workspace-path", "open-workspace", "connection-status", "usage-meter", "history-open", "checkpoints-open", "mcp-open", "settings-open", "account-open", "approval-mode"];
 
 /** Per control: clipped (scrollWidth > clientWidth), its box; overlapping pairs. */
 function measure(ids) {
@@ -74,6 +74,13 @@ describe("header", () => {
       test(`${width} px ${colorScheme}: nothing clipped or overlapping, the path keeps its width while a turn runs`, async () => {
         const app = await env.open({ viewport: { width, height: 700 }, colorScheme, config: FULL });
         await withCheckpoints(app);
+        // The usage meter at its widest usual text (six figures of tokens: "123k").
+        await app.sendPrompt("a first task");
+        await app.emitAll([E.turnStarted("t0"), E.turnComplete("completed", "t0", E.turnUsage(123_000, 456))]);
+        await app.until(() => document.querySelector('[data-testid="usage-meter-tokens"]')?.getAttribute("data-value") === "123456");
+        // ... and the quota left for the session's model (bar and percentage).
+        await app.emit({ type: "quota", source: "code_assist", buckets: [{ model: "gemini-2.5-pro", remaining_fraction: 0.42, reset_time: "2031-01-01T00:00:00Z" }], fetched_ms: 0 });
+        await app.tid("usage-meter-quota").waitFor({ state: "attached" });
         const idle = await app.page.evaluate(measure, CONTROLS);
         assert.deepEqual(idle.boxes.filter((b) => b.missing).map((b) => b.id), [], "every control is there");
         assert.deepEqual(idle.boxes.filter((b) => b.clipped).map((b) => b.id), [], "no control clips its text");

@@ -3,7 +3,7 @@
 //! ([`gd_protocol::SessionStats`], asked for with `Op::Stats` at the end of
 //! the run); this module only renders it.
 
-use gd_protocol::{ModelStats, SessionStats, ToolNameStats};
+use gd_protocol::{ModelStats, RoleStats, SessionStats, ToolNameStats};
 use serde_json::{Map, Value, json};
 
 /// What a run used, as the session counted it.
@@ -36,6 +36,17 @@ impl TokenTotals {
             cached: m.cached_tokens,
             thoughts: m.thoughts_tokens,
             tool: m.tool_tokens,
+        }
+    }
+
+    fn of_role(r: &RoleStats) -> Self {
+        Self {
+            prompt: r.prompt_tokens,
+            candidates: r.output_tokens,
+            total: r.total_tokens,
+            cached: r.cached_tokens,
+            thoughts: r.thoughts_tokens,
+            tool: r.tool_tokens,
         }
     }
 
@@ -86,15 +97,37 @@ impl Stats {
                     "totalLatencyMs": m.latency_ms,
                     "errorsByType": m.errors_by_type,
                 });
-                let role = json!({
-                    "totalRequests": m.requests,
-                    "totalErrors": m.errors,
-                    "totalLatencyMs": m.latency_ms,
-                    "tokens": tokens,
-                });
+                // Core counts every request under its role (0.61's
+                // `LlmRole`); older figures without roles were all `main`.
+                let roles: Map<String, Value> = if m.roles.is_empty() {
+                    Map::from_iter([(
+                        "main".to_owned(),
+                        json!({
+                            "totalRequests": m.requests,
+                            "totalErrors": m.errors,
+                            "totalLatencyMs": m.latency_ms,
+                            "tokens": tokens,
+                        }),
+                    )])
+                } else {
+                    m.roles
+                        .iter()
+                        .map(|r| {
+                            (
+                                r.role.as_str().to_owned(),
+                                json!({
+                                    "totalRequests": r.requests,
+                                    "totalErrors": r.errors,
+                                    "totalLatencyMs": r.latency_ms,
+                                    "tokens": TokenTotals::of_role(r).to_json(),
+                                }),
+                            )
+                        })
+                        .collect()
+                };
                 (
                     m.model.clone(),
-                    json!({"api": api, "tokens": tokens, "roles": {"main": role}}),
+                    json!({"api": api, "tokens": tokens, "roles": roles}),
                 )
             })
             .collect();
@@ -130,7 +163,10 @@ impl Stats {
                 "totalDecisions": decisions(all.calls - cancelled, cancelled),
                 "byName": by_name,
             },
-            "files": {"totalLinesAdded": 0, "totalLinesRemoved": 0},
+            "files": {
+                "totalLinesAdded": self.0.files.lines_added,
+                "totalLinesRemoved": self.0.files.lines_removed,
+            },
         })
     }
 

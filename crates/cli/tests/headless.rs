@@ -420,3 +420,61 @@ fn include_directories_and_custom_system_prompt() {
     assert_eq!(out.status.code(), Some(52));
     assert!(stderr(&out).contains("/does/not/exist.md"));
 }
+
+/// The json `stats` carry exactly the fake server's `usageMetadata` (summed
+/// over the run's requests, under the `main` role) and the lines the edits
+/// changed, in every key of 0.61's `stats` with the same types.
+#[test]
+fn json_stats_carry_usage_metadata_roles_and_lines_changed() {
+    let usage = |prompt: u64, cached: u64, out: u64, thoughts: u64, tool: u64| {
+        json!({"promptTokenCount": prompt, "cachedContentTokenCount": cached,
+               "candidatesTokenCount": out, "thoughtsTokenCount": thoughts,
+               "toolUsePromptTokenCount": tool,
+               "totalTokenCount": prompt + out + thoughts + tool})
+    };
+    let run = Run::new(json!({"steps": [
+        {"functionCalls": [{"name": "write_file", "args": {
+            "file_path": "notes.md", "content": "one\ntwo\nthree\n"}}],
+         "usage": usage(1000, 200, 10, 5, 3)},
+        {"functionCalls": [{"name": "replace", "args": {
+            "file_path": "{{WORKSPACE}}/notes.md", "instruction": "shorten",
+            "old_string": "two\nthree\n", "new_string": "2\n"}}],
+         "usage": usage(1100, 300, 20, 0, 0)},
+        {"text": "Done.", "usage": usage(1200, 0, 7, 1, 0)}
+    ]}));
+    let out = run.run(&[
+        "-p",
+        "write notes",
+        "-o",
+        "json",
+        "--yolo",
+        "-m",
+        "gemini-2.5-flash",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json = stdout_json(&out);
+    let stats = &json["stats"];
+    let reference = gemini_cli_fixture("c_shell_json_stdout.json");
+    let model = &stats["models"]["gemini-2.5-flash"];
+    assert_eq!(
+        shape(model),
+        shape(&reference["stats"]["models"]["gemini-2.5-flash"])
+    );
+    assert_eq!(shape(&stats["files"]), shape(&reference["stats"]["files"]));
+    let tokens = json!({"input": 3300 - 500, "prompt": 3300, "candidates": 37,
+        "total": 3300 + 37 + 6 + 3, "cached": 500, "thoughts": 6, "tool": 3});
+    assert_eq!(model["tokens"], tokens);
+    assert_eq!(model["roles"]["main"]["tokens"], tokens);
+    assert_eq!(model["roles"]["main"]["totalRequests"], 3);
+    assert_eq!(model["api"]["totalRequests"], 3);
+    // write_file added 3 lines; replace removed 2 and added 1.
+    assert_eq!(
+        stats["files"],
+        json!({"totalLinesAdded": 4, "totalLinesRemoved": 2})
+    );
+    assert_eq!(stats["tools"]["totalCalls"], 2);
+    assert_eq!(
+        stats["tools"]["byName"]["replace"]["decisions"]["accept"],
+        1
+    );
+}

@@ -6,7 +6,10 @@ use gd_gemini::{Content, GenerateContentRequest, GenerationConfig, Part, Request
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
+use gd_protocol::{Event, RequestRole, Usage};
+
 use crate::chat::Chat;
+use crate::events::EventSink;
 use crate::tokens::{estimate_tokens, token_limit};
 
 /// Compress when the prompt exceeds this fraction of the context window.
@@ -85,13 +88,16 @@ pub fn history_tokens(chat: &Chat) -> u64 {
 }
 
 /// Compresses when the last prompt plus `pending` crosses `threshold` of the
-/// window, or always when `force` is set.
+/// window, or always when `force` is set. The summary request's usage is
+/// reported on `sink` under the `utility_compressor` role (Gemini CLI 0.61
+/// counts it apart from the conversation's own requests).
 pub async fn maybe_compress(
     chat: &mut Chat,
     threshold: f64,
     pending: &Content,
     force: bool,
     cancel: &CancellationToken,
+    sink: &EventSink,
 ) -> CompressionOutcome {
     let original_tokens = history_tokens(chat) + estimate_tokens(std::slice::from_ref(pending));
     let limit = token_limit(chat.model()) as f64;
@@ -116,12 +122,30 @@ pub async fn maybe_compress(
     };
     let client = chat.client().clone();
     let model = chat.model().to_owned();
+    let started = std::time::Instant::now();
     let response = tokio::select! {
         _ = cancel.cancelled() => return CompressionOutcome::Failed("cancelled".into()),
         response = client.generate(&model, &request, &meta) => response,
     };
     let summary = match response {
-        Ok(response) => response.text(),
+        Ok(response) => {
+            if let Some(usage) = &response.usage_metadata {
+                sink.emit(Event::Usage {
+                    model: model.clone(),
+                    latency_ms: started.elapsed().as_millis() as u64,
+                    usage: Usage {
+                        prompt_tokens: usage.prompt_token_count,
+                        cached_tokens: usage.cached_content_token_count,
+                        output_tokens: usage.candidates_token_count,
+                        thoughts_tokens: usage.thoughts_token_count,
+                        tool_tokens: usage.tool_use_prompt_token_count,
+                        total_tokens: usage.total_token_count,
+                    },
+                    role: RequestRole::UtilityCompressor,
+                });
+            }
+            response.text()
+        }
         Err(error) => {
             warn!(%error, "chat compression request failed");
             return CompressionOutcome::Failed(error.to_string());

@@ -45,6 +45,7 @@ pub mod memory;
 pub mod policy;
 pub mod policy_editor;
 pub(crate) mod prompts;
+pub mod quota;
 pub mod restore;
 pub mod revert;
 pub mod review;

@@ -6,7 +6,8 @@ use std::collections::{BTreeMap, HashSet};
 use std::time::Instant;
 
 use gd_protocol::{
-    Event, ModelStats, SessionStats, ToolCallStatus, ToolDecisions, ToolNameStats, ToolStats,
+    ConfirmationDetails, Event, FileStats, ModelStats, RequestRole, RoleStats, SessionStats,
+    ToolCallStatus, ToolDecisions, ToolNameStats, ToolStats, Usage,
 };
 
 /// Counts a session's requests, tokens and tool calls.
@@ -23,6 +24,7 @@ pub struct StatsRecorder {
     decisions: ToolDecisions,
     /// Calls the user was asked about.
     asked: HashSet<String>,
+    files: FileStats,
 }
 
 impl StatsRecorder {
@@ -37,6 +39,7 @@ impl StatsRecorder {
             tools: BTreeMap::new(),
             decisions: ToolDecisions::default(),
             asked: HashSet::new(),
+            files: FileStats::default(),
         }
     }
 
@@ -53,17 +56,41 @@ impl StatsRecorder {
                 model,
                 latency_ms,
                 usage,
+                role,
             } => {
-                self.model = model.clone();
+                // Failures count against the model of the agent's own
+                // requests, not a utility call's.
+                if *role == RequestRole::Main {
+                    self.model = model.clone();
+                }
                 let stats = self.model_stats(model);
                 stats.requests += 1;
                 stats.latency_ms += latency_ms;
-                stats.prompt_tokens += usage.prompt_tokens;
-                stats.cached_tokens += usage.cached_tokens;
-                stats.output_tokens += usage.output_tokens;
-                stats.thoughts_tokens += usage.thoughts_tokens;
-                stats.tool_tokens += usage.tool_tokens;
-                stats.total_tokens += usage.total_tokens;
+                add_tokens(
+                    [
+                        &mut stats.prompt_tokens,
+                        &mut stats.cached_tokens,
+                        &mut stats.output_tokens,
+                        &mut stats.thoughts_tokens,
+                        &mut stats.tool_tokens,
+                        &mut stats.total_tokens,
+                    ],
+                    usage,
+                );
+                let role_stats = role_stats(stats, *role);
+                role_stats.requests += 1;
+                role_stats.latency_ms += latency_ms;
+                add_tokens(
+                    [
+                        &mut role_stats.prompt_tokens,
+                        &mut role_stats.cached_tokens,
+                        &mut role_stats.output_tokens,
+                        &mut role_stats.thoughts_tokens,
+                        &mut role_stats.tool_tokens,
+                        &mut role_stats.total_tokens,
+                    ],
+                    usage,
+                );
             }
             Event::Retrying { reason, .. } => self.model_error(reason),
             Event::Error {
@@ -79,8 +106,18 @@ impl StatsRecorder {
                 status,
                 duration_ms,
                 modified,
+                diff,
                 ..
             } => {
+                if *status == ToolCallStatus::Success
+                    && let Some(ConfirmationDetails::Edit {
+                        original, proposed, ..
+                    }) = diff
+                {
+                    let (added, removed) = crate::diff::diff_stat(original.as_deref(), proposed);
+                    self.files.lines_added += added;
+                    self.files.lines_removed += removed;
+                }
                 let tool = self
                     .tools
                     .entry(name.clone())
@@ -98,28 +135,31 @@ impl StatsRecorder {
                         tool.cancelled += 1;
                     }
                 }
-                let decisions = &mut self.decisions;
-                if !self.asked.remove(call_id) {
-                    decisions.auto_accept += 1;
-                } else if *modified {
-                    decisions.modify += 1;
-                } else if *status == ToolCallStatus::Cancelled {
-                    decisions.reject += 1;
-                } else {
-                    decisions.accept += 1;
+                for decisions in [&mut self.decisions, &mut tool.decisions] {
+                    if !self.asked.contains(call_id) {
+                        decisions.auto_accept += 1;
+                    } else if *modified {
+                        decisions.modify += 1;
+                    } else if *status == ToolCallStatus::Cancelled {
+                        decisions.reject += 1;
+                    } else {
+                        decisions.accept += 1;
+                    }
                 }
+                self.asked.remove(call_id);
             }
             _ => {}
         }
     }
 
-    /// A failed request of the current model, by kind.
+    /// A failed request of the current model (the agent's own), by kind.
     fn model_error(&mut self, kind: &str) {
         let model = self.model.clone();
         let stats = self.model_stats(&model);
         stats.errors += 1;
         let key: String = kind.chars().take(80).collect();
         *stats.errors_by_type.entry(key).or_default() += 1;
+        role_stats(stats, RequestRole::Main).errors += 1;
     }
 
     fn model_stats(&mut self, model: &str) -> &mut ModelStats {
@@ -157,8 +197,47 @@ impl StatsRecorder {
             tool_time_ms: tools.duration_ms,
             models: self.models.clone(),
             tools,
+            files: self.files,
         }
     }
+}
+
+/// Adds one request's tokens to the counters `[prompt, cached, output,
+/// thoughts, tool, total]`.
+fn add_tokens(counters: [&mut u64; 6], usage: &Usage) {
+    let values = [
+        usage.prompt_tokens,
+        usage.cached_tokens,
+        usage.output_tokens,
+        usage.thoughts_tokens,
+        usage.tool_tokens,
+        usage.total_tokens,
+    ];
+    for (counter, value) in counters.into_iter().zip(values) {
+        *counter += value;
+    }
+}
+
+/// The figures of `role` within one model's, created on first use (`main`
+/// kept first, as Gemini CLI lists it).
+fn role_stats(stats: &mut ModelStats, role: RequestRole) -> &mut RoleStats {
+    let index = match stats.roles.iter().position(|r| r.role == role) {
+        Some(index) => index,
+        None => {
+            let fresh = RoleStats {
+                role,
+                ..RoleStats::default()
+            };
+            if role == RequestRole::Main {
+                stats.roles.insert(0, fresh);
+                0
+            } else {
+                stats.roles.push(fresh);
+                stats.roles.len() - 1
+            }
+        }
+    };
+    &mut stats.roles[index]
 }
 
 fn now_ms() -> u64 {
@@ -227,6 +306,7 @@ mod tests {
                 thoughts_tokens: 10,
                 tool_tokens: 0,
             },
+            role: RequestRole::Main,
         });
         stats.record(&Event::Retrying {
             attempt: 1,
@@ -280,5 +360,133 @@ mod tests {
             ("s2", 0, 0)
         );
         assert!(s.models.is_empty());
+    }
+
+    fn usage(model: &str, role: RequestRole, prompt: u64) -> Event {
+        Event::Usage {
+            model: model.into(),
+            latency_ms: 10,
+            usage: Usage {
+                prompt_tokens: prompt,
+                output_tokens: 2,
+                total_tokens: prompt + 2,
+                ..Usage::default()
+            },
+            role,
+        }
+    }
+
+    #[test]
+    fn counts_roles_per_model_with_main_first() {
+        let mut stats = StatsRecorder::new("s", "gemini-2.5-pro");
+        stats.record(&usage(
+            "gemini-2.5-flash-lite",
+            RequestRole::UtilityRouter,
+            50,
+        ));
+        stats.record(&usage("gemini-2.5-flash", RequestRole::UtilityRouter, 40));
+        stats.record(&usage("gemini-2.5-flash", RequestRole::Main, 100));
+        stats.record(&usage("gemini-2.5-flash", RequestRole::Main, 120));
+        // A failure after a utility call counts against the main model.
+        stats.record(&Event::Retrying {
+            attempt: 1,
+            max_attempts: 3,
+            delay_ms: 1,
+            reason: "429".into(),
+        });
+        let s = stats.snapshot();
+        let flash = s.models.iter().find(|m| m.model == "gemini-2.5-flash");
+        let flash = flash.expect("flash counted");
+        assert_eq!(
+            (flash.requests, flash.prompt_tokens, flash.errors),
+            (3, 260, 1)
+        );
+        let roles: Vec<_> = flash
+            .roles
+            .iter()
+            .map(|r| (r.role, r.requests, r.prompt_tokens, r.errors))
+            .collect();
+        assert_eq!(
+            roles,
+            vec![
+                (RequestRole::Main, 2, 220, 1),
+                (RequestRole::UtilityRouter, 1, 40, 0)
+            ]
+        );
+        let lite = &s.models[0];
+        assert_eq!(lite.roles.len(), 1);
+        assert_eq!(lite.roles[0].role, RequestRole::UtilityRouter);
+        assert_eq!(lite.errors, 0);
+    }
+
+    fn edit(
+        call_id: &str,
+        original: Option<&str>,
+        proposed: &str,
+        status: ToolCallStatus,
+    ) -> Event {
+        let mut event = response(call_id, "replace", status);
+        if let Event::ToolCallResponse { diff, .. } = &mut event {
+            *diff = Some(ConfirmationDetails::Edit {
+                title: String::new(),
+                file_path: "/w/a.txt".into(),
+                file_name: "a.txt".into(),
+                original: original.map(str::to_owned),
+                proposed: proposed.into(),
+                unified_diff: String::new(),
+                side_by_side: Default::default(),
+                is_new_file: original.is_none(),
+            });
+        }
+        event
+    }
+
+    #[test]
+    fn counts_lines_changed_and_decisions_per_tool() {
+        let mut stats = StatsRecorder::new("s", "m");
+        // A new file of 3 lines, then one line changed and one removed.
+        stats.record(&edit("a", None, "1\n2\n3\n", ToolCallStatus::Success));
+        stats.record(&asked("b"));
+        stats.record(&edit(
+            "b",
+            Some("1\n2\n3\n"),
+            "1\nTWO\n",
+            ToolCallStatus::Success,
+        ));
+        // A declined edit changed nothing.
+        stats.record(&asked("c"));
+        stats.record(&edit("c", Some("1\n"), "9\n9\n", ToolCallStatus::Cancelled));
+        stats.record(&response("d", "read_file", ToolCallStatus::Success));
+        let s = stats.snapshot();
+        assert_eq!(
+            s.files,
+            FileStats {
+                lines_added: 4,
+                lines_removed: 2
+            }
+        );
+        let replace = s
+            .tools
+            .by_name
+            .iter()
+            .find(|t| t.name == "replace")
+            .unwrap();
+        assert_eq!(
+            replace.decisions,
+            ToolDecisions {
+                accept: 1,
+                reject: 1,
+                modify: 0,
+                auto_accept: 1
+            }
+        );
+        let read = s
+            .tools
+            .by_name
+            .iter()
+            .find(|t| t.name == "read_file")
+            .unwrap();
+        assert_eq!(read.decisions.auto_accept, 1);
+        assert_eq!(s.tools.decisions.auto_accept, 2);
     }
 }

@@ -104,6 +104,7 @@ async fn turn_complete_sums_the_usage_of_the_turns_requests() {
             thoughts_tokens: 2,
             total_tokens: 235,
             duration_ms: 0,
+            tool_tokens: 0,
         }
     );
     // The next turn counts from zero.

@@ -9,7 +9,9 @@
 //!   "onboard": {"polls": 2, "project": "managed-1"},
 //!   "onboard_error": {"status": 400, "message": "..."},
 //!   "operation_error": {"code": 9, "message": "..."},
-//!   "tokens": ["ya29.fake-access-1"]
+//!   "tokens": ["ya29.fake-access-1"],
+//!   "quota": {"buckets": [{"modelId": "gemini-2.5-pro", "remainingFraction": 0.25, "resetTime": "..."}]},
+//!   "quota_error": {"status": 403, "message": "..."}
 //! }
 //! ```
 //!
@@ -17,6 +19,8 @@
 //!   the project the request names, else `fake-project`).
 //! * `onboard.polls`: how many `GET operations/...` calls answer `done:
 //!   false` before the operation completes with `onboard.project`.
+//! * `quota`: the `retrieveUserQuota` answer (default: [`default_quota`]);
+//!   `quota_error` answers it with an HTTP error instead.
 //! * `tokens`: when set, every Code Assist call (setup and model calls)
 //!   needs `Authorization: Bearer <one of them>`; anything else gets 401.
 
@@ -39,6 +43,22 @@ pub struct CodeAssistFake {
     pub operation_error: Option<Value>,
     #[serde(default)]
     pub tokens: Option<Vec<String>>,
+    #[serde(default)]
+    pub quota: Option<Value>,
+    #[serde(default)]
+    pub quota_error: Option<HttpErrorSpec>,
+}
+
+/// The default `retrieveUserQuota` answer: two request buckets, partly
+/// used, with fixed reset times (so tests can compare them).
+pub fn default_quota() -> Value {
+    json!({"buckets": [
+        {"modelId": "gemini-2.5-pro", "tokenType": "REQUESTS",
+         "remainingFraction": 0.75, "remainingAmount": "75",
+         "resetTime": "2030-01-01T00:00:00Z"},
+        {"modelId": "gemini-2.5-flash", "tokenType": "REQUESTS",
+         "remainingFraction": 0.5, "resetTime": "2030-01-01T12:00:00Z"}
+    ]})
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -305,6 +305,26 @@ pub(crate) fn plan(
             state.record(rec);
             Planned::now(reply)
         }
+        ApiRoute::CodeAssist { method } if method == "retrieveUserQuota" => {
+            rec.api_style = ApiStyle::CodeAssist.as_str().into();
+            rec.api_method = Some(method.clone());
+            rec.kind = "code_assist_quota".into();
+            if let Some(reply) = call.reject_bearer(&mut rec) {
+                return reply;
+            }
+            let spec = &scenario.code_assist;
+            let reply = match &spec.quota_error {
+                Some(error) => Reply::json(error.status, error.body()),
+                None => Reply::json(
+                    200,
+                    spec.quota
+                        .clone()
+                        .unwrap_or_else(code_assist::default_quota),
+                ),
+            };
+            state.record(rec);
+            Planned::now(reply)
+        }
         ApiRoute::CodeAssist { method } => {
             rec.api_style = ApiStyle::CodeAssist.as_str().into();
             rec.api_method = Some(method.clone());

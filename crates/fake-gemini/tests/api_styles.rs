@@ -207,7 +207,7 @@ fn unknown_paths_get_404_json_and_are_recorded() {
         ("POST", "/v1beta/models/gemini-2.5-flash:doSomething"),
         ("POST", "/v2/models/m:generateContent"),
         ("GET", "/favicon.ico"),
-        ("POST", "/v1internal:retrieveUserQuota"),
+        ("POST", "/v1internal:listExperiments"),
     ];
     for (method, path) in cases {
         let resp = raw_request(

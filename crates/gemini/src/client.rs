@@ -220,6 +220,43 @@ impl GeminiClient {
         Ok(parsed.total_tokens)
     }
 
+    /// A Code Assist method outside the model calls (`v1internal:{method}`),
+    /// once, with the session's bearer token: the answer's bytes.
+    pub(crate) async fn post_code_assist(
+        &self,
+        method: &str,
+        body: String,
+    ) -> Result<Bytes, GeminiError> {
+        let Backend::CodeAssist {
+            endpoint,
+            api_version,
+            credentials,
+            ..
+        } = &self.inner.backend
+        else {
+            return Err(GeminiError::Config(format!(
+                "{method} needs the Code Assist backend"
+            )));
+        };
+        let token = credentials
+            .access_token()
+            .await
+            .map_err(GeminiError::Credentials)?;
+        let response = self
+            .inner
+            .http
+            .post(format!("{endpoint}/{api_version}:{method}"))
+            .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
+            .header(USER_AGENT, self.inner.user_agent(""))
+            .bearer_auth(token.expose())
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| GeminiError::network(&e))?;
+        let response = check_status(response).await?;
+        response.bytes().await.map_err(|e| GeminiError::network(&e))
+    }
+
     /// Lists the models an API key can use; a cheap call that validates the key.
     pub async fn list_models(&self) -> Result<Vec<ModelInfo>, GeminiError> {
         let Backend::GeminiApi {

@@ -6,12 +6,14 @@
 //! * [`client`]: requests with retries (exponential backoff with jitter,
 //!   `Retry-After` and `RetryInfo` honoured) and streaming.
 //! * [`sent`]: being told when a request has gone out.
+//! * [`quota`]: Code Assist's remaining quota (`retrieveUserQuota`).
 
 pub mod client;
 pub mod credentials;
 pub mod endpoint;
 pub mod error;
 pub mod models;
+pub mod quota;
 pub mod retry;
 pub mod sent;
 pub mod sse;
@@ -21,6 +23,7 @@ pub use client::{ClientOptions, GeminiClient, ModelInfo, RetryNotice, StreamEven
 pub use credentials::{CredentialSource, StaticToken};
 pub use endpoint::{Auth, Backend, Method, RequestMeta, VertexTarget};
 pub use error::{ApiError, GeminiError};
+pub use quota::QuotaBucketWire;
 pub use retry::RetryPolicy;
 // Re-exported: callers that talk to Gemini get them from here, as before.
 pub use gd_http::{SecretString, http_client_builder};

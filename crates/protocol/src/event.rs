@@ -124,6 +124,10 @@ pub enum Event {
         latency_ms: u64,
         #[serde(flatten)]
         usage: Usage,
+        /// What the request was for (the agent's own turn, or a utility
+        /// call such as routing), as Gemini CLI's `roles` count it.
+        #[serde(default)]
+        role: crate::RequestRole,
     },
     /// A model request failed and will be retried after `delay_ms`.
     Retrying {
@@ -393,6 +397,12 @@ pub enum Event {
         strategic_intent: String,
         new_chapter: bool,
     },
+    /// What is left of the account's quota, as the backend reports it (sent
+    /// when the session starts and after turns, at most once a minute).
+    Quota {
+        #[serde(flatten)]
+        quota: crate::QuotaReport,
+    },
 }
 
 /// Why a requested compression changed nothing.
@@ -456,6 +466,10 @@ pub struct TurnUsage {
     /// From `TurnStarted` to `TurnComplete`.
     #[ts(type = "number")]
     pub duration_ms: u64,
+    /// Prompt tokens of tool-use (`toolUsePromptTokenCount`).
+    #[serde(default)]
+    #[ts(type = "number")]
+    pub tool_tokens: u64,
 }
 
 impl TurnUsage {
@@ -468,6 +482,7 @@ impl TurnUsage {
         self.output_tokens += usage.output_tokens;
         self.thoughts_tokens += usage.thoughts_tokens;
         self.total_tokens += usage.total_tokens;
+        self.tool_tokens += usage.tool_tokens;
     }
 }
 
@@ -569,6 +584,7 @@ mod tests {
                 prompt_tokens: 3,
                 ..Usage::default()
             },
+            role: crate::RequestRole::Main,
         };
         assert_eq!(serde_json::to_value(&u).unwrap()["type"], "usage");
         assert_eq!(serde_json::to_value(&u).unwrap()["prompt_tokens"], 3);

@@ -29,6 +29,85 @@ pub struct SessionStats {
     /// Per model, in the order they were first used.
     pub models: Vec<ModelStats>,
     pub tools: ToolStats,
+    /// Lines the agent's edits added and removed (Gemini CLI's `files`).
+    #[serde(default)]
+    pub files: FileStats,
+}
+
+/// Lines changed by the session's edits, counted from each applied edit's
+/// diff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct FileStats {
+    pub lines_added: u32,
+    pub lines_removed: u32,
+}
+
+/// What a model request was for: Gemini CLI 0.61's `LlmRole` names, which
+/// its `/stats` and json `stats.models.*.roles` group requests by.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize, TS,
+)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum RequestRole {
+    /// The agent's own turn (the conversation with the user).
+    #[default]
+    Main,
+    Subagent,
+    UtilityTool,
+    UtilityCompressor,
+    UtilitySummarizer,
+    UtilityRouter,
+    UtilityLoopDetector,
+    UtilityNextSpeaker,
+    UtilityEditCorrector,
+    UtilityAutocomplete,
+    UtilityFastAckHelper,
+    UtilityStateSnapshotProcessor,
+}
+
+impl RequestRole {
+    /// The wire name (`main`, `utility_router`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Main => "main",
+            Self::Subagent => "subagent",
+            Self::UtilityTool => "utility_tool",
+            Self::UtilityCompressor => "utility_compressor",
+            Self::UtilitySummarizer => "utility_summarizer",
+            Self::UtilityRouter => "utility_router",
+            Self::UtilityLoopDetector => "utility_loop_detector",
+            Self::UtilityNextSpeaker => "utility_next_speaker",
+            Self::UtilityEditCorrector => "utility_edit_corrector",
+            Self::UtilityAutocomplete => "utility_autocomplete",
+            Self::UtilityFastAckHelper => "utility_fast_ack_helper",
+            Self::UtilityStateSnapshotProcessor => "utility_state_snapshot_processor",
+        }
+    }
+}
+
+/// Requests and tokens of one model for one [`RequestRole`].
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct RoleStats {
+    pub role: RequestRole,
+    pub requests: u32,
+    pub errors: u32,
+    #[ts(type = "number")]
+    pub latency_ms: u64,
+    #[ts(type = "number")]
+    pub prompt_tokens: u64,
+    #[ts(type = "number")]
+    pub cached_tokens: u64,
+    #[ts(type = "number")]
+    pub output_tokens: u64,
+    #[ts(type = "number")]
+    pub thoughts_tokens: u64,
+    #[ts(type = "number")]
+    pub tool_tokens: u64,
+    #[ts(type = "number")]
+    pub total_tokens: u64,
 }
 
 /// Requests and tokens of one model.
@@ -60,6 +139,9 @@ pub struct ModelStats {
     pub tool_tokens: u64,
     #[ts(type = "number")]
     pub total_tokens: u64,
+    /// The same figures by request role (`main` first, then as first used).
+    #[serde(default)]
+    pub roles: Vec<RoleStats>,
 }
 
 /// Tool calls of the session.
@@ -104,4 +186,7 @@ pub struct ToolNameStats {
     pub cancelled: u32,
     #[ts(type = "number")]
     pub duration_ms: u64,
+    /// How this tool's calls were decided.
+    #[serde(default)]
+    pub decisions: ToolDecisions,
 }

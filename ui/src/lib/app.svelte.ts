@@ -116,6 +116,9 @@ export class AppController {
   get review() {
     return this.active.review;
   }
+  get usage() {
+    return this.active.usage;
+  }
   /** The shown conversation's folder (the header's path). */
   get workspace(): string | null {
     return this.active.workspace;

@@ -18,6 +18,7 @@ import { PolicyStore } from "./policies.svelte";
 import { SessionStore } from "./session.svelte";
 import { SlashCommands } from "./slash-commands.svelte";
 import { TurnReviewStore } from "./review.svelte";
+import { UsageStore } from "./usage.svelte";
 
 /** What a conversation is doing, as its sidebar entry shows it (`data-status`). */
 export type ConversationStatus = "idle" | "streaming" | "tool" | "approval" | "failed";
@@ -62,6 +63,9 @@ export class Conversation {
     policies: this.policies,
   });
 
+  /** What the conversation used and the quota left (the header's meter, the usage panel). */
+  readonly usage = new UsageStore(() => void this.slash.requestUsageStats());
+
   /** A reload waits for the running turn to end. */
   private reloadPending = false;
   private readonly owners: EventOwners;
@@ -80,6 +84,7 @@ export class Conversation {
       slash: this.slash,
       policies: this.policies,
       review: this.review,
+      usage: this.usage,
       authFailed: (message) => this.host.authFailed(message),
       approvalRequested: (_name, details) => this.host.needsUser(this, "approval", summarize(details)),
       conversationCleared: (id) => this.conversationCleared(id),
@@ -191,6 +196,7 @@ export class Conversation {
     this.policies.clear();
     this.slash.reset();
     this.review.clear();
+    this.usage.reset();
     return generation;
   }
 
@@ -348,6 +354,7 @@ export class Conversation {
     this.chat.checkpoints.sessionId = this.session.id;
     this.chat.checkpoints.conversationId = conversationId;
     void this.chat.checkpoints.refresh();
+    this.usage.cleared();
   }
 
   async interrupt(): Promise<void> {

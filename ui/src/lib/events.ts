@@ -13,6 +13,7 @@ import type { PolicyStore } from "./policies.svelte";
 import type { TurnReviewStore } from "./review.svelte";
 import type { SessionStore } from "./session.svelte";
 import type { SlashCommands } from "./slash-commands.svelte";
+import type { UsageStore } from "./usage.svelte";
 
 /** The owners of the session's events. */
 export interface EventOwners {
@@ -33,6 +34,8 @@ export interface EventOwners {
   turnEnded: (status: TurnStatus) => void;
   /** The policy editor's rules, dry runs and "always allow and save" previews. */
   policies: PolicyStore;
+  /** The usage meter and panel: per-turn rows, core's statistics, the quota. */
+  usage: UsageStore;
 }
 
 export function routeEvent(o: EventOwners, event: Event): void {
@@ -65,6 +68,7 @@ export function routeEvent(o: EventOwners, event: Event): void {
       o.turnEnded(event.status);
       o.chat.handle(event);
       o.session.busy = false;
+      o.usage.turnComplete(event.status, event.usage);
       return;
     case "error":
       if (event.kind === "auth") o.authFailed(event.message);
@@ -100,7 +104,12 @@ export function routeEvent(o: EventOwners, event: Event): void {
       o.chat.handle(event);
       return;
     case "session_stats":
+      // The usage panel keeps the latest figures; a `/stats` waiting for them gets its card.
+      o.usage.handleStats(event.stats);
       o.slash.handleStats(event);
+      return;
+    case "quota":
+      o.usage.handleQuota(event);
       return;
     case "commands":
       o.slash.handleCommands(event);

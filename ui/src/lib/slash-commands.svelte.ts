@@ -36,6 +36,12 @@ export class SlashCommands {
 
   /** The views of the `/stats` commands waiting for their `session_stats`, in order. */
   private statsViews: StatsView[] = [];
+  /**
+   * The usage panel's requests for `session_stats` not answered yet. Every answer is the same
+   * kind of snapshot, so a waiting `/stats` takes the first one that comes and these count the
+   * rest (no card for them).
+   */
+  private usageRequests = 0;
   /** The ids of `/restore <id>` commands waiting for the checkpoint list. */
   private restoreRequests: string[] = [];
   /** A `/compress` is running (the session is busy until it is answered). */
@@ -64,6 +70,7 @@ export class SlashCommands {
   reset(): void {
     this.commands = [];
     this.statsViews = [];
+    this.usageRequests = 0;
     this.restoreRequests = [];
     this.compressing = false;
     this.markListed();
@@ -152,7 +159,22 @@ export class SlashCommands {
   }
 
   handleStats(event: Extract<Event, { type: "session_stats" }>): void {
-    this.ctx.chat.addStats(event.stats, this.statsViews.shift() ?? "session");
+    const view = this.statsViews.shift();
+    if (view) this.ctx.chat.addStats(event.stats, view);
+    else if (this.usageRequests > 0) this.usageRequests -= 1;
+    else this.ctx.chat.addStats(event.stats, "session");
+  }
+
+  /** The usage meter wants fresh figures (after a turn, when its panel opens); no card. */
+  async requestUsageStats(): Promise<void> {
+    if (!this.ctx.session.info) return;
+    this.usageRequests += 1;
+    try {
+      await this.ctx.session.submit({ type: "stats" });
+    } catch {
+      // The session went away: the meter keeps what it had.
+      this.usageRequests -= 1;
+    }
   }
 
   /** `/restore`: the checkpoint list (Header's Checkpoints button), fresh; with an id, that one restored. */

@@ -259,7 +259,7 @@ export function transcriptEntries(messages: StoredMessage[], options: EntryOptio
           seq: m.seq,
           start: m.created_ms,
           last: m.created_ms,
-          usage: { model: "", requests: 0, prompt_tokens: 0, cached_tokens: 0, output_tokens: 0, thoughts_tokens: 0, total_tokens: 0, duration_ms: 0 },
+          usage: { model: "", requests: 0, prompt_tokens: 0, cached_tokens: 0, output_tokens: 0, thoughts_tokens: 0, total_tokens: 0, duration_ms: 0, tool_tokens: 0 },
         };
         break;
       }

@@ -16,6 +16,9 @@ import type { McpToolRef } from "./McpToolRef";
 import type { McpTransportKind } from "./McpTransportKind";
 import type { MemoryFileNode } from "./MemoryFileNode";
 import type { ModelChoice } from "./ModelChoice";
+import type { QuotaBucket } from "./QuotaBucket";
+import type { QuotaSource } from "./QuotaSource";
+import type { RequestRole } from "./RequestRole";
 import type { RestoredConversation } from "./RestoredConversation";
 import type { RestoredFile } from "./RestoredFile";
 import type { ReviewFile } from "./ReviewFile";
@@ -82,6 +85,11 @@ diff?: ConfirmationDetails,
  * "always allow", the user's click), so a reopened card says it too.
  */
 decided_by?: DecidedBy, } | { "type": "usage", model: string, latency_ms: number, 
+/**
+ * What the request was for (the agent's own turn, or a utility
+ * call such as routing), as Gemini CLI's `roles` count it.
+ */
+role: RequestRole, 
 /**
  * Prompt tokens, cached ones included (`promptTokenCount`).
  */
@@ -264,4 +272,17 @@ call_id: string,
 /**
  * The current topic's title (none before the first titled call).
  */
-title?: string, summary?: string, strategic_intent: string, new_chapter: boolean, };
+title?: string, summary?: string, strategic_intent: string, new_chapter: boolean, } | { "type": "quota", source: QuotaSource, 
+/**
+ * Empty when nothing is known (see `note`).
+ */
+buckets: Array<QuotaBucket>, 
+/**
+ * Why nothing (or only this much) is known, or what the last rate-limit
+ * answer said, in words for people.
+ */
+note?: string, 
+/**
+ * When this was learned, Unix ms.
+ */
+fetched_ms: number, };

@@ -17,4 +17,8 @@ requests: number, prompt_tokens: number, cached_tokens: number, output_tokens: n
 /**
  * From `TurnStarted` to `TurnComplete`.
  */
-duration_ms: number, };
+duration_ms: number, 
+/**
+ * Prompt tokens of tool-use (`toolUsePromptTokenCount`).
+ */
+tool_tokens: number, };

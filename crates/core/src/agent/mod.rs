@@ -222,7 +222,7 @@ impl Agent {
                 message,
             })
         };
-        match maybe_compress(&mut self.chat, threshold, &nothing, true, cancel).await {
+        match maybe_compress(&mut self.chat, threshold, &nothing, true, cancel, sink).await {
             CompressionOutcome::NotNeeded => skipped(
                 CompressionSkipReason::NothingToCompress,
                 original,
@@ -506,6 +506,7 @@ impl Agent {
             pending,
             false,
             cancel,
+            sink,
         )
         .await;
         match outcome {
@@ -544,6 +545,7 @@ impl Agent {
                 model: self.chat.model().to_owned(),
                 latency_ms: response.latency.as_millis() as u64,
                 usage,
+                role: gd_protocol::RequestRole::Main,
             });
         }
         if let Some(reason) = &response.finish_reason {

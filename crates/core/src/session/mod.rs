@@ -25,6 +25,7 @@ use crate::checkpoint::SessionCheckpoints;
 use crate::config::SessionConfig;
 use crate::events::EventSink;
 use crate::history::HistoryRecorder;
+use crate::quota::QuotaWatcher;
 use crate::scheduler::Scheduler;
 use crate::stats::StatsRecorder;
 use crate::tools::services::ModelAccess;
@@ -78,11 +79,14 @@ impl Session {
         )));
         let (sink, events) = EventSink::new();
         let counted = stats.clone();
+        let quota = QuotaWatcher::new(client.clone(), sink.downgrade());
+        let watcher = quota.clone();
         let sink = sink.observed(Arc::new(move |event: &Event| {
             counted
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .record(event);
+            watcher.observe(event);
         }));
         let (ops_tx, ops_rx) = mpsc::unbounded_channel();
         let confirmations = Arc::new(Confirmations::default());
@@ -158,6 +162,7 @@ impl Session {
                 chat.set_history(resumed);
             }
         }
+        quota.start();
         let span = info_span!("session", session_id = %config.session_id);
         if let (Some(manager), Some(events)) = (&mcp, mcp_events) {
             emit_snapshot(manager, &|e| sink.emit(e));
