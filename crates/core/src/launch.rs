@@ -284,8 +284,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         let configured = settings.general.default_approval_mode.as_deref();
         let mode = configured.and_then(ApprovalMode::parse);
         if let (Some(name), None) = (configured, mode) {
-            // Gemini CLI's `plan` mode (read-only planning) has no
-            // counterpart here yet: asking first is the safe reading.
+            // An unknown mode: asking first is the safe reading.
             warn!(
                 mode = name,
                 "general.defaultApprovalMode not supported here; asking first"
@@ -381,7 +380,11 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     tools.exclude(&settings.tools.exclude);
     // Tools the policy would never let run here (e.g. tools that need a
     // confirmation in a session nobody can confirm) are not offered at all.
-    tools.retain(|tool| policy.would_declare(tool));
+    // Plan mode's transitions stay: they are declared by mode at each
+    // request (`crate::plan::declarations`), not once here.
+    tools.retain(|tool| {
+        crate::tools::plan_mode::is_transition(tool.name()) || policy.would_declare(tool)
+    });
     for warning in &warnings {
         warn!("{warning}");
     }

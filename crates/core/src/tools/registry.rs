@@ -49,6 +49,8 @@ impl ToolRegistry {
         }
         registry.register(Arc::new(super::web_search::GoogleWebSearch::new()));
         registry.register(Arc::new(super::todos::WriteTodos::new()));
+        registry.register(Arc::new(super::plan_mode::EnterPlanMode::new()));
+        registry.register(Arc::new(super::plan_mode::ExitPlanMode::new()));
         registry.register(Arc::new(super::read_many_files::ReadManyFiles::new()));
         registry.register(Arc::new(super::memory::SaveMemory::new()));
         registry

@@ -1,0 +1,249 @@
+//! Plan mode (Gemini CLI 0.61's `plan` approval mode): what a running turn
+//! needs to know about it. The tools `enter_plan_mode` / `exit_plan_mode`
+//! ([`crate::tools::plan_mode`]) switch the session's mode through
+//! [`PlanMode`]; `write_file` / `replace` resolve their paths against the
+//! plans directory while the session plans (as 0.61's edit tools do), so the
+//! model's plan lands there and nowhere else; the policy (`plan.toml`)
+//! refuses every other change.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use gd_protocol::ApprovalMode;
+use tracing::{info, warn};
+
+use crate::tools::{ToolError, ToolErrorKind, files};
+
+/// Switches the session's approval mode (the turn context and the policy),
+/// echoing `Event::TurnContext`; `Err` says why the switch was refused.
+pub type ModeSwitch = Arc<dyn Fn(ApprovalMode) -> Result<(), String> + Send + Sync>;
+/// Reads the session's approval mode now.
+pub type ModeReader = Arc<dyn Fn() -> ApprovalMode + Send + Sync>;
+
+/// The session's plan-mode state, handed to tools in
+/// [`crate::tools::ToolContext::plan`].
+#[derive(Clone)]
+pub struct PlanMode {
+    plans_dir: PathBuf,
+    project_root: PathBuf,
+    interactive: bool,
+    switch: ModeSwitch,
+    current: ModeReader,
+}
+
+impl std::fmt::Debug for PlanMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PlanMode")
+            .field("plans_dir", &self.plans_dir)
+            .field("interactive", &self.interactive)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where 0.61 keeps a session's plans: `<project temp dir>/<session id>/plans`.
+pub fn plans_dir(temp_dir: &Path, session_id: &str) -> PathBuf {
+    temp_dir.join(session_id).join("plans")
+}
+
+/// 0.61's messages (`planUtils.ts`), word for word: the model was trained on them.
+pub fn path_access_denied(plan_path: &str, plans_dir: &Path) -> String {
+    format!(
+        "Access denied: plan path ({plan_path}) must be within the designated plans directory ({}).",
+        plans_dir.display()
+    )
+}
+
+pub fn file_not_found(plan_path: &str) -> String {
+    format!(
+        "Plan file does not exist: {plan_path}. You must create the plan file before requesting approval."
+    )
+}
+
+pub const FILE_EMPTY: &str =
+    "Plan file is empty. You must write content to the plan file before requesting approval.";
+
+impl PlanMode {
+    pub fn new(
+        plans_dir: PathBuf,
+        project_root: PathBuf,
+        interactive: bool,
+        switch: ModeSwitch,
+        current: ModeReader,
+    ) -> Self {
+        Self {
+            plans_dir,
+            project_root,
+            interactive,
+            switch,
+            current,
+        }
+    }
+
+    pub fn plans_dir(&self) -> &Path {
+        &self.plans_dir
+    }
+
+    /// Whether someone can answer a plan approval (the app) or not (headless).
+    pub fn interactive(&self) -> bool {
+        self.interactive
+    }
+
+    pub fn is_planning(&self) -> bool {
+        (self.current)() == ApprovalMode::Plan
+    }
+
+    /// Switches the session's mode (see [`ModeSwitch`]).
+    pub fn switch_to(&self, mode: ApprovalMode) -> Result<(), String> {
+        info!(mode = mode.as_str(), "plan mode switch");
+        (self.switch)(mode)
+    }
+
+    /// Creates the plans directory (0.61 does when plan mode starts); a
+    /// failure is logged, the write that needs it reports it.
+    pub fn ensure_dir(&self) {
+        if let Err(error) = std::fs::create_dir_all(&self.plans_dir) {
+            warn!(%error, dir = %self.plans_dir.display(), "cannot create the plans directory");
+        }
+    }
+
+    /// Resolves a plan path the way 0.61's `resolveAndValidatePlanPath`
+    /// does: an absolute path inside the plans directory, a path relative
+    /// to the project that lands inside it, or a path relative to the plans
+    /// directory itself; anything else is refused.
+    pub fn resolve(&self, plan_path: &str) -> Result<PathBuf, String> {
+        let trimmed = plan_path.trim();
+        if trimmed.is_empty() {
+            return Err("Plan file path must be non-empty.".to_owned());
+        }
+        let roots = [self.plans_dir.clone()];
+        if Path::new(trimmed).is_absolute() {
+            let path = files::resolve(&self.project_root, trimmed);
+            if files::is_within(&path, &roots) {
+                return Ok(path);
+            }
+        }
+        let from_root = files::resolve(&self.project_root, trimmed);
+        if files::is_within(&from_root, &roots) {
+            return Ok(from_root);
+        }
+        let from_plans = files::resolve(&self.plans_dir, trimmed);
+        if files::is_within(&from_plans, &roots) {
+            return Ok(from_plans);
+        }
+        Err(path_access_denied(trimmed, &self.plans_dir))
+    }
+}
+
+/// Where `write_file` / `replace` write, and the roots that bound it: in
+/// plan mode the plan path inside the plans directory (0.61's edit tools
+/// resolve against it), otherwise the workspace as always.
+pub fn resolve_for_edit(
+    ctx: &crate::tools::ToolContext,
+    path: &str,
+) -> Result<(PathBuf, Arc<Vec<PathBuf>>), ToolError> {
+    match ctx.plan.as_ref().filter(|plan| plan.is_planning()) {
+        Some(plan) => {
+            let resolved = plan
+                .resolve(path)
+                .map_err(|message| ToolError::new(ToolErrorKind::PathNotInWorkspace, message))?;
+            plan.ensure_dir();
+            Ok((resolved, Arc::new(vec![plan.plans_dir.clone()])))
+        }
+        None => Ok((
+            files::resolve_in_workspace(ctx, path)?,
+            ctx.workspace_dirs.clone(),
+        )),
+    }
+}
+
+/// Whether the session plans right now (edits go to the plans directory).
+pub fn planning(ctx: &crate::tools::ToolContext) -> bool {
+    ctx.plan.as_ref().is_some_and(|plan| plan.is_planning())
+}
+
+/// The roots an edit may write under: the plans directory while planning,
+/// the workspace otherwise (see [`resolve_for_edit`]).
+pub fn edit_roots(ctx: &crate::tools::ToolContext) -> Arc<Vec<PathBuf>> {
+    match ctx.plan.as_ref().filter(|plan| plan.is_planning()) {
+        Some(plan) => Arc::new(vec![plan.plans_dir.clone()]),
+        None => ctx.workspace_dirs.clone(),
+    }
+}
+
+/// The session's plan mode for one turn: switches go through the turn
+/// context (so `Event::TurnContext` echoes them and the next request
+/// declares the tools of the new mode) and the policy.
+pub(crate) fn for_turn(
+    config: &crate::config::SessionConfig,
+    context: crate::session::context::SharedContext,
+    policy: Arc<dyn crate::approval::ApprovalPolicy>,
+    sink: crate::events::EventSink,
+) -> PlanMode {
+    let reader = context.clone();
+    let switch: ModeSwitch = Arc::new(move |mode| {
+        let mut refused = None;
+        for event in context.apply(policy.as_ref(), Some(mode), None, None) {
+            if let gd_protocol::Event::Warning { message } = &event {
+                refused = Some(message.clone());
+            }
+            sink.emit(event);
+        }
+        match refused {
+            Some(message) => Err(message),
+            None => Ok(()),
+        }
+    });
+    PlanMode::new(
+        config
+            .plans_dir
+            .clone()
+            .unwrap_or_else(|| plans_dir(&config.temp_dir, &config.session_id)),
+        config.workspace_dirs[0].clone(),
+        config.interactive,
+        switch,
+        Arc::new(move || reader.get().approval_mode),
+    )
+}
+
+/// The declarations for a request in `mode`: every tool of the registry,
+/// but `enter_plan_mode` only outside plan mode and `exit_plan_mode` only in
+/// it (as 0.61 declares them).
+pub fn declarations(
+    registry: &crate::tools::ToolRegistry,
+    mode: ApprovalMode,
+) -> Vec<gd_gemini::FunctionDeclaration> {
+    registry
+        .declarations()
+        .into_iter()
+        .filter(|d| crate::tools::plan_mode::declared_in(&d.name, mode))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(root: &Path, plans: &Path) -> PlanMode {
+        PlanMode::new(
+            plans.to_path_buf(),
+            root.to_path_buf(),
+            true,
+            Arc::new(|_| Ok(())),
+            Arc::new(|| ApprovalMode::Plan),
+        )
+    }
+
+    #[test]
+    fn resolves_like_gemini_cli() {
+        let root = tempfile::tempdir().unwrap();
+        let plans = tempfile::tempdir().unwrap();
+        let p = plan(root.path(), plans.path());
+        assert_eq!(p.resolve("x.md").unwrap(), plans.path().join("x.md"));
+        let abs = plans.path().join("y.md");
+        assert_eq!(p.resolve(abs.to_str().unwrap()).unwrap(), abs);
+        let err = p.resolve("../escape.md").unwrap_err();
+        assert!(err.starts_with("Access denied: plan path (../escape.md)"), "{err}");
+        assert!(p.resolve("/etc/passwd").is_err());
+        assert!(p.resolve("  ").is_err());
+    }
+}
