@@ -116,6 +116,12 @@ export class AppController {
   get review() {
     return this.active.review;
   }
+  get plan() {
+    return this.active.plan;
+  }
+  get todos() {
+    return this.active.todos;
+  }
   /** The shown conversation's folder (the header's path). */
   get workspace(): string | null {
     return this.active.workspace;
