@@ -66,21 +66,37 @@ fn plan_mode_researches_writes_only_the_plan_then_exits_to_yolo() {
         {"text": "Planned."}
     ]}));
     let before = snapshot(&run.ws);
-    let out = run.run(&["-p", "plan the greeting change", "-o", "json", "--approval-mode", "plan"]);
+    let out = run.run(&[
+        "-p",
+        "plan the greeting change",
+        "-o",
+        "json",
+        "--approval-mode",
+        "plan",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stdout_json(&out)["response"], "Planned.");
 
     // Research happened.
-    assert_eq!(responses(&run, "read_file")[0], json!({"output": "hello\n"}));
+    assert_eq!(
+        responses(&run, "read_file")[0],
+        json!({"output": "hello\n"})
+    );
     // The plan was written to the plans directory (outside the workspace)...
     let plan = find_plan(&run.home).expect("the plan file under the temp dir");
-    assert!(plan.to_string_lossy().contains("gemini-desktop/tmp/"), "{}", plan.display());
+    assert!(
+        plan.to_string_lossy().contains("gemini-desktop/tmp/"),
+        "{}",
+        plan.display()
+    );
     assert_eq!(std::fs::read_to_string(&plan).unwrap(), PLAN);
     // ...and nothing else: the workspace is byte for byte as it was.
     assert_eq!(snapshot(&run.ws), before);
     let writes = responses(&run, "write_file");
     assert!(
-        writes[1].to_string().contains("You are in Plan Mode and cannot modify source code."),
+        writes[1]
+            .to_string()
+            .contains("You are in Plan Mode and cannot modify source code."),
         "{writes:?}"
     );
     // The shell, denied in plan mode, is not even offered here.
@@ -99,9 +115,18 @@ fn plan_mode_researches_writes_only_the_plan_then_exits_to_yolo() {
         .iter()
         .map(|d| d["name"].as_str().unwrap().to_owned())
         .collect();
-    assert!(declared.contains(&"exit_plan_mode".to_owned()), "{declared:?}");
-    assert!(!declared.contains(&"enter_plan_mode".to_owned()), "{declared:?}");
-    assert!(!declared.contains(&"run_shell_command".to_owned()), "{declared:?}");
+    assert!(
+        declared.contains(&"exit_plan_mode".to_owned()),
+        "{declared:?}"
+    );
+    assert!(
+        !declared.contains(&"enter_plan_mode".to_owned()),
+        "{declared:?}"
+    );
+    assert!(
+        !declared.contains(&"run_shell_command".to_owned()),
+        "{declared:?}"
+    );
 }
 
 #[test]
@@ -114,4 +139,56 @@ fn an_unknown_approval_mode_names_plan_among_the_valid_ones() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn settings_choose_plan_mode_and_the_plans_directory() {
+    let run = Run::new(json!({"steps": [
+        {"functionCalls": [{"name": "write_file", "args": {"file_path": "plan.md", "content": PLAN}}]},
+        {"functionCalls": [{"name": "write_file", "args": {"file_path": "hello.txt", "content": "too early\n"}}]},
+        {"text": "Planned."}
+    ]}));
+    run.write_settings(
+        &run.user_settings(),
+        &json!({"general": {"defaultApprovalMode": "plan", "plan": {"directory": "docs/plans"}}})
+            .to_string(),
+    );
+    let out = run.run(&["-p", "plan it", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // general.plan.directory: inside the project.
+    assert_eq!(
+        std::fs::read_to_string(run.ws.join("docs/plans/plan.md")).unwrap(),
+        PLAN
+    );
+    assert_eq!(
+        std::fs::read_to_string(run.ws.join("hello.txt")).unwrap(),
+        "hello\n"
+    );
+    // The model was told it plans, and where plans go.
+    let system = run.bodies()[0]["systemInstruction"]["parts"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(system.contains("# Active Approval Mode: Plan"), "{system}");
+    assert!(
+        system.contains(&format!("{}/", run.ws.join("docs/plans").display())),
+        "{system}"
+    );
+}
+
+#[test]
+fn plan_mode_can_be_turned_off_in_settings() {
+    let run = Run::new(json!({"steps": [{"text": "ok"}]}));
+    run.write_settings(
+        &run.user_settings(),
+        &json!({"general": {"plan": {"enabled": false}}}).to_string(),
+    );
+    let out = run.run(&["-p", "x", "-o", "json", "--approval-mode", "plan"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Back to the default mode: no plan-mode rules in the system instruction.
+    let system = run.bodies()[0]["systemInstruction"]["parts"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(!system.contains("Active Approval Mode: Plan"));
 }

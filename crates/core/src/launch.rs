@@ -293,7 +293,12 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         mode.filter(|m| *m != ApprovalMode::Yolo)
             .unwrap_or_default()
     });
-    if !trusted && approval_mode != ApprovalMode::Default {
+    if approval_mode == ApprovalMode::Plan && settings.general.plan.enabled == Some(false) {
+        warn!("Approval mode \"plan\" is disabled in your settings. Falling back to \"default\".");
+        approval_mode = ApprovalMode::Default;
+    }
+    // Plan mode is stricter than the default: an untrusted folder may plan.
+    if !trusted && !matches!(approval_mode, ApprovalMode::Default | ApprovalMode::Plan) {
         warn!(
             mode = approval_mode.as_str(),
             "approval mode overridden to \"default\" because the folder is not trusted"
@@ -306,6 +311,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     config.workspace_trusted = trusted;
     config.approval_mode = approval_mode;
     config.interactive = options.interactive;
+
     config.surface = options.surface;
     config.max_session_turns = settings
         .model
@@ -341,6 +347,15 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     });
 
     let mut warnings = Vec::new();
+    if let Some(dir) = settings.general.plan.directory.as_deref() {
+        match crate::plan::custom_plans_dir(&config.workspace_dirs[0], dir) {
+            Ok(dir) => config.plans_dir = Some(dir),
+            Err(message) => {
+                warn!("{message}");
+                warnings.push(message);
+            }
+        }
+    }
     let home = home_dir();
     config.checkpointing = checkpointing(&settings, options.interactive, &getter, home.as_deref());
     // Workspace policies only count in a trusted folder.

@@ -45,6 +45,21 @@ pub fn plans_dir(temp_dir: &Path, session_id: &str) -> PathBuf {
     temp_dir.join(session_id).join("plans")
 }
 
+/// `general.plan.directory`, resolved against the project root; refused
+/// (with 0.61's message) when it lies outside the project.
+pub fn custom_plans_dir(project_root: &Path, dir: &str) -> Result<PathBuf, String> {
+    let resolved = files::resolve(project_root, dir.trim());
+    if files::is_within(&resolved, &[project_root.to_path_buf()]) {
+        Ok(resolved)
+    } else {
+        Err(format!(
+            "Custom plans directory '{dir}' resolves to '{}', which is outside the project root '{}'.",
+            resolved.display(),
+            project_root.display()
+        ))
+    }
+}
+
 /// 0.61's messages (`planUtils.ts`), word for word: the model was trained on them.
 pub fn path_access_denied(plan_path: &str, plans_dir: &Path) -> String {
     format!(
@@ -205,6 +220,54 @@ pub(crate) fn for_turn(
     )
 }
 
+/// What the system instruction says while the session plans (0.61 adds its
+/// "Active Approval Mode: Plan" section the same way): the rules of the
+/// mode, where plans go, and how to present one. `None` outside plan mode.
+pub fn instructions(
+    config: &crate::config::SessionConfig,
+    mode: ApprovalMode,
+    registry: &crate::tools::ToolRegistry,
+) -> Option<String> {
+    if mode != ApprovalMode::Plan {
+        return None;
+    }
+    let dir = config
+        .plans_dir
+        .clone()
+        .unwrap_or_else(|| plans_dir(&config.temp_dir, &config.session_id));
+    let dir = dir.display();
+    let tools: Vec<String> = registry
+        .names()
+        .into_iter()
+        .filter(|name| {
+            registry.get(name).is_some_and(|t| t.kind().is_read_only())
+                || matches!(name.as_str(), "write_file" | "replace" | "exit_plan_mode")
+        })
+        .map(|name| format!("- {name}"))
+        .collect();
+    let approval = if config.interactive {
+        "The user approves the plan (or asks for changes) before any source code is edited."
+    } else {
+        "Nobody can be asked in this session: once the plan is written, exit_plan_mode approves it and you go on to implement it."
+    };
+    Some(format!(
+        "# Active Approval Mode: Plan
+
+You are in **Plan Mode**: research the task and write an implementation plan as a Markdown file in `{dir}/`. {approval}
+
+## Tools you can use now
+{tools}
+
+## Rules
+1. **Read-only:** do not modify source code. Explore with the read-only tools; the only files you may write are `.md` plans in `{dir}/` (write_file and replace resolve a bare file name such as `feature-x.md` there).
+2. **Questions are not tasks:** if the user only asks how something works, answer directly; plan only for changes.
+3. **Plans:** give each plan a descriptive file name. Scale the plan to the task: for a simple change, the list of changes and how to verify them; for a larger one, the objective, the files involved, the implementation steps and the verification.
+4. **Presenting:** when the plan is ready, show it in the chat, then call exit_plan_mode with its file name to ask for formal approval. Never try to leave plan mode through the shell.
+5. **Feedback:** if the user asks for changes, revise the plan file accordingly and present it again.",
+        tools = tools.join("\n"),
+    ))
+}
+
 /// The declarations for a request in `mode`: every tool of the registry,
 /// but `enter_plan_mode` only outside plan mode and `exit_plan_mode` only in
 /// it (as 0.61 declares them).
@@ -242,7 +305,10 @@ mod tests {
         let abs = plans.path().join("y.md");
         assert_eq!(p.resolve(abs.to_str().unwrap()).unwrap(), abs);
         let err = p.resolve("../escape.md").unwrap_err();
-        assert!(err.starts_with("Access denied: plan path (../escape.md)"), "{err}");
+        assert!(
+            err.starts_with("Access denied: plan path (../escape.md)"),
+            "{err}"
+        );
         assert!(p.resolve("/etc/passwd").is_err());
         assert!(p.resolve("  ").is_err());
     }

@@ -75,7 +75,8 @@ impl PolicyApproval {
     /// Switches the approval mode for the following calls; refused for
     /// anything but the default in an untrusted folder.
     pub fn set_mode(&self, mode: ApprovalMode) -> Result<(), String> {
-        if self.restricted && mode != ApprovalMode::Default {
+        // Plan mode is stricter than the default: allowed everywhere.
+        if self.restricted && !matches!(mode, ApprovalMode::Default | ApprovalMode::Plan) {
             return Err(
                 "Cannot enable privileged approval modes in an untrusted folder. Trust the folder first."
                     .to_owned(),
@@ -239,7 +240,10 @@ impl ApprovalPolicy for PolicyApproval {
         // does not have): the question becomes an allow, not a denial.
         if !self.interactive
             && crate::tools::plan_mode::is_transition(tool.name())
-            && matches!(verdict.downgrade, Some(gd_policy::Downgrade::NonInteractive))
+            && matches!(
+                verdict.downgrade,
+                Some(gd_policy::Downgrade::NonInteractive)
+            )
         {
             return (Verdict::Allow, Some(why));
         }

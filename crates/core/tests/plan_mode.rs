@@ -191,14 +191,21 @@ async fn enter_research_plan_then_approve_with_auto_edit() {
     };
     assert_eq!(plan, PLAN);
     assert_eq!(Path::new(plan_path), plans.join("plan.md"));
-    assert_eq!(std::fs::read_to_string(plans.join("plan.md")).unwrap(), PLAN);
+    assert_eq!(
+        std::fs::read_to_string(plans.join("plan.md")).unwrap(),
+        PLAN
+    );
 
     // The mode went plan, then auto_edit (TurnContext echoes both).
     // (The first is the session's own, sent when it starts.)
     let switched = modes(&events);
     assert_eq!(
         switched,
-        vec![ApprovalMode::Default, ApprovalMode::Plan, ApprovalMode::AutoEdit]
+        vec![
+            ApprovalMode::Default,
+            ApprovalMode::Plan,
+            ApprovalMode::AutoEdit
+        ]
     );
 
     // While planning, the write outside the plans dir and the shell were refused.
@@ -218,8 +225,9 @@ async fn enter_research_plan_then_approve_with_auto_edit() {
     // The model heard 0.61's approval text.
     let exit = last_response(&h, "exit_plan_mode");
     assert!(
-        exit.contains("Plan approved. Switching to Auto-Edit mode (edits will be applied automatically).")
-            && exit.contains("Read and follow the plan strictly during implementation."),
+        exit.contains(
+            "Plan approved. Switching to Auto-Edit mode (edits will be applied automatically)."
+        ) && exit.contains("Read and follow the plan strictly during implementation."),
         "{exit}"
     );
     assert!(last_response(&h, "enter_plan_mode").contains("Switching to Plan mode."));
@@ -239,6 +247,24 @@ async fn enter_research_plan_then_approve_with_auto_edit() {
 
     // Declarations follow the mode: enter before, exit while planning, enter after.
     let bodies = h.bodies();
+    // So does the system instruction: plan mode's rules only while planning.
+    let system = |b: &Value| {
+        b["systemInstruction"]["parts"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert!(!system(&bodies[0]).contains("Active Approval Mode: Plan"));
+    let planning = system(&bodies[1]);
+    assert!(
+        planning.contains("# Active Approval Mode: Plan"),
+        "{planning}"
+    );
+    assert!(
+        planning.contains(&format!("{}/", plans.display())),
+        "{planning}"
+    );
+    assert!(!system(bodies.last().unwrap()).contains("Active Approval Mode: Plan"));
     assert!(declared(&bodies[0]).contains(&"enter_plan_mode".to_owned()));
     assert!(!declared(&bodies[0]).contains(&"exit_plan_mode".to_owned()));
     assert!(declared(&bodies[1]).contains(&"exit_plan_mode".to_owned()));
@@ -254,7 +280,11 @@ async fn asking_for_changes_sends_the_feedback_and_keeps_planning() {
         {"functionCalls": [{"name": "write_file", "args": {"file_path": "src/main.rs", "content": "x"}}]},
         {"text": "I will revise the plan."}
     ]});
-    let mut h = Harness::start_with_policy(scenario, |c| c.approval_mode = ApprovalMode::Plan, policy(ApprovalMode::Plan));
+    let mut h = Harness::start_with_policy(
+        scenario,
+        |c| c.approval_mode = ApprovalMode::Plan,
+        policy(ApprovalMode::Plan),
+    );
     let before = snapshot(&h.workspace);
     let (events, asked) = turn_answering(
         &mut h,
@@ -270,8 +300,9 @@ async fn asking_for_changes_sends_the_feedback_and_keeps_planning() {
     assert_eq!(asked.len(), 1);
     let exit = last_response(&h, "exit_plan_mode");
     assert!(
-        exit.contains("Plan rejected. User feedback: > Then run the tests.\\nAlso update the README.")
-            && exit.contains("Revise the plan based on the feedback."),
+        exit.contains(
+            "Plan rejected. User feedback: > Then run the tests.\\nAlso update the README."
+        ) && exit.contains("Revise the plan based on the feedback."),
         "{exit}"
     );
     // Still planning: the source edit was refused, the workspace is untouched.
@@ -287,14 +318,20 @@ async fn plan_paths_cannot_leave_the_plans_directory() {
         {"functionCalls": [{"name": "exit_plan_mode", "args": {"plan_filename": "missing.md"}}]},
         {"text": "ok"}
     ]});
-    let mut h = Harness::start_with_policy(scenario, |c| c.approval_mode = ApprovalMode::Plan, policy(ApprovalMode::Plan));
+    let mut h = Harness::start_with_policy(
+        scenario,
+        |c| c.approval_mode = ApprovalMode::Plan,
+        policy(ApprovalMode::Plan),
+    );
     let events = h.turn("plan").await;
     assert_eq!(status(&events), TurnStatus::Completed);
     // Resolved against the plans directory, it would leave it: refused
     // with 0.61's message.
     let write = last_response(&h, "write_file");
     assert!(
-        write.contains("Access denied: plan path (../escape.md) must be within the designated plans directory"),
+        write.contains(
+            "Access denied: plan path (../escape.md) must be within the designated plans directory"
+        ),
         "{write}"
     );
     assert!(!h.workspace.parent().unwrap().join("escape.md").exists());
@@ -314,11 +351,9 @@ async fn exit_outside_plan_mode_is_refused_with_gemini_clis_message() {
     let mut h = Harness::start_with_policy(scenario, |_| {}, policy(ApprovalMode::Default));
     let events = h.turn("go").await;
     assert_eq!(status(&events), TurnStatus::Completed);
-    assert!(
-        last_response(&h, "exit_plan_mode").contains(
-            "You are not currently in Plan Mode. Use enter_plan_mode first to design a plan."
-        )
-    );
+    assert!(last_response(&h, "exit_plan_mode").contains(
+        "You are not currently in Plan Mode. Use enter_plan_mode first to design a plan."
+    ));
 }
 
 /// The declarations, as 0.61 sends them: `enter_plan_mode` as in

@@ -151,6 +151,19 @@ pub struct GeneralSettings {
     /// old sessions the history deletes. Kept as JSON: gd-store reads it,
     /// and a malformed entry must only warn, not break the whole file.
     pub session_retention: Option<serde_json::Value>,
+    /// `general.plan`: plan mode (`enabled`, `directory`).
+    pub plan: PlanSettings,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct PlanSettings {
+    /// `general.plan.enabled`: `false` turns the `plan` approval mode off
+    /// (a request for it falls back to `default`, as in Gemini CLI 0.61).
+    pub enabled: Option<bool>,
+    /// `general.plan.directory`: where plans are written, relative to the
+    /// project root and inside it; unset: the session's temp directory.
+    pub directory: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

@@ -286,8 +286,14 @@ impl Agent {
         }
         let generation = (tools.generation(), self.context.get().approval_mode);
         if self.tools_generation != Some(generation) {
+            let registry = tools.current();
             self.chat
-                .set_tools(crate::plan::declarations(&tools.current(), generation.1));
+                .set_tools(crate::plan::declarations(&registry, generation.1));
+            self.chat.set_mode_instruction(crate::plan::instructions(
+                &self.config,
+                generation.1,
+                &registry,
+            ));
             self.tools_generation = Some(generation);
         }
         true

@@ -135,7 +135,12 @@ impl crate::tools::TypedTool for ExitPlanMode {
                 format!("Plan approved: {path}"),
             ));
         }
-        match approval.feedback.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
+        match approval
+            .feedback
+            .as_deref()
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+        {
             Some(feedback) => Ok(ToolResult::success(
                 format!(
                     "Plan rejected. User feedback: {feedback}\n\nThe plan is stored at: {path}\nRevise the plan based on the feedback."
