@@ -17,6 +17,8 @@ const TITLES: Record<string, string> = {
   google_web_search: "Web search",
   save_memory: "Save memory",
   write_todos: "Update plan",
+  enter_plan_mode: "Enter plan mode",
+  exit_plan_mode: "Present plan",
 };
 
 /**
@@ -71,7 +73,9 @@ export function describeCall(args: unknown, workspace: string | null = null): st
   if (where) return where;
   const paths = list(a.paths) ?? list(a.file_paths);
   if (paths) return paths;
-  const prompt = str(a.prompt) ?? str(a.fact) ?? str(a.description);
+  const plan = str(a.plan_filename);
+  if (plan) return plan;
+  const prompt = str(a.prompt) ?? str(a.fact) ?? str(a.description) ?? str(a.reason);
   if (prompt) return prompt.length > 160 ? `${prompt.slice(0, 157)}…` : prompt;
   return "";
 }
