@@ -122,6 +122,34 @@ describe("plan pane", () => {
   });
 });
 
+describe("entering plan mode", () => {
+  test("the model's request to plan is asked as a plan-mode card", async () => {
+    const app = await env.open();
+    await app.sendPrompt("refactor it");
+    await app.emitAll([
+      E.turnStarted(),
+      E.toolRequest("e1", "enter_plan_mode", { reason: "a risky refactor" }),
+      E.confirmation("e1", "enter_plan_mode", {
+        type: "info",
+        title: "Enter Plan Mode",
+        prompt: "This will restrict the agent to read-only tools to allow for safe planning.",
+        urls: [],
+      }),
+    ]);
+    const card = app.tid("confirmation");
+    await card.waitFor();
+    assert.equal(await card.locator(".kind").textContent(), "Plan mode");
+    assert.match(await card.innerText(), /restrict the agent to read-only tools/);
+    await app.tid("approve").click();
+    const call = await app.waitForOp("confirm_tool");
+    assert.equal(call.args.outcome, "proceed_once");
+    // The session now plans: the switch follows the turn context core echoes.
+    await app.emitAll([{ type: "turn_context", approval_mode: "plan", model: "gemini-2.5-pro", review_mode: false }]);
+    assert.equal(await app.tid("approval-mode").inputValue(), "plan");
+    await app.close();
+  });
+});
+
 describe("approval mode switch", () => {
   test("offers Plan", async () => {
     const app = await env.open();

@@ -171,6 +171,30 @@ pub fn resolve_for_edit(
     }
 }
 
+/// Where `read_file` reads, and the roots that bound it: the workspace, or
+/// a plan in the session's plans directory (in any mode: the approved plan
+/// is read while it is carried out). 0.61 adds the plans directory to the
+/// workspace for the same reason.
+pub fn resolve_for_read(
+    ctx: &crate::tools::ToolContext,
+    path: &str,
+) -> Result<(PathBuf, Arc<Vec<PathBuf>>), ToolError> {
+    let in_workspace = files::resolve_in_workspace(ctx, path);
+    if in_workspace.is_ok() {
+        return in_workspace.map(|p| (p, ctx.workspace_dirs.clone()));
+    }
+    if let Some(plan) = &ctx.plan
+        && Path::new(path.trim()).is_absolute()
+    {
+        let resolved = files::resolve(&plan.project_root, path.trim());
+        let roots = vec![plan.plans_dir.clone()];
+        if files::is_within(&resolved, &roots) {
+            return Ok((resolved, Arc::new(roots)));
+        }
+    }
+    in_workspace.map(|p| (p, ctx.workspace_dirs.clone()))
+}
+
 /// Whether the session plans right now (edits go to the plans directory).
 pub fn planning(ctx: &crate::tools::ToolContext) -> bool {
     ctx.plan.as_ref().is_some_and(|plan| plan.is_planning())

@@ -274,17 +274,23 @@ async fn enter_research_plan_then_approve_with_auto_edit() {
 
 #[tokio::test]
 async fn asking_for_changes_sends_the_feedback_and_keeps_planning() {
-    let scenario = json!({"steps": [
+    let mut h = Harness::start_with_policy(
+        json!({"steps": []}),
+        |c| {
+            c.approval_mode = ApprovalMode::Plan;
+            c.session_id = "plan-session".into();
+        },
+        policy(ApprovalMode::Plan),
+    );
+    // The plan's absolute path, as the model hears it with the feedback.
+    let plan_path = h._dir.path().join("tmp/plan-session/plans/plan.md");
+    h.reset(json!({"steps": [
         {"functionCalls": [{"name": "write_file", "args": {"file_path": "plan.md", "content": PLAN}}]},
         {"functionCalls": [{"name": "exit_plan_mode", "args": {"plan_filename": "plan.md"}}]},
         {"functionCalls": [{"name": "write_file", "args": {"file_path": "src/main.rs", "content": "x"}}]},
+        {"functionCalls": [{"name": "read_file", "args": {"file_path": plan_path.to_str().unwrap()}}]},
         {"text": "I will revise the plan."}
-    ]});
-    let mut h = Harness::start_with_policy(
-        scenario,
-        |c| c.approval_mode = ApprovalMode::Plan,
-        policy(ApprovalMode::Plan),
-    );
+    ]}));
     let before = snapshot(&h.workspace);
     let (events, asked) = turn_answering(
         &mut h,
@@ -309,6 +315,13 @@ async fn asking_for_changes_sends_the_feedback_and_keeps_planning() {
     assert_eq!(modes(&events), vec![ApprovalMode::Plan]);
     assert!(last_response(&h, "write_file").contains("You are in Plan Mode"));
     assert_eq!(snapshot(&h.workspace), before);
+    // The plan outside the workspace can be read again (0.61 adds the plans directory).
+    let read = last_response(&h, "read_file");
+    assert!(read.contains("Then run the tests."), "{read}");
+    assert!(
+        exit.contains(&format!("The plan is stored at: {}", plan_path.display())),
+        "{exit}"
+    );
 }
 
 #[tokio::test]
