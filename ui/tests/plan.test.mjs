@@ -20,8 +20,8 @@ const planDetails = (plan = PLAN) => ({ type: "exit_plan_mode", title: "Plan App
 const presented = (id, plan) => [E.toolRequest(id, "exit_plan_mode", { plan_filename: "greeting.md" }), E.confirmation(id, "exit_plan_mode", planDetails(plan))];
 
 /** Opens the app, sends a prompt and presents a plan in a running turn. */
-async function withPlan(id = "p1", plan = PLAN) {
-  const app = await env.open();
+async function withPlan(id = "p1", plan = PLAN, options = {}) {
+  const app = await env.open(options);
   await app.sendPrompt("plan it");
   await app.emitAll([E.turnStarted(), ...presented(id, plan)]);
   await app.tid("plan-pane").waitFor();
@@ -110,6 +110,22 @@ describe("plan pane", () => {
     await app.tid("plan-approve").click();
     const call = await app.waitForOp("answer_plan");
     assert.deepEqual(call.args.approval, { approved: true, approval_mode: "default" });
+    await app.close();
+  });
+
+  test("dark theme: the pane and its comments use the theme's colours", async () => {
+    const app = await withPlan("p1", PLAN, { colorScheme: "dark" });
+    await app.tid("plan-paragraph").nth(1).click();
+    await app.tid("plan-comment-input").fill("Say hi there.");
+    await app.tid("plan-comment-save").click();
+    const [pane, body] = await app.page.evaluate(() => [
+      getComputedStyle(document.querySelector('[data-testid="plan-pane"]')).backgroundColor,
+      getComputedStyle(document.body).backgroundColor,
+    ]);
+    // A dark surface (not the light theme's white).
+    const channels = pane.match(/\d+/g).slice(0, 3).map(Number);
+    assert.ok(channels.every((c) => c < 100), `dark pane background: ${pane} (body ${body})`);
+    await app.page.locator(sel("plan-pane")).screenshot({ path: screenshotPath("plan-pane-dark.png") });
     await app.close();
   });
 
