@@ -39,6 +39,9 @@ describe("plan pane", () => {
     assert.match(await paragraphs.nth(3).innerText(), /cargo test/);
     assert.equal(await app.tid("confirmation").count(), 0, "plans are answered in the pane");
     assert.equal(await app.tid("plan-ask-changes").isDisabled(), true, "nothing to send yet");
+    // The dock's keys do not answer a plan: Ctrl+Enter in the prompt box sends nothing.
+    await app.tid("prompt-input").press("Control+Enter");
+    assert.equal(app.opsOf("confirm_tool").length + app.opsOf("answer_plan").length, 0);
     await app.page.locator(sel("plan-pane")).screenshot({ path: screenshotPath("plan-pane-light.png") });
     await app.close();
   });
