@@ -20,6 +20,7 @@ test("the approval-mode switch overrides the session's turn context; YOLO is mar
     "default",
     "auto_edit",
     "yolo",
+    "plan",
   ]);
   await select.selectOption("yolo");
   let call = await app.waitForOp("override_turn_context");

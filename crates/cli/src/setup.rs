@@ -85,7 +85,7 @@ fn approval_mode(args: &Args) -> Result<Option<ApprovalMode>, Fatal> {
         )),
         (Some(mode), false) => ApprovalMode::parse(mode).map(Some).ok_or_else(|| {
             Fatal::input(format!(
-                "Invalid --approval-mode '{mode}'. Valid values: default, auto_edit, yolo."
+                "Invalid --approval-mode '{mode}'. Valid values: default, auto_edit, yolo, plan."
             ))
         }),
         (None, true) => Ok(Some(ApprovalMode::Yolo)),

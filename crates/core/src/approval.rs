@@ -96,6 +96,8 @@ pub struct Answer {
     pub content: Option<String>,
     /// Per-hunk decisions on an edit (see `Op::ConfirmTool`).
     pub hunks: Option<Vec<gd_protocol::HunkDecision>>,
+    /// The answer to a plan approval (`Op::AnswerPlan`).
+    pub plan: Option<gd_protocol::PlanApproval>,
 }
 
 /// Confirmations waiting for an answer, by call id. Shared between the

@@ -87,6 +87,8 @@ pub struct Chat {
     client: GeminiClient,
     model: String,
     system_instruction: Content,
+    /// Appended to the system instruction while a mode needs it (plan mode).
+    mode_instruction: Option<String>,
     tools: Vec<FunctionDeclaration>,
     generation_config: GenerationConfig,
     session_id: String,
@@ -108,6 +110,7 @@ impl Chat {
             client,
             model,
             system_instruction: Content::user_text(system_prompt),
+            mode_instruction: None,
             tools,
             generation_config,
             session_id,
@@ -121,6 +124,13 @@ impl Chat {
     /// was refreshed).
     pub fn set_system_prompt(&mut self, system_prompt: &str) {
         self.system_instruction = Content::user_text(system_prompt);
+    }
+
+    /// What the current approval mode adds to the system instruction
+    /// (plan mode's rules, see [`crate::plan::instructions`]), from the next
+    /// request on; `None` adds nothing.
+    pub fn set_mode_instruction(&mut self, instruction: Option<String>) {
+        self.mode_instruction = instruction;
     }
 
     /// The tools declared from the next request on.
@@ -194,7 +204,12 @@ impl Chat {
     pub fn build_request(&self) -> GenerateContentRequest {
         GenerateContentRequest {
             contents: with_active_loop_signatures(&self.history),
-            system_instruction: Some(self.system_instruction.clone()),
+            system_instruction: Some(match &self.mode_instruction {
+                Some(extra) => {
+                    Content::user_text(format!("{}\n\n{extra}", self.system_instruction.text()))
+                }
+                None => self.system_instruction.clone(),
+            }),
             tools: (!self.tools.is_empty()).then(|| vec![Tool::functions(self.tools.clone())]),
             generation_config: Some(self.generation_config.clone()),
             ..GenerateContentRequest::default()

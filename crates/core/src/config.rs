@@ -56,6 +56,9 @@ pub struct SessionConfig {
     /// commands are not offered (its settings, `.env`, MCP servers and
     /// context files were already left out when the launch read them).
     pub workspace_trusted: bool,
+    /// Where plan mode writes plans (`general.plan.directory`, inside the
+    /// project); `None`: 0.61's `<temp dir>/<session id>/plans`.
+    pub plans_dir: Option<PathBuf>,
 }
 
 impl SessionConfig {
@@ -79,6 +82,7 @@ impl SessionConfig {
             surface: "cli".into(),
             checkpointing: None,
             workspace_trusted: true,
+            plans_dir: None,
         }
     }
 
@@ -132,7 +136,7 @@ mod tests {
             Some(ApprovalMode::AutoEdit)
         );
         assert_eq!(ApprovalMode::parse("YOLO"), Some(ApprovalMode::Yolo));
-        assert_eq!(ApprovalMode::parse("plan"), None);
+        assert_eq!(ApprovalMode::parse("plan"), Some(ApprovalMode::Plan));
     }
 
     #[test]

@@ -284,8 +284,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         let configured = settings.general.default_approval_mode.as_deref();
         let mode = configured.and_then(ApprovalMode::parse);
         if let (Some(name), None) = (configured, mode) {
-            // Gemini CLI's `plan` mode (read-only planning) has no
-            // counterpart here yet: asking first is the safe reading.
+            // An unknown mode: asking first is the safe reading.
             warn!(
                 mode = name,
                 "general.defaultApprovalMode not supported here; asking first"
@@ -294,7 +293,12 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         mode.filter(|m| *m != ApprovalMode::Yolo)
             .unwrap_or_default()
     });
-    if !trusted && approval_mode != ApprovalMode::Default {
+    if approval_mode == ApprovalMode::Plan && settings.general.plan.enabled == Some(false) {
+        warn!("Approval mode \"plan\" is disabled in your settings. Falling back to \"default\".");
+        approval_mode = ApprovalMode::Default;
+    }
+    // Plan mode is stricter than the default: an untrusted folder may plan.
+    if !trusted && !matches!(approval_mode, ApprovalMode::Default | ApprovalMode::Plan) {
         warn!(
             mode = approval_mode.as_str(),
             "approval mode overridden to \"default\" because the folder is not trusted"
@@ -307,6 +311,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     config.workspace_trusted = trusted;
     config.approval_mode = approval_mode;
     config.interactive = options.interactive;
+
     config.surface = options.surface;
     config.max_session_turns = settings
         .model
@@ -342,6 +347,15 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     });
 
     let mut warnings = Vec::new();
+    if let Some(dir) = settings.general.plan.directory.as_deref() {
+        match crate::plan::custom_plans_dir(&config.workspace_dirs[0], dir) {
+            Ok(dir) => config.plans_dir = Some(dir),
+            Err(message) => {
+                warn!("{message}");
+                warnings.push(message);
+            }
+        }
+    }
     let home = home_dir();
     config.checkpointing = checkpointing(&settings, options.interactive, &getter, home.as_deref());
     // Workspace policies only count in a trusted folder.
@@ -438,7 +452,11 @@ pub fn declared_tools(
     }
     // Tools the policy would never let run here (e.g. tools that need a
     // confirmation in a session nobody can confirm) are not offered at all.
-    tools.retain(|tool| policy.would_declare(tool));
+    // Plan mode's transitions stay: they are declared by mode at each
+    // request (`crate::plan::declarations`), not once here.
+    tools.retain(|tool| {
+        crate::tools::plan_mode::is_transition(tool.name()) || policy.would_declare(tool)
+    });
     #[cfg(unix)]
     if tools.get(shell::RunShellCommand::NAME).is_none() {
         // Without the shell there are no background processes to look at

@@ -42,6 +42,7 @@ pub mod launch;
 pub(crate) mod loop_detection;
 pub mod mcp_settings;
 pub mod memory;
+pub mod plan;
 pub mod policy;
 pub mod policy_editor;
 pub(crate) mod prompts;

@@ -75,7 +75,8 @@ impl PolicyApproval {
     /// Switches the approval mode for the following calls; refused for
     /// anything but the default in an untrusted folder.
     pub fn set_mode(&self, mode: ApprovalMode) -> Result<(), String> {
-        if self.restricted && mode != ApprovalMode::Default {
+        // Plan mode is stricter than the default: allowed everywhere.
+        if self.restricted && !matches!(mode, ApprovalMode::Default | ApprovalMode::Plan) {
             return Err(
                 "Cannot enable privileged approval modes in an untrusted folder. Trust the folder first."
                     .to_owned(),
@@ -207,6 +208,7 @@ pub fn policy_mode(mode: ApprovalMode) -> Mode {
         ApprovalMode::Default => Mode::Default,
         ApprovalMode::AutoEdit => Mode::AutoEdit,
         ApprovalMode::Yolo => Mode::Yolo,
+        ApprovalMode::Plan => Mode::Plan,
     }
 }
 
@@ -233,6 +235,18 @@ impl ApprovalPolicy for PolicyApproval {
             .engine
             .check(&call, policy_mode(self.mode()), self.interactive);
         let why = decided_by(&verdict);
+        // 0.61's plan.toml allows the plan-mode transitions where nobody
+        // can be asked (`interactive = false` rules, which our rule format
+        // does not have): the question becomes an allow, not a denial.
+        if !self.interactive
+            && crate::tools::plan_mode::is_transition(tool.name())
+            && matches!(
+                verdict.downgrade,
+                Some(gd_policy::Downgrade::NonInteractive)
+            )
+        {
+            return (Verdict::Allow, Some(why));
+        }
         let verdict = match verdict.decision {
             Decision::Allow => Verdict::Allow,
             Decision::AskUser => Verdict::Ask,

@@ -179,6 +179,11 @@ impl Scheduler {
         self.checkpoints.as_ref()
     }
 
+    /// The policy deciding the calls (and holding the approval mode).
+    pub(crate) fn policy(&self) -> &Arc<dyn ApprovalPolicy> {
+        &self.policy
+    }
+
     /// The tools as of now.
     pub fn registry(&self) -> Arc<ToolRegistry> {
         self.tools.current()
@@ -339,6 +344,15 @@ impl Scheduler {
             return Stage::Cancelled(CANCELLED_MESSAGE);
         };
         decided::note(call, Some(decided::by_user(&answer)), sink);
+        // A plan approval: the tool hears the user's answer (approve with a
+        // mode, or feedback) as an argument only it reads.
+        if let (Some(approval), ConfirmationDetails::ExitPlanMode { .. }) = (&answer.plan, &details)
+            && answer.outcome != ConfirmationOutcome::Cancel
+            && let Value::Object(args) = &mut call.args
+            && let Ok(value) = serde_json::to_value(approval)
+        {
+            args.insert(crate::tools::plan_mode::APPROVAL_ARG.to_owned(), value);
+        }
         match answer.outcome {
             ConfirmationOutcome::Cancel => Stage::Cancelled(DECLINED_MESSAGE),
             ConfirmationOutcome::ProceedOnce => {

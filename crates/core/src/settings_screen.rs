@@ -58,7 +58,7 @@ const FIELDS: &[Field] = &[
         choices: &[
             ("default", "Ask first (default)"),
             ("auto_edit", "Auto-edit"),
-            ("plan", "Plan (Gemini CLI only: asks first here)"),
+            ("plan", "Plan (research and plan before any change)"),
         ],
         placeholder: None,
         applies: "Applies to this session now.",

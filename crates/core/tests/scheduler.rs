@@ -282,6 +282,7 @@ fn answer(outcome: ConfirmationOutcome) -> Answer {
         outcome,
         content: None,
         hunks: None,
+        plan: None,
     }
 }
 
@@ -440,6 +441,7 @@ async fn modified_content_is_applied_and_the_model_is_told() {
             outcome: ConfirmationOutcome::ModifyWithEditor,
             content: Some("edited by the user".into()),
             hunks: None,
+            plan: None,
         }],
     );
     let batch = s

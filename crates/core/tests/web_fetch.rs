@@ -214,6 +214,7 @@ async fn schedule(
                     outcome: ConfirmationOutcome::Cancel,
                     content: None,
                     hunks: None,
+                    plan: None,
                 };
                 assert!(confirmations.answer(call_id, cancel));
             }

@@ -81,9 +81,9 @@ async fn a_text_request_matches_gemini_cli() {
     assert_eq!(ours, expected_session_context(theirs, ours, &h.ws()));
 }
 
-/// Gemini CLI 0.61 tools we do not have yet (`enter_plan_mode` comes with
-/// plan mode, `invoke_agent` and `activate_skill` with issue 19).
-const NOT_YET: &[&str] = &["enter_plan_mode", "invoke_agent", "activate_skill"];
+/// Gemini CLI 0.61 tools we do not have yet (`invoke_agent` and
+/// `activate_skill` come with issue 19).
+const NOT_YET: &[&str] = &["invoke_agent", "activate_skill"];
 
 /// The declarations a session sends in `mode`, built the way `launch`
 /// builds them (default settings, the built-in policies).

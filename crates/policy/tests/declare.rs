@@ -88,8 +88,10 @@ fn other_modes() {
     let e = engine("");
     assert!(e.would_declare("write_file", None, Mode::AutoEdit, false));
     assert!(!e.would_declare("run_shell_command", None, Mode::AutoEdit, false));
-    // Plan mode denies writes even interactively.
-    assert!(!e.would_declare("write_file", None, Mode::Plan, true));
+    // Plan mode denies the shell even interactively; write_file stays
+    // declared, for the plan files its argument rules allow (0.61's plan.toml).
+    assert!(!e.would_declare("run_shell_command", None, Mode::Plan, true));
+    assert!(e.would_declare("write_file", None, Mode::Plan, true));
     assert!(e.would_declare("read_file", None, Mode::Plan, false));
     // Unknown (e.g. MCP) tools: asked, so declared only interactively.
     assert!(e.would_declare("srv__tool", None, Mode::Default, true));

@@ -543,8 +543,30 @@ fn built_in_defaults_per_mode() {
             "allow",
             "{tool}"
         );
-        assert_eq!(decide(&e, tool, args, Mode::Plan), "deny", "{tool}");
+        // Plan mode (0.61's plan.toml): web_fetch is asked, the rest denied.
+        let plan = if tool == "web_fetch" { "ask" } else { "deny" };
+        assert_eq!(decide(&e, tool, args, Mode::Plan), plan, "{tool}");
     }
+    // Plans: a bare `.md` name may be written in plan mode (the tools put it
+    // in the plans directory), a source file may not.
+    assert_eq!(
+        decide(
+            &e,
+            "write_file",
+            json!({"file_path": "plan.md", "content": "x"}),
+            Mode::Plan
+        ),
+        "allow"
+    );
+    assert_eq!(
+        decide(
+            &e,
+            "write_file",
+            json!({"file_path": "src/main.rs", "content": "x"}),
+            Mode::Plan
+        ),
+        "deny"
+    );
     // Unknown tools: ask, except yolo (allow) and plan (deny).
     assert_eq!(decide(&e, "x__y", json!({}), Mode::Default), "ask");
     assert_eq!(decide(&e, "x__y", json!({}), Mode::Yolo), "allow");

@@ -30,15 +30,20 @@ pub enum ApprovalMode {
     AutoEdit,
     /// Everything is approved automatically (deny rules still hold).
     Yolo,
+    /// Gemini CLI's plan mode: the model may only research (read-only tools)
+    /// and write its plan as markdown in the session's plans directory, then
+    /// present it with `exit_plan_mode` for the user's approval.
+    Plan,
 }
 
 impl ApprovalMode {
-    /// Parses the names Gemini CLI uses (`default`, `auto_edit`, `yolo`).
+    /// Parses the names Gemini CLI uses (`default`, `auto_edit`, `yolo`, `plan`).
     pub fn parse(value: &str) -> Option<Self> {
         match value.trim().to_ascii_lowercase().replace('-', "_").as_str() {
             "default" => Some(Self::Default),
             "auto_edit" | "autoedit" => Some(Self::AutoEdit),
             "yolo" => Some(Self::Yolo),
+            "plan" => Some(Self::Plan),
             _ => None,
         }
     }
@@ -48,6 +53,7 @@ impl ApprovalMode {
             Self::Default => "default",
             Self::AutoEdit => "auto_edit",
             Self::Yolo => "yolo",
+            Self::Plan => "plan",
         }
     }
 }

@@ -48,6 +48,36 @@ pub enum ConfirmationDetails {
         prompt: String,
         urls: Vec<String>,
     },
+    /// `exit_plan_mode`: the plan the model wrote, for the user to approve
+    /// (answered with `Op::AnswerPlan`, or `Op::ConfirmTool` with `cancel`).
+    ExitPlanMode {
+        title: String,
+        /// The plan file, absolute (in the session's plans directory).
+        plan_path: String,
+        /// The plan's markdown as it is on disk now.
+        plan: String,
+    },
+}
+
+/// The user's answer to a plan ([`ConfirmationDetails::ExitPlanMode`]),
+/// sent in [`crate::Op::AnswerPlan`]. Gemini CLI 0.61's plan approval
+/// payload: approve with the mode to run in, or send feedback.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct PlanApproval {
+    /// `true`: the plan is approved and the session switches to
+    /// `approval_mode`; `false`: the model hears `feedback` and keeps
+    /// planning.
+    pub approved: bool,
+    /// The mode to execute in (`default` or `auto_edit`; `plan` is refused).
+    /// Absent means `default`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub approval_mode: Option<crate::ApprovalMode>,
+    /// What the user wants changed (comments, edits), when not approved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub feedback: Option<String>,
 }
 
 /// How the user answered a confirmation. Sent in [`crate::Op::ConfirmTool`].

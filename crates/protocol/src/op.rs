@@ -173,6 +173,15 @@ pub enum Op {
     ApplyTurnReview {
         decisions: Vec<crate::ReviewDecision>,
     },
+    /// Answer a plan approval (`Event::ToolConfirmationRequest` whose
+    /// details are `exit_plan_mode`): approve it with the mode to execute
+    /// in, or ask for changes with feedback the model hears before it keeps
+    /// planning. Taken at once, like `ConfirmTool` (which, with `cancel`,
+    /// also dismisses the plan).
+    AnswerPlan {
+        call_id: String,
+        approval: crate::PlanApproval,
+    },
 }
 
 /// One piece of user input.

@@ -155,6 +155,19 @@ pub struct GeneralSettings {
     /// model narrates its work with `update_topic` chapters. Off, the tool
     /// is not declared.
     pub topic_update_narration: Option<bool>,
+    /// `general.plan`: plan mode (`enabled`, `directory`).
+    pub plan: PlanSettings,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct PlanSettings {
+    /// `general.plan.enabled`: `false` turns the `plan` approval mode off
+    /// (a request for it falls back to `default`, as in Gemini CLI 0.61).
+    pub enabled: Option<bool>,
+    /// `general.plan.directory`: where plans are written, relative to the
+    /// project root and inside it; unset: the session's temp directory.
+    pub directory: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

@@ -119,6 +119,12 @@ export class AppController {
   get usage() {
     return this.active.usage;
   }
+  get plan() {
+    return this.active.plan;
+  }
+  get todos() {
+    return this.active.todos;
+  }
   /** The shown conversation's folder (the header's path). */
   get workspace(): string | null {
     return this.active.workspace;

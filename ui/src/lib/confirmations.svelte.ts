@@ -93,6 +93,11 @@ export class ConfirmationQueue {
     return this.items[0] ?? null;
   }
 
+  /** What the dock shows: every confirmation but plans, which the plan pane shows. */
+  get docked(): Confirmation[] {
+    return this.items.filter((c) => c.details.type !== "exit_plan_mode");
+  }
+
   /** Whether call `callId` waits for the user's answer. */
   has(callId: string): boolean {
     return this.items.some((c) => c.callId === callId);
@@ -153,5 +158,7 @@ export function summarize(details: ConfirmationDetails): string {
       return `${details.server_name}: ${details.tool_display_name || details.tool_name}`;
     case "info":
       return details.title || "Fetch";
+    case "exit_plan_mode":
+      return "Plan ready for review";
   }
 }

@@ -9,6 +9,8 @@ import type { Event } from "../protocol/Event";
 import type { SessionInfo } from "../protocol/SessionInfo";
 import { ChatStore } from "./chat.svelte";
 import type { AttentionReason } from "./attention.svelte";
+import { PlanStore } from "./plan.svelte";
+import { TodoStore } from "./todos.svelte";
 import { ConfirmationQueue, summarize } from "./confirmations.svelte";
 import { type EventOwners, routeEvent } from "./events";
 import { markdown } from "./markdown-loader.svelte";
@@ -54,6 +56,8 @@ export class Conversation {
   readonly review = new TurnReviewStore(this.session, (level, text) => this.chat.addNotice(level, text));
   readonly memory = new MemoryStore(this.session, (level, text) => this.chat.addNotice(level, text));
   readonly policies = new PolicyStore(this.session, () => this.workspace);
+  readonly plan = new PlanStore(this.session, this.confirmations, (text) => this.chat.addNotice("error", text));
+  readonly todos = new TodoStore();
   readonly slash: SlashCommands = new SlashCommands({
     session: this.session,
     chat: this.chat,
@@ -85,6 +89,8 @@ export class Conversation {
       policies: this.policies,
       review: this.review,
       usage: this.usage,
+      plan: this.plan,
+      todos: this.todos,
       authFailed: (message) => this.host.authFailed(message),
       approvalRequested: (_name, details) => this.host.needsUser(this, "approval", summarize(details)),
       conversationCleared: (id) => this.conversationCleared(id),
@@ -197,6 +203,8 @@ export class Conversation {
     this.slash.reset();
     this.review.clear();
     this.usage.reset();
+    this.plan.clear();
+    this.todos.clear();
     return generation;
   }
 

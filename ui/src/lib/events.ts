@@ -8,6 +8,8 @@ import type { TurnStatus } from "../protocol/TurnStatus";
 import type { ChatStore } from "./chat.svelte";
 import type { ConfirmationQueue } from "./confirmations.svelte";
 import type { McpStore } from "./mcp.svelte";
+import type { PlanStore } from "./plan.svelte";
+import type { TodoStore } from "./todos.svelte";
 import type { MemoryStore } from "./memory.svelte";
 import type { PolicyStore } from "./policies.svelte";
 import type { TurnReviewStore } from "./review.svelte";
@@ -36,6 +38,10 @@ export interface EventOwners {
   policies: PolicyStore;
   /** The usage meter and panel: per-turn rows, core's statistics, the quota. */
   usage: UsageStore;
+  /** The plan presented for approval (plan mode's side pane). */
+  plan: PlanStore;
+  /** The model's todo list (`write_todos`), as a checklist. */
+  todos: TodoStore;
 }
 
 export function routeEvent(o: EventOwners, event: Event): void {
@@ -57,14 +63,21 @@ export function routeEvent(o: EventOwners, event: Event): void {
       return;
     case "tool_confirmation_request":
       o.confirmations.add(event.call_id, event.name, event.details);
+      if (event.details.type === "exit_plan_mode") o.plan.show(event.call_id, event.details.plan_path, event.details.plan);
       o.approvalRequested(event.name, event.details);
       return;
     case "tool_call_response":
       o.confirmations.remove(event.call_id);
+      o.todos.responded(event.call_id, event.status);
+      o.chat.handle(event);
+      return;
+    case "tool_call_request":
+      o.todos.requested(event.call_id, event.name, event.args);
       o.chat.handle(event);
       return;
     case "turn_complete":
       o.confirmations.clear();
+      o.plan.turnEnded();
       o.turnEnded(event.status);
       o.chat.handle(event);
       o.session.busy = false;
@@ -86,7 +99,6 @@ export function routeEvent(o: EventOwners, event: Event): void {
       return;
     case "thought":
     case "content_delta":
-    case "tool_call_request":
     case "tool_call_state":
     case "tool_call_output":
     case "retrying":

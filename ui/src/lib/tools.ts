@@ -18,6 +18,8 @@ const TITLES: Record<string, string> = {
   save_memory: "Save memory",
   write_todos: "Update plan",
   update_topic: "Topic",
+  enter_plan_mode: "Enter plan mode",
+  exit_plan_mode: "Present plan",
 };
 
 /**
@@ -72,7 +74,10 @@ export function describeCall(args: unknown, workspace: string | null = null): st
   if (where) return where;
   const paths = list(a.paths) ?? list(a.file_paths);
   if (paths) return paths;
-  const prompt = str(a.prompt) ?? str(a.fact) ?? str(a.description) ?? str(a.strategic_intent);
+  const plan = str(a.plan_filename);
+  if (plan) return plan;
+  const prompt =
+    str(a.prompt) ?? str(a.fact) ?? str(a.description) ?? str(a.strategic_intent) ?? str(a.reason);
   if (prompt) return prompt.length > 160 ? `${prompt.slice(0, 157)}…` : prompt;
   return "";
 }

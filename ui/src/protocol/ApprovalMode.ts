@@ -3,4 +3,4 @@
 /**
  * When tool calls need the user's approval.
  */
-export type ApprovalMode = "default" | "auto_edit" | "yolo";
+export type ApprovalMode = "default" | "auto_edit" | "yolo" | "plan";

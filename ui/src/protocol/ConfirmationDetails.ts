@@ -17,4 +17,12 @@ proposed: string, unified_diff: string, side_by_side: SideBySideDiff, is_new_fil
  * The first word of each command in a pipeline or list (`git`, `rm`...):
  * what "always allow" would allow.
  */
-root_commands: Array<string>, directory: string, } | { "type": "mcp", title: string, server_name: string, tool_name: string, tool_display_name: string, args: unknown, } | { "type": "info", title: string, prompt: string, urls: Array<string>, };
+root_commands: Array<string>, directory: string, } | { "type": "mcp", title: string, server_name: string, tool_name: string, tool_display_name: string, args: unknown, } | { "type": "info", title: string, prompt: string, urls: Array<string>, } | { "type": "exit_plan_mode", title: string, 
+/**
+ * The plan file, absolute (in the session's plans directory).
+ */
+plan_path: string, 
+/**
+ * The plan's markdown as it is on disk now.
+ */
+plan: string, };

@@ -3,6 +3,7 @@ import type { ApprovalMode } from "./ApprovalMode";
 import type { ConfirmationOutcome } from "./ConfirmationOutcome";
 import type { HunkDecision } from "./HunkDecision";
 import type { InputItem } from "./InputItem";
+import type { PlanApproval } from "./PlanApproval";
 import type { ReviewDecision } from "./ReviewDecision";
 
 /**
@@ -24,4 +25,4 @@ hunks?: Array<HunkDecision>, } | { "type": "mcp_status" } | { "type": "mcp_resta
 /**
  * "Review at end of turn" on or off, from the next turn on.
  */
-review_mode?: boolean, } | { "type": "list_models" } | { "type": "revert_edit", call_id: string, hunks?: Array<number>, resolved?: string, } | { "type": "list_policies" } | { "type": "reload_policies" } | { "type": "policy_dry_run", tool: string, args: unknown, mcp_server?: string, approval_mode?: ApprovalMode, } | { "type": "apply_turn_review", decisions: Array<ReviewDecision>, };
+review_mode?: boolean, } | { "type": "list_models" } | { "type": "revert_edit", call_id: string, hunks?: Array<number>, resolved?: string, } | { "type": "list_policies" } | { "type": "reload_policies" } | { "type": "policy_dry_run", tool: string, args: unknown, mcp_server?: string, approval_mode?: ApprovalMode, } | { "type": "apply_turn_review", decisions: Array<ReviewDecision>, } | { "type": "answer_plan", call_id: string, approval: PlanApproval, };

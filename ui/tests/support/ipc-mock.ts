@@ -71,7 +71,7 @@ const SETTING_FIELDS = [
     [
       ["default", "Ask first (default)"],
       ["auto_edit", "Auto-edit"],
-      ["plan", "Plan (Gemini CLI only: asks first here)"],
+      ["plan", "Plan (research and plan before any change)"],
     ],
     null,
     "Applies to this session now.",

@@ -42,8 +42,9 @@ pub struct Agent {
     compression_disabled: bool,
     /// The MCP servers' first discovery is over (or there are none).
     tools_ready: bool,
-    /// The tool generation the chat's declarations were taken from.
-    tools_generation: Option<u64>,
+    /// The tool generation (and approval mode: plan mode's transition
+    /// tools are declared by mode) the chat's declarations were taken from.
+    tools_generation: Option<(u64, gd_protocol::ApprovalMode)>,
     /// Records every message into the session history, when set.
     pub history: Option<HistoryRecorder>,
     /// The model `Op::OverrideTurnContext` asked for, read before each
@@ -284,9 +285,16 @@ impl Agent {
             }
             self.tools_ready = true;
         }
-        let generation = tools.generation();
+        let generation = (tools.generation(), self.context.get().approval_mode);
         if self.tools_generation != Some(generation) {
-            self.chat.set_tools(tools.current().declarations());
+            let registry = tools.current();
+            self.chat
+                .set_tools(crate::plan::declarations(&registry, generation.1));
+            self.chat.set_mode_instruction(crate::plan::instructions(
+                &self.config,
+                generation.1,
+                &registry,
+            ));
             self.tools_generation = Some(generation);
         }
         true
@@ -342,6 +350,12 @@ impl Agent {
             output: None,
             confirmed: false,
             staging: self.review_staging(),
+            plan: Some(Arc::new(crate::plan::for_turn(
+                &self.config,
+                self.context.clone(),
+                self.scheduler.policy().clone(),
+                sink.clone(),
+            ))),
         };
         let parts = match self.prompt_parts(input, &tool_ctx, sink).await {
             Ok(parts) => parts,

@@ -59,6 +59,7 @@ mod tests {
                     })
                     .collect()
             }),
+            plan: None,
         }
     }
 

@@ -54,7 +54,7 @@ impl SessionHandle {
     /// order. Refused: anything once the session has ended, and a
     /// `ConfirmTool` for a call no confirmation waits for.
     pub fn submit(&self, op: Op) -> Result<(), SessionError> {
-        if let Op::ConfirmTool { call_id, .. } = &op
+        if let Op::ConfirmTool { call_id, .. } | Op::AnswerPlan { call_id, .. } = &op
             && !self.confirmations.is_waiting(call_id)
         {
             return Err(SessionError::NoSuchConfirmation(call_id.clone()));

@@ -197,6 +197,19 @@ impl OpLoop {
                         outcome,
                         content,
                         hunks,
+                        plan: None,
+                    },
+                );
+                return None;
+            }
+            Op::AnswerPlan { call_id, approval } => {
+                self.confirm(
+                    call_id,
+                    Answer {
+                        outcome: gd_protocol::ConfirmationOutcome::ProceedOnce,
+                        content: None,
+                        hunks: None,
+                        plan: Some(approval),
                     },
                 );
                 return None;

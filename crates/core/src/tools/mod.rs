@@ -28,6 +28,7 @@ pub mod live;
 pub mod mcp;
 pub mod memory;
 pub mod mtime;
+pub mod plan_mode;
 pub mod planned_edit;
 pub mod read_file;
 pub mod read_many_files;
@@ -157,6 +158,9 @@ pub struct ToolContext {
     /// edits are staged there instead of written, and reads see them (see
     /// [`crate::review`]).
     pub staging: Option<Arc<crate::review::Staging>>,
+    /// The session's plan mode (mode switches, the plans directory), set
+    /// for a running turn; `None` in tests and simple callers.
+    pub plan: Option<Arc<crate::plan::PlanMode>>,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -179,6 +183,7 @@ impl ToolContext {
             output: None,
             confirmed: false,
             staging: None,
+            plan: None,
         }
     }
 

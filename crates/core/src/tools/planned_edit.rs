@@ -51,7 +51,9 @@ impl PlannedEdit {
         let original = self.existing.as_ref().map(|f| f.text.as_str());
         let summary = fs_write::change_summary(&shown, original, &self.new_text);
         let created = self.existing.is_none();
-        if let Some(staging) = &ctx.staging {
+        let roots = crate::plan::edit_roots(ctx);
+        // A plan (plan mode) is written at once, never staged for review.
+        if let Some(staging) = ctx.staging.as_ref().filter(|_| !crate::plan::planning(ctx)) {
             // Review mode: nothing is written before the end-of-turn review.
             staging.stage(&self.path, original, &self.new_text);
             return Ok(Written {
@@ -59,7 +61,6 @@ impl PlannedEdit {
                 created,
             });
         }
-        let roots = ctx.workspace_dirs.clone();
         fs_write::blocking(move || {
             fs_write::write_text(&roots, &self.path, &self.new_text, self.existing.as_ref())
         })

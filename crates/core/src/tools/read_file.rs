@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::text::{self, MediaKind};
-use super::{ToolContext, ToolError, ToolErrorKind, ToolResult, files, walk};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolResult, walk};
 use crate::config::FileFiltering;
 
 /// Lines shown when no range is given, and at most per call.
@@ -111,9 +111,9 @@ async fn read_window(args: Params, ctx: &ToolContext) -> Result<ToolResult, Tool
             format!("end_line ({end}) must not be less than start_line ({start})."),
         ));
     }
-    let path = files::resolve_in_workspace(ctx, &args.file_path)?;
+    // The session's plans are readable too (0.61 adds the plans directory to the workspace).
+    let (path, roots) = crate::plan::resolve_for_read(ctx, &args.file_path)?;
     let filtering = ctx.file_filtering;
-    let roots = ctx.workspace_dirs.clone();
     let task_path = path.clone();
     let task_roots = roots.clone();
     // In review mode the turn reads what it staged, not the disk.

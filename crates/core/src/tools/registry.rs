@@ -59,6 +59,8 @@ impl ToolRegistry {
         }
         registry.register(Arc::new(super::web_search::GoogleWebSearch::new()));
         registry.register(Arc::new(super::todos::WriteTodos::new()));
+        registry.register(Arc::new(super::plan_mode::EnterPlanMode::new()));
+        registry.register(Arc::new(super::plan_mode::ExitPlanMode::new()));
         registry
     }
 

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::fs_write;
 use super::planned_edit::PlannedEdit;
-use super::{ToolContext, ToolError, ToolErrorKind, ToolResult, files, text};
+use super::{ToolContext, ToolError, ToolErrorKind, ToolResult, text};
 
 /// Replaces text in a file, after the user approved the diff.
 pub struct Replace {
@@ -77,8 +77,8 @@ pub struct Params {
 }
 
 async fn plan(args: Params, ctx: &ToolContext) -> Result<Plan, ToolError> {
-    let path = files::resolve_in_workspace(ctx, &args.file_path)?;
-    let roots = ctx.workspace_dirs.clone();
+    // In plan mode: the plan file in the plans directory.
+    let (path, roots) = crate::plan::resolve_for_edit(ctx, &args.file_path)?;
     let staging = ctx.staging.clone();
     fs_write::blocking(move || {
         let existing = fs_write::read_for_edit_in(&roots, &path)?;

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::fs_write;
 use super::planned_edit::PlannedEdit;
-use super::{ToolContext, ToolError, ToolResult, files, text};
+use super::{ToolContext, ToolError, ToolResult, text};
 
 /// Writes a whole file, after the user approved the diff.
 pub struct WriteFile {
@@ -45,9 +45,9 @@ pub struct Params {
 /// What the call would write, computed from the disk each time.
 async fn plan(args: Params, ctx: &ToolContext) -> Result<PlannedEdit, ToolError> {
     let Params { file_path, content } = args;
-    let path = files::resolve_in_workspace(ctx, &file_path)?;
+    // In plan mode: the plan file in the plans directory.
+    let (path, roots) = crate::plan::resolve_for_edit(ctx, &file_path)?;
     let task_path = path.clone();
-    let roots = ctx.workspace_dirs.clone();
     let existing = fs_write::blocking(move || {
         let existing = fs_write::read_for_edit_in(&roots, &task_path)?;
         if existing.is_none() {
