@@ -56,6 +56,9 @@ pub struct SessionConfig {
     /// commands are not offered (its settings, `.env`, MCP servers and
     /// context files were already left out when the launch read them).
     pub workspace_trusted: bool,
+    /// Characters of a tool's output sent to the model
+    /// (`tools.truncateToolOutputThreshold`); `None` = no limit.
+    pub tool_output_limit: Option<usize>,
 }
 
 impl SessionConfig {
@@ -79,6 +82,7 @@ impl SessionConfig {
             surface: "cli".into(),
             checkpointing: None,
             workspace_trusted: true,
+            tool_output_limit: Some(crate::tools::ToolLimits::default().max_output_chars),
         }
     }
 

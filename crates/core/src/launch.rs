@@ -233,6 +233,9 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     }
     let trusted = trust.is_trusted();
     let getter = |name: &str| env.get(name);
+    // Keys of the wrong type that were ignored (not fatal, unlike the
+    // older keys: see gd_settings::model::ignored_values).
+    let ignored = gd_settings::model::ignored_values(&loaded.merged);
     let settings = loaded.settings;
 
     let mut workspace_dirs = vec![workspace.clone()];
@@ -271,7 +274,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     let client = GeminiClient::new(
         backend,
         ClientOptions {
-            retry: RetryPolicy::from_env(|name| env.get(name)),
+            retry: retry_policy(&settings, &env),
             surface: options.surface.clone(),
             ..ClientOptions::default()
         },
@@ -294,6 +297,13 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         mode.filter(|m| *m != ApprovalMode::Yolo)
             .unwrap_or_default()
     });
+    let yolo_disabled = settings.security.disable_yolo_mode == Some(true);
+    if yolo_disabled && approval_mode == ApprovalMode::Yolo {
+        // Gemini CLI 0.61 refuses to start (FatalConfigError, exit 52).
+        return Err(LaunchError::Config(
+            crate::policy::YOLO_DISABLED_MESSAGE.to_owned(),
+        ));
+    }
     if !trusted && approval_mode != ApprovalMode::Default {
         warn!(
             mode = approval_mode.as_str(),
@@ -328,6 +338,8 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
             .respect_gemini_ignore
             .unwrap_or(true),
     };
+    config.loop_detection = settings.model.disable_loop_detection != Some(true);
+    config.tool_output_limit = tool_output_limit(&settings);
     config.generation_config = Some(default_generation_config(&model));
     config.memory = Some(crate::memory::DiscoveryOptions {
         workspace: config.workspace_dirs[0].clone(),
@@ -341,7 +353,10 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         workspace_files: trusted,
     });
 
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<String> = ignored
+        .into_iter()
+        .map(|problem| format!("Setting {problem}"))
+        .collect();
     let home = home_dir();
     config.checkpointing = checkpointing(&settings, options.interactive, &getter, home.as_deref());
     // Workspace policies only count in a trusted folder.
@@ -349,7 +364,8 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     let sources = PolicySources::standard(home.as_deref(), policy_workspace, &getter);
     let (mut engine, errors) = PolicyEngine::load(&sources);
     warnings.extend(errors.iter().map(|e| format!("Policy file skipped: {e}")));
-    let settings_rules = mcp_settings_rules(&settings);
+    let mut settings_rules = mcp_settings_rules(&settings);
+    settings_rules.extend(crate::tool_rules::tools_settings_rules(&settings));
     engine.add_rules(settings_rules.clone());
     let policy = Arc::new(
         PolicyApproval::new(
@@ -362,6 +378,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
                 .map(|dir| dir.join(AUTO_SAVED_POLICY_FILE)),
         )
         .restricted(!trusted)
+        .yolo_disabled(yolo_disabled)
         .reloadable(sources, settings_rules)
         .with_load_errors(&errors),
     );
@@ -419,6 +436,32 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         trust,
         warnings,
     })
+}
+
+/// The retry policy: `general.maxAttempts` (Gemini CLI 0.61: at most 10,
+/// 10 by default here too), unless `GEMINI_DESKTOP_MAX_ATTEMPTS` (tests,
+/// scripts) says otherwise; the delays come from the environment.
+pub fn retry_policy(settings: &Settings, env: &Env) -> RetryPolicy {
+    let mut policy = RetryPolicy::from_env(|name| env.get(name));
+    if env.get("GEMINI_DESKTOP_MAX_ATTEMPTS").is_none() {
+        policy.max_attempts = settings
+            .general
+            .max_attempts
+            .map_or(MAX_ATTEMPTS, |n| n.clamp(1, i64::from(MAX_ATTEMPTS)) as u32);
+    }
+    policy
+}
+
+/// Gemini CLI's default and ceiling for `general.maxAttempts`.
+pub const MAX_ATTEMPTS: u32 = 10;
+
+/// `tools.truncateToolOutputThreshold`: 0 or less sends whole outputs.
+pub fn tool_output_limit(settings: &Settings) -> Option<usize> {
+    match settings.tools.truncate_tool_output_threshold {
+        None => Some(crate::tools::services::DEFAULT_MAX_OUTPUT_CHARS),
+        Some(n) if n <= 0 => None,
+        Some(n) => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+    }
 }
 
 /// Checkpoints before edits: `general.checkpointing.enabled` (Gemini CLI's

@@ -54,6 +54,7 @@ pub mod settings_screen;
 pub(crate) mod stats;
 pub(crate) mod thought;
 pub(crate) mod tokens;
+pub mod tool_rules;
 pub mod tools;
 pub(crate) mod truncation;
 

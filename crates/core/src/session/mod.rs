@@ -169,7 +169,7 @@ impl Session {
                 model: config.model.clone(),
                 session_id: config.session_id.clone(),
             }),
-            limits: Default::default(),
+            limits: crate::tools::ToolLimits::with_max_output(config.tool_output_limit),
         });
         let checkpoints = open_checkpoints(&config, &sink);
         let mut agent = Agent::new(

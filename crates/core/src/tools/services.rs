@@ -34,10 +34,24 @@ pub struct ToolLimits {
     pub max_output_chars: usize,
 }
 
+/// Characters of tool output sent to the model unless
+/// `tools.truncateToolOutputThreshold` says otherwise (0.61's default).
+pub const DEFAULT_MAX_OUTPUT_CHARS: usize = 40_000;
+
+impl ToolLimits {
+    /// The limits of a session: `None` sends whole outputs.
+    pub fn with_max_output(max_output_chars: Option<usize>) -> Self {
+        Self {
+            max_output_chars: max_output_chars.unwrap_or(usize::MAX),
+        }
+    }
+}
+
 impl Default for ToolLimits {
     fn default() -> Self {
         Self {
-            max_output_chars: 100_000,
+            // Gemini CLI 0.61's `tools.truncateToolOutputThreshold` default.
+            max_output_chars: DEFAULT_MAX_OUTPUT_CHARS,
         }
     }
 }
