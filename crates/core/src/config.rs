@@ -59,6 +59,8 @@ pub struct SessionConfig {
     /// Characters of a tool's output sent to the model
     /// (`tools.truncateToolOutputThreshold`); `None` = no limit.
     pub tool_output_limit: Option<usize>,
+    /// `tools.shell.*`: the pager and the inactivity timeout of commands.
+    pub shell: crate::tools::ShellSettings,
 }
 
 impl SessionConfig {
@@ -83,6 +85,7 @@ impl SessionConfig {
             checkpointing: None,
             workspace_trusted: true,
             tool_output_limit: Some(crate::tools::ToolLimits::default().max_output_chars),
+            shell: crate::tools::ShellSettings::default(),
         }
     }
 

@@ -340,6 +340,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     };
     config.loop_detection = settings.model.disable_loop_detection != Some(true);
     config.tool_output_limit = tool_output_limit(&settings);
+    config.shell = shell_settings(&settings);
     config.generation_config = Some(default_generation_config(&model));
     config.memory = Some(crate::memory::DiscoveryOptions {
         workspace: config.workspace_dirs[0].clone(),
@@ -462,6 +463,21 @@ pub fn tool_output_limit(settings: &Settings) -> Option<usize> {
         Some(n) if n <= 0 => None,
         Some(n) => Some(usize::try_from(n).unwrap_or(usize::MAX)),
     }
+}
+
+/// `tools.shell.pager` (blank: `cat`) and `tools.shell.inactivityTimeout`
+/// (seconds; 0 or less: no limit).
+pub fn shell_settings(settings: &Settings) -> crate::tools::ShellSettings {
+    let shell = &settings.tools.shell;
+    let mut applied = crate::tools::ShellSettings::default();
+    if let Some(pager) = shell.pager.as_deref().filter(|p| !p.trim().is_empty()) {
+        applied.pager = pager.to_owned();
+    }
+    if let Some(seconds) = shell.inactivity_timeout {
+        applied.inactivity_timeout =
+            (seconds > 0).then(|| std::time::Duration::from_secs(seconds as u64));
+    }
+    applied
 }
 
 /// Checkpoints before edits: `general.checkpointing.enabled` (Gemini CLI's

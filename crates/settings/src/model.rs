@@ -198,6 +198,20 @@ pub struct ToolsSettings {
     /// sent to the model (the rest saved to a file); 0 or less = no limit.
     #[serde(deserialize_with = "lenient")]
     pub truncate_tool_output_threshold: Option<i64>,
+    /// `tools.shell.*`.
+    pub shell: ShellToolSettings,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ShellToolSettings {
+    /// `tools.shell.pager`: `PAGER` / `GIT_PAGER` of commands (`cat`).
+    #[serde(deserialize_with = "lenient")]
+    pub pager: Option<String>,
+    /// `tools.shell.inactivityTimeout`: seconds without output after which
+    /// a command is stopped (300); 0 or less waits forever.
+    #[serde(deserialize_with = "lenient")]
+    pub inactivity_timeout: Option<i64>,
 }
 
 /// Reads a value of the expected type; anything else is ignored (`None`)
@@ -221,6 +235,7 @@ where
 enum Expected {
     Bool,
     Integer,
+    String,
     StringList,
 }
 
@@ -233,6 +248,8 @@ const LENIENT_KEYS: &[(&str, Expected)] = &[
     ("tools.core", Expected::StringList),
     ("tools.confirmationRequired", Expected::StringList),
     ("tools.truncateToolOutputThreshold", Expected::Integer),
+    ("tools.shell.pager", Expected::String),
+    ("tools.shell.inactivityTimeout", Expected::Integer),
 ];
 
 /// One message per leniently read key whose merged value has the wrong
@@ -246,6 +263,7 @@ pub fn ignored_values(merged: &serde_json::Value) -> Vec<String> {
             let fits = match expected {
                 Expected::Bool => value.is_boolean(),
                 Expected::Integer => value.is_i64() || value.is_u64(),
+                Expected::String => value.is_string(),
                 Expected::StringList => value
                     .as_array()
                     .is_some_and(|items| items.iter().all(serde_json::Value::is_string)),
@@ -253,6 +271,7 @@ pub fn ignored_values(merged: &serde_json::Value) -> Vec<String> {
             let wanted = match expected {
                 Expected::Bool => "true or false",
                 Expected::Integer => "a whole number",
+                Expected::String => "a string",
                 Expected::StringList => "a list of strings",
             };
             (!fits && !value.is_null())

@@ -120,6 +120,7 @@ impl Agent {
                 .clone()
                 .map(|access| ModelAccess { model, ..access }),
             limits: services.limits,
+            shell: services.shell.clone(),
         });
     }
 

@@ -170,6 +170,7 @@ impl Session {
                 session_id: config.session_id.clone(),
             }),
             limits: crate::tools::ToolLimits::with_max_output(config.tool_output_limit),
+            shell: config.shell.clone(),
         });
         let checkpoints = open_checkpoints(&config, &sink);
         let mut agent = Agent::new(

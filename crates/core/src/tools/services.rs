@@ -16,6 +16,33 @@ pub struct ToolServices {
     pub model: Option<ModelAccess>,
     /// Limits applied to tool output.
     pub limits: ToolLimits,
+    /// How the shell tool runs commands (`tools.shell.*`).
+    pub shell: ShellSettings,
+}
+
+/// `tools.shell.*` as the shell tool applies them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellSettings {
+    /// `PAGER` and `GIT_PAGER` of the commands (`tools.shell.pager`, `cat`):
+    /// nothing may wait for a key press nobody can give.
+    pub pager: String,
+    /// A command with no output for this long is stopped
+    /// (`tools.shell.inactivityTimeout`, 300 s); `None` waits forever.
+    pub inactivity_timeout: Option<std::time::Duration>,
+}
+
+/// Gemini CLI 0.61's `tools.shell.inactivityTimeout` default, in seconds.
+pub const DEFAULT_INACTIVITY_TIMEOUT_SECS: u64 = 300;
+
+impl Default for ShellSettings {
+    fn default() -> Self {
+        Self {
+            pager: "cat".to_owned(),
+            inactivity_timeout: Some(std::time::Duration::from_secs(
+                DEFAULT_INACTIVITY_TIMEOUT_SECS,
+            )),
+        }
+    }
 }
 
 /// A client plus the model to use for tool-internal requests.

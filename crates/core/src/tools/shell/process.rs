@@ -50,6 +50,17 @@ fn is_executable(path: &Path) -> bool {
 /// to `stdout`. `GEMINI_CLI=1` tells scripts who runs them; pagers are
 /// disabled so nothing waits for a key press.
 pub fn spawn_shell(command: &str, cwd: &Path, stdout: Stdio) -> io::Result<Child> {
+    spawn_shell_with_pager(command, cwd, stdout, "cat")
+}
+
+/// [`spawn_shell`] with `PAGER` and `GIT_PAGER` set to `pager`
+/// (`tools.shell.pager`).
+pub fn spawn_shell_with_pager(
+    command: &str,
+    cwd: &Path,
+    stdout: Stdio,
+    pager: &str,
+) -> io::Result<Child> {
     let mut cmd = Command::new(shell_program());
     cmd.arg("-c")
         .arg(command)
@@ -58,8 +69,8 @@ pub fn spawn_shell(command: &str, cwd: &Path, stdout: Stdio) -> io::Result<Child
         .stdout(stdout)
         .stderr(Stdio::null())
         .env("GEMINI_CLI", "1")
-        .env("PAGER", "cat")
-        .env("GIT_PAGER", "cat")
+        .env("PAGER", pager)
+        .env("GIT_PAGER", pager)
         .kill_on_drop(false);
     // SAFETY: the closure runs in the forked child before exec and only calls
     // the async-signal-safe `setsid` and `dup2`.
