@@ -9,13 +9,16 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use gd_auth::{AuthConfig, AuthManager};
-use gd_gemini::{Backend, ClientOptions, GeminiClient, RetryPolicy};
+use gd_gemini::{Backend, ClientOptions, GeminiClient};
 use gd_settings::layers::LoadOptions;
 use gd_settings::{LoadedSettings, Settings, WorkspaceTrust, dotenv, load_layers, workspace_trust};
 use thiserror::Error;
 use tracing::{debug, warn};
 
 use crate::config::{ApprovalMode, FileFiltering, SessionConfig, default_generation_config};
+pub use crate::launch_settings::{
+    MAX_ATTEMPTS, apply_env_settings, retry_policy, shell_settings, tool_output_limit,
+};
 use crate::policy::{PolicyApproval, mcp_settings_rules};
 use crate::prompts::resolve_system_prompt;
 use crate::tools::discovered::discover;
@@ -50,7 +53,9 @@ pub enum LaunchError {
 /// Process environment with a `.env` file underneath: real variables win.
 #[derive(Debug, Default, Clone)]
 pub struct Env {
-    dotenv: HashMap<String, String>,
+    pub(crate) dotenv: HashMap<String, String>,
+    /// The `.env` file read, if any.
+    pub(crate) file: Option<PathBuf>,
 }
 
 impl Env {
@@ -59,7 +64,19 @@ impl Env {
     /// file only provides the credential variables (see
     /// [`dotenv::restrict`]).
     pub fn load(workspace: &Path, home: Option<&Path>, trusted: bool) -> Self {
-        let vars = dotenv::find_env_file(workspace, home, trusted)
+        Self::load_with(workspace, home, trusted, false)
+    }
+
+    /// [`Env::load`]; `ignore_local` is `advanced.ignoreLocalEnv`.
+    pub fn load_with(
+        workspace: &Path,
+        home: Option<&Path>,
+        trusted: bool,
+        ignore_local: bool,
+    ) -> Self {
+        let file = dotenv::find_env_file_with(workspace, home, trusted, ignore_local);
+        let vars = file
+            .as_ref()
             .and_then(|path| {
                 debug!(path = %path.display(), trusted, "loading .env");
                 std::fs::read_to_string(path).ok()
@@ -71,7 +88,7 @@ impl Env {
         } else {
             dotenv::restrict(vars)
         };
-        Self { dotenv }
+        Self { dotenv, file }
     }
 
     pub fn get(&self, name: &str) -> Option<String> {
@@ -155,6 +172,7 @@ pub fn load_workspace(
         workspace_trusted: trust.is_trusted(),
     })
     .map_err(config)?;
+    let env = apply_env_settings(env, &loaded.settings, workspace, home, trust.is_trusted());
     Ok(WorkspaceSettings { trust, env, loaded })
 }
 
@@ -439,47 +457,6 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     })
 }
 
-/// The retry policy: `general.maxAttempts` (Gemini CLI 0.61: at most 10,
-/// 10 by default here too), unless `GEMINI_DESKTOP_MAX_ATTEMPTS` (tests,
-/// scripts) says otherwise; the delays come from the environment.
-pub fn retry_policy(settings: &Settings, env: &Env) -> RetryPolicy {
-    let mut policy = RetryPolicy::from_env(|name| env.get(name));
-    if env.get("GEMINI_DESKTOP_MAX_ATTEMPTS").is_none() {
-        policy.max_attempts = settings
-            .general
-            .max_attempts
-            .map_or(MAX_ATTEMPTS, |n| n.clamp(1, i64::from(MAX_ATTEMPTS)) as u32);
-    }
-    policy
-}
-
-/// Gemini CLI's default and ceiling for `general.maxAttempts`.
-pub const MAX_ATTEMPTS: u32 = 10;
-
-/// `tools.truncateToolOutputThreshold`: 0 or less sends whole outputs.
-pub fn tool_output_limit(settings: &Settings) -> Option<usize> {
-    match settings.tools.truncate_tool_output_threshold {
-        None => Some(crate::tools::services::DEFAULT_MAX_OUTPUT_CHARS),
-        Some(n) if n <= 0 => None,
-        Some(n) => Some(usize::try_from(n).unwrap_or(usize::MAX)),
-    }
-}
-
-/// `tools.shell.pager` (blank: `cat`) and `tools.shell.inactivityTimeout`
-/// (seconds; 0 or less: no limit).
-pub fn shell_settings(settings: &Settings) -> crate::tools::ShellSettings {
-    let shell = &settings.tools.shell;
-    let mut applied = crate::tools::ShellSettings::default();
-    if let Some(pager) = shell.pager.as_deref().filter(|p| !p.trim().is_empty()) {
-        applied.pager = pager.to_owned();
-    }
-    if let Some(seconds) = shell.inactivity_timeout {
-        applied.inactivity_timeout =
-            (seconds > 0).then(|| std::time::Duration::from_secs(seconds as u64));
-    }
-    applied
-}
-
 /// Checkpoints before edits: `general.checkpointing.enabled` (Gemini CLI's
 /// key) when set, else on for interactive sessions (the desktop app, where
 /// every edit card can restore its checkpoint) and off for the headless CLI
@@ -634,7 +611,7 @@ mod tests {
         for (k, v) in extra {
             dotenv.insert(k.to_string(), v.to_string());
         }
-        Env { dotenv }
+        Env { dotenv, file: None }
     }
 
     fn settings(selected: Option<&str>) -> Settings {

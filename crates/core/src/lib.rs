@@ -39,6 +39,7 @@ pub mod diff3;
 pub mod events;
 pub mod history;
 pub mod launch;
+pub(crate) mod launch_settings;
 pub(crate) mod loop_detection;
 pub mod mcp_settings;
 pub mod memory;

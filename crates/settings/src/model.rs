@@ -21,6 +21,20 @@ pub struct Settings {
     pub mcp_servers: serde_json::Map<String, serde_json::Value>,
     pub mcp: McpSettings,
     pub ui: UiSettings,
+    pub advanced: AdvancedSettings,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AdvancedSettings {
+    /// `advanced.excludedEnvVars`: variables a project's plain `.env` file
+    /// may not set (`DEBUG`, `DEBUG_MODE` by default).
+    #[serde(deserialize_with = "lenient")]
+    pub excluded_env_vars: Option<Vec<String>>,
+    /// `advanced.ignoreLocalEnv`: plain `.env` files are read only from
+    /// the home folder (`.gemini/.env` files still count).
+    #[serde(deserialize_with = "lenient")]
+    pub ignore_local_env: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -249,6 +263,8 @@ const LENIENT_KEYS: &[(&str, Expected)] = &[
     ("tools.confirmationRequired", Expected::StringList),
     ("tools.truncateToolOutputThreshold", Expected::Integer),
     ("tools.shell.pager", Expected::String),
+    ("advanced.excludedEnvVars", Expected::StringList),
+    ("advanced.ignoreLocalEnv", Expected::Bool),
     ("tools.shell.inactivityTimeout", Expected::Integer),
 ];
 

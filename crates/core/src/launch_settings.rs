@@ -1,0 +1,173 @@
+//! Settings keys applied at launch whose reading is more than one line:
+//! `general.maxAttempts`, `tools.truncateToolOutputThreshold`,
+//! `tools.shell.*` and `advanced.excludedEnvVars` / `ignoreLocalEnv`
+//! (Gemini CLI 0.61's meanings and defaults). [`crate::launch`] calls them.
+
+use std::path::Path;
+
+use gd_gemini::RetryPolicy;
+use gd_settings::{Settings, dotenv};
+
+use crate::launch::Env;
+
+/// The retry policy: `general.maxAttempts` (Gemini CLI 0.61: at most 10,
+/// 10 by default here too), unless `GEMINI_DESKTOP_MAX_ATTEMPTS` (tests,
+/// scripts) says otherwise; the delays come from the environment.
+pub fn retry_policy(settings: &Settings, env: &Env) -> RetryPolicy {
+    let mut policy = RetryPolicy::from_env(|name| env.get(name));
+    if env.get("GEMINI_DESKTOP_MAX_ATTEMPTS").is_none() {
+        policy.max_attempts = settings
+            .general
+            .max_attempts
+            .map_or(MAX_ATTEMPTS, |n| n.clamp(1, i64::from(MAX_ATTEMPTS)) as u32);
+    }
+    policy
+}
+
+/// Gemini CLI's default and ceiling for `general.maxAttempts`.
+pub const MAX_ATTEMPTS: u32 = 10;
+
+/// `tools.truncateToolOutputThreshold`: 0 or less sends whole outputs.
+pub fn tool_output_limit(settings: &Settings) -> Option<usize> {
+    match settings.tools.truncate_tool_output_threshold {
+        None => Some(crate::tools::services::DEFAULT_MAX_OUTPUT_CHARS),
+        Some(n) if n <= 0 => None,
+        Some(n) => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+    }
+}
+
+/// `tools.shell.pager` (blank: `cat`) and `tools.shell.inactivityTimeout`
+/// (seconds; 0 or less: no limit).
+pub fn shell_settings(settings: &Settings) -> crate::tools::ShellSettings {
+    let shell = &settings.tools.shell;
+    let mut applied = crate::tools::ShellSettings::default();
+    if let Some(pager) = shell.pager.as_deref().filter(|p| !p.trim().is_empty()) {
+        applied.pager = pager.to_owned();
+    }
+    if let Some(seconds) = shell.inactivity_timeout {
+        applied.inactivity_timeout =
+            (seconds > 0).then(|| std::time::Duration::from_secs(seconds as u64));
+    }
+    applied
+}
+
+/// Applies `advanced.ignoreLocalEnv` and `advanced.excludedEnvVars`
+/// (read from settings, which themselves needed the environment for
+/// their `$VAR`s): the `.env` is found again without plain local files,
+/// and a project's plain `.env` loses the excluded variables.
+pub fn apply_env_settings(
+    mut env: Env,
+    settings: &Settings,
+    workspace: &Path,
+    home: Option<&Path>,
+    trusted: bool,
+) -> Env {
+    if settings.advanced.ignore_local_env == Some(true) {
+        env = Env::load_with(workspace, home, trusted, true);
+    }
+    let excluded: Vec<String> = match &settings.advanced.excluded_env_vars {
+        Some(names) => names.clone(),
+        None => dotenv::DEFAULT_EXCLUDED_ENV_VARS
+            .iter()
+            .map(|n| (*n).to_owned())
+            .collect(),
+    };
+    if env.file.as_deref().is_some_and(dotenv::is_project_env_file) {
+        env.dotenv.retain(|name, _| !excluded.contains(name));
+    }
+    env
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn settings(json: serde_json::Value) -> Settings {
+        serde_json::from_value(json).unwrap()
+    }
+
+    fn no_env() -> Env {
+        Env::default()
+    }
+
+    #[test]
+    fn max_attempts_defaults_to_10_and_is_capped_at_10() {
+        assert_eq!(
+            retry_policy(&Settings::default(), &no_env()).max_attempts,
+            10
+        );
+        let three = settings(serde_json::json!({"general": {"maxAttempts": 3}}));
+        assert_eq!(retry_policy(&three, &no_env()).max_attempts, 3);
+        let many = settings(serde_json::json!({"general": {"maxAttempts": 50}}));
+        assert_eq!(retry_policy(&many, &no_env()).max_attempts, 10);
+        let zero = settings(serde_json::json!({"general": {"maxAttempts": 0}}));
+        assert_eq!(retry_policy(&zero, &no_env()).max_attempts, 1);
+        let mut env = no_env();
+        env.dotenv
+            .insert("GEMINI_DESKTOP_MAX_ATTEMPTS".into(), "2".into());
+        assert_eq!(retry_policy(&three, &env).max_attempts, 2);
+    }
+
+    #[test]
+    fn output_threshold_zero_or_less_means_no_limit() {
+        assert_eq!(tool_output_limit(&Settings::default()), Some(40_000));
+        let small = settings(serde_json::json!({"tools": {"truncateToolOutputThreshold": 500}}));
+        assert_eq!(tool_output_limit(&small), Some(500));
+        for off in [0, -1] {
+            let off = settings(serde_json::json!({"tools": {"truncateToolOutputThreshold": off}}));
+            assert_eq!(tool_output_limit(&off), None);
+        }
+    }
+
+    #[test]
+    fn shell_settings_from_tools_shell() {
+        let default = shell_settings(&Settings::default());
+        assert_eq!(default.pager, "cat");
+        assert_eq!(default.inactivity_timeout, Some(Duration::from_secs(300)));
+        let set = shell_settings(&settings(
+            serde_json::json!({"tools": {"shell": {"pager": "less", "inactivityTimeout": 5}}}),
+        ));
+        assert_eq!(set.pager, "less");
+        assert_eq!(set.inactivity_timeout, Some(Duration::from_secs(5)));
+        let off = shell_settings(&settings(
+            serde_json::json!({"tools": {"shell": {"pager": " ", "inactivityTimeout": 0}}}),
+        ));
+        assert_eq!(off.pager, "cat");
+        assert_eq!(off.inactivity_timeout, None);
+    }
+
+    #[test]
+    fn project_env_files_lose_excluded_variables_and_local_ones_can_be_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let ws = dir.path().join("ws");
+        std::fs::create_dir_all(home.join(".gemini")).unwrap();
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::write(ws.join(".env"), "DEBUG=1\nGD_TEST_A=project\n").unwrap();
+        std::fs::write(home.join(".gemini/.env"), "DEBUG=1\nGD_TEST_A=home\n").unwrap();
+        let load = |json: serde_json::Value| {
+            let env = Env::load(&ws, Some(&home), true);
+            apply_env_settings(env, &settings(json), &ws, Some(&home), true)
+        };
+        // Defaults: DEBUG is dropped from the project's plain .env.
+        let env = load(serde_json::json!({}));
+        assert_eq!(
+            env.dotenv.get("GD_TEST_A").map(String::as_str),
+            Some("project")
+        );
+        assert!(!env.dotenv.contains_key("DEBUG"));
+        // A custom list replaces the default.
+        let env = load(serde_json::json!({"advanced": {"excludedEnvVars": ["GD_TEST_A"]}}));
+        assert!(!env.dotenv.contains_key("GD_TEST_A"));
+        assert_eq!(env.dotenv.get("DEBUG").map(String::as_str), Some("1"));
+        // ignoreLocalEnv: the project's .env is skipped; ~/.gemini/.env is
+        // not a project file, so DEBUG stays.
+        let env = load(serde_json::json!({"advanced": {"ignoreLocalEnv": true}}));
+        assert_eq!(
+            env.dotenv.get("GD_TEST_A").map(String::as_str),
+            Some("home")
+        );
+        assert_eq!(env.dotenv.get("DEBUG").map(String::as_str), Some("1"));
+    }
+}
