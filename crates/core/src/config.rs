@@ -61,6 +61,9 @@ pub struct SessionConfig {
     pub tool_output_limit: Option<usize>,
     /// `tools.shell.*`: the pager and the inactivity timeout of commands.
     pub shell: crate::tools::ShellSettings,
+    /// `context.includeDirectoryTree`: the first message lists the
+    /// workspace folders and their files (on by default).
+    pub include_directory_tree: bool,
 }
 
 impl SessionConfig {
@@ -86,6 +89,7 @@ impl SessionConfig {
             workspace_trusted: true,
             tool_output_limit: Some(crate::tools::ToolLimits::default().max_output_chars),
             shell: crate::tools::ShellSettings::default(),
+            include_directory_tree: true,
         }
     }
 

@@ -254,7 +254,8 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     // Keys of the wrong type that were ignored (not fatal, unlike the
     // older keys: see gd_settings::model::ignored_values).
     let ignored = gd_settings::model::ignored_values(&loaded.merged);
-    let settings = loaded.settings;
+    let mut settings = loaded.settings;
+    let server_command = crate::launch_settings::add_server_command(&mut settings).err();
 
     let mut workspace_dirs = vec![workspace.clone()];
     for dir in options
@@ -359,6 +360,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     config.loop_detection = settings.model.disable_loop_detection != Some(true);
     config.tool_output_limit = tool_output_limit(&settings);
     config.shell = shell_settings(&settings);
+    config.include_directory_tree = settings.context.include_directory_tree != Some(false);
     config.generation_config = Some(default_generation_config(&model));
     config.memory = Some(crate::memory::DiscoveryOptions {
         workspace: config.workspace_dirs[0].clone(),
@@ -375,6 +377,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     let mut warnings: Vec<String> = ignored
         .into_iter()
         .map(|problem| format!("Setting {problem}"))
+        .chain(server_command)
         .collect();
     let home = home_dir();
     config.checkpointing = checkpointing(&settings, options.interactive, &getter, home.as_deref());

@@ -78,6 +78,28 @@ pub fn apply_env_settings(
     env
 }
 
+/// `mcp.serverCommand`: adds the server `mcp` (Gemini CLI 0.61's name)
+/// running that command line, split like a shell would (quotes respected).
+/// A command that cannot be split is reported and adds nothing.
+pub fn add_server_command(settings: &mut Settings) -> Result<(), String> {
+    let Some(line) = settings
+        .mcp
+        .server_command
+        .as_deref()
+        .filter(|c| !c.trim().is_empty())
+    else {
+        return Ok(());
+    };
+    let words = shlex::split(line)
+        .filter(|w| !w.is_empty())
+        .ok_or_else(|| format!("mcp.serverCommand cannot be read as a command line: {line}"))?;
+    settings.mcp_servers.insert(
+        "mcp".to_owned(),
+        serde_json::json!({"command": words[0], "args": &words[1..]}),
+    );
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,6 +140,27 @@ mod tests {
             let off = settings(serde_json::json!({"tools": {"truncateToolOutputThreshold": off}}));
             assert_eq!(tool_output_limit(&off), None);
         }
+    }
+
+    #[test]
+    fn server_command_adds_the_server_mcp() {
+        let mut set =
+            settings(serde_json::json!({"mcp": {"serverCommand": "node 'my server.js' --port 3"}}));
+        add_server_command(&mut set).unwrap();
+        assert_eq!(
+            set.mcp_servers["mcp"],
+            serde_json::json!({"command": "node", "args": ["my server.js", "--port", "3"]})
+        );
+        let mut broken = settings(serde_json::json!({"mcp": {"serverCommand": "node 'open"}}));
+        assert!(
+            add_server_command(&mut broken)
+                .unwrap_err()
+                .contains("mcp.serverCommand")
+        );
+        assert!(broken.mcp_servers.is_empty());
+        let mut none = Settings::default();
+        add_server_command(&mut none).unwrap();
+        assert!(none.mcp_servers.is_empty());
     }
 
     #[test]

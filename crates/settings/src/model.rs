@@ -53,6 +53,10 @@ pub struct McpSettings {
     pub allowed: Option<Vec<String>>,
     /// `mcp.excluded`: these servers never start.
     pub excluded: Vec<String>,
+    /// `mcp.serverCommand`: one more (stdio) server, named `mcp`, started
+    /// from this command line.
+    #[serde(deserialize_with = "lenient")]
+    pub server_command: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -153,6 +157,10 @@ pub struct ContextSettings {
     /// the context-file discovery visits at most (200 by default).
     pub discovery_max_dirs: Option<usize>,
     pub file_filtering: FileFilteringSettings,
+    /// `context.includeDirectoryTree`: `false` leaves the folder listing out
+    /// of the first message.
+    #[serde(deserialize_with = "lenient")]
+    pub include_directory_tree: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -265,6 +273,8 @@ const LENIENT_KEYS: &[(&str, Expected)] = &[
     ("tools.shell.pager", Expected::String),
     ("advanced.excludedEnvVars", Expected::StringList),
     ("advanced.ignoreLocalEnv", Expected::Bool),
+    ("context.includeDirectoryTree", Expected::Bool),
+    ("mcp.serverCommand", Expected::String),
     ("tools.shell.inactivityTimeout", Expected::Integer),
 ];
 
