@@ -120,6 +120,82 @@ const FIELDS: &[Field] = &[
         applies: "The session reloads with it.",
         effect: SettingEffect::Reload,
     },
+    // Gemini CLI 0.61 keys a user would want to change (issue 18): same
+    // meanings and defaults as there (README: "Settings: Gemini CLI 0.61 keys").
+    Field {
+        key: "general.maxAttempts",
+        label: "Retry attempts",
+        help: "Attempts per model request when the service fails or is busy, the first included \
+               (1 to 10).",
+        kind: SettingKind::Number,
+        choices: &[],
+        placeholder: Some("10"),
+        applies: "The session reloads with it.",
+        effect: SettingEffect::Reload,
+    },
+    Field {
+        key: "tools.truncateToolOutputThreshold",
+        label: "Tool output sent to the model",
+        help: "Characters of a tool's output the model gets; the whole output is saved to a file \
+               it can read. 0 sends everything.",
+        kind: SettingKind::Number,
+        choices: &[],
+        placeholder: Some("40000"),
+        applies: "The session reloads with it.",
+        effect: SettingEffect::Reload,
+    },
+    Field {
+        key: "tools.shell.inactivityTimeout",
+        label: "Stop silent commands after (seconds)",
+        help: "A shell command with no output for this long is stopped. 0 waits forever.",
+        kind: SettingKind::Number,
+        choices: &[],
+        placeholder: Some("300"),
+        applies: "The session reloads with it.",
+        effect: SettingEffect::Reload,
+    },
+    Field {
+        key: "tools.allowed",
+        label: "Tools that run without asking",
+        help: "One tool name per line; run_shell_command(git status) allows that command only \
+               (other shell commands are then refused).",
+        kind: SettingKind::Lines,
+        choices: &[],
+        placeholder: Some("run_shell_command(git status)"),
+        applies: "The session reloads with it.",
+        effect: SettingEffect::Reload,
+    },
+    Field {
+        key: "security.disableYoloMode",
+        label: "Disable YOLO mode",
+        help: "YOLO (approve everything) cannot be chosen, for this app and Gemini CLI.",
+        kind: SettingKind::Toggle,
+        choices: &[],
+        placeholder: None,
+        applies: "The session reloads with it.",
+        effect: SettingEffect::Reload,
+    },
+    Field {
+        key: "general.sessionRetention.enabled",
+        label: "Delete old conversations",
+        help: "Delete conversations older than the age below (the open one is kept).",
+        kind: SettingKind::Toggle,
+        choices: &[],
+        placeholder: None,
+        applies: "Applies when a conversation opens.",
+        effect: SettingEffect::Reload,
+    },
+    Field {
+        key: "general.sessionRetention.maxAge",
+        label: "Delete conversations older than",
+        help: "A number and a unit: h (hours), d (days), w (weeks), m (months of 30 days); at \
+               least 1d.",
+        kind: SettingKind::Text,
+        choices: &[],
+        placeholder: Some("30d"),
+        applies: "Applies when a conversation opens.",
+        effect: SettingEffect::Reload,
+    },
 ];
 
 /// The keys the settings screen shows, in its order.
@@ -320,6 +396,18 @@ pub fn default_value(key: &str) -> Value {
         "context.includeDirectories" => Value::Array(Vec::new()),
         // `launch::checkpointing`: unset means on when someone can restore.
         "general.checkpointing.enabled" => Value::Bool(true),
+        "general.maxAttempts" => Value::from(crate::launch::MAX_ATTEMPTS),
+        "tools.truncateToolOutputThreshold" => {
+            Value::from(crate::tools::services::DEFAULT_MAX_OUTPUT_CHARS)
+        }
+        "tools.shell.inactivityTimeout" => {
+            Value::from(crate::tools::services::DEFAULT_INACTIVITY_TIMEOUT_SECS)
+        }
+        "tools.allowed" => Value::Array(Vec::new()),
+        "security.disableYoloMode" => Value::Bool(false),
+        // Off here unless set (the app never deletes history on its own).
+        "general.sessionRetention.enabled" => Value::Bool(false),
+        "general.sessionRetention.maxAge" => Value::String("30d".to_owned()),
         _ => Value::Null,
     }
 }
@@ -380,6 +468,30 @@ pub fn check_value(key: &str, value: &Value) -> Result<(), SettingsScreenError> 
                 None => invalid("Context file names are strings."),
             }
         }
+        ("general.maxAttempts", value)
+            if !value.as_i64().is_some_and(|n| (1..=10).contains(&n)) =>
+        {
+            invalid("Retry attempts are a whole number from 1 to 10.")
+        }
+        ("tools.truncateToolOutputThreshold" | "tools.shell.inactivityTimeout", value)
+            if value.as_i64().is_none() =>
+        {
+            invalid("Enter a whole number (0 for no limit).")
+        }
+        ("general.sessionRetention.maxAge", Value::String(age)) if !is_retention_age(age) => {
+            invalid(
+                "Write an age as a number and a unit: 24h, 30d, 2w or 6m (months); at least 1d.",
+            )
+        }
+        ("tools.allowed", Value::Array(names))
+            if names
+                .iter()
+                .any(|n| n.as_str().is_none_or(|n| n.trim().is_empty())) =>
+        {
+            invalid(
+                "Each allowed tool is a tool name, e.g. read_file or run_shell_command(git status).",
+            )
+        }
         ("context.includeDirectories", Value::Array(dirs))
             if dirs
                 .iter()
@@ -389,6 +501,27 @@ pub fn check_value(key: &str, value: &Value) -> Result<(), SettingsScreenError> 
         }
         _ => Ok(()),
     }
+}
+
+/// `24h`, `30d`, `2w`, `6m` and at least a day (Gemini CLI 0.61's
+/// default `minRetention`; gd-store refuses shorter ages and deletes
+/// nothing).
+fn is_retention_age(age: &str) -> bool {
+    let age = age.trim();
+    let Some(unit) = age.chars().last() else {
+        return false;
+    };
+    let Ok(number) = age[..age.len() - unit.len_utf8()].parse::<u64>() else {
+        return false;
+    };
+    let hours = match unit {
+        'h' => number,
+        'd' => number.saturating_mul(24),
+        'w' => number.saturating_mul(24 * 7),
+        'm' => number.saturating_mul(24 * 30),
+        _ => return false,
+    };
+    hours >= 24
 }
 
 fn check_file_names(names: &[&String]) -> Result<(), SettingsScreenError> {
@@ -604,6 +737,47 @@ mod tests {
         }
         let err = check_value("ui.desktopNotifications", &json!("loud")).unwrap_err();
         assert!(err.to_string().contains("`approvals`"), "{err}");
+    }
+
+    #[test]
+    fn keys_of_0_61_are_checked() {
+        assert!(check_value("general.maxAttempts", &json!(3)).is_ok());
+        for bad in [json!(0), json!(11), json!("3"), json!(2.5)] {
+            assert!(check_value("general.maxAttempts", &bad).is_err(), "{bad}");
+        }
+        assert!(check_value("tools.truncateToolOutputThreshold", &json!(0)).is_ok());
+        assert!(check_value("tools.shell.inactivityTimeout", &json!("x")).is_err());
+        for good in ["24h", "30d", "2w", "6m"] {
+            assert!(
+                check_value("general.sessionRetention.maxAge", &json!(good)).is_ok(),
+                "{good}"
+            );
+        }
+        for bad in ["12h", "30", "d", "3y", ""] {
+            assert!(
+                check_value("general.sessionRetention.maxAge", &json!(bad)).is_err(),
+                "{bad}"
+            );
+        }
+        assert!(check_value("tools.allowed", &json!(["read_file", " "])).is_err());
+        assert_eq!(default_value("general.maxAttempts"), json!(10));
+        assert_eq!(
+            default_value("tools.truncateToolOutputThreshold"),
+            json!(40000)
+        );
+        let number_fields: Vec<String> = fields()
+            .into_iter()
+            .filter(|f| f.kind == SettingKind::Number)
+            .map(|f| f.key)
+            .collect();
+        assert_eq!(
+            number_fields,
+            [
+                "general.maxAttempts",
+                "tools.truncateToolOutputThreshold",
+                "tools.shell.inactivityTimeout"
+            ]
+        );
     }
 
     #[test]

@@ -193,6 +193,32 @@ mod tests {
     }
 
     #[test]
+    fn disable_yolo_mode_refuses_the_switch_to_yolo_only() {
+        use crate::config::ApprovalMode;
+        use crate::policy::{PolicyApproval, YOLO_DISABLED_MESSAGE};
+        let policy = PolicyApproval::new(
+            PolicyEngine::new(Vec::new()),
+            ApprovalMode::Default,
+            true,
+            None,
+        )
+        .yolo_disabled(true);
+        assert_eq!(
+            policy.set_mode(ApprovalMode::Yolo),
+            Err(YOLO_DISABLED_MESSAGE.to_owned())
+        );
+        assert_eq!(policy.mode(), ApprovalMode::Default);
+        assert!(policy.set_mode(ApprovalMode::AutoEdit).is_ok());
+        let free = PolicyApproval::new(
+            PolicyEngine::new(Vec::new()),
+            ApprovalMode::Default,
+            true,
+            None,
+        );
+        assert!(free.set_mode(ApprovalMode::Yolo).is_ok());
+    }
+
+    #[test]
     fn no_settings_no_rules() {
         assert!(tools_settings_rules(&gd_settings::Settings::default()).is_empty());
     }

@@ -23,6 +23,9 @@ pub struct Retention {
     pub min_retention: Option<String>,
 }
 
+/// Gemini CLI 0.61's `maxAge` default.
+pub const DEFAULT_MAX_AGE: &str = "30d";
+
 /// Gemini CLI 0.61's `minRetention` default.
 pub const DEFAULT_MIN_RETENTION: &str = "1d";
 
@@ -43,9 +46,14 @@ impl Retention {
         Self::from_settings(&serde_json::json!({ "general": { "sessionRetention": value } }))
     }
 
-    /// `maxAge` in milliseconds.
+    /// `maxAge` in milliseconds. Enabled with neither `maxAge` nor
+    /// `maxCount`, Gemini CLI 0.61's default age applies (`30d`).
     pub fn max_age_ms(&self) -> Result<Option<i64>> {
-        self.max_age.as_deref().map(parse_age).transpose()
+        match (&self.max_age, self.max_count) {
+            (Some(age), _) => parse_age(age).map(Some),
+            (None, None) => parse_age(DEFAULT_MAX_AGE).map(Some),
+            (None, Some(_)) => Ok(None),
+        }
     }
 
     /// Gemini CLI 0.61's checks before anything is deleted: `maxAge` not
