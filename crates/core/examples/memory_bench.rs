@@ -33,6 +33,7 @@ fn main() {
         max_dirs,
         filtering: FileFiltering::default(),
         workspace_files: true,
+        boundary_markers: None,
     };
     let mut times = Vec::new();
     let mut memory = None;

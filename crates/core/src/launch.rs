@@ -372,6 +372,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
             .unwrap_or(crate::memory::DEFAULT_MAX_DIRS),
         filtering: config.file_filtering,
         workspace_files: trusted,
+        boundary_markers: settings.context.memory_boundary_markers.clone(),
     });
 
     let mut warnings: Vec<String> = ignored

@@ -264,6 +264,7 @@ fn options(ws: &Path, home: &Path) -> DiscoveryOptions {
         max_dirs: 200,
         filtering: FileFiltering::default(),
         workspace_files: true,
+        boundary_markers: None,
     }
 }
 
@@ -310,6 +311,43 @@ fn discovery_order_global_upward_then_downward() {
     // The gitignore only counts inside a git repository.
     assert!(found.contains(&ws.join("ignored/GEMINI.md")));
     assert!(!found.contains(&ws.join("private/GEMINI.md")));
+}
+
+#[test]
+fn memory_boundary_markers_move_the_project_root() {
+    let (_d, tmp) = real_tempdir();
+    let home = tmp.join("home");
+    let mono = home.join("mono");
+    let ws = mono.join("services/api");
+    fs::create_dir_all(mono.join(".git")).unwrap();
+    write(&mono.join("GEMINI.md"), "repo root");
+    write(&mono.join("services/package.json"), "{}");
+    write(&mono.join("services/GEMINI.md"), "services");
+    write(&ws.join("GEMINI.md"), "api");
+    let rel = |markers: Option<Vec<String>>| -> Vec<String> {
+        let options = DiscoveryOptions {
+            boundary_markers: markers,
+            ..options(&ws, &home)
+        };
+        discover(&options)
+            .iter()
+            .map(|p| p.strip_prefix(&home).unwrap().display().to_string())
+            .collect()
+    };
+    // Default (`.git`): from the repository root down.
+    assert_eq!(
+        rel(None),
+        [
+            "mono/GEMINI.md",
+            "mono/services/GEMINI.md",
+            "mono/services/api/GEMINI.md"
+        ]
+    );
+    // `package.json` marks a nearer root: the search stops there.
+    assert_eq!(
+        rel(Some(vec!["package.json".into()])),
+        ["mono/services/GEMINI.md", "mono/services/api/GEMINI.md"]
+    );
 }
 
 #[test]
@@ -398,6 +436,7 @@ fn memory_config(home: PathBuf) -> impl FnOnce(&mut gd_core::SessionConfig) {
             max_dirs: 200,
             filtering: FileFiltering::default(),
             workspace_files: true,
+            boundary_markers: None,
         });
     }
 }

@@ -38,6 +38,7 @@ fn options(ws: &Path) -> DiscoveryOptions {
         max_dirs: 200,
         filtering: FileFiltering::default(),
         workspace_files: true,
+        boundary_markers: None,
     }
 }
 

@@ -161,6 +161,10 @@ pub struct ContextSettings {
     /// of the first message.
     #[serde(deserialize_with = "lenient")]
     pub include_directory_tree: Option<bool>,
+    /// `context.memoryBoundaryMarkers`: where the upward search for context
+    /// files stops (`[".git"]` by default).
+    #[serde(deserialize_with = "lenient")]
+    pub memory_boundary_markers: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -275,6 +279,7 @@ const LENIENT_KEYS: &[(&str, Expected)] = &[
     ("advanced.ignoreLocalEnv", Expected::Bool),
     ("context.includeDirectoryTree", Expected::Bool),
     ("mcp.serverCommand", Expected::String),
+    ("context.memoryBoundaryMarkers", Expected::StringList),
     ("tools.shell.inactivityTimeout", Expected::Integer),
 ];
 
