@@ -195,3 +195,25 @@ fn a_new_key_of_the_wrong_type_is_ignored_with_a_warning() {
         stderr(&out)
     );
 }
+
+#[test]
+fn security_auth_enforced_type_refuses_other_credentials() {
+    let run = with_settings(
+        json!({"steps": [{"text": "never"}]}),
+        json!({"security": {"auth": {"enforcedType": "vertex-ai"}}}),
+    );
+    let out = run.run(&["-p", "hi", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(41), "{}", stderr(&out));
+    assert_eq!(
+        stderr_json(&out)["error"]["message"],
+        "The enforced authentication type is 'vertex-ai', but the current type is 'gemini-api-key'. Please re-authenticate with the correct type."
+    );
+    assert!(run.fake.main_requests().is_empty());
+    // The type in use: the run goes on.
+    run.write_settings(
+        &run.user_settings(),
+        r#"{"security": {"auth": {"enforcedType": "gemini-api-key"}}}"#,
+    );
+    let out = run.run(&["-p", "hi", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}

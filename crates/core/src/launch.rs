@@ -581,6 +581,8 @@ pub fn select_backend(settings: &Settings, env: &Env) -> Result<Backend, LaunchE
         secret = %resolved.secret_location,
         "credentials selected"
     );
+    crate::launch_settings::check_enforced_auth(settings, resolved.method)
+        .map_err(LaunchError::Auth)?;
     Ok(resolved.backend)
 }
 

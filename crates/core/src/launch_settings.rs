@@ -100,6 +100,32 @@ pub fn add_server_command(settings: &mut Settings) -> Result<(), String> {
     Ok(())
 }
 
+/// `security.auth.enforcedType`: the credentials in use must be of that
+/// type (Gemini CLI 0.61's check and message; an administrator sets it in
+/// the system settings).
+pub fn check_enforced_auth(settings: &Settings, method: gd_auth::AuthMethod) -> Result<(), String> {
+    let Some(enforced) = settings
+        .security
+        .auth
+        .enforced_type
+        .as_deref()
+        .filter(|t| !t.trim().is_empty())
+    else {
+        return Ok(());
+    };
+    if gd_auth::AuthMethod::from_selected_type(enforced) == Some(method) {
+        return Ok(());
+    }
+    let current = match method {
+        gd_auth::AuthMethod::GeminiApiKey => "gemini-api-key",
+        gd_auth::AuthMethod::VertexAi => "vertex-ai",
+        gd_auth::AuthMethod::GoogleLogin => "oauth-personal",
+    };
+    Err(format!(
+        "The enforced authentication type is '{enforced}', but the current type is '{current}'. Please re-authenticate with the correct type."
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,6 +187,19 @@ mod tests {
         let mut none = Settings::default();
         add_server_command(&mut none).unwrap();
         assert!(none.mcp_servers.is_empty());
+    }
+
+    #[test]
+    fn enforced_auth_type_must_match() {
+        use gd_auth::AuthMethod;
+        assert!(check_enforced_auth(&Settings::default(), AuthMethod::GeminiApiKey).is_ok());
+        let vertex =
+            settings(serde_json::json!({"security": {"auth": {"enforcedType": "vertex-ai"}}}));
+        assert!(check_enforced_auth(&vertex, AuthMethod::VertexAi).is_ok());
+        assert_eq!(
+            check_enforced_auth(&vertex, AuthMethod::GeminiApiKey).unwrap_err(),
+            "The enforced authentication type is 'vertex-ai', but the current type is 'gemini-api-key'. Please re-authenticate with the correct type."
+        );
     }
 
     #[test]
