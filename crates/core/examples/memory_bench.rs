@@ -34,6 +34,7 @@ fn main() {
         filtering: FileFiltering::default(),
         workspace_files: true,
         boundary_markers: None,
+        include_directories: false,
     };
     let mut times = Vec::new();
     let mut memory = None;

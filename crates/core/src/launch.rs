@@ -373,6 +373,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         filtering: config.file_filtering,
         workspace_files: trusted,
         boundary_markers: settings.context.memory_boundary_markers.clone(),
+        include_directories: settings.context.load_memory_from_include_directories == Some(true),
     });
 
     let mut warnings: Vec<String> = ignored

@@ -42,6 +42,7 @@ fn start(
                 filtering: FileFiltering::default(),
                 workspace_files: true,
                 boundary_markers: None,
+                include_directories: false,
             });
         },
         policy,

@@ -265,6 +265,7 @@ fn options(ws: &Path, home: &Path) -> DiscoveryOptions {
         filtering: FileFiltering::default(),
         workspace_files: true,
         boundary_markers: None,
+        include_directories: false,
     }
 }
 
@@ -348,6 +349,34 @@ fn memory_boundary_markers_move_the_project_root() {
         rel(Some(vec!["package.json".into()])),
         ["mono/services/GEMINI.md", "mono/services/api/GEMINI.md"]
     );
+}
+
+#[test]
+fn include_directories_are_searched_only_when_the_setting_says_so() {
+    let (_d, tmp) = real_tempdir();
+    let home = tmp.join("home");
+    let ws = home.join("app");
+    let lib = tmp.join("elsewhere/lib");
+    fs::create_dir_all(ws.join(".git")).unwrap();
+    fs::create_dir_all(lib.join(".git")).unwrap();
+    write(&ws.join("GEMINI.md"), "app rules");
+    write(&lib.join("GEMINI.md"), "lib rules");
+    write(&lib.join("src/GEMINI.md"), "lib src rules");
+    let dirs = [ws.clone(), lib.clone()];
+    let off = load_memory(&options(&ws, &home), &dirs);
+    assert!(off.text.contains("app rules"));
+    assert!(!off.text.contains("lib rules"), "{}", off.text);
+    let on = load_memory(
+        &DiscoveryOptions {
+            include_directories: true,
+            ..options(&ws, &home)
+        },
+        &dirs,
+    );
+    let app = on.text.find("app rules").unwrap();
+    let lib_at = on.text.find("lib rules").unwrap();
+    let src_at = on.text.find("lib src rules").unwrap();
+    assert!(app < lib_at && lib_at < src_at, "{}", on.text);
 }
 
 #[test]
@@ -437,6 +466,7 @@ fn memory_config(home: PathBuf) -> impl FnOnce(&mut gd_core::SessionConfig) {
             filtering: FileFiltering::default(),
             workspace_files: true,
             boundary_markers: None,
+            include_directories: false,
         });
     }
 }

@@ -39,6 +39,7 @@ fn options(ws: &Path) -> DiscoveryOptions {
         filtering: FileFiltering::default(),
         workspace_files: true,
         boundary_markers: None,
+        include_directories: false,
     }
 }
 

@@ -165,6 +165,10 @@ pub struct ContextSettings {
     /// files stops (`[".git"]` by default).
     #[serde(deserialize_with = "lenient")]
     pub memory_boundary_markers: Option<Vec<String>>,
+    /// `context.loadMemoryFromIncludeDirectories`: context files are also
+    /// looked for in and around the include directories.
+    #[serde(deserialize_with = "lenient")]
+    pub load_memory_from_include_directories: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -280,6 +284,7 @@ const LENIENT_KEYS: &[(&str, Expected)] = &[
     ("context.includeDirectoryTree", Expected::Bool),
     ("mcp.serverCommand", Expected::String),
     ("context.memoryBoundaryMarkers", Expected::StringList),
+    ("context.loadMemoryFromIncludeDirectories", Expected::Bool),
     ("tools.shell.inactivityTimeout", Expected::Integer),
 ];
 

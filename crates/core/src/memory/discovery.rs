@@ -45,6 +45,9 @@ pub struct DiscoveryOptions {
     /// makes it the project root, where the upward search stops (`None`:
     /// `.git`, Gemini CLI 0.61's default; empty: no root).
     pub boundary_markers: Option<Vec<String>>,
+    /// `context.loadMemoryFromIncludeDirectories`: the other workspace
+    /// folders (include directories) are searched like the first one.
+    pub include_directories: bool,
 }
 
 /// The nearest ancestor of `dir` (itself included) that has a `.git`
@@ -59,6 +62,28 @@ pub fn find_root_with(dir: &Path, markers: &[String]) -> Option<PathBuf> {
     dir.ancestors()
         .find(|d| markers.iter().any(|m| !m.is_empty() && d.join(m).exists()))
         .map(Path::to_path_buf)
+}
+
+/// The context files of the first workspace folder (see [`discover`]),
+/// then, with `include_directories`, those around and below each other
+/// folder in `workspace_dirs` (the global files only once).
+pub fn discover_all(options: &DiscoveryOptions, workspace_dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut found = discover(options);
+    if !options.include_directories || !options.workspace_files {
+        return found;
+    }
+    for dir in workspace_dirs.iter().filter(|d| **d != options.workspace) {
+        let other = DiscoveryOptions {
+            workspace: dir.clone(),
+            ..options.clone()
+        };
+        for path in discover(&other) {
+            if !found.contains(&path) {
+                found.push(path);
+            }
+        }
+    }
+    found
 }
 
 /// The context files, in load order, without duplicates.

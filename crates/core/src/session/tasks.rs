@@ -225,6 +225,7 @@ async fn refresh_memory(agent: &mut Agent, sink: &EventSink) {
             filtering: agent.config.file_filtering,
             workspace_files: agent.config.workspace_trusted,
             boundary_markers: None,
+            include_directories: false,
         }
     });
     let dirs = agent.config.workspace_dirs.clone();
