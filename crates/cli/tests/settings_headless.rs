@@ -217,3 +217,37 @@ fn security_auth_enforced_type_refuses_other_credentials() {
     let out = run.run(&["-p", "hi", "-o", "json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
+
+#[test]
+fn billing_vertex_ai_request_types_are_sent_to_vertex_ai() {
+    let run = with_settings(
+        json!({"steps": [{"text": "ok"}]}),
+        json!({"billing": {"vertexAi": {"requestType": "shared", "sharedRequestType": "flex"}}}),
+    );
+    let out = run
+        .command(&["-p", "hi", "-o", "json"])
+        .env_remove("GEMINI_API_KEY")
+        .env("GOOGLE_GENAI_USE_VERTEXAI", "true")
+        .env("GOOGLE_API_KEY", "vertex-key")
+        .env("GOOGLE_VERTEX_BASE_URL", run.fake.base_url())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let request = &run.fake.main_requests()[0];
+    assert_eq!(request.api_style, "vertex");
+    assert_eq!(
+        request.header("x-vertex-ai-llm-request-type"),
+        Some("shared")
+    );
+    assert_eq!(
+        request.header("x-vertex-ai-llm-shared-request-type"),
+        Some("flex")
+    );
+
+    // The Gemini API gets no such header.
+    let out = run.run(&["-p", "hi", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let request = run.fake.main_requests().last().unwrap().clone();
+    assert_eq!(request.api_style, "gemini");
+    assert_eq!(request.header("x-vertex-ai-llm-request-type"), None);
+}

@@ -290,10 +290,13 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
 
     let model = resolve_model(options.model.as_deref(), &env, &settings);
     let backend = select_backend(&settings, &env)?;
+    let (extra_headers, header_problems) =
+        crate::launch_settings::vertex_headers(&settings, backend.kind());
     let client = GeminiClient::new(
         backend,
         ClientOptions {
             retry: retry_policy(&settings, &env),
+            extra_headers,
             surface: options.surface.clone(),
             ..ClientOptions::default()
         },
@@ -380,6 +383,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         .into_iter()
         .map(|problem| format!("Setting {problem}"))
         .chain(server_command)
+        .chain(header_problems)
         .collect();
     let home = home_dir();
     config.checkpointing = checkpointing(&settings, options.interactive, &getter, home.as_deref());

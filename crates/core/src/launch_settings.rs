@@ -126,6 +126,46 @@ pub fn check_enforced_auth(settings: &Settings, method: gd_auth::AuthMethod) -> 
     ))
 }
 
+/// `billing.vertexAi.requestType` / `sharedRequestType` as Vertex AI
+/// headers (only for the Vertex AI backend, as in Gemini CLI 0.61), and a
+/// message for each value 0.61 would not accept (that value is not sent).
+pub fn vertex_headers(
+    settings: &Settings,
+    backend_kind: &str,
+) -> (Vec<(String, String)>, Vec<String>) {
+    let vertex = &settings.billing.vertex_ai;
+    let mut headers = Vec::new();
+    let mut problems = Vec::new();
+    let keys = [
+        (
+            "billing.vertexAi.requestType",
+            "X-Vertex-AI-LLM-Request-Type",
+            &vertex.request_type,
+            &["dedicated", "shared"][..],
+        ),
+        (
+            "billing.vertexAi.sharedRequestType",
+            "X-Vertex-AI-LLM-Shared-Request-Type",
+            &vertex.shared_request_type,
+            &["priority", "flex"][..],
+        ),
+    ];
+    for (key, header, value, allowed) in keys {
+        let Some(value) = value.as_deref() else {
+            continue;
+        };
+        if !allowed.contains(&value) {
+            problems.push(format!(
+                "Setting {key} must be one of {}; ignored",
+                allowed.join(", ")
+            ));
+        } else if backend_kind == "vertex-ai" {
+            headers.push((header.to_owned(), value.to_owned()));
+        }
+    }
+    (headers, problems)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,6 +227,25 @@ mod tests {
         let mut none = Settings::default();
         add_server_command(&mut none).unwrap();
         assert!(none.mcp_servers.is_empty());
+    }
+
+    #[test]
+    fn vertex_billing_headers_only_for_vertex_and_known_values() {
+        let set = settings(serde_json::json!({"billing": {"vertexAi": {
+            "requestType": "shared", "sharedRequestType": "fast"}}}));
+        let (headers, problems) = vertex_headers(&set, "vertex-ai");
+        assert_eq!(
+            headers,
+            [(
+                "X-Vertex-AI-LLM-Request-Type".to_owned(),
+                "shared".to_owned()
+            )]
+        );
+        assert_eq!(
+            problems,
+            ["Setting billing.vertexAi.sharedRequestType must be one of priority, flex; ignored"]
+        );
+        assert!(vertex_headers(&set, "gemini-api-key").0.is_empty());
     }
 
     #[test]

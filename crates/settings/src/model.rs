@@ -22,6 +22,26 @@ pub struct Settings {
     pub mcp: McpSettings,
     pub ui: UiSettings,
     pub advanced: AdvancedSettings,
+    pub billing: BillingSettings,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct BillingSettings {
+    pub vertex_ai: VertexAiBillingSettings,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct VertexAiBillingSettings {
+    /// `billing.vertexAi.requestType`: `dedicated` or `shared`, sent as
+    /// `X-Vertex-AI-LLM-Request-Type` on Vertex AI requests.
+    #[serde(deserialize_with = "lenient")]
+    pub request_type: Option<String>,
+    /// `billing.vertexAi.sharedRequestType`: `priority` or `flex`, sent as
+    /// `X-Vertex-AI-LLM-Shared-Request-Type`.
+    #[serde(deserialize_with = "lenient")]
+    pub shared_request_type: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -285,6 +305,8 @@ const LENIENT_KEYS: &[(&str, Expected)] = &[
     ("mcp.serverCommand", Expected::String),
     ("context.memoryBoundaryMarkers", Expected::StringList),
     ("context.loadMemoryFromIncludeDirectories", Expected::Bool),
+    ("billing.vertexAi.requestType", Expected::String),
+    ("billing.vertexAi.sharedRequestType", Expected::String),
     ("tools.shell.inactivityTimeout", Expected::Integer),
 ];
 
