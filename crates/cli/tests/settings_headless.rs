@@ -251,3 +251,35 @@ fn billing_vertex_ai_request_types_are_sent_to_vertex_ai() {
     assert_eq!(request.api_style, "gemini");
     assert_eq!(request.header("x-vertex-ai-llm-request-type"), None);
 }
+
+#[test]
+fn policy_paths_add_policy_files() {
+    let run = with_settings(
+        json!({"steps": [
+            {"functionCalls": [
+                {"name": "run_shell_command", "args": {"command": "rm hello.txt"}},
+                {"name": "run_shell_command", "args": {"command": "echo still here"}}
+            ]},
+            {"text": "ok"}
+        ]}),
+        json!({"policyPaths": ["team-policies"]}),
+    );
+    run.write_settings(
+        &run.ws.join("team-policies/no-rm.toml"),
+        "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"rm\"\ndecision = \"deny\"\npriority = 500\ndenyMessage = \"No deleting.\"\n",
+    );
+    let out = run.run(&["-p", "clean", "-o", "json", "--yolo"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let answers = responses(&run, 1);
+    assert_eq!(
+        answers[0],
+        json!({"error": "Tool execution denied by policy. No deleting."})
+    );
+    assert!(
+        answers[1]["output"]
+            .as_str()
+            .unwrap()
+            .contains("still here")
+    );
+    assert!(run.ws.join("hello.txt").exists());
+}

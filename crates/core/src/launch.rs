@@ -394,6 +394,10 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     warnings.extend(errors.iter().map(|e| format!("Policy file skipped: {e}")));
     let mut settings_rules = mcp_settings_rules(&settings);
     settings_rules.extend(crate::tool_rules::tools_settings_rules(&settings));
+    let (path_rules, path_problems) =
+        crate::launch_settings::policy_path_rules(&settings, &config.workspace_dirs[0]);
+    settings_rules.extend(path_rules);
+    warnings.extend(path_problems);
     engine.add_rules(settings_rules.clone());
     let policy = Arc::new(
         PolicyApproval::new(

@@ -166,6 +166,37 @@ pub fn vertex_headers(
     (headers, problems)
 }
 
+/// The rules of `policyPaths` (User tier) and `adminPolicyPaths` (Admin
+/// tier): files or directories, relative to the workspace unless absolute,
+/// read once at launch; each broken file is reported and left out.
+pub fn policy_path_rules(
+    settings: &Settings,
+    workspace: &Path,
+) -> (Vec<gd_policy::Rule>, Vec<String>) {
+    let resolve = |paths: &Option<Vec<String>>| -> Vec<std::path::PathBuf> {
+        paths
+            .iter()
+            .flatten()
+            .filter(|p| !p.trim().is_empty())
+            .map(|p| workspace.join(p.trim()))
+            .collect()
+    };
+    let mut rules = Vec::new();
+    let mut problems = Vec::new();
+    for (paths, tier) in [
+        (resolve(&settings.policy_paths), gd_policy::Tier::User),
+        (
+            resolve(&settings.admin_policy_paths),
+            gd_policy::Tier::Admin,
+        ),
+    ] {
+        let (found, errors) = gd_policy::load_paths(&paths, tier);
+        rules.extend(found);
+        problems.extend(errors.iter().map(|e| format!("Policy file skipped: {e}")));
+    }
+    (rules, problems)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

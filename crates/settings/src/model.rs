@@ -23,6 +23,12 @@ pub struct Settings {
     pub ui: UiSettings,
     pub advanced: AdvancedSettings,
     pub billing: BillingSettings,
+    /// `policyPaths`: more policy files or directories (User tier).
+    #[serde(deserialize_with = "lenient")]
+    pub policy_paths: Option<Vec<String>>,
+    /// `adminPolicyPaths`: more policy files or directories (Admin tier).
+    #[serde(deserialize_with = "lenient")]
+    pub admin_policy_paths: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -306,6 +312,8 @@ const LENIENT_KEYS: &[(&str, Expected)] = &[
     ("context.memoryBoundaryMarkers", Expected::StringList),
     ("context.loadMemoryFromIncludeDirectories", Expected::Bool),
     ("billing.vertexAi.requestType", Expected::String),
+    ("policyPaths", Expected::StringList),
+    ("adminPolicyPaths", Expected::StringList),
     ("billing.vertexAi.sharedRequestType", Expected::String),
     ("tools.shell.inactivityTimeout", Expected::Integer),
 ];
