@@ -44,6 +44,13 @@ pub fn shell_settings(settings: &Settings) -> crate::tools::ShellSettings {
     if let Some(pager) = shell.pager.as_deref().filter(|p| !p.trim().is_empty()) {
         applied.pager = pager.to_owned();
     }
+    let redaction = &settings.security.environment_variable_redaction;
+    if redaction.enabled == Some(true) {
+        applied.redaction = Some(crate::env_redaction::EnvRedaction::new(
+            redaction.allowed.as_deref().unwrap_or_default(),
+            redaction.blocked.as_deref().unwrap_or_default(),
+        ));
+    }
     if let Some(seconds) = shell.inactivity_timeout {
         applied.inactivity_timeout =
             (seconds > 0).then(|| std::time::Duration::from_secs(seconds as u64));

@@ -36,6 +36,7 @@ pub mod config;
 pub mod context;
 pub mod diff;
 pub mod diff3;
+pub mod env_redaction;
 pub mod events;
 pub mod history;
 pub mod launch;

@@ -142,6 +142,22 @@ pub struct SecuritySettings {
     /// it is an error, the app does not offer it), as in Gemini CLI.
     #[serde(deserialize_with = "lenient")]
     pub disable_yolo_mode: Option<bool>,
+    /// `security.environmentVariableRedaction`: secrets kept from commands.
+    pub environment_variable_redaction: EnvRedactionSettings,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct EnvRedactionSettings {
+    /// `enabled` (off by default, as in Gemini CLI 0.61).
+    #[serde(deserialize_with = "lenient")]
+    pub enabled: Option<bool>,
+    /// `allowed`: variables always passed on.
+    #[serde(deserialize_with = "lenient")]
+    pub allowed: Option<Vec<String>>,
+    /// `blocked`: variables never passed on.
+    #[serde(deserialize_with = "lenient")]
+    pub blocked: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -313,6 +329,18 @@ const LENIENT_KEYS: &[(&str, Expected)] = &[
     ("context.loadMemoryFromIncludeDirectories", Expected::Bool),
     ("billing.vertexAi.requestType", Expected::String),
     ("policyPaths", Expected::StringList),
+    (
+        "security.environmentVariableRedaction.enabled",
+        Expected::Bool,
+    ),
+    (
+        "security.environmentVariableRedaction.allowed",
+        Expected::StringList,
+    ),
+    (
+        "security.environmentVariableRedaction.blocked",
+        Expected::StringList,
+    ),
     ("adminPolicyPaths", Expected::StringList),
     ("billing.vertexAi.sharedRequestType", Expected::String),
     ("tools.shell.inactivityTimeout", Expected::Integer),

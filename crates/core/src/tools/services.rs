@@ -29,6 +29,9 @@ pub struct ShellSettings {
     /// A command with no output for this long is stopped
     /// (`tools.shell.inactivityTimeout`, 300 s); `None` waits forever.
     pub inactivity_timeout: Option<std::time::Duration>,
+    /// `security.environmentVariableRedaction`: variables commands do not
+    /// inherit; `None` (the default) passes the environment on.
+    pub redaction: Option<crate::env_redaction::EnvRedaction>,
 }
 
 /// Gemini CLI 0.61's `tools.shell.inactivityTimeout` default, in seconds.
@@ -41,6 +44,7 @@ impl Default for ShellSettings {
             inactivity_timeout: Some(std::time::Duration::from_secs(
                 DEFAULT_INACTIVITY_TIMEOUT_SECS,
             )),
+            redaction: None,
         }
     }
 }

@@ -127,8 +127,7 @@ impl RunShellCommand {
 
     async fn run_foreground(&self, command: &str, cwd: PathBuf, ctx: &ToolContext) -> ToolResult {
         let settings = &ctx.services.shell;
-        let spawned =
-            process::spawn_shell_with_pager(command, &cwd, Stdio::piped(), &settings.pager);
+        let spawned = process::spawn_shell_with(command, &cwd, Stdio::piped(), settings);
         let mut child = match spawned {
             Ok(child) => child,
             Err(e) => {
