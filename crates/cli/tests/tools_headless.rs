@@ -333,3 +333,58 @@ fn stream_json_says_which_rule_decided_each_call() {
     assert_eq!(echo["mode"], "yolo");
     assert!(run.ws.join("hello.txt").exists());
 }
+
+/// Gemini CLI 0.61's default-mode set, `update_topic` first; the topic
+/// runs without asking and shows in stream-json as any tool does (0.61
+/// renders it as a `tool_use` / `tool_result` pair, the result being its
+/// display text).
+#[test]
+fn default_mode_declares_gemini_clis_set_and_runs_update_topic() {
+    let run = Run::new(json!({"steps": [
+        {"functionCalls": [{"name": "update_topic", "args": {
+            "title": "Survey", "summary": "Nothing done yet.", "strategic_intent": "Read the README."
+        }}]},
+        {"text": "Surveyed."}
+    ]}));
+    let out = run.run(&["-p", "look", "-o", "stream-json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        declared(&run),
+        [
+            "update_topic",
+            "list_directory",
+            "read_file",
+            "grep_search",
+            "glob",
+            "google_web_search"
+        ]
+    );
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let tool_use = lines.iter().find(|l| l["type"] == "tool_use").unwrap();
+    assert_eq!(tool_use["tool_name"], "update_topic");
+    assert_eq!(tool_use["parameters"]["title"], "Survey");
+    let result = lines.iter().find(|l| l["type"] == "tool_result").unwrap();
+    assert_eq!(result["status"], "success");
+    assert_eq!(
+        result["output"],
+        "## 📂 Topic: **Survey**\n\n**Summary:**\nNothing done yet.\n\n> [!STRATEGY]\n> **Intent:** Read the README."
+    );
+}
+
+/// `tools.legacy` declares the seeds' tools 0.61 dropped.
+#[test]
+fn legacy_setting_brings_back_read_many_files() {
+    let run = Run::new(json!({"steps": [{"text": "ok"}]}));
+    run.write_settings(
+        &run.user_settings(),
+        r#"{"tools": {"legacy": ["read_many_files"]}}"#,
+    );
+    let out = run.run(&["-p", "hi", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let names = declared(&run);
+    assert_eq!(names.last().map(String::as_str), Some("read_many_files"));
+    assert!(!names.contains(&"save_memory".to_owned()));
+}

@@ -415,33 +415,14 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         .with_load_errors(&errors),
     );
 
-    let mut tools = ToolRegistry::with_builtins();
-    if let (Some(discovery), Some(call)) = (
-        &settings.tools.discovery_command,
-        &settings.tools.call_command,
-    ) {
-        match discover(discovery, call, &config.workspace_dirs[0]) {
-            Ok(found) => found
-                .into_iter()
-                .for_each(|tool| tools.register(Arc::new(tool))),
-            Err(e) => warnings.push(format!("Tool discovery failed: {e}")),
-        }
+    let tools = declared_tools(&settings, &policy, &config.workspace_dirs[0], &mut warnings);
+    if config.system_prompt == crate::prompts::DEFAULT_SYSTEM_PROMPT {
+        // Our own prompt says how to use the tools this session has (a
+        // user's GEMINI_SYSTEM_MD is left as written).
+        config.system_prompt = crate::prompts::default_prompt_for(&tools.names());
     }
-    tools.exclude(&settings.tools.exclude);
-    // Tools the policy would never let run here (e.g. tools that need a
-    // confirmation in a session nobody can confirm) are not offered at all.
-    tools.retain(|tool| policy.would_declare(tool));
     for warning in &warnings {
         warn!("{warning}");
-    }
-    #[cfg(unix)]
-    if tools.get(shell::RunShellCommand::NAME).is_none() {
-        // Without the shell there are no background processes to look at
-        // (Gemini CLI offers these tools only together with the shell).
-        tools.exclude(&[
-            shell::ListBackgroundProcesses::NAME.to_owned(),
-            shell::ReadBackgroundOutput::NAME.to_owned(),
-        ]);
     }
     let mcp = mcp.disarm().map(|manager| {
         for entry in manager.invalid_entries() {
@@ -468,6 +449,55 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         trust,
         warnings,
     })
+}
+
+/// The built-in (and discovered) tools a session declares: Gemini CLI
+/// 0.61's set in its order, plus `tools.legacy` and `tools.discoveryCommand`
+/// tools, minus `tools.exclude` and the tools the policy would never let run
+/// in this session (0.61's rule: a headless session cannot be asked, so it
+/// declares only what its approval mode allows outright).
+pub fn declared_tools(
+    settings: &Settings,
+    policy: &PolicyApproval,
+    workspace: &Path,
+    warnings: &mut Vec<String>,
+) -> ToolRegistry {
+    let mut tools = ToolRegistry::with_builtins();
+    for unknown in tools.add_legacy(&settings.tools.legacy) {
+        warnings.push(format!(
+            "tools.legacy: unknown tool \"{unknown}\" (known: {})",
+            crate::tools::registry::LEGACY_TOOLS.join(", ")
+        ));
+    }
+    if let (Some(discovery), Some(call)) = (
+        &settings.tools.discovery_command,
+        &settings.tools.call_command,
+    ) {
+        match discover(discovery, call, workspace) {
+            Ok(found) => found
+                .into_iter()
+                .for_each(|tool| tools.register(Arc::new(tool))),
+            Err(e) => warnings.push(format!("Tool discovery failed: {e}")),
+        }
+    }
+    tools.exclude(&settings.tools.exclude);
+    if settings.general.topic_update_narration == Some(false) {
+        // 0.61 offers `update_topic` only while topic narration is on.
+        tools.exclude(&[crate::tools::topic::UpdateTopic::NAME.to_owned()]);
+    }
+    // Tools the policy would never let run here (e.g. tools that need a
+    // confirmation in a session nobody can confirm) are not offered at all.
+    tools.retain(|tool| policy.would_declare(tool));
+    #[cfg(unix)]
+    if tools.get(shell::RunShellCommand::NAME).is_none() {
+        // Without the shell there are no background processes to look at
+        // (Gemini CLI offers these tools only together with the shell).
+        tools.exclude(&[
+            shell::ListBackgroundProcesses::NAME.to_owned(),
+            shell::ReadBackgroundOutput::NAME.to_owned(),
+        ]);
+    }
+    tools
 }
 
 /// Checkpoints before edits: `general.checkpointing.enabled` (Gemini CLI's

@@ -30,6 +30,37 @@ pub const DEFAULT_SYSTEM_PROMPT: &str = r#"You are Gemini Desktop's coding agent
 - When the project is a git repository, check `git status` and recent history before committing, write clear commit messages in the project's style, and never commit unless the user asked you to.
 "#;
 
+/// Added to the default prompt when `update_topic` is declared (Gemini CLI
+/// 0.61 tells its model the same when topic narration is on).
+pub const TOPICS_SECTION: &str = r#"
+# Topics
+- For work that takes several steps (a change across files, an investigation with three or more tool calls), tell the user which phase you are in with `update_topic`: a short `title` and a `summary` of what was done and what comes next when you start a new phase, a one-sentence `strategic_intent` always.
+- Call it at the start of such work, when you move to a new phase (every few turns, not every turn), when something unexpected changes your plan, and at the end to recap.
+- Do not use it for questions, explanations or a single quick lookup.
+"#;
+
+/// Added to the default prompt: memory is kept in GEMINI.md files, edited
+/// with the ordinary edit tools (Gemini CLI 0.61 has no `save_memory`).
+pub const MEMORY_SECTION: &str = r#"
+# Memory
+- Long-lived instructions and facts live in GEMINI.md files: the user's `~/.gemini/GEMINI.md` for personal preferences, the project's GEMINI.md for project conventions. When the user asks you to remember something, edit the right file with the edit tools. The loaded files are already in this prompt below; do not read them again before editing.
+"#;
+
+/// The default prompt with the sections that depend on the declared tools.
+pub fn default_prompt_for(tools: &[String]) -> String {
+    let mut prompt = DEFAULT_SYSTEM_PROMPT.to_owned();
+    if tools
+        .iter()
+        .any(|t| t == crate::tools::topic::UpdateTopic::NAME)
+    {
+        prompt.push_str(TOPICS_SECTION);
+    }
+    if tools.iter().any(|t| t == "replace" || t == "write_file") {
+        prompt.push_str(MEMORY_SECTION);
+    }
+    prompt
+}
+
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum SystemPromptError {
     #[error("GEMINI_SYSTEM_MD points to {0}, which does not exist or cannot be read")]
@@ -72,6 +103,16 @@ fn expand_home(value: &str, workspace: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_prompt_follows_the_declared_tools() {
+        let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let all = default_prompt_for(&names(&["update_topic", "read_file", "replace"]));
+        assert!(all.starts_with(DEFAULT_SYSTEM_PROMPT));
+        assert!(all.contains("# Topics") && all.contains("# Memory"));
+        let read_only = default_prompt_for(&names(&["read_file"]));
+        assert_eq!(read_only, DEFAULT_SYSTEM_PROMPT);
+    }
 
     #[test]
     fn default_true_path_and_missing() {

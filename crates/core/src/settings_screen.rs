@@ -196,6 +196,17 @@ const FIELDS: &[Field] = &[
         applies: "Applies when a conversation opens.",
         effect: SettingEffect::Reload,
     },
+    Field {
+        key: "tools.legacy",
+        label: "Legacy tools",
+        help: "Tools Gemini CLI no longer offers, turned back on: save_memory (the model now edits \
+               GEMINI.md files itself) and read_many_files. Comma-separated.",
+        kind: SettingKind::Names,
+        choices: &[],
+        placeholder: Some("save_memory, read_many_files"),
+        applies: "The session reloads with them.",
+        effect: SettingEffect::Reload,
+    },
 ];
 
 /// The keys the settings screen shows, in its order.
@@ -408,6 +419,7 @@ pub fn default_value(key: &str) -> Value {
         // Off here unless set (the app never deletes history on its own).
         "general.sessionRetention.enabled" => Value::Bool(false),
         "general.sessionRetention.maxAge" => Value::String("30d".to_owned()),
+        "tools.legacy" => Value::Array(Vec::new()),
         _ => Value::Null,
     }
 }
@@ -498,6 +510,14 @@ pub fn check_value(key: &str, value: &Value) -> Result<(), SettingsScreenError> 
                 .any(|d| d.as_str().is_none_or(|d| d.trim().is_empty())) =>
         {
             invalid("Each include directory is a non-empty path.")
+        }
+        ("tools.legacy", Value::Array(names))
+            if names.iter().any(|n| {
+                n.as_str()
+                    .is_none_or(|n| !crate::tools::registry::LEGACY_TOOLS.contains(&n.trim()))
+            }) =>
+        {
+            invalid("Legacy tools are save_memory and read_many_files.")
         }
         _ => Ok(()),
     }
@@ -778,6 +798,14 @@ mod tests {
                 "tools.shell.inactivityTimeout"
             ]
         );
+    }
+
+    #[test]
+    fn legacy_tools_are_checked() {
+        assert!(check_value("tools.legacy", &json!(["save_memory", "read_many_files"])).is_ok());
+        let err = check_value("tools.legacy", &json!(["save_memory", "shell"])).unwrap_err();
+        assert!(err.to_string().contains("read_many_files"), "{err}");
+        assert_eq!(default_value("tools.legacy"), json!([]));
     }
 
     #[test]

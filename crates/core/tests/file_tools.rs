@@ -22,7 +22,7 @@ fn workspace() -> (tempfile::TempDir, PathBuf, ToolContext) {
 
 async fn call(ctx: &ToolContext, name: &str, args: Value) -> CompletedCall {
     let scheduler = Scheduler::new(
-        Arc::new(ToolRegistry::with_builtins()),
+        Arc::new(ToolRegistry::with_all_builtins()),
         Arc::new(gd_core::approval::AllowAll),
         Arc::new(gd_core::approval::Confirmations::default()),
     );
@@ -158,7 +158,7 @@ async fn write_replace_read_round_trip() {
 async fn edit_confirmations_are_prepared_without_touching_the_disk() {
     let (_d, root, ctx) = workspace();
     fs::write(root.join("c.txt"), "x\r\ny\r\n").unwrap();
-    let registry = ToolRegistry::with_builtins();
+    let registry = ToolRegistry::with_all_builtins();
     let replace = registry.get("replace").unwrap();
     let args = json!({"file_path": "c.txt", "instruction": "y to z", "old_string": "y", "new_string": "z"});
     let details = replace.prepare(&args, &ctx).await.unwrap().unwrap();

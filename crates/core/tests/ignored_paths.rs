@@ -36,7 +36,7 @@ fn private_workspace() -> (tempfile::TempDir, PathBuf, ToolContext) {
 
 async fn call(ctx: &ToolContext, name: &str, args: Value) -> CompletedCall {
     let scheduler = Scheduler::new(
-        Arc::new(ToolRegistry::with_builtins()),
+        Arc::new(ToolRegistry::with_all_builtins()),
         Arc::new(gd_core::approval::AllowAll),
         Arc::new(gd_core::approval::Confirmations::default()),
     );

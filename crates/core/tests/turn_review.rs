@@ -158,7 +158,13 @@ async fn staged_edits_are_read_back_and_written_only_when_applied() {
         {"functionCalls": [replace("a.txt", "alpha staged\n", "alpha twice\n")]},
         {"text": "Done."}
     ]});
-    let mut h = Harness::start_with(scenario, |c| c.session_id = SESSION.into());
+    // `read_many_files` is a legacy tool (setting `tools.legacy`).
+    let mut h = Harness::start_with_tools(
+        scenario,
+        |c| c.session_id = SESSION.into(),
+        std::sync::Arc::new(gd_core::approval::AllowAll),
+        |_| gd_core::tools::ToolRegistry::with_all_builtins().into(),
+    );
     let a = h.workspace.join("a.txt");
     let b = h.workspace.join("new/b.txt");
     std::fs::write(&a, "alpha\nbeta\n").unwrap();

@@ -5,6 +5,12 @@ mod common;
 
 use common::*;
 use gd_fake_gemini::fixtures::{gemini_cli_fixture, scenario};
+use std::sync::Arc;
+
+use gd_core::ApprovalMode;
+use gd_core::launch::declared_tools;
+use gd_core::policy::PolicyApproval;
+use gd_policy::{PolicyEngine, default_rules};
 use gd_protocol::{Event, TurnStatus};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -75,43 +81,180 @@ async fn a_text_request_matches_gemini_cli() {
     assert_eq!(ours, expected_session_context(theirs, ours, &h.ws()));
 }
 
-#[tokio::test]
-async fn tool_declarations_use_gemini_cli_parameter_schemas() {
-    let mut h = Harness::start(scenario("a_text"));
+/// Gemini CLI 0.61 tools we do not have yet (`enter_plan_mode` comes with
+/// plan mode, `invoke_agent` and `activate_skill` with issue 19).
+const NOT_YET: &[&str] = &["enter_plan_mode", "invoke_agent", "activate_skill"];
+
+/// The declarations a session sends in `mode`, built the way `launch`
+/// builds them (default settings, the built-in policies).
+async fn declared_in(mode: ApprovalMode, interactive: bool) -> Vec<Value> {
+    let policy = Arc::new(PolicyApproval::new(
+        PolicyEngine::new(default_rules()),
+        mode,
+        interactive,
+        None,
+    ));
+    let settings = gd_settings::Settings::default();
+    let mut h = Harness::start_with_tools(
+        scenario("a_text"),
+        |c| {
+            c.approval_mode = mode;
+            c.interactive = interactive;
+        },
+        policy.clone(),
+        |ws| declared_tools(&settings, &policy, ws, &mut Vec::new()).into(),
+    );
     h.turn("hi").await;
     let body = h.bodies().remove(0);
     let tools = body["tools"].as_array().unwrap();
     assert_eq!(tools.len(), 1, "one tools entry holding all declarations");
-    let declarations = tools[0]["functionDeclarations"].as_array().unwrap();
-    // Gemini CLI 0.61 declares every tool we share with it in its yolo set.
-    let reference = gemini_cli_fixture("tools_yolo.json");
-    // Ours alone (0.61 does not declare them): their schemas follow seed 001.
-    let ours_only = ["read_many_files", "save_memory"];
-    let mut compared = 0;
-    for declaration in declarations {
-        assert_eq!(
-            keys(declaration),
-            ["description", "name", "parametersJsonSchema"]
-        );
-        assert!(declaration["description"].as_str().unwrap().len() > 40);
-        let name = declaration["name"].as_str().unwrap();
-        let Some(theirs) = reference
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|t| t["name"] == name)
-        else {
-            assert!(ours_only.contains(&name), "{name} is not a Gemini CLI tool");
-            continue;
-        };
-        let mut theirs = theirs["parametersJsonSchema"].clone();
-        let mut ours = declaration["parametersJsonSchema"].clone();
-        strip_descriptions(&mut theirs);
-        strip_descriptions(&mut ours);
-        assert_eq!(ours, theirs, "schema of {name}");
-        compared += 1;
+    assert_eq!(keys(&tools[0]), ["functionDeclarations"]);
+    tools[0]["functionDeclarations"].as_array().unwrap().clone()
+}
+
+/// Compares one of our schemas with 0.61's, field for field. A fixture
+/// description redacted as `<redacted: N chars>` only needs one of ours.
+fn assert_same_schema(ours: &Value, theirs: &Value, path: &str) {
+    match (ours, theirs) {
+        (Value::Object(o), Value::Object(t)) => {
+            assert_eq!(keys(ours), keys(theirs), "keys of {path}");
+            for (key, their_value) in t {
+                let here = format!("{path}.{key}");
+                match (key.as_str(), their_value.as_str()) {
+                    ("description", Some(text)) if text.starts_with("<redacted") => {
+                        let mine = o[key].as_str().unwrap_or("");
+                        assert!(!mine.trim().is_empty(), "{here} is empty");
+                    }
+                    _ => assert_same_schema(&o[key], their_value, &here),
+                }
+            }
+        }
+        (Value::Array(o), Value::Array(t)) => {
+            assert_eq!(o.len(), t.len(), "length of {path}");
+            for (i, (a, b)) in o.iter().zip(t).enumerate() {
+                assert_same_schema(a, b, &format!("{path}[{i}]"));
+            }
+        }
+        _ => assert_eq!(ours, theirs, "{path}"),
     }
-    assert!(compared >= 3, "only {compared} tools compared");
+}
+
+/// The whole declared set against a fixture: names in order (minus
+/// [`NOT_YET`] and what `keep` leaves out), every schema field for field,
+/// the declarations' own keys.
+fn assert_declares(ours: &[Value], fixture: &str, keep: impl Fn(&str) -> bool) {
+    let reference = gemini_cli_fixture(fixture);
+    let theirs: Vec<&Value> = reference
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| {
+            let name = t["name"].as_str().unwrap();
+            !NOT_YET.contains(&name) && keep(name)
+        })
+        .collect();
+    let names = |list: &mut dyn Iterator<Item = &Value>| -> Vec<String> {
+        list.map(|d| d["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        names(&mut ours.iter()),
+        names(&mut theirs.iter().copied()),
+        "declared tools (in order) vs {fixture}"
+    );
+    for (mine, their) in ours.iter().zip(theirs) {
+        let name = their["name"].as_str().unwrap();
+        assert_eq!(keys(mine), keys(their), "declaration keys of {name}");
+        assert!(
+            mine["description"].as_str().unwrap().len() > 40,
+            "description of {name}"
+        );
+        assert_same_schema(
+            &mine["parametersJsonSchema"],
+            &their["parametersJsonSchema"],
+            name,
+        );
+    }
+}
+
+#[tokio::test]
+async fn headless_default_mode_declares_gemini_clis_default_set() {
+    let ours = declared_in(ApprovalMode::Default, false).await;
+    assert_declares(&ours, "tools_default.json", |_| true);
+}
+
+#[tokio::test]
+async fn headless_yolo_mode_declares_gemini_clis_yolo_set() {
+    let ours = declared_in(ApprovalMode::Yolo, false).await;
+    assert_declares(&ours, "tools_yolo.json", |_| true);
+}
+
+/// Interactive sessions can ask, so every tool is declared, as in 0.61
+/// (whose interactive set adds `ask_user`, a terminal prompt tool the app
+/// has no use for: the model asks in its answer).
+#[tokio::test]
+async fn interactive_default_and_auto_edit_declare_the_whole_set() {
+    for mode in [ApprovalMode::Default, ApprovalMode::AutoEdit] {
+        let ours = declared_in(mode, true).await;
+        assert_declares(&ours, "tools_yolo.json", |_| true);
+    }
+}
+
+/// Headless `auto_edit`: 0.61's write policy allows the file edits and
+/// `web_fetch` in autoEdit mode; the shell (and the tools that need it)
+/// still cannot be asked about.
+#[tokio::test]
+async fn headless_auto_edit_adds_the_edit_tools() {
+    let ours = declared_in(ApprovalMode::AutoEdit, false).await;
+    let default_set: Vec<String> = gemini_cli_fixture("tools_default.json")
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_declares(&ours, "tools_yolo.json", |name| {
+        default_set.iter().any(|n| n == name)
+            || ["replace", "write_file", "web_fetch"].contains(&name)
+    });
+}
+
+/// `tools.legacy` brings the seeds' `read_many_files` and `save_memory`
+/// back, after 0.61's tools.
+#[tokio::test]
+async fn legacy_tools_are_declared_only_when_the_setting_names_them() {
+    let policy = Arc::new(PolicyApproval::new(
+        PolicyEngine::new(default_rules()),
+        ApprovalMode::Default,
+        true,
+        None,
+    ));
+    let settings: gd_settings::Settings =
+        serde_json::from_value(json!({"tools": {"legacy": ["save_memory", "read_many_files"]}}))
+            .unwrap();
+    let mut warnings = Vec::new();
+    let tools = declared_tools(&settings, &policy, std::path::Path::new("."), &mut warnings);
+    let names = tools.names();
+    assert_eq!(names[names.len() - 2..], ["read_many_files", "save_memory"]);
+    assert!(warnings.is_empty(), "{warnings:?}");
+}
+
+/// `general.topicUpdateNarration: false` (0.61's key) leaves `update_topic`
+/// out.
+#[test]
+fn topic_narration_off_leaves_update_topic_out() {
+    let policy = PolicyApproval::new(
+        PolicyEngine::new(default_rules()),
+        ApprovalMode::Default,
+        true,
+        None,
+    );
+    let off: gd_settings::Settings =
+        serde_json::from_value(json!({"general": {"topicUpdateNarration": false}})).unwrap();
+    let on = gd_settings::Settings::default();
+    let path = std::path::Path::new(".");
+    let names = |s| declared_tools(s, &policy, path, &mut Vec::new()).names();
+    assert!(!names(&off).contains(&"update_topic".to_owned()));
+    assert_eq!(names(&on)[0], "update_topic");
 }
 
 #[tokio::test]

@@ -354,10 +354,11 @@ impl PolicyEngine {
         } else {
             None
         };
-        let whole = self.best_match(&session, &id, call.args, command, mode);
         let hit = match command {
-            Some(command) => self.check_shell(&session, &id, call.args, command, mode, whole),
-            None => whole.unwrap_or_else(Hit::no_rule),
+            Some(command) => self.check_shell(&session, &id, call.args, command, mode, interactive),
+            None => self
+                .best_match(&session, &id, call.args, None, mode, interactive)
+                .unwrap_or_else(Hit::no_rule),
         };
         let mut downgrade = hit.downgrade;
         let decision = match hit.decision {
@@ -397,8 +398,9 @@ impl PolicyEngine {
         args: &Value,
         command: &str,
         mode: Mode,
-        whole: Option<Hit>,
+        interactive: bool,
     ) -> Hit {
+        let whole = self.best_match(session, id, args, Some(command), mode, interactive);
         let (found, unproven) = shell::analyze_found(command);
         let redirections_matter = !matches!(mode, Mode::AutoEdit | Mode::Yolo);
         let redirects = found
@@ -442,7 +444,7 @@ impl PolicyEngine {
             if let Some(object) = part_args.as_object_mut() {
                 object.insert("command".to_owned(), Value::String(text.clone()));
             }
-            let mut part_hit = self.best(session, id, &part_args, Some(text), mode);
+            let mut part_hit = self.best(session, id, &part_args, Some(text), mode, interactive);
             part_hit.command = Some(text.clone());
             if redirections_matter && has_redirection {
                 part_hit = part_hit.without_redirection(text);
@@ -469,8 +471,9 @@ impl PolicyEngine {
         args: &Value,
         command: Option<&str>,
         mode: Mode,
+        interactive: bool,
     ) -> Hit {
-        self.best_match(session, id, args, command, mode)
+        self.best_match(session, id, args, command, mode, interactive)
             .unwrap_or_else(Hit::no_rule)
     }
 
@@ -482,12 +485,14 @@ impl PolicyEngine {
         args: &Value,
         command: Option<&str>,
         mode: Mode,
+        interactive: bool,
     ) -> Option<Hit> {
         let json = OnceCell::new();
         let args_json = || json.get_or_init(|| stable_stringify(args)).as_str();
         let mut best: Option<Hit> = None;
         for (i, rule) in self.rules.iter().chain(session).enumerate() {
             if !rule.applies_in(mode)
+                || !rule.applies_when(interactive)
                 || !rule.matches_tool(id)
                 || !rule.matches_args(&args_json, command)
             {
@@ -524,7 +529,7 @@ impl PolicyEngine {
             .rules
             .iter()
             .chain(session.iter())
-            .filter(|r| r.applies_in(mode) && r.matches_tool(&id))
+            .filter(|r| r.applies_in(mode) && r.applies_when(interactive) && r.matches_tool(&id))
             .collect();
         candidates.sort_by_key(|r| std::cmp::Reverse((r.effective_priority(), r.decision)));
         let runs = |d: RuleDecision| match d {
@@ -608,6 +613,9 @@ pub fn render_rule(rule: &Rule) -> String {
             "modes = {}\n",
             toml_list(rule.modes.iter().map(|m| m.as_str()))
         ));
+    }
+    if let Some(interactive) = rule.interactive {
+        out.push_str(&format!("interactive = {interactive}\n"));
     }
     if let Some(message) = &rule.deny_message {
         out.push_str(&format!("deny_message = {}\n", toml_string(message)));

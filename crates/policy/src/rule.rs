@@ -226,6 +226,10 @@ pub struct Rule {
     pub priority: u16,
     /// The modes the rule applies in; empty means all.
     pub modes: Vec<Mode>,
+    /// `interactive` (Gemini CLI's key): the rule applies only in
+    /// interactive sessions (`true`) or only in headless ones (`false`);
+    /// unset, in both.
+    pub interactive: Option<bool>,
     /// `deny_message`: returned with a `deny` decision.
     pub deny_message: Option<String>,
     /// `allowRedirection` (or `allow_redirection`): an allow also covers
@@ -257,6 +261,7 @@ impl Rule {
             decision,
             priority: 0,
             modes: Vec::new(),
+            interactive: None,
             deny_message: None,
             allow_redirection: false,
             tier: Tier::User,
@@ -289,6 +294,11 @@ impl Rule {
 
     pub fn applies_in(&self, mode: Mode) -> bool {
         self.modes.is_empty() || self.modes.contains(&mode)
+    }
+
+    /// Whether the rule applies in an interactive (or headless) session.
+    pub fn applies_when(&self, interactive: bool) -> bool {
+        self.interactive.is_none_or(|wanted| wanted == interactive)
     }
 
     /// Whether the rule names the called tool (ignoring arguments and mode).

@@ -27,15 +27,10 @@ fn engine(user_policy: &str) -> PolicyEngine {
 
 /// Tools Gemini CLI 0.61 has and we have no built-in rule for (not tools of
 /// ours, or not yet).
-const NOT_OURS: &[&str] = &[
-    "update_topic",
-    "enter_plan_mode",
-    "invoke_agent",
-    "activate_skill",
-];
-/// Read-only tools we allow by default that 0.61 did not declare in a
-/// default-mode headless run (it declares them only in yolo mode).
-const ALLOWED_HERE_ONLY: &[&str] = &[
+const NOT_OURS: &[&str] = &["enter_plan_mode", "invoke_agent", "activate_skill"];
+/// Tools that run without asking in interactive sessions only (0.61 asks
+/// about them there), so that a headless run declares what 0.61 does.
+const INTERACTIVE_ONLY: &[&str] = &[
     "list_background_processes",
     "read_background_output",
     "write_todos",
@@ -58,11 +53,28 @@ fn headless_default_and_yolo_match_gemini_cli() {
             continue;
         }
         let declared = e.would_declare(tool, None, Mode::Default, false);
-        let expected = default_set.contains(tool) || ALLOWED_HERE_ONLY.contains(&tool.as_str());
-        assert_eq!(declared, expected, "{tool} in default headless mode");
+        assert_eq!(
+            declared,
+            default_set.contains(tool),
+            "{tool} in default headless mode"
+        );
+        // Interactive sessions declare every tool.
+        assert!(e.would_declare(tool, None, Mode::Default, true), "{tool}");
         compared += 1;
     }
-    assert_eq!(compared, 12);
+    assert_eq!(compared, 13);
+    for tool in INTERACTIVE_ONLY {
+        let call = gd_policy::ToolCall {
+            name: tool,
+            args: &Value::Null,
+            mcp_server: None,
+        };
+        assert_eq!(
+            e.decide(&call, Mode::Default, true),
+            gd_policy::Decision::Allow,
+            "{tool} runs without asking interactively"
+        );
+    }
     // The shell and the write tools are what is left out.
     for tool in ["run_shell_command", "write_file", "replace", "web_fetch"] {
         assert!(!e.would_declare(tool, None, Mode::Default, false), "{tool}");
@@ -83,6 +95,31 @@ fn other_modes() {
     assert!(e.would_declare("srv__tool", None, Mode::Default, true));
     assert!(!e.would_declare("srv__tool", None, Mode::Default, false));
     assert!(e.would_declare("tool", Some("srv"), Mode::Yolo, false));
+}
+
+#[test]
+fn interactive_key_limits_a_rule_to_one_kind_of_session() {
+    let e = engine(
+        "[[rule]]\ntoolName = \"srv__tool\"\ndecision = \"allow\"\npriority = 5\ninteractive = false\n",
+    );
+    assert!(e.would_declare("srv__tool", None, Mode::Default, false));
+    let rule = e
+        .rules()
+        .iter()
+        .find(|r| r.tool_names == ["srv__tool"])
+        .unwrap();
+    assert_eq!(rule.interactive, Some(false));
+    assert!(gd_policy::render_rule(rule).contains("interactive = false\n"));
+    let bad = parse_policy_file(
+        "[[rule]]\ntoolName = \"x\"\ndecision = \"allow\"\npriority = 5\ninteractive = \"yes\"\n",
+        Path::new("bad.toml"),
+        Tier::User,
+    );
+    assert!(
+        bad.unwrap_err()[0]
+            .to_string()
+            .contains("`interactive` must be a boolean")
+    );
 }
 
 #[test]

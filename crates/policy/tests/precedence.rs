@@ -498,6 +498,8 @@ fn built_in_defaults_per_mode() {
         "glob",
         "grep_search",
         "google_web_search",
+        "update_topic",
+        // Interactive-only allows (decide() here is interactive).
         "list_background_processes",
         "read_background_output",
         "write_todos",
@@ -519,7 +521,8 @@ fn built_in_defaults_per_mode() {
         }
     }
     for tool in writes {
-        let auto_edit = if tool == "write_file" || tool == "replace" {
+        // Gemini CLI 0.61's autoEdit mode also fetches without asking.
+        let auto_edit = if ["write_file", "replace", "web_fetch"].contains(&tool) {
             "allow"
         } else {
             "ask"

@@ -375,6 +375,24 @@ pub enum Event {
         written: Vec<String>,
         not_applied: Vec<crate::ReviewNotApplied>,
     },
+    /// An `update_topic` call succeeded (Gemini CLI 0.61's topics): the
+    /// conversation's current topic and intent. `new_chapter` is true when
+    /// the call started a new topic (a title different from the current
+    /// one), which frontends show as a chapter; otherwise only the intent
+    /// changed.
+    TopicChanged {
+        /// The `update_topic` call, so a chapter sits where the call is.
+        call_id: String,
+        /// The current topic's title (none before the first titled call).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        title: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        summary: Option<String>,
+        strategic_intent: String,
+        new_chapter: bool,
+    },
 }
 
 /// Why a requested compression changed nothing.

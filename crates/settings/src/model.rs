@@ -235,6 +235,10 @@ pub struct GeneralSettings {
     /// included (Gemini CLI: 10 by default, at most 10).
     #[serde(deserialize_with = "lenient")]
     pub max_attempts: Option<i64>,
+    /// `general.topicUpdateNarration` (Gemini CLI 0.61; default on): the
+    /// model narrates its work with `update_topic` chapters. Off, the tool
+    /// is not declared.
+    pub topic_update_narration: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -272,6 +276,10 @@ pub struct ToolsSettings {
     pub truncate_tool_output_threshold: Option<i64>,
     /// `tools.shell.*`.
     pub shell: ShellToolSettings,
+    /// `tools.legacy` (ours; Gemini CLI 0.61 has no such key): tools the
+    /// seeds define that 0.61 no longer declares, turned back on by name:
+    /// `save_memory`, `read_many_files`.
+    pub legacy: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

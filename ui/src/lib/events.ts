@@ -135,6 +135,10 @@ export function routeEvent(o: EventOwners, event: Event): void {
     case "turn_review_applied":
       o.review.applied(event.written, event.not_applied);
       return;
+    // The chat derives chapters from the `update_topic` calls themselves (the same for a
+    // resumed conversation, which has no such events): see lib/topics.svelte.ts.
+    case "topic_changed":
+      return;
     default:
       unrouted(event);
   }

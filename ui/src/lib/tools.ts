@@ -17,6 +17,7 @@ const TITLES: Record<string, string> = {
   google_web_search: "Web search",
   save_memory: "Save memory",
   write_todos: "Update plan",
+  update_topic: "Topic",
 };
 
 /**
@@ -71,7 +72,7 @@ export function describeCall(args: unknown, workspace: string | null = null): st
   if (where) return where;
   const paths = list(a.paths) ?? list(a.file_paths);
   if (paths) return paths;
-  const prompt = str(a.prompt) ?? str(a.fact) ?? str(a.description);
+  const prompt = str(a.prompt) ?? str(a.fact) ?? str(a.description) ?? str(a.strategic_intent);
   if (prompt) return prompt.length > 160 ? `${prompt.slice(0, 157)}…` : prompt;
   return "";
 }

@@ -256,4 +256,12 @@ reason: string,
 /**
  * The mode it was decided in.
  */
-approval_mode: ApprovalMode, } | { "type": "saved_rule_preview", call_id: string, path: string, text: string, } | { "type": "turn_review", turn_id: string, files: Array<ReviewFile>, restored: boolean, } | { "type": "turn_review_applied", written: Array<string>, not_applied: Array<ReviewNotApplied>, };
+approval_mode: ApprovalMode, } | { "type": "saved_rule_preview", call_id: string, path: string, text: string, } | { "type": "turn_review", turn_id: string, files: Array<ReviewFile>, restored: boolean, } | { "type": "turn_review_applied", written: Array<string>, not_applied: Array<ReviewNotApplied>, } | { "type": "topic_changed", 
+/**
+ * The `update_topic` call, so a chapter sits where the call is.
+ */
+call_id: string, 
+/**
+ * The current topic's title (none before the first titled call).
+ */
+title?: string, summary?: string, strategic_intent: string, new_chapter: boolean, };

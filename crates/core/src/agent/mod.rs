@@ -121,6 +121,7 @@ impl Agent {
                 .map(|access| ModelAccess { model, ..access }),
             limits: services.limits,
             shell: services.shell.clone(),
+            topic: services.topic.clone(),
         });
     }
 

@@ -459,7 +459,16 @@ impl HistoryRecorder {
             }
             text.push_str(&call.name);
             text.push(' ');
-            text.push_str(&cut(&args_text(&call.args), ARGS_SEARCH_CHARS));
+            if call.name == crate::tools::topic::UpdateTopic::NAME {
+                // Topics are what history search finds a conversation by:
+                // their whole title, summary and intent are indexed.
+                text.push_str(&cut(
+                    &crate::tools::topic::search_text(&call.args),
+                    crate::tools::topic::SEARCH_CHARS,
+                ));
+            } else {
+                text.push_str(&cut(&args_text(&call.args), ARGS_SEARCH_CHARS));
+            }
         }
         let mut message =
             NewMessage::new(Role::Model, MessageKind::Model, parts_json(content), text);

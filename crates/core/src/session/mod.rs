@@ -143,6 +143,9 @@ impl Session {
                 sink.emit(event);
             }
         }
+        let resumed_topic = Arc::new(std::sync::Mutex::new(
+            crate::tools::topic::TopicState::default(),
+        ));
         if let Some(recorder) = history.as_mut() {
             let resumed = recorder.take_initial_history();
             if !resumed.is_empty() {
@@ -150,6 +153,8 @@ impl Session {
                     session_id: recorder.session_id().to_owned(),
                     messages: resumed.len() as u32,
                 });
+                *resumed_topic.lock().unwrap_or_else(|e| e.into_inner()) =
+                    crate::tools::topic::TopicState::replay(&resumed);
                 chat.set_history(resumed);
             }
         }
@@ -171,6 +176,7 @@ impl Session {
             }),
             limits: crate::tools::ToolLimits::with_max_output(config.tool_output_limit),
             shell: config.shell.clone(),
+            topic: resumed_topic,
         });
         let checkpoints = open_checkpoints(&config, &sink);
         let mut agent = Agent::new(

@@ -42,6 +42,7 @@ pub mod shell;
 mod test_support;
 pub mod text;
 pub mod todos;
+pub mod topic;
 pub mod typed;
 pub mod walk;
 pub mod web_fetch;
@@ -210,6 +211,17 @@ impl OutputSink {
             call_id: self.call_id.clone(),
             output,
         });
+    }
+
+    /// The call this sink reports for.
+    pub fn call_id(&self) -> &str {
+        &self.call_id
+    }
+
+    /// Reports something other than output that this call caused (e.g.
+    /// `update_topic`'s `Event::TopicChanged`), in order with its output.
+    pub fn emit_event(&self, event: Event) {
+        self.sink.emit(event);
     }
 }
 

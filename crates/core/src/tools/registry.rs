@@ -13,6 +13,13 @@ pub const TOOL_ALIASES: &[(&str, &str)] = &[(
     super::grep::GrepTool::NAME,
 )];
 
+/// The tools the seeds define that Gemini CLI 0.61 no longer declares;
+/// setting `tools.legacy` turns them back on.
+pub const LEGACY_TOOLS: &[&str] = &[
+    super::read_many_files::ReadManyFiles::NAME,
+    super::memory::SaveMemory::NAME,
+];
+
 /// Tools in declaration order, looked up by name.
 #[derive(Clone, Default)]
 pub struct ToolRegistry {
@@ -30,10 +37,13 @@ impl ToolRegistry {
         Self::default()
     }
 
-    /// The built-in tools available in this version, in Gemini CLI's
-    /// declaration order (ours that it lacks come last).
+    /// The built-in tools declared by default: Gemini CLI 0.61's set, in
+    /// its declaration order (`tools_yolo.json`). Which of them a session
+    /// declares also depends on the policy (see `launch::declared_tools`).
+    /// The tools 0.61 dropped are not here: see [`Self::add_legacy`].
     pub fn with_builtins() -> Self {
         let mut registry = Self::new();
+        registry.register(Arc::new(super::topic::UpdateTopic::new()));
         registry.register(Arc::new(super::list_directory::ListDirectory::new()));
         registry.register(Arc::new(super::read_file::ReadFile::new()));
         registry.register(Arc::new(super::grep::GrepTool::new()));
@@ -49,9 +59,42 @@ impl ToolRegistry {
         }
         registry.register(Arc::new(super::web_search::GoogleWebSearch::new()));
         registry.register(Arc::new(super::todos::WriteTodos::new()));
-        registry.register(Arc::new(super::read_many_files::ReadManyFiles::new()));
-        registry.register(Arc::new(super::memory::SaveMemory::new()));
         registry
+    }
+
+    /// The built-ins plus every legacy tool (tests and callers that want
+    /// the seeds' whole set).
+    pub fn with_all_builtins() -> Self {
+        let mut registry = Self::with_builtins();
+        registry.add_legacy(LEGACY_TOOLS);
+        registry
+    }
+
+    /// Adds the legacy tools named in `names` (setting `tools.legacy`),
+    /// after the others, in the order of [`LEGACY_TOOLS`]. Gemini CLI 0.61
+    /// no longer has `save_memory` (memory is edited in GEMINI.md files
+    /// with the ordinary edit tools) nor `read_many_files`; the seeds
+    /// define them, so a user may keep them. Unknown names are ignored
+    /// (and returned, for a warning).
+    pub fn add_legacy<S: AsRef<str>>(&mut self, names: &[S]) -> Vec<String> {
+        let wanted: Vec<&str> = names.iter().map(|n| n.as_ref().trim()).collect();
+        for legacy in LEGACY_TOOLS {
+            if !wanted.contains(legacy) {
+                continue;
+            }
+            let tool: Arc<dyn Tool> = match *legacy {
+                super::read_many_files::ReadManyFiles::NAME => {
+                    Arc::new(super::read_many_files::ReadManyFiles::new())
+                }
+                _ => Arc::new(super::memory::SaveMemory::new()),
+            };
+            self.register(tool);
+        }
+        wanted
+            .into_iter()
+            .filter(|n| !LEGACY_TOOLS.contains(n))
+            .map(str::to_owned)
+            .collect()
     }
 
     /// The current name of a tool: `name` itself, or what a former name in
@@ -186,31 +229,37 @@ mod tests {
     }
 
     #[test]
-    fn builtins_include_the_file_tools() {
+    fn legacy_tools_only_when_named() {
         let names = ToolRegistry::with_builtins().names();
-        for name in [
-            "list_directory",
-            "read_file",
-            "read_many_files",
-            "write_file",
-            "replace",
-        ] {
-            assert!(names.iter().any(|n| n == name), "{name} missing");
-        }
+        assert!(!names.iter().any(|n| LEGACY_TOOLS.contains(&n.as_str())));
+        let mut registry = ToolRegistry::with_builtins();
+        let unknown = registry.add_legacy(&["save_memory", "nope"]);
+        assert_eq!(unknown, ["nope"]);
+        assert_eq!(registry.names().last().unwrap(), "save_memory");
+        assert!(registry.get("read_many_files").is_none());
+        let all = ToolRegistry::with_all_builtins().names();
+        assert_eq!(all[all.len() - 2..], ["read_many_files", "save_memory"]);
     }
 
+    #[cfg(unix)]
     #[test]
     fn declaration_order_follows_gemini_cli() {
-        let names = ToolRegistry::with_builtins().names();
         assert_eq!(
-            names[..6],
+            ToolRegistry::with_builtins().names(),
             [
+                "update_topic",
                 "list_directory",
                 "read_file",
                 "grep_search",
                 "glob",
                 "replace",
-                "write_file"
+                "write_file",
+                "web_fetch",
+                "run_shell_command",
+                "list_background_processes",
+                "read_background_output",
+                "google_web_search",
+                "write_todos",
             ]
         );
     }

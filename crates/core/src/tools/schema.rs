@@ -8,6 +8,17 @@
 
 use serde_json::Value;
 
+/// The `wait_for_previous` flag Gemini CLI 0.61 declares on tools that may
+/// run alongside others (`update_topic`, the background tools, MCP tools):
+/// `true` makes the scheduler start the call only after the calls before it
+/// in the same response finished.
+pub fn wait_for_previous() -> Value {
+    serde_json::json!({
+        "type": "boolean",
+        "description": gd_mcp::names::WAIT_FOR_PREVIOUS_DESCRIPTION
+    })
+}
+
 /// Checks `value` against `schema`; the error names the first violation.
 pub fn validate(value: &Value, schema: &Value) -> Result<(), String> {
     check(value, schema, "params")

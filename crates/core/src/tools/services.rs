@@ -16,6 +16,10 @@ pub struct ToolServices {
     pub model: Option<ModelAccess>,
     /// Limits applied to tool output.
     pub limits: ToolLimits,
+    /// The conversation's current topic (`update_topic`), shared by every
+    /// copy of the services (a model switch makes a new one), and taken
+    /// from the history when a conversation is resumed.
+    pub topic: std::sync::Arc<std::sync::Mutex<super::topic::TopicState>>,
     /// How the shell tool runs commands (`tools.shell.*`).
     pub shell: ShellSettings,
 }

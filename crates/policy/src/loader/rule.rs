@@ -27,17 +27,13 @@ pub(super) const FIELDS: &[&str] = &[
     // Gemini CLI reads `allowRedirection`, and the older snake_case spelling.
     "allowRedirection",
     "allow_redirection",
+    "interactive",
 ];
 
 /// Gemini CLI fields whose conditions or checks we cannot evaluate. Ignoring
 /// them would make a rule apply more widely than its author wrote, so such a
 /// rule is an error.
-const UNSUPPORTED_FIELDS: &[&str] = &[
-    "toolAnnotations",
-    "subagent",
-    "safety_checker",
-    "interactive",
-];
+const UNSUPPORTED_FIELDS: &[&str] = &["toolAnnotations", "subagent", "safety_checker"];
 
 pub(super) fn parse_rule(
     ctx: &mut FileCtx<'_>,
@@ -147,6 +143,21 @@ pub(super) fn parse_rule(
         }
     }
 
+    let interactive = match get("interactive").map(|v| (v.get_ref(), v.span())) {
+        None => None,
+        Some((DeValue::Boolean(b), _)) => Some(*b),
+        Some((other, span)) => {
+            ctx.error(
+                shift(span),
+                format!(
+                    "`interactive` must be a boolean, found {}",
+                    other.type_str()
+                ),
+            );
+            None
+        }
+    };
+
     // commandPrefix / commandRegex are about the shell tool.
     let has_prefix = get("commandPrefix").is_some();
     let has_regex = get("commandRegex").is_some();
@@ -188,6 +199,7 @@ pub(super) fn parse_rule(
         decision: decision?,
         priority: priority?,
         modes,
+        interactive,
         deny_message,
         allow_redirection,
         tier,

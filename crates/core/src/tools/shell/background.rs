@@ -326,10 +326,7 @@ pub async fn delay(ctx: &ToolContext, delay_ms: Option<i64>) -> bool {
 }
 
 fn wait_for_previous_schema() -> Value {
-    json!({
-        "type": "boolean",
-        "description": "Accepted for compatibility; calls in one response already run in order once any of them can change state."
-    })
+    crate::tools::schema::wait_for_previous()
 }
 
 /// `list_background_processes`: the background processes of this session.
