@@ -17,7 +17,8 @@ use tracing::{debug, warn};
 
 use crate::config::{ApprovalMode, FileFiltering, SessionConfig, default_generation_config};
 pub use crate::launch_settings::{
-    MAX_ATTEMPTS, apply_env_settings, retry_policy, shell_settings, tool_output_limit,
+    MAX_ATTEMPTS, apply_env_settings, checkpointing, retry_policy, shell_settings,
+    tool_output_limit,
 };
 use crate::policy::{PolicyApproval, mcp_settings_rules};
 use crate::prompts::resolve_system_prompt;
@@ -498,32 +499,6 @@ pub fn declared_tools(
         ]);
     }
     tools
-}
-
-/// Checkpoints before edits: `general.checkpointing.enabled` (Gemini CLI's
-/// key) when set, else on for interactive sessions (the desktop app, where
-/// every edit card can restore its checkpoint) and off for the headless CLI
-/// (Gemini CLI's default). The shadow repositories live under
-/// `$GEMINI_DESKTOP_CHECKPOINT_DIR` or `~/.gemini/gemini-desktop/checkpoints`.
-pub fn checkpointing(
-    settings: &Settings,
-    interactive: bool,
-    env: &dyn Fn(&str) -> Option<String>,
-    home: Option<&Path>,
-) -> Option<gd_checkpoint::CheckpointConfig> {
-    if !settings
-        .general
-        .checkpointing
-        .enabled
-        .unwrap_or(interactive)
-    {
-        return None;
-    }
-    let root = gd_checkpoint::CheckpointConfig::default_root(env, home);
-    if root.is_none() {
-        warn!("checkpoints are off: no home directory to keep them in");
-    }
-    root.map(gd_checkpoint::CheckpointConfig::new)
 }
 
 /// The session's MCP servers from `mcpServers` (none when there are none),

@@ -1,12 +1,14 @@
 //! Settings keys applied at launch whose reading is more than one line:
 //! `general.maxAttempts`, `tools.truncateToolOutputThreshold`,
-//! `tools.shell.*` and `advanced.excludedEnvVars` / `ignoreLocalEnv`
+//! `tools.shell.*`, `advanced.excludedEnvVars` / `ignoreLocalEnv`, checkpoints,
+//! policy paths, Vertex AI headers, `security.auth.enforcedType`
 //! (Gemini CLI 0.61's meanings and defaults). [`crate::launch`] calls them.
 
 use std::path::Path;
 
 use gd_gemini::RetryPolicy;
 use gd_settings::{Settings, dotenv};
+use tracing::warn;
 
 use crate::launch::Env;
 
@@ -202,6 +204,32 @@ pub fn policy_path_rules(
         problems.extend(errors.iter().map(|e| format!("Policy file skipped: {e}")));
     }
     (rules, problems)
+}
+
+/// Checkpoints before edits: `general.checkpointing.enabled` (Gemini CLI's
+/// key) when set, else on for interactive sessions (the desktop app, where
+/// every edit card can restore its checkpoint) and off for the headless CLI
+/// (Gemini CLI's default). The shadow repositories live under
+/// `$GEMINI_DESKTOP_CHECKPOINT_DIR` or `~/.gemini/gemini-desktop/checkpoints`.
+pub fn checkpointing(
+    settings: &Settings,
+    interactive: bool,
+    env: &dyn Fn(&str) -> Option<String>,
+    home: Option<&Path>,
+) -> Option<gd_checkpoint::CheckpointConfig> {
+    if !settings
+        .general
+        .checkpointing
+        .enabled
+        .unwrap_or(interactive)
+    {
+        return None;
+    }
+    let root = gd_checkpoint::CheckpointConfig::default_root(env, home);
+    if root.is_none() {
+        warn!("checkpoints are off: no home directory to keep them in");
+    }
+    root.map(gd_checkpoint::CheckpointConfig::new)
 }
 
 #[cfg(test)]
