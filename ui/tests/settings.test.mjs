@@ -63,6 +63,13 @@ describe("settings screen", () => {
         ["context.fileName", "user"],
         ["context.includeDirectories", "default"],
         ["general.checkpointing.enabled", "user"],
+        ["general.maxAttempts", "default"],
+        ["tools.truncateToolOutputThreshold", "default"],
+        ["tools.shell.inactivityTimeout", "default"],
+        ["tools.allowed", "default"],
+        ["security.disableYoloMode", "default"],
+        ["general.sessionRetention.enabled", "default"],
+        ["general.sessionRetention.maxAge", "default"],
       ],
     );
     const model = row(app, "model.name");
@@ -171,6 +178,57 @@ describe("settings screen", () => {
     await checkpoints.getByTestId("setting-input").check();
     await checkpoints.getByTestId("setting-save").click();
     assert.equal((await app.waitForCall("settings_set", (a) => a.key === "general.checkpointing.enabled")).args.value, true);
+    await app.close();
+  });
+
+  test("Gemini CLI 0.61 keys: numbers are written as numbers, a bad one is refused", async () => {
+    const settings = structuredClone(view);
+    // Core sends a value for every field; unset ones fall back to core's default.
+    settings.values.push(
+      value("general.maxAttempts", 3, "user", 3),
+      value("tools.truncateToolOutputThreshold"),
+      value("tools.shell.inactivityTimeout"),
+      value("tools.allowed"),
+      value("security.disableYoloMode"),
+      value("general.sessionRetention.enabled"),
+      value("general.sessionRetention.maxAge"),
+    );
+    const app = await openSettings({ settings });
+    const attempts = row(app, "general.maxAttempts");
+    assert.equal(await attempts.getByTestId("setting-input").inputValue(), "3");
+    assert.equal(await attempts.getByTestId("setting-effective").innerText(), "3");
+    assert.equal(await attempts.getByTestId("setting-source").innerText(), "From User settings");
+    const limit = row(app, "tools.truncateToolOutputThreshold");
+    assert.equal(await limit.getByTestId("setting-effective").innerText(), "40000");
+    assert.equal(await limit.getByTestId("setting-source").innerText(), "Default");
+    // A number is saved as a JSON number.
+    await attempts.getByTestId("setting-input").fill(" 5 ");
+    await attempts.getByTestId("setting-save").click();
+    assert.deepEqual((await app.waitForCall("settings_set", (a) => a.key === "general.maxAttempts")).args, {
+      scope: "user",
+      key: "general.maxAttempts",
+      value: 5,
+    });
+    // Text that is not a whole number is refused next to the field, nothing written.
+    await limit.getByTestId("setting-input").fill("lots");
+    await limit.getByTestId("setting-save").click();
+    await limit.getByText("Enter a whole number.").waitFor();
+    assert.equal(app.calls.filter((c) => c.cmd === "settings_set" && c.args.key === "tools.truncateToolOutputThreshold").length, 0);
+    // Allowed tools are lines; disabling YOLO is a switch.
+    const allowed = row(app, "tools.allowed");
+    await allowed.getByTestId("setting-input").fill("read_file\nrun_shell_command(git status)\n");
+    await allowed.getByTestId("setting-save").click();
+    assert.deepEqual((await app.waitForCall("settings_set", (a) => a.key === "tools.allowed")).args.value, [
+      "read_file",
+      "run_shell_command(git status)",
+    ]);
+    const yolo = row(app, "security.disableYoloMode");
+    assert.equal(await yolo.getByTestId("setting-effective").innerText(), "Off");
+    await yolo.getByTestId("setting-input").check();
+    await yolo.getByTestId("setting-save").click();
+    assert.equal((await app.waitForCall("settings_set", (a) => a.key === "security.disableYoloMode")).args.value, true);
+    assert.equal(await row(app, "general.sessionRetention.maxAge").getByTestId("setting-effective").innerText(), "30d");
+    await attempts.screenshot({ path: screenshotPath("settings-max-attempts.png") });
     await app.close();
   });
 

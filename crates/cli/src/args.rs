@@ -24,6 +24,14 @@ pub enum RestoreMode {
     Both,
 }
 
+impl Args {
+    /// The output format: `-o`, else settings `output.format` (filled in
+    /// by [`crate::setup::output_format_from_settings`]), else text.
+    pub fn format(&self) -> OutputFormat {
+        self.output_format.unwrap_or(OutputFormat::Text)
+    }
+}
+
 #[derive(Debug, Parser)]
 #[command(
     name = "gemini-desktop-cli",
@@ -44,14 +52,9 @@ pub struct Args {
     #[arg(value_name = "QUERY", conflicts_with = "prompt")]
     pub query: Option<String>,
 
-    /// Output format.
-    #[arg(
-        short = 'o',
-        long = "output-format",
-        value_enum,
-        default_value = "text"
-    )]
-    pub output_format: OutputFormat,
+    /// Output format (else settings `output.format`, else text).
+    #[arg(short = 'o', long = "output-format", value_enum)]
+    pub output_format: Option<OutputFormat>,
 
     /// Model to use (else GEMINI_MODEL, else settings model.name).
     #[arg(short = 'm', long = "model")]

@@ -67,7 +67,7 @@ async fn run_inner(args: &Args) -> Result<(), RestoreError> {
     let repo = Arc::new(
         ShadowRepo::open(&CheckpointConfig::new(root), &workspace).map_err(checkpoint_error)?,
     );
-    let json = args.output_format != OutputFormat::Text;
+    let json = args.format() != OutputFormat::Text;
     if let Some(id) = &args.restore_checkpoint {
         let restored = restore(&repo, id, args.restore_mode).await?;
         print_restored(&restored, json);

@@ -31,7 +31,7 @@ use crate::stats::Stats;
 
 /// Runs the CLI and returns the process exit code.
 pub fn main_entry() -> i32 {
-    let args = match Args::try_parse() {
+    let mut args = match Args::try_parse() {
         Ok(args) => args,
         Err(e) => {
             let code = if e.use_stderr() {
@@ -44,6 +44,9 @@ pub fn main_entry() -> i32 {
         }
     };
     init_tracing(args.debug);
+    if args.output_format.is_none() {
+        args.output_format = setup::output_format_from_settings(args.skip_trust);
+    }
     // Worker threads rather than a current-thread runtime: MCP servers and
     // other start-up tasks spawned while the session is prepared start at
     // once, instead of waiting for the preparation to finish and yield.
@@ -98,12 +101,12 @@ pub fn main_entry() -> i32 {
     }
     // Model text, tool output and server messages reach a terminal without control
     // sequences; pipes and files get every byte (JSON formats escape controls themselves).
-    let stdout: Box<dyn Write> = match args.output_format {
+    let stdout: Box<dyn Write> = match args.format() {
         args::OutputFormat::Text => output::terminal::guard(std::io::stdout()),
         _ => Box::new(std::io::stdout()),
     };
     let stderr = output::terminal::guard(std::io::stderr());
-    let mut output = output::for_format(args.output_format, stdout, stderr);
+    let mut output = output::for_format(args.format(), stdout, stderr);
     runtime.block_on(run(&args, output.as_mut()))
 }
 

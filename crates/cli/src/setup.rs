@@ -92,3 +92,29 @@ fn approval_mode(args: &Args) -> Result<Option<ApprovalMode>, Fatal> {
         (None, false) => Ok(None),
     }
 }
+
+/// Settings `output.format` (`text` or `json`, as in Gemini CLI 0.61) for a
+/// run without `-o`. Read before anything is printed, so a broken or
+/// untrusted settings file simply gives no answer here: the launch reports
+/// it afterwards, in the default format.
+pub fn output_format_from_settings(skip_trust: bool) -> Option<crate::args::OutputFormat> {
+    use crate::args::OutputFormat;
+    let workspace = std::env::current_dir().ok()?;
+    let trust = if skip_trust {
+        TrustOverride::Trust
+    } else {
+        TrustOverride::Decide
+    };
+    let loaded = launch::load_workspace(&workspace, launch::home_dir().as_deref(), trust).ok()?;
+    match loaded.loaded.merged.pointer("/output/format")?.as_str()? {
+        "text" => Some(OutputFormat::Text),
+        "json" => Some(OutputFormat::Json),
+        other => {
+            tracing::warn!(
+                format = other,
+                "settings output.format is `text` or `json`; using text"
+            );
+            None
+        }
+    }
+}

@@ -33,6 +33,8 @@ fn main() {
         max_dirs,
         filtering: FileFiltering::default(),
         workspace_files: true,
+        boundary_markers: None,
+        include_directories: false,
     };
     let mut times = Vec::new();
     let mut memory = None;

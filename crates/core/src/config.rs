@@ -59,6 +59,14 @@ pub struct SessionConfig {
     /// Where plan mode writes plans (`general.plan.directory`, inside the
     /// project); `None`: 0.61's `<temp dir>/<session id>/plans`.
     pub plans_dir: Option<PathBuf>,
+    /// Characters of a tool's output sent to the model
+    /// (`tools.truncateToolOutputThreshold`); `None` = no limit.
+    pub tool_output_limit: Option<usize>,
+    /// `tools.shell.*`: the pager and the inactivity timeout of commands.
+    pub shell: crate::tools::ShellSettings,
+    /// `context.includeDirectoryTree`: the first message lists the
+    /// workspace folders and their files (on by default).
+    pub include_directory_tree: bool,
 }
 
 impl SessionConfig {
@@ -83,6 +91,9 @@ impl SessionConfig {
             checkpointing: None,
             workspace_trusted: true,
             plans_dir: None,
+            tool_output_limit: Some(crate::tools::ToolLimits::default().max_output_chars),
+            shell: crate::tools::ShellSettings::default(),
+            include_directory_tree: true,
         }
     }
 

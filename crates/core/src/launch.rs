@@ -9,13 +9,17 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use gd_auth::{AuthConfig, AuthManager};
-use gd_gemini::{Backend, ClientOptions, GeminiClient, RetryPolicy};
+use gd_gemini::{Backend, ClientOptions, GeminiClient};
 use gd_settings::layers::LoadOptions;
 use gd_settings::{LoadedSettings, Settings, WorkspaceTrust, dotenv, load_layers, workspace_trust};
 use thiserror::Error;
 use tracing::{debug, warn};
 
 use crate::config::{ApprovalMode, FileFiltering, SessionConfig, default_generation_config};
+pub use crate::launch_settings::{
+    MAX_ATTEMPTS, apply_env_settings, checkpointing, retry_policy, shell_settings,
+    tool_output_limit,
+};
 use crate::policy::{PolicyApproval, mcp_settings_rules};
 use crate::prompts::resolve_system_prompt;
 use crate::tools::discovered::discover;
@@ -50,7 +54,9 @@ pub enum LaunchError {
 /// Process environment with a `.env` file underneath: real variables win.
 #[derive(Debug, Default, Clone)]
 pub struct Env {
-    dotenv: HashMap<String, String>,
+    pub(crate) dotenv: HashMap<String, String>,
+    /// The `.env` file read, if any.
+    pub(crate) file: Option<PathBuf>,
 }
 
 impl Env {
@@ -59,7 +65,19 @@ impl Env {
     /// file only provides the credential variables (see
     /// [`dotenv::restrict`]).
     pub fn load(workspace: &Path, home: Option<&Path>, trusted: bool) -> Self {
-        let vars = dotenv::find_env_file(workspace, home, trusted)
+        Self::load_with(workspace, home, trusted, false)
+    }
+
+    /// [`Env::load`]; `ignore_local` is `advanced.ignoreLocalEnv`.
+    pub fn load_with(
+        workspace: &Path,
+        home: Option<&Path>,
+        trusted: bool,
+        ignore_local: bool,
+    ) -> Self {
+        let file = dotenv::find_env_file_with(workspace, home, trusted, ignore_local);
+        let vars = file
+            .as_ref()
             .and_then(|path| {
                 debug!(path = %path.display(), trusted, "loading .env");
                 std::fs::read_to_string(path).ok()
@@ -71,7 +89,7 @@ impl Env {
         } else {
             dotenv::restrict(vars)
         };
-        Self { dotenv }
+        Self { dotenv, file }
     }
 
     pub fn get(&self, name: &str) -> Option<String> {
@@ -155,6 +173,7 @@ pub fn load_workspace(
         workspace_trusted: trust.is_trusted(),
     })
     .map_err(config)?;
+    let env = apply_env_settings(env, &loaded.settings, workspace, home, trust.is_trusted());
     Ok(WorkspaceSettings { trust, env, loaded })
 }
 
@@ -233,7 +252,11 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     }
     let trusted = trust.is_trusted();
     let getter = |name: &str| env.get(name);
-    let settings = loaded.settings;
+    // Keys of the wrong type that were ignored (not fatal, unlike the
+    // older keys: see gd_settings::model::ignored_values).
+    let ignored = gd_settings::model::ignored_values(&loaded.merged);
+    let mut settings = loaded.settings;
+    let server_command = crate::launch_settings::add_server_command(&mut settings).err();
 
     let mut workspace_dirs = vec![workspace.clone()];
     for dir in options
@@ -268,10 +291,13 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
 
     let model = resolve_model(options.model.as_deref(), &env, &settings);
     let backend = select_backend(&settings, &env)?;
+    let (extra_headers, header_problems) =
+        crate::launch_settings::vertex_headers(&settings, backend.kind());
     let client = GeminiClient::new(
         backend,
         ClientOptions {
-            retry: RetryPolicy::from_env(|name| env.get(name)),
+            retry: retry_policy(&settings, &env),
+            extra_headers,
             surface: options.surface.clone(),
             ..ClientOptions::default()
         },
@@ -296,6 +322,13 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     if approval_mode == ApprovalMode::Plan && settings.general.plan.enabled == Some(false) {
         warn!("Approval mode \"plan\" is disabled in your settings. Falling back to \"default\".");
         approval_mode = ApprovalMode::Default;
+    }
+    let yolo_disabled = settings.security.disable_yolo_mode == Some(true);
+    if yolo_disabled && approval_mode == ApprovalMode::Yolo {
+        // Gemini CLI 0.61 refuses to start (FatalConfigError, exit 52).
+        return Err(LaunchError::Config(
+            crate::policy::YOLO_DISABLED_MESSAGE.to_owned(),
+        ));
     }
     // Plan mode is stricter than the default: an untrusted folder may plan.
     if !trusted && !matches!(approval_mode, ApprovalMode::Default | ApprovalMode::Plan) {
@@ -333,6 +366,10 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
             .respect_gemini_ignore
             .unwrap_or(true),
     };
+    config.loop_detection = settings.model.disable_loop_detection != Some(true);
+    config.tool_output_limit = tool_output_limit(&settings);
+    config.shell = shell_settings(&settings);
+    config.include_directory_tree = settings.context.include_directory_tree != Some(false);
     config.generation_config = Some(default_generation_config(&model));
     config.memory = Some(crate::memory::DiscoveryOptions {
         workspace: config.workspace_dirs[0].clone(),
@@ -344,9 +381,16 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
             .unwrap_or(crate::memory::DEFAULT_MAX_DIRS),
         filtering: config.file_filtering,
         workspace_files: trusted,
+        boundary_markers: settings.context.memory_boundary_markers.clone(),
+        include_directories: settings.context.load_memory_from_include_directories == Some(true),
     });
 
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<String> = ignored
+        .into_iter()
+        .map(|problem| format!("Setting {problem}"))
+        .chain(server_command)
+        .chain(header_problems)
+        .collect();
     if let Some(dir) = settings.general.plan.directory.as_deref() {
         match crate::plan::custom_plans_dir(&config.workspace_dirs[0], dir) {
             Ok(dir) => config.plans_dir = Some(dir),
@@ -363,7 +407,12 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     let sources = PolicySources::standard(home.as_deref(), policy_workspace, &getter);
     let (mut engine, errors) = PolicyEngine::load(&sources);
     warnings.extend(errors.iter().map(|e| format!("Policy file skipped: {e}")));
-    let settings_rules = mcp_settings_rules(&settings);
+    let mut settings_rules = mcp_settings_rules(&settings);
+    settings_rules.extend(crate::tool_rules::tools_settings_rules(&settings));
+    let (path_rules, path_problems) =
+        crate::launch_settings::policy_path_rules(&settings, &config.workspace_dirs[0]);
+    settings_rules.extend(path_rules);
+    warnings.extend(path_problems);
     engine.add_rules(settings_rules.clone());
     let policy = Arc::new(
         PolicyApproval::new(
@@ -376,6 +425,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
                 .map(|dir| dir.join(AUTO_SAVED_POLICY_FILE)),
         )
         .restricted(!trusted)
+        .yolo_disabled(yolo_disabled)
         .reloadable(sources, settings_rules)
         .with_load_errors(&errors),
     );
@@ -467,32 +517,6 @@ pub fn declared_tools(
         ]);
     }
     tools
-}
-
-/// Checkpoints before edits: `general.checkpointing.enabled` (Gemini CLI's
-/// key) when set, else on for interactive sessions (the desktop app, where
-/// every edit card can restore its checkpoint) and off for the headless CLI
-/// (Gemini CLI's default). The shadow repositories live under
-/// `$GEMINI_DESKTOP_CHECKPOINT_DIR` or `~/.gemini/gemini-desktop/checkpoints`.
-pub fn checkpointing(
-    settings: &Settings,
-    interactive: bool,
-    env: &dyn Fn(&str) -> Option<String>,
-    home: Option<&Path>,
-) -> Option<gd_checkpoint::CheckpointConfig> {
-    if !settings
-        .general
-        .checkpointing
-        .enabled
-        .unwrap_or(interactive)
-    {
-        return None;
-    }
-    let root = gd_checkpoint::CheckpointConfig::default_root(env, home);
-    if root.is_none() {
-        warn!("checkpoints are off: no home directory to keep them in");
-    }
-    root.map(gd_checkpoint::CheckpointConfig::new)
 }
 
 /// The session's MCP servers from `mcpServers` (none when there are none),
@@ -589,6 +613,8 @@ pub fn select_backend(settings: &Settings, env: &Env) -> Result<Backend, LaunchE
         secret = %resolved.secret_location,
         "credentials selected"
     );
+    crate::launch_settings::check_enforced_auth(settings, resolved.method)
+        .map_err(LaunchError::Auth)?;
     Ok(resolved.backend)
 }
 
@@ -623,7 +649,7 @@ mod tests {
         for (k, v) in extra {
             dotenv.insert(k.to_string(), v.to_string());
         }
-        Env { dotenv }
+        Env { dotenv, file: None }
     }
 
     fn settings(selected: Option<&str>) -> Settings {

@@ -25,6 +25,9 @@ const SESSION_RULE_PRIORITY: u16 = 950;
 /// Priority of rules saved with "always allow and save".
 const SAVED_RULE_PRIORITY: u16 = 100;
 
+/// Gemini CLI 0.61's message when `security.disableYoloMode` refuses YOLO.
+pub const YOLO_DISABLED_MESSAGE: &str = "YOLO mode is disabled by your administrator. To enable it, please request an update to the settings at: https://goo.gle/manage-gemini-cli";
+
 pub struct PolicyApproval {
     /// Swapped by `Op::ReloadPolicies` (see [`crate::policy_editor`]).
     pub(crate) engine: LiveEngine,
@@ -36,6 +39,8 @@ pub struct PolicyApproval {
     restricted: bool,
     /// Where the engine was loaded from, to load it again.
     pub(crate) reload: Option<ReloadSources>,
+    /// `security.disableYoloMode`: YOLO cannot be switched on.
+    yolo_disabled: bool,
 }
 
 impl PolicyApproval {
@@ -52,6 +57,7 @@ impl PolicyApproval {
             saved_rules,
             restricted: false,
             reload: None,
+            yolo_disabled: false,
         }
     }
 
@@ -60,6 +66,12 @@ impl PolicyApproval {
     /// folder").
     pub fn restricted(mut self, restricted: bool) -> Self {
         self.restricted = restricted;
+        self
+    }
+
+    /// `security.disableYoloMode`: switching to YOLO is refused.
+    pub fn yolo_disabled(mut self, disabled: bool) -> Self {
+        self.yolo_disabled = disabled;
         self
     }
 
@@ -81,6 +93,9 @@ impl PolicyApproval {
                 "Cannot enable privileged approval modes in an untrusted folder. Trust the folder first."
                     .to_owned(),
             );
+        }
+        if self.yolo_disabled && mode == ApprovalMode::Yolo {
+            return Err(YOLO_DISABLED_MESSAGE.to_owned());
         }
         *self.mode.write().unwrap_or_else(|e| e.into_inner()) = mode;
         Ok(())

@@ -120,6 +120,82 @@ const FIELDS: &[Field] = &[
         applies: "The session reloads with it.",
         effect: SettingEffect::Reload,
     },
+    // Gemini CLI 0.61 keys a user would want to change (issue 18): same
+    // meanings and defaults as there (README: "Settings: Gemini CLI 0.61 keys").
+    Field {
+        key: "general.maxAttempts",
+        label: "Retry attempts",
+        help: "Attempts per model request when the service fails or is busy, the first included \
+               (1 to 10).",
+        kind: SettingKind::Number,
+        choices: &[],
+        placeholder: Some("10"),
+        applies: "The session reloads with it.",
+        effect: SettingEffect::Reload,
+    },
+    Field {
+        key: "tools.truncateToolOutputThreshold",
+        label: "Tool output sent to the model",
+        help: "Characters of a tool's output the model gets; the whole output is saved to a file \
+               it can read. 0 sends everything.",
+        kind: SettingKind::Number,
+        choices: &[],
+        placeholder: Some("40000"),
+        applies: "The session reloads with it.",
+        effect: SettingEffect::Reload,
+    },
+    Field {
+        key: "tools.shell.inactivityTimeout",
+        label: "Stop silent commands after (seconds)",
+        help: "A shell command with no output for this long is stopped. 0 waits forever.",
+        kind: SettingKind::Number,
+        choices: &[],
+        placeholder: Some("300"),
+        applies: "The session reloads with it.",
+        effect: SettingEffect::Reload,
+    },
+    Field {
+        key: "tools.allowed",
+        label: "Tools that run without asking",
+        help: "One tool name per line; run_shell_command(git status) allows that command only \
+               (other shell commands are then refused).",
+        kind: SettingKind::Lines,
+        choices: &[],
+        placeholder: Some("run_shell_command(git status)"),
+        applies: "The session reloads with it.",
+        effect: SettingEffect::Reload,
+    },
+    Field {
+        key: "security.disableYoloMode",
+        label: "Disable YOLO mode",
+        help: "YOLO (approve everything) cannot be chosen, for this app and Gemini CLI.",
+        kind: SettingKind::Toggle,
+        choices: &[],
+        placeholder: None,
+        applies: "The session reloads with it.",
+        effect: SettingEffect::Reload,
+    },
+    Field {
+        key: "general.sessionRetention.enabled",
+        label: "Delete old conversations",
+        help: "Delete conversations older than the age below (the open one is kept).",
+        kind: SettingKind::Toggle,
+        choices: &[],
+        placeholder: None,
+        applies: "Applies when a conversation opens.",
+        effect: SettingEffect::Reload,
+    },
+    Field {
+        key: "general.sessionRetention.maxAge",
+        label: "Delete conversations older than",
+        help: "A number and a unit: h (hours), d (days), w (weeks), m (months of 30 days); at \
+               least 1d.",
+        kind: SettingKind::Text,
+        choices: &[],
+        placeholder: Some("30d"),
+        applies: "Applies when a conversation opens.",
+        effect: SettingEffect::Reload,
+    },
     Field {
         key: "tools.legacy",
         label: "Legacy tools",
@@ -331,6 +407,18 @@ pub fn default_value(key: &str) -> Value {
         "context.includeDirectories" => Value::Array(Vec::new()),
         // `launch::checkpointing`: unset means on when someone can restore.
         "general.checkpointing.enabled" => Value::Bool(true),
+        "general.maxAttempts" => Value::from(crate::launch::MAX_ATTEMPTS),
+        "tools.truncateToolOutputThreshold" => {
+            Value::from(crate::tools::services::DEFAULT_MAX_OUTPUT_CHARS)
+        }
+        "tools.shell.inactivityTimeout" => {
+            Value::from(crate::tools::services::DEFAULT_INACTIVITY_TIMEOUT_SECS)
+        }
+        "tools.allowed" => Value::Array(Vec::new()),
+        "security.disableYoloMode" => Value::Bool(false),
+        // Off here unless set (the app never deletes history on its own).
+        "general.sessionRetention.enabled" => Value::Bool(false),
+        "general.sessionRetention.maxAge" => Value::String("30d".to_owned()),
         "tools.legacy" => Value::Array(Vec::new()),
         _ => Value::Null,
     }
@@ -392,6 +480,30 @@ pub fn check_value(key: &str, value: &Value) -> Result<(), SettingsScreenError> 
                 None => invalid("Context file names are strings."),
             }
         }
+        ("general.maxAttempts", value)
+            if !value.as_i64().is_some_and(|n| (1..=10).contains(&n)) =>
+        {
+            invalid("Retry attempts are a whole number from 1 to 10.")
+        }
+        ("tools.truncateToolOutputThreshold" | "tools.shell.inactivityTimeout", value)
+            if value.as_i64().is_none() =>
+        {
+            invalid("Enter a whole number (0 for no limit).")
+        }
+        ("general.sessionRetention.maxAge", Value::String(age)) if !is_retention_age(age) => {
+            invalid(
+                "Write an age as a number and a unit: 24h, 30d, 2w or 6m (months); at least 1d.",
+            )
+        }
+        ("tools.allowed", Value::Array(names))
+            if names
+                .iter()
+                .any(|n| n.as_str().is_none_or(|n| n.trim().is_empty())) =>
+        {
+            invalid(
+                "Each allowed tool is a tool name, e.g. read_file or run_shell_command(git status).",
+            )
+        }
         ("context.includeDirectories", Value::Array(dirs))
             if dirs
                 .iter()
@@ -409,6 +521,27 @@ pub fn check_value(key: &str, value: &Value) -> Result<(), SettingsScreenError> 
         }
         _ => Ok(()),
     }
+}
+
+/// `24h`, `30d`, `2w`, `6m` and at least a day (Gemini CLI 0.61's
+/// default `minRetention`; gd-store refuses shorter ages and deletes
+/// nothing).
+fn is_retention_age(age: &str) -> bool {
+    let age = age.trim();
+    let Some(unit) = age.chars().last() else {
+        return false;
+    };
+    let Ok(number) = age[..age.len() - unit.len_utf8()].parse::<u64>() else {
+        return false;
+    };
+    let hours = match unit {
+        'h' => number,
+        'd' => number.saturating_mul(24),
+        'w' => number.saturating_mul(24 * 7),
+        'm' => number.saturating_mul(24 * 30),
+        _ => return false,
+    };
+    hours >= 24
 }
 
 fn check_file_names(names: &[&String]) -> Result<(), SettingsScreenError> {
@@ -565,102 +698,5 @@ fn discover(workspace: &Path, home: Option<&Path>) -> TrustDiscovery {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn no_env(_: &str) -> Option<String> {
-        None
-    }
-
-    #[test]
-    fn checkpointing_unset_is_on_by_default() {
-        assert_eq!(
-            in_force("general.checkpointing.enabled", None, None, &no_env),
-            (json!(true), SettingOrigin::Default, None)
-        );
-    }
-
-    #[test]
-    fn a_layer_value_is_in_force_with_its_layer() {
-        assert_eq!(
-            in_force(
-                "general.checkpointing.enabled",
-                Some(&json!(false)),
-                Some(SettingsLayer::Workspace),
-                &no_env
-            ),
-            (json!(false), SettingOrigin::Workspace, None)
-        );
-    }
-
-    #[test]
-    fn gemini_model_beats_the_files() {
-        let env = |name: &str| (name == "GEMINI_MODEL").then(|| "env-model".to_owned());
-        assert_eq!(
-            in_force(
-                "model.name",
-                Some(&json!("user-model")),
-                Some(SettingsLayer::User),
-                &env
-            ),
-            (
-                json!("env-model"),
-                SettingOrigin::Env,
-                Some("GEMINI_MODEL".to_owned())
-            )
-        );
-        // The variable only concerns the model.
-        assert_eq!(
-            in_force("ui.theme", None, None, &env),
-            (json!("system"), SettingOrigin::Default, None)
-        );
-    }
-
-    #[test]
-    fn notification_modes_are_checked() {
-        for mode in ["all", "approvals", "off"] {
-            assert!(check_value("ui.desktopNotifications", &json!(mode)).is_ok());
-        }
-        let err = check_value("ui.desktopNotifications", &json!("loud")).unwrap_err();
-        assert!(err.to_string().contains("`approvals`"), "{err}");
-    }
-
-    #[test]
-    fn legacy_tools_are_checked() {
-        assert!(check_value("tools.legacy", &json!(["save_memory", "read_many_files"])).is_ok());
-        let err = check_value("tools.legacy", &json!(["save_memory", "shell"])).unwrap_err();
-        assert!(err.to_string().contains("read_many_files"), "{err}");
-        assert_eq!(default_value("tools.legacy"), json!([]));
-    }
-
-    #[test]
-    fn every_common_key_has_a_default() {
-        for key in common_keys() {
-            assert!(!default_value(key).is_null(), "{key}");
-        }
-    }
-
-    #[test]
-    fn a_select_field_defaults_to_one_of_its_choices() {
-        let fields = fields();
-        for field in &fields {
-            assert_eq!(
-                fields.iter().filter(|f| f.key == field.key).count(),
-                1,
-                "{} is listed once",
-                field.key
-            );
-            if field.kind == SettingKind::Select {
-                let default = default_value(&field.key);
-                assert!(
-                    field.choices.iter().any(|c| default == c.value.as_str()),
-                    "{}: {default}",
-                    field.key
-                );
-            } else {
-                assert!(field.choices.is_empty(), "{}", field.key);
-            }
-        }
-    }
-}
+#[path = "settings_screen_tests.rs"]
+mod tests;

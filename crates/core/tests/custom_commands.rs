@@ -41,6 +41,8 @@ fn start(
                 max_dirs: 10,
                 filtering: FileFiltering::default(),
                 workspace_files: true,
+                boundary_markers: None,
+                include_directories: false,
             });
         },
         policy,

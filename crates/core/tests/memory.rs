@@ -264,6 +264,8 @@ fn options(ws: &Path, home: &Path) -> DiscoveryOptions {
         max_dirs: 200,
         filtering: FileFiltering::default(),
         workspace_files: true,
+        boundary_markers: None,
+        include_directories: false,
     }
 }
 
@@ -310,6 +312,71 @@ fn discovery_order_global_upward_then_downward() {
     // The gitignore only counts inside a git repository.
     assert!(found.contains(&ws.join("ignored/GEMINI.md")));
     assert!(!found.contains(&ws.join("private/GEMINI.md")));
+}
+
+#[test]
+fn memory_boundary_markers_move_the_project_root() {
+    let (_d, tmp) = real_tempdir();
+    let home = tmp.join("home");
+    let mono = home.join("mono");
+    let ws = mono.join("services/api");
+    fs::create_dir_all(mono.join(".git")).unwrap();
+    write(&mono.join("GEMINI.md"), "repo root");
+    write(&mono.join("services/package.json"), "{}");
+    write(&mono.join("services/GEMINI.md"), "services");
+    write(&ws.join("GEMINI.md"), "api");
+    let rel = |markers: Option<Vec<String>>| -> Vec<String> {
+        let options = DiscoveryOptions {
+            boundary_markers: markers,
+            ..options(&ws, &home)
+        };
+        discover(&options)
+            .iter()
+            .map(|p| p.strip_prefix(&home).unwrap().display().to_string())
+            .collect()
+    };
+    // Default (`.git`): from the repository root down.
+    assert_eq!(
+        rel(None),
+        [
+            "mono/GEMINI.md",
+            "mono/services/GEMINI.md",
+            "mono/services/api/GEMINI.md"
+        ]
+    );
+    // `package.json` marks a nearer root: the search stops there.
+    assert_eq!(
+        rel(Some(vec!["package.json".into()])),
+        ["mono/services/GEMINI.md", "mono/services/api/GEMINI.md"]
+    );
+}
+
+#[test]
+fn include_directories_are_searched_only_when_the_setting_says_so() {
+    let (_d, tmp) = real_tempdir();
+    let home = tmp.join("home");
+    let ws = home.join("app");
+    let lib = tmp.join("elsewhere/lib");
+    fs::create_dir_all(ws.join(".git")).unwrap();
+    fs::create_dir_all(lib.join(".git")).unwrap();
+    write(&ws.join("GEMINI.md"), "app rules");
+    write(&lib.join("GEMINI.md"), "lib rules");
+    write(&lib.join("src/GEMINI.md"), "lib src rules");
+    let dirs = [ws.clone(), lib.clone()];
+    let off = load_memory(&options(&ws, &home), &dirs);
+    assert!(off.text.contains("app rules"));
+    assert!(!off.text.contains("lib rules"), "{}", off.text);
+    let on = load_memory(
+        &DiscoveryOptions {
+            include_directories: true,
+            ..options(&ws, &home)
+        },
+        &dirs,
+    );
+    let app = on.text.find("app rules").unwrap();
+    let lib_at = on.text.find("lib rules").unwrap();
+    let src_at = on.text.find("lib src rules").unwrap();
+    assert!(app < lib_at && lib_at < src_at, "{}", on.text);
 }
 
 #[test]
@@ -398,6 +465,8 @@ fn memory_config(home: PathBuf) -> impl FnOnce(&mut gd_core::SessionConfig) {
             max_dirs: 200,
             filtering: FileFiltering::default(),
             workspace_files: true,
+            boundary_markers: None,
+            include_directories: false,
         });
     }
 }

@@ -57,6 +57,8 @@ async fn the_model_edits_gemini_md_with_replace_under_confirmation() {
                 max_dirs: 200,
                 filtering: FileFiltering::default(),
                 workspace_files: true,
+                boundary_markers: None,
+                include_directories: false,
             });
         },
         policy,

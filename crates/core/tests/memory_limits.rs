@@ -38,6 +38,8 @@ fn options(ws: &Path) -> DiscoveryOptions {
         max_dirs: 200,
         filtering: FileFiltering::default(),
         workspace_files: true,
+        boundary_markers: None,
+        include_directories: false,
     }
 }
 

@@ -29,6 +29,9 @@ pub struct ClientOptions {
     pub connect_timeout: Duration,
     /// Longest silence tolerated between two reads of a response body.
     pub read_timeout: Duration,
+    /// More headers on every model request (e.g. Vertex AI's
+    /// `X-Vertex-AI-LLM-Request-Type` from `billing.vertexAi.*`).
+    pub extra_headers: Vec<(String, String)>,
 }
 
 impl Default for ClientOptions {
@@ -38,6 +41,7 @@ impl Default for ClientOptions {
             surface: "cli".into(),
             connect_timeout: Duration::from_secs(30),
             read_timeout: Duration::from_secs(300),
+            extra_headers: Vec::new(),
         }
     }
 }
@@ -325,6 +329,9 @@ impl Inner {
                 concat!("gemini-desktop/", env!("CARGO_PKG_VERSION")),
             )
             .body(body);
+        for (name, value) in &self.options.extra_headers {
+            request = request.header(name.as_str(), value.as_str());
+        }
         request = match self.backend.auth() {
             Auth::ApiKey(key) => request.header("x-goog-api-key", key.expose()),
             Auth::Bearer(source) => {

@@ -39,7 +39,7 @@ pub use engine::{
     default_rules, render_rule,
 };
 pub use listing::{ListedRule, effective_rules, is_pseudo_path};
-pub use loader::{PolicyError, parse_policy_file};
+pub use loader::{PolicyError, load_paths, parse_policy_file};
 pub use matched::{Downgrade, MatchedRule};
 pub use rule::{Decision, Mode, Rule, RuleDecision, RuleSource, SHELL_TOOL_NAME, Tier};
 pub use stable_json::stable_stringify;

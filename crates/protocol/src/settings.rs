@@ -184,6 +184,8 @@ pub enum SettingKind {
     Lines,
     /// On or off (a boolean).
     Toggle,
+    /// A whole number.
+    Number,
 }
 
 /// What a change of the setting does to the running app.

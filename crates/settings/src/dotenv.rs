@@ -4,6 +4,17 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+/// Variables a project's `.env` may not set unless
+/// `advanced.excludedEnvVars` says otherwise (Gemini CLI's default).
+pub const DEFAULT_EXCLUDED_ENV_VARS: &[&str] = &["DEBUG", "DEBUG_MODE"];
+
+/// Whether `advanced.excludedEnvVars` applies to this file: Gemini CLI
+/// exempts `.env` files in a `.gemini` folder (the user's own or the
+/// project's Gemini settings), and applies it to every plain `.env`.
+pub fn is_project_env_file(path: &Path) -> bool {
+    !path.components().any(|c| c.as_os_str() == ".gemini")
+}
+
 /// Variables an untrusted folder's `.env` may still set (so that a key
 /// kept there keeps working), as in Gemini CLI.
 pub const UNTRUSTED_ALLOWED_VARS: &[&str] = &[
@@ -18,9 +29,21 @@ pub const UNTRUSTED_ALLOWED_VARS: &[&str] = &[
 /// In an untrusted folder the `.gemini/.env` files are not considered (as
 /// in Gemini CLI), and [`restrict`] applies to what is read.
 pub fn find_env_file(start: &Path, home: Option<&Path>, trusted: bool) -> Option<PathBuf> {
+    find_env_file_with(start, home, trusted, false)
+}
+
+/// [`find_env_file`]; with `ignore_local` (`advanced.ignoreLocalEnv`) a
+/// plain `.env` is only taken from the home folder, as in Gemini CLI 0.61.
+pub fn find_env_file_with(
+    start: &Path,
+    home: Option<&Path>,
+    trusted: bool,
+    ignore_local: bool,
+) -> Option<PathBuf> {
     let candidates = |dir: &Path| {
         let gemini = trusted.then(|| dir.join(".gemini").join(".env"));
-        gemini.into_iter().chain([dir.join(".env")])
+        let plain = (!ignore_local || Some(dir) == home).then(|| dir.join(".env"));
+        gemini.into_iter().chain(plain)
     };
     let mut dir = Some(start);
     while let Some(current) = dir {

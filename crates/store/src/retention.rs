@@ -17,7 +17,17 @@ pub struct Retention {
     pub max_age: Option<String>,
     /// Keep at most this many sessions (the newest).
     pub max_count: Option<u64>,
+    /// `minRetention` (default `1d`): a `maxAge` below it is refused and
+    /// nothing is deleted, as in Gemini CLI 0.61, so a slip such as `1h`
+    /// cannot wipe the day's work.
+    pub min_retention: Option<String>,
 }
+
+/// Gemini CLI 0.61's `maxAge` default.
+pub const DEFAULT_MAX_AGE: &str = "30d";
+
+/// Gemini CLI 0.61's `minRetention` default.
+pub const DEFAULT_MIN_RETENTION: &str = "1d";
 
 impl Retention {
     /// Reads `general.sessionRetention` from a merged settings document;
@@ -36,18 +46,48 @@ impl Retention {
         Self::from_settings(&serde_json::json!({ "general": { "sessionRetention": value } }))
     }
 
-    /// `maxAge` in milliseconds.
+    /// `maxAge` in milliseconds. Enabled with neither `maxAge` nor
+    /// `maxCount`, Gemini CLI 0.61's default age applies (`30d`).
     pub fn max_age_ms(&self) -> Result<Option<i64>> {
-        self.max_age.as_deref().map(parse_age).transpose()
+        match (&self.max_age, self.max_count) {
+            (Some(age), _) => parse_age(age).map(Some),
+            (None, None) => parse_age(DEFAULT_MAX_AGE).map(Some),
+            (None, Some(_)) => Ok(None),
+        }
+    }
+
+    /// Gemini CLI 0.61's checks before anything is deleted: `maxAge` not
+    /// below `minRetention` (an unreadable `minRetention` counts as `1d`),
+    /// `maxCount` at least 1.
+    pub fn check(&self) -> Result<()> {
+        if let Some(age) = self.max_age_ms()? {
+            let min_text = self
+                .min_retention
+                .as_deref()
+                .unwrap_or(DEFAULT_MIN_RETENTION);
+            let min = parse_age(min_text).or_else(|_| parse_age(DEFAULT_MIN_RETENTION))?;
+            if age < min {
+                return Err(StoreError::Invalid(format!(
+                    "general.sessionRetention: maxAge cannot be less than minRetention ({min_text}); nothing was deleted"
+                )));
+            }
+        }
+        if self.max_count == Some(0) {
+            return Err(StoreError::Invalid(
+                "general.sessionRetention: maxCount must be at least 1; nothing was deleted".into(),
+            ));
+        }
+        Ok(())
     }
 }
 
-/// Parses `30d`, `24h`, `2w`, `90m` (a number and one unit).
+/// Parses `24h`, `30d`, `2w`, `6m` (a number and one unit; `m` is a month
+/// of 30 days, as in Gemini CLI 0.61, not a minute).
 pub fn parse_age(text: &str) -> Result<i64> {
     let text = text.trim();
     let bad = || {
         StoreError::Invalid(format!(
-            "cannot read the age {text:?}: use e.g. 30d, 24h, 2w"
+            "cannot read the age {text:?}: use e.g. 30d, 24h, 2w, 6m (months)"
         ))
     };
     let unit = text.chars().last().ok_or_else(bad)?;
@@ -56,10 +96,10 @@ pub fn parse_age(text: &str) -> Result<i64> {
         .parse()
         .map_err(|_| bad())?;
     let ms = match unit {
-        'm' => 60_000,
         'h' => 3_600_000,
         'd' => 86_400_000,
         'w' => 7 * 86_400_000,
+        'm' => 30 * 86_400_000,
         _ => return Err(bad()),
     };
     if number <= 0 {
@@ -81,6 +121,7 @@ impl Store {
         if !retention.enabled {
             return Ok(0);
         }
+        retention.check()?;
         let max_age = retention.max_age_ms()?;
         let mut doomed: Vec<String> = Vec::new();
         {
@@ -127,6 +168,46 @@ mod tests {
         assert!(parse_age("d").is_err());
         assert!(parse_age("-3d").is_err());
         assert!(parse_age("3y").is_err());
+        // Gemini CLI 0.61: `m` is a month of 30 days.
+        assert_eq!(parse_age("6m").unwrap(), 180 * 86_400_000);
+    }
+
+    #[test]
+    fn max_age_below_min_retention_deletes_nothing() {
+        let short = Retention {
+            enabled: true,
+            max_age: Some("12h".into()),
+            ..Retention::default()
+        };
+        let err = short.check().unwrap_err().to_string();
+        assert!(
+            err.contains("maxAge cannot be less than minRetention (1d)"),
+            "{err}"
+        );
+        let allowed = Retention {
+            min_retention: Some("6h".into()),
+            ..short.clone()
+        };
+        assert!(allowed.check().is_ok());
+        let unreadable_min = Retention {
+            min_retention: Some("soon".into()),
+            ..short
+        };
+        assert!(
+            unreadable_min.check().is_err(),
+            "an unreadable minRetention is 1d"
+        );
+        let zero = Retention {
+            enabled: true,
+            max_count: Some(0),
+            ..Retention::default()
+        };
+        assert!(
+            zero.check()
+                .unwrap_err()
+                .to_string()
+                .contains("maxCount must be at least 1")
+        );
     }
 
     #[test]

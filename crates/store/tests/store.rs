@@ -545,6 +545,7 @@ fn retention_is_off_by_default_and_deletes_by_age_and_count() {
         enabled: true,
         max_age: Some("7d".into()),
         max_count: None,
+        ..Retention::default()
     };
     // s0..s2 are 10, 9, 8 days old; s3 is exactly 7.
     assert_eq!(store.apply_retention(&by_age, now, Some("s0")).unwrap(), 2);
@@ -556,6 +557,7 @@ fn retention_is_off_by_default_and_deletes_by_age_and_count() {
         enabled: true,
         max_age: None,
         max_count: Some(2),
+        ..Retention::default()
     };
     assert_eq!(store.apply_retention(&by_count, now, None).unwrap(), 2);
     let left: Vec<String> = store

@@ -3,4 +3,4 @@
 /**
  * How the settings screen edits a setting's value.
  */
-export type SettingKind = "text" | "select" | "names" | "lines" | "toggle";
+export type SettingKind = "text" | "select" | "names" | "lines" | "toggle" | "number";

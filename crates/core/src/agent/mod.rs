@@ -13,7 +13,7 @@ use tracing::{Instrument, info_span, warn};
 use crate::chat::{Chat, ChatError, Gate, ModelResponse, ToolCallRequest, not_executed_responses};
 use crate::compression::{CompressionOutcome, history_tokens, maybe_compress};
 use crate::config::SessionConfig;
-use crate::context::session_context;
+use crate::context::session_context_for;
 use crate::events::EventSink;
 use crate::history::{HistoryRecorder, Recording};
 use crate::loop_detection::{LoopDetected, LoopDetector};
@@ -121,6 +121,7 @@ impl Agent {
                 .clone()
                 .map(|access| ModelAccess { model, ..access }),
             limits: services.limits,
+            shell: services.shell.clone(),
             topic: services.topic.clone(),
         });
     }
@@ -491,12 +492,7 @@ impl Agent {
     fn user_message(&self, prompt: Vec<Part>) -> Content {
         let mut parts = Vec::with_capacity(prompt.len() + 2);
         if self.chat.history().is_empty() {
-            parts.push(Part::text(session_context(
-                &self.config.workspace_dirs,
-                &self.config.temp_dir,
-                self.config.file_filtering,
-                Local::now(),
-            )));
+            parts.push(Part::text(session_context_for(&self.config, Local::now())));
         }
         if let Some(note) = notes::notes_part(&self.notes.take()) {
             parts.push(Part::text(note));

@@ -16,6 +16,30 @@ pub fn session_context(
     filtering: FileFiltering,
     now: DateTime<Local>,
 ) -> String {
+    session_context_with(workspace_dirs, temp_dir, filtering, true, now)
+}
+
+/// The session context of a session's configuration
+/// (`context.includeDirectoryTree` included).
+pub fn session_context_for(config: &crate::config::SessionConfig, now: DateTime<Local>) -> String {
+    session_context_with(
+        &config.workspace_dirs,
+        &config.temp_dir,
+        config.file_filtering,
+        config.include_directory_tree,
+        now,
+    )
+}
+
+/// [`session_context`]; without `include_tree` the workspace folders and
+/// their listing are left out.
+pub fn session_context_with(
+    workspace_dirs: &[PathBuf],
+    temp_dir: &std::path::Path,
+    filtering: FileFiltering,
+    include_tree: bool,
+    now: DateTime<Local>,
+) -> String {
     let date = now.format("%A, %B %-d, %Y");
     let mut text = String::with_capacity(1024);
     text.push_str("<session_context>\n");
@@ -31,6 +55,13 @@ pub fn session_context(
         "The project's temporary directory is: {}\n",
         temp_dir.display()
     ));
+    if !include_tree {
+        // `context.includeDirectoryTree: false`: no folders, no listing
+        // (Gemini CLI 0.61 leaves out its whole directory context).
+        text.push('\n');
+        text.push_str("</session_context>");
+        return text;
+    }
     text.push_str("- **Workspace Directories:**\n");
     for dir in workspace_dirs {
         text.push_str(&format!("  - {}\n", dir.display()));
@@ -54,6 +85,27 @@ mod tests {
     use super::*;
     use chrono::TimeZone;
     use std::fs;
+
+    #[test]
+    fn without_the_directory_tree_no_folders_are_listed() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().canonicalize().unwrap();
+        fs::write(ws.join("hello.txt"), "hello\n").unwrap();
+        let now = Local.with_ymd_and_hms(2026, 11, 21, 12, 0, 0).unwrap();
+        let text = session_context_with(
+            std::slice::from_ref(&ws),
+            std::path::Path::new("/tmp/gd"),
+            FileFiltering::default(),
+            false,
+            now,
+        );
+        assert_eq!(
+            text,
+            "<session_context>\nThis is Gemini Desktop. We are setting up the context for our chat.\n\
+             Today's date is Saturday, November 21, 2026 (formatted according to the user's locale).\n\
+             My operating system is: linux\nThe project's temporary directory is: /tmp/gd\n\n</session_context>"
+        );
+    }
 
     #[test]
     fn matches_the_gemini_cli_layout() {

@@ -6,7 +6,7 @@ pub mod folder_structure;
 
 use std::path::{Path, PathBuf};
 
-pub use environment::session_context;
+pub use environment::{session_context, session_context_for};
 pub use folder_structure::folder_structure;
 
 /// The per-project directory for the agent's temporary files:

@@ -41,14 +41,49 @@ pub struct DiscoveryOptions {
     /// the global `~/.gemini` ones are in an untrusted folder (as in
     /// Gemini CLI).
     pub workspace_files: bool,
+    /// `context.memoryBoundaryMarkers`: names whose presence in a folder
+    /// makes it the project root, where the upward search stops (`None`:
+    /// `.git`, Gemini CLI 0.61's default; empty: no root).
+    pub boundary_markers: Option<Vec<String>>,
+    /// `context.loadMemoryFromIncludeDirectories`: the other workspace
+    /// folders (include directories) are searched like the first one.
+    pub include_directories: bool,
 }
 
 /// The nearest ancestor of `dir` (itself included) that has a `.git`
 /// directory or file.
 pub fn find_project_root(dir: &Path) -> Option<PathBuf> {
+    find_root_with(dir, &[".git".to_owned()])
+}
+
+/// The nearest ancestor of `dir` (itself included) holding one of
+/// `markers` (a file or a folder of that name).
+pub fn find_root_with(dir: &Path, markers: &[String]) -> Option<PathBuf> {
     dir.ancestors()
-        .find(|d| d.join(".git").exists())
+        .find(|d| markers.iter().any(|m| !m.is_empty() && d.join(m).exists()))
         .map(Path::to_path_buf)
+}
+
+/// The context files of the first workspace folder (see [`discover`]),
+/// then, with `include_directories`, those around and below each other
+/// folder in `workspace_dirs` (the global files only once).
+pub fn discover_all(options: &DiscoveryOptions, workspace_dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut found = discover(options);
+    if !options.include_directories || !options.workspace_files {
+        return found;
+    }
+    for dir in workspace_dirs.iter().filter(|d| **d != options.workspace) {
+        let other = DiscoveryOptions {
+            workspace: dir.clone(),
+            ..options.clone()
+        };
+        for path in discover(&other) {
+            if !found.contains(&path) {
+                found.push(path);
+            }
+        }
+    }
+    found
 }
 
 /// The context files, in load order, without duplicates.
@@ -71,7 +106,10 @@ pub fn discover(options: &DiscoveryOptions) -> Vec<PathBuf> {
     if !options.workspace_files {
         return found;
     }
-    let root = find_project_root(&options.workspace);
+    let root = match &options.boundary_markers {
+        Some(markers) => find_root_with(&options.workspace, markers),
+        None => find_project_root(&options.workspace),
+    };
     for dir in upward_dirs(&options.workspace, root.as_deref(), options.home.as_deref()) {
         for name in &options.file_names {
             let path = dir.join(name);

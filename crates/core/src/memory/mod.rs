@@ -82,7 +82,7 @@ pub fn load_memory_with(
     let mut blocks = Vec::new();
     let mut files = Vec::new();
     let mut left_out = Vec::new();
-    for path in discover(options) {
+    for path in discovery::discover_all(options, workspace_dirs) {
         let shown = display_path(&path, &options.workspace);
         if budget.exhausted() {
             left_out.push(shown);

@@ -179,7 +179,8 @@ impl Session {
                 model: config.model.clone(),
                 session_id: config.session_id.clone(),
             }),
-            limits: Default::default(),
+            limits: crate::tools::ToolLimits::with_max_output(config.tool_output_limit),
+            shell: config.shell.clone(),
             topic: resumed_topic,
         });
         let checkpoints = open_checkpoints(&config, &sink);

@@ -224,6 +224,8 @@ async fn refresh_memory(agent: &mut Agent, sink: &EventSink) {
             max_dirs: crate::memory::DEFAULT_MAX_DIRS,
             filtering: agent.config.file_filtering,
             workspace_files: agent.config.workspace_trusted,
+            boundary_markers: None,
+            include_directories: false,
         }
     });
     let dirs = agent.config.workspace_dirs.clone();

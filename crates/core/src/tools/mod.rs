@@ -64,7 +64,7 @@ use crate::events::EventSink;
 
 pub use live::{LiveTools, SessionTools};
 pub use registry::ToolRegistry;
-pub use services::ToolServices;
+pub use services::{ShellSettings, ToolLimits, ToolServices};
 pub use typed::TypedTool;
 
 /// States what a built-in tool is, once: the name for people, its kind, its

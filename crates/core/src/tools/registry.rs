@@ -262,6 +262,8 @@ mod tests {
                 "read_background_output",
                 "google_web_search",
                 "write_todos",
+                "enter_plan_mode",
+                "exit_plan_mode",
             ]
         );
     }

@@ -20,6 +20,37 @@ pub struct ToolServices {
     /// copy of the services (a model switch makes a new one), and taken
     /// from the history when a conversation is resumed.
     pub topic: std::sync::Arc<std::sync::Mutex<super::topic::TopicState>>,
+    /// How the shell tool runs commands (`tools.shell.*`).
+    pub shell: ShellSettings,
+}
+
+/// `tools.shell.*` as the shell tool applies them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellSettings {
+    /// `PAGER` and `GIT_PAGER` of the commands (`tools.shell.pager`, `cat`):
+    /// nothing may wait for a key press nobody can give.
+    pub pager: String,
+    /// A command with no output for this long is stopped
+    /// (`tools.shell.inactivityTimeout`, 300 s); `None` waits forever.
+    pub inactivity_timeout: Option<std::time::Duration>,
+    /// `security.environmentVariableRedaction`: variables commands do not
+    /// inherit; `None` (the default) passes the environment on.
+    pub redaction: Option<crate::env_redaction::EnvRedaction>,
+}
+
+/// Gemini CLI 0.61's `tools.shell.inactivityTimeout` default, in seconds.
+pub const DEFAULT_INACTIVITY_TIMEOUT_SECS: u64 = 300;
+
+impl Default for ShellSettings {
+    fn default() -> Self {
+        Self {
+            pager: "cat".to_owned(),
+            inactivity_timeout: Some(std::time::Duration::from_secs(
+                DEFAULT_INACTIVITY_TIMEOUT_SECS,
+            )),
+            redaction: None,
+        }
+    }
 }
 
 /// A client plus the model to use for tool-internal requests.
@@ -38,10 +69,24 @@ pub struct ToolLimits {
     pub max_output_chars: usize,
 }
 
+/// Characters of tool output sent to the model unless
+/// `tools.truncateToolOutputThreshold` says otherwise (0.61's default).
+pub const DEFAULT_MAX_OUTPUT_CHARS: usize = 40_000;
+
+impl ToolLimits {
+    /// The limits of a session: `None` sends whole outputs.
+    pub fn with_max_output(max_output_chars: Option<usize>) -> Self {
+        Self {
+            max_output_chars: max_output_chars.unwrap_or(usize::MAX),
+        }
+    }
+}
+
 impl Default for ToolLimits {
     fn default() -> Self {
         Self {
-            max_output_chars: 100_000,
+            // Gemini CLI 0.61's `tools.truncateToolOutputThreshold` default.
+            max_output_chars: DEFAULT_MAX_OUTPUT_CHARS,
         }
     }
 }

@@ -55,6 +55,7 @@ pub fn options(max_attempts: u32) -> ClientOptions {
         surface: "test".into(),
         connect_timeout: Duration::from_secs(5),
         read_timeout: Duration::from_secs(20),
+        extra_headers: Vec::new(),
     }
 }
 

@@ -165,6 +165,19 @@ pub fn parse_policy_file(
 
 type Value<'a> = Spanned<DeValue<'a>>;
 
+/// Loads extra policy files or directories (Gemini CLI's `policyPaths` /
+/// `adminPolicyPaths` settings) into `tier`, the way the standard
+/// directories are read: a missing path is skipped, a broken file is an
+/// error and its rules are left out.
+pub fn load_paths(paths: &[PathBuf], tier: Tier) -> (Vec<Rule>, Vec<PolicyError>) {
+    let mut rules = Vec::new();
+    let mut errors = Vec::new();
+    for path in paths {
+        load_dir(path, tier, &mut rules, &mut errors);
+    }
+    (rules, errors)
+}
+
 /// Reads every `*.toml` file of `dir` (sorted by name), or `dir` itself
 /// when it is a `.toml` file. A missing directory is not an error. For the
 /// workspace tier, files that resolve outside the directory (symbolic links)

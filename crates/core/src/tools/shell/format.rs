@@ -31,6 +31,8 @@ pub struct ShellOutcome {
     pub pgid: Option<u32>,
     /// The user interrupted the command.
     pub cancelled: bool,
+    /// Stopped after this long without output (`tools.shell.inactivityTimeout`).
+    pub timed_out: Option<std::time::Duration>,
 }
 
 /// Wraps text that comes from outside (command output) so the model treats
@@ -41,6 +43,20 @@ pub fn untrusted(text: &str) -> String {
 
 /// The result text for the model.
 pub fn llm_text(outcome: &ShellOutcome) -> String {
+    if let Some(limit) = outcome.timed_out {
+        // Gemini CLI 0.61's words, so the model reacts the same way.
+        let mut text = format!(
+            "Command was automatically cancelled because it exceeded the timeout of {:.1} minutes without output.",
+            limit.as_secs_f64() / 60.0
+        );
+        if outcome.output.trim().is_empty() {
+            text.push_str(" There was no output before it was cancelled.");
+        } else {
+            text.push_str(" Below is the output before it was cancelled:\n");
+            text.push_str(&outcome.output);
+        }
+        return untrusted(&text);
+    }
     if outcome.cancelled {
         let mut text = String::from("Command was cancelled by the user before it finished.");
         if outcome.output.is_empty() {
@@ -79,6 +95,17 @@ pub fn llm_text(outcome: &ShellOutcome) -> String {
 /// The result text for people: the output, or what happened when there
 /// was none.
 pub fn display_text(outcome: &ShellOutcome) -> String {
+    if let Some(limit) = outcome.timed_out {
+        let stopped = stopped_text(limit);
+        return if outcome.output.is_empty() {
+            stopped
+        } else {
+            format!(
+                "{stopped}\n\nOutput before it was stopped:\n{}",
+                outcome.output
+            )
+        };
+    }
     if outcome.cancelled {
         return if outcome.output.is_empty() {
             "Command cancelled.".to_owned()
@@ -108,15 +135,41 @@ pub fn display_text(outcome: &ShellOutcome) -> String {
 /// is shown beside it).
 pub fn failure_text(outcome: &ShellOutcome) -> String {
     match &outcome.error {
+        _ if outcome.timed_out.is_some() => stopped_text(outcome.timed_out.unwrap_or_default()),
         _ if outcome.cancelled => "Command cancelled.".to_owned(),
         Some(error) => format!("Command failed: {error}"),
         None => display_text(outcome),
     }
 }
 
+fn stopped_text(limit: std::time::Duration) -> String {
+    format!(
+        "Command stopped: no output for {} seconds (tools.shell.inactivityTimeout).",
+        limit.as_secs()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_command_stopped_for_silence_says_so_in_0_61s_words() {
+        let stopped = ShellOutcome {
+            output: "started".into(),
+            timed_out: Some(std::time::Duration::from_secs(90)),
+            pgid: Some(7),
+            ..Default::default()
+        };
+        assert_eq!(
+            llm_text(&stopped),
+            "<untrusted_context>\nCommand was automatically cancelled because it exceeded the timeout of 1.5 minutes without output. Below is the output before it was cancelled:\nstarted\n</untrusted_context>"
+        );
+        assert_eq!(
+            failure_text(&stopped),
+            "Command stopped: no output for 90 seconds (tools.shell.inactivityTimeout)."
+        );
+    }
 
     #[test]
     fn only_meaningful_fields() {
@@ -140,6 +193,7 @@ mod tests {
             background_pids: vec![5, 6],
             pgid: Some(4),
             cancelled: false,
+            timed_out: None,
         };
         assert_eq!(
             llm_text(&all),

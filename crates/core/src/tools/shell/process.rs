@@ -50,6 +50,39 @@ fn is_executable(path: &Path) -> bool {
 /// to `stdout`. `GEMINI_CLI=1` tells scripts who runs them; pagers are
 /// disabled so nothing waits for a key press.
 pub fn spawn_shell(command: &str, cwd: &Path, stdout: Stdio) -> io::Result<Child> {
+    spawn_shell_with_pager(command, cwd, stdout, "cat")
+}
+
+/// [`spawn_shell`] as `tools.shell.*` and
+/// `security.environmentVariableRedaction` say: `PAGER` and `GIT_PAGER`
+/// set to the pager, the redacted variables removed.
+pub fn spawn_shell_with(
+    command: &str,
+    cwd: &Path,
+    stdout: Stdio,
+    settings: &crate::tools::ShellSettings,
+) -> io::Result<Child> {
+    let mut child = spawn_command(command, cwd, stdout, &settings.pager);
+    if let Some(redaction) = &settings.redaction {
+        for name in redaction.redacted_names() {
+            child.env_remove(name);
+        }
+    }
+    start(child)
+}
+
+/// [`spawn_shell`] with `PAGER` and `GIT_PAGER` set to `pager`.
+pub fn spawn_shell_with_pager(
+    command: &str,
+    cwd: &Path,
+    stdout: Stdio,
+    pager: &str,
+) -> io::Result<Child> {
+    start(spawn_command(command, cwd, stdout, pager))
+}
+
+/// The command, not started yet.
+fn spawn_command(command: &str, cwd: &Path, stdout: Stdio, pager: &str) -> Command {
     let mut cmd = Command::new(shell_program());
     cmd.arg("-c")
         .arg(command)
@@ -58,8 +91,8 @@ pub fn spawn_shell(command: &str, cwd: &Path, stdout: Stdio) -> io::Result<Child
         .stdout(stdout)
         .stderr(Stdio::null())
         .env("GEMINI_CLI", "1")
-        .env("PAGER", "cat")
-        .env("GIT_PAGER", "cat")
+        .env("PAGER", pager)
+        .env("GIT_PAGER", pager)
         .kill_on_drop(false);
     // SAFETY: the closure runs in the forked child before exec and only calls
     // the async-signal-safe `setsid` and `dup2`.
@@ -75,6 +108,10 @@ pub fn spawn_shell(command: &str, cwd: &Path, stdout: Stdio) -> io::Result<Child
             Ok(())
         });
     }
+    cmd
+}
+
+fn start(mut cmd: Command) -> io::Result<Child> {
     cmd.spawn()
 }
 

@@ -126,7 +126,9 @@ impl RunShellCommand {
     }
 
     async fn run_foreground(&self, command: &str, cwd: PathBuf, ctx: &ToolContext) -> ToolResult {
-        let mut child = match process::spawn_shell(command, &cwd, Stdio::piped()) {
+        let settings = &ctx.services.shell;
+        let spawned = process::spawn_shell_with(command, &cwd, Stdio::piped(), settings);
+        let mut child = match spawned {
             Ok(child) => child,
             Err(e) => {
                 let outcome = ShellOutcome {
@@ -146,6 +148,11 @@ impl RunShellCommand {
         let mut live = LiveOutput::new(ctx);
         let mut chunk = vec![0u8; 32 * 1024];
         let mut eof = false;
+        // `tools.shell.inactivityTimeout`: the clock restarts with each output.
+        let inactivity = settings.inactivity_timeout;
+        let far = Duration::from_secs(365 * 24 * 3600);
+        let mut silent_until = tokio::time::Instant::now() + inactivity.unwrap_or(far);
+        let mut timed_out = false;
 
         let waited = loop {
             let next_update = live.next_update();
@@ -156,9 +163,14 @@ impl RunShellCommand {
                     Some(n) => {
                         buffer.push(&chunk[..n]);
                         live.changed(&buffer);
+                        silent_until = tokio::time::Instant::now() + inactivity.unwrap_or(far);
                     }
                     None => eof = true,
                 },
+                _ = tokio::time::sleep_until(silent_until), if inactivity.is_some() => {
+                    timed_out = true;
+                    break None;
+                }
                 status = child.wait() => break Some(status),
                 _ = tokio::time::sleep_until(next_update), if live.pending => live.emit(&buffer),
             }
@@ -174,7 +186,8 @@ impl RunShellCommand {
                 exit_code,
                 signal,
                 pgid: Some(pgid),
-                cancelled: true,
+                cancelled: !timed_out,
+                timed_out: timed_out.then_some(inactivity).flatten(),
                 ..Default::default()
             };
             return outcome_result(&outcome);
@@ -277,7 +290,9 @@ fn outcome_result(outcome: &ShellOutcome) -> ToolResult {
     let display = format::display_text(outcome);
     // The model gets the wrapped text; the card says what happened in a sentence (the output,
     // if any, is shown beside it).
-    let error = if outcome.cancelled {
+    let error = if outcome.timed_out.is_some() {
+        Some(ToolError::new(ToolErrorKind::Execution, text.clone()))
+    } else if outcome.cancelled {
         Some(ToolError::new(ToolErrorKind::Cancelled, text.clone()))
     } else {
         outcome

@@ -1,0 +1,61 @@
+//! `security.environmentVariableRedaction` applied by the shell tool to a
+//! real command. A test binary of its own: it sets variables in the
+//! process environment, which no other thread may be reading meanwhile.
+#![cfg(unix)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use gd_core::env_redaction::EnvRedaction;
+use gd_core::tools::shell::{self, BackgroundProcesses};
+use gd_core::tools::{LlmContent, ShellSettings, ToolContext, ToolServices};
+use serde_json::json;
+
+async fn run(shell: ShellSettings, command: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let mut ctx = ToolContext::new(vec![root.clone()]);
+    ctx.services = Arc::new(ToolServices {
+        temp_dir: root.join("tmp"),
+        shell,
+        ..Default::default()
+    });
+    let [run, _, _] = shell::tools(Arc::new(BackgroundProcesses::new()));
+    let result = tokio::time::timeout(
+        Duration::from_secs(20),
+        run.execute(json!({"command": command}), &ctx),
+    )
+    .await
+    .expect("the tool did not finish in time");
+    match result.llm_content {
+        LlmContent::Text(t) => t,
+        LlmContent::Parts(_) => panic!("expected text"),
+    }
+}
+
+#[test]
+fn redaction_keeps_secrets_from_commands() {
+    // SAFETY: the only test of this binary, before its runtime (and any
+    // other thread) starts.
+    unsafe {
+        std::env::set_var("GD_REDACT_TEST_TOKEN", "s3cret");
+        std::env::set_var("GD_REDACT_TEST_PLAIN", "visible");
+        std::env::set_var("GD_REDACT_TEST_ALLOWED_KEY", "ok");
+    }
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let probe =
+        "echo \"[$GD_REDACT_TEST_TOKEN][$GD_REDACT_TEST_PLAIN][$GD_REDACT_TEST_ALLOWED_KEY]\"";
+    let open = runtime.block_on(run(ShellSettings::default(), probe));
+    assert!(open.contains("[s3cret][visible][ok]"), "{open}");
+    let redacted = runtime.block_on(run(
+        ShellSettings {
+            redaction: Some(EnvRedaction::new(
+                &["GD_REDACT_TEST_ALLOWED_KEY".to_owned()],
+                &["GD_REDACT_TEST_PLAIN".to_owned()],
+            )),
+            ..ShellSettings::default()
+        },
+        probe,
+    ));
+    assert!(redacted.contains("[][][ok]"), "{redacted}");
+}
