@@ -356,7 +356,8 @@ fn default_mode_declares_gemini_clis_set_and_runs_update_topic() {
             "read_file",
             "grep_search",
             "glob",
-            "google_web_search"
+            "google_web_search",
+            "enter_plan_mode"
         ]
     );
     let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)

@@ -504,8 +504,13 @@ pub fn declared_tools(
     // confirmation in a session nobody can confirm) are not offered at all.
     // Plan mode's transitions stay: they are declared by mode at each
     // request (`crate::plan::declarations`), not once here.
+    // `tools.core` names the whole built-in set, transitions included.
+    let core = settings.tools.core.as_deref();
+    let in_core = |name: &str| core.is_none_or(|core| core.iter().any(|c| c == name));
     tools.retain(|tool| {
-        crate::tools::plan_mode::is_transition(tool.name()) || policy.would_declare(tool)
+        let name = tool.name();
+        (crate::tools::plan_mode::is_transition(name) && in_core(name))
+            || policy.would_declare(tool)
     });
     #[cfg(unix)]
     if tools.get(shell::RunShellCommand::NAME).is_none() {
