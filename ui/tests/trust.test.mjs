@@ -65,7 +65,7 @@ describe("trust prompt", () => {
     assert.equal(await app.tid("trust-deny").innerText(), "Don't trust");
     // Undecided cannot be dismissed without a choice.
     assert.equal(await app.tid("trust-close").count(), 0);
-    // Restricted: the header says so and YOLO / auto-edit cannot be chosen.
+    // Restricted: the header says so and YOLO / auto-edit cannot be chosen (plan can).
     assert.equal(await app.tid("settings-open").getAttribute("data-restricted"), "true");
     const disabled = await app.page.$$eval(`${sel("approval-mode")} option`, (os) => os.filter((o) => o.disabled).map((o) => o.value));
     assert.deepEqual(disabled, ["auto_edit", "yolo"]);
