@@ -46,6 +46,7 @@ pub mod policy;
 pub mod policy_editor;
 pub(crate) mod prompts;
 pub mod restore;
+pub mod routing;
 pub mod revert;
 pub mod review;
 pub mod scheduler;

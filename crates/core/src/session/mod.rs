@@ -117,7 +117,7 @@ impl Session {
             .map(|options| crate::memory::load_memory(options, &config.workspace_dirs));
         let mut chat = Chat::new(
             client.clone(),
-            config.model.clone(),
+            gd_gemini::models::resolve_model(&config.model),
             &crate::memory::system_prompt_with_memory(
                 &config.system_prompt,
                 memory.as_ref().map_or("", |m| m.text.as_str()),
@@ -166,7 +166,7 @@ impl Session {
             home: crate::launch::home_dir(),
             model: Some(ModelAccess {
                 client: client.clone(),
-                model: config.model.clone(),
+                model: gd_gemini::models::resolve_model(&config.model),
                 session_id: config.session_id.clone(),
             }),
             limits: Default::default(),
