@@ -256,4 +256,21 @@ reason: string,
 /**
  * The mode it was decided in.
  */
-approval_mode: ApprovalMode, } | { "type": "saved_rule_preview", call_id: string, path: string, text: string, } | { "type": "turn_review", turn_id: string, files: Array<ReviewFile>, restored: boolean, } | { "type": "turn_review_applied", written: Array<string>, not_applied: Array<ReviewNotApplied>, };
+approval_mode: ApprovalMode, } | { "type": "saved_rule_preview", call_id: string, path: string, text: string, } | { "type": "turn_review", turn_id: string, files: Array<ReviewFile>, restored: boolean, } | { "type": "turn_review_applied", written: Array<string>, not_applied: Array<ReviewNotApplied>, } | { "type": "model_routed", 
+/**
+ * The configured model (`auto`, `auto-gemini-3`, …).
+ */
+requested: string, 
+/**
+ * The model the prompt's requests go to.
+ */
+model: string, source: string, reason: string, latency_ms: number, } | { "type": "fallback_requested", failed_model: string, fallback_model: string, 
+/**
+ * What happened, for the prompt ("Usage limit reached for …").
+ */
+message: string, 
+/**
+ * Whether "Keep trying" (one more attempt on the same model) is
+ * offered: not for a quota that will not reset soon.
+ */
+keep_trying: boolean, };
