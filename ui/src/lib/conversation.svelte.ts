@@ -18,6 +18,7 @@ import { PolicyStore } from "./policies.svelte";
 import { SessionStore } from "./session.svelte";
 import { SlashCommands } from "./slash-commands.svelte";
 import { TurnReviewStore } from "./review.svelte";
+import { FallbackStore } from "./fallback.svelte";
 
 /** What a conversation is doing, as its sidebar entry shows it (`data-status`). */
 export type ConversationStatus = "idle" | "streaming" | "tool" | "approval" | "failed";
@@ -51,6 +52,7 @@ export class Conversation {
   readonly confirmations = new ConfirmationQueue(this.session, (text) => this.chat.addNotice("error", text));
   readonly mcp = new McpStore(this.session, () => void this.slash.load());
   readonly review = new TurnReviewStore(this.session, (level, text) => this.chat.addNotice(level, text));
+  readonly fallback = new FallbackStore(this.session, (text) => this.chat.addNotice("error", text));
   readonly memory = new MemoryStore(this.session, (level, text) => this.chat.addNotice(level, text));
   readonly policies = new PolicyStore(this.session, () => this.workspace);
   readonly slash: SlashCommands = new SlashCommands({
@@ -80,6 +82,7 @@ export class Conversation {
       slash: this.slash,
       policies: this.policies,
       review: this.review,
+      fallback: this.fallback,
       authFailed: (message) => this.host.authFailed(message),
       approvalRequested: (_name, details) => this.host.needsUser(this, "approval", summarize(details)),
       conversationCleared: (id) => this.conversationCleared(id),

@@ -11,6 +11,7 @@ import type { McpStore } from "./mcp.svelte";
 import type { MemoryStore } from "./memory.svelte";
 import type { PolicyStore } from "./policies.svelte";
 import type { TurnReviewStore } from "./review.svelte";
+import type { FallbackStore } from "./fallback.svelte";
 import type { SessionStore } from "./session.svelte";
 import type { SlashCommands } from "./slash-commands.svelte";
 
@@ -33,6 +34,8 @@ export interface EventOwners {
   turnEnded: (status: TurnStatus) => void;
   /** The policy editor's rules, dry runs and "always allow and save" previews. */
   policies: PolicyStore;
+  /** The quota-fallback prompt ("Switch to <model> for this conversation?"). */
+  fallback: FallbackStore;
 }
 
 export function routeEvent(o: EventOwners, event: Event): void {
@@ -62,6 +65,7 @@ export function routeEvent(o: EventOwners, event: Event): void {
       return;
     case "turn_complete":
       o.confirmations.clear();
+      o.fallback.clear();
       o.turnEnded(event.status);
       o.chat.handle(event);
       o.session.busy = false;
@@ -134,6 +138,13 @@ export function routeEvent(o: EventOwners, event: Event): void {
       return;
     case "turn_review_applied":
       o.review.applied(event.written, event.not_applied);
+      return;
+    case "model_routed":
+      // `auto` chose this prompt's model: the turn's footer notes it.
+      o.chat.handle(event);
+      return;
+    case "fallback_requested":
+      o.fallback.show(event);
       return;
     default:
       unrouted(event);
