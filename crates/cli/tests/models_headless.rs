@@ -67,7 +67,12 @@ fn quota_exhaustion_ends_the_run_without_switching() {
         .output()
         .unwrap();
     assert_ne!(out.status.code(), Some(0));
-    let json = stdout_json(&out);
+    // A failure goes to standard error as Gemini CLI's JSON error object.
+    let stderr_text = String::from_utf8(out.stderr.clone()).unwrap();
+    let json: Value = stderr_text
+        .find("{\n")
+        .and_then(|start| serde_json::from_str(&stderr_text[start..]).ok())
+        .unwrap_or_else(|| panic!("no JSON error on stderr: {stderr_text}"));
     assert!(
         json["error"]["message"].as_str().unwrap().contains("429"),
         "{json}"
