@@ -79,5 +79,9 @@ fn quota_exhaustion_ends_the_run_without_switching() {
     );
     let mains = run.fake.main_requests();
     assert_eq!(mains.len(), 2, "two attempts, then the error");
-    assert!(mains.iter().all(|r| r.model.as_deref() == Some("gemini-3.8-flash")));
+    assert!(
+        mains
+            .iter()
+            .all(|r| r.model.as_deref() == Some("gemini-3.8-flash"))
+    );
 }

@@ -101,7 +101,12 @@ async fn auto_routing_requests_match_gemini_cli() {
 
     // One classifier call for the prompt, none for the tool results.
     let requests = h.fake.requests();
-    assert_eq!(requests.len(), 3, "{:?}", requests.iter().map(|r| &r.path).collect::<Vec<_>>());
+    assert_eq!(
+        requests.len(),
+        3,
+        "{:?}",
+        requests.iter().map(|r| &r.path).collect::<Vec<_>>()
+    );
 
     let fixture = gemini_cli_fixture("auto_routing_req01_utility_generateContent.json");
     let utility = &requests[0];
@@ -173,10 +178,17 @@ async fn auto_routing_requests_match_gemini_cli() {
     assert_eq!(decisions.len(), 1);
     assert_eq!(decisions[0].0, "gemini-3.8-flash");
     assert_eq!(decisions[0].1, "agent-router/NumericalClassifier (Default)");
-    assert!(decisions[0].2.starts_with("[Score: 10 / Threshold: 90]"), "{}", decisions[0].2);
+    assert!(
+        decisions[0].2.starts_with("[Score: 10 / Threshold: 90]"),
+        "{}",
+        decisions[0].2
+    );
     let models = usage_models(&events);
     assert_eq!(models[0], "gemini-3.5-flash-lite");
-    assert!(models[1..].iter().all(|m| m == "gemini-3.8-flash"), "{models:?}");
+    assert!(
+        models[1..].iter().all(|m| m == "gemini-3.8-flash"),
+        "{models:?}"
+    );
     let Some(Event::TurnComplete { usage, .. }) = events.last() else {
         panic!("no TurnComplete");
     };
@@ -278,7 +290,10 @@ async fn turn_answering(h: &mut Harness, prompt: &str, choice: FallbackChoice) -
         let asked = matches!(event, Event::FallbackRequested { .. });
         let done = matches!(event, Event::TurnComplete { .. });
         events.push(event);
-        assert!(!done, "the turn ended without a fallback prompt: {events:#?}");
+        assert!(
+            !done,
+            "the turn ended without a fallback prompt: {events:#?}"
+        );
         if asked {
             break;
         }
@@ -300,22 +315,38 @@ async fn accepting_the_fallback_switches_the_conversation_to_it() {
                 fallback_model,
                 message,
                 keep_trying,
-            } => Some((failed_model.clone(), fallback_model.clone(), message.clone(), *keep_trying)),
+            } => Some((
+                failed_model.clone(),
+                fallback_model.clone(),
+                message.clone(),
+                *keep_trying,
+            )),
             _ => None,
         })
         .unwrap();
     assert_eq!(asked.0, "gemini-3.8-flash");
     assert_eq!(asked.1, "gemini-3.1-pro-preview");
-    assert!(asked.3, "a per-minute quota may reset: keep trying is offered");
+    assert!(
+        asked.3,
+        "a per-minute quota may reset: keep trying is offered"
+    );
     assert_eq!(status(&events), TurnStatus::Completed, "{events:#?}");
     assert_eq!(text(&events), "Hello from the fake model. 2+2=4.");
     assert!(events.iter().any(|e| matches!(
         e,
         Event::TurnContext { model, .. } if model == "gemini-3.1-pro-preview"
     )));
-    let paths: Vec<String> = h.fake.main_requests().iter().map(|r| r.path.clone()).collect();
+    let paths: Vec<String> = h
+        .fake
+        .main_requests()
+        .iter()
+        .map(|r| r.path.clone())
+        .collect();
     assert_eq!(paths.len(), 4);
-    assert!(paths[..3].iter().all(|p| p.contains("gemini-3.8-flash")), "{paths:?}");
+    assert!(
+        paths[..3].iter().all(|p| p.contains("gemini-3.8-flash")),
+        "{paths:?}"
+    );
     assert_eq!(
         paths[3],
         "/v1beta/models/gemini-3.1-pro-preview:streamGenerateContent"

@@ -225,8 +225,14 @@ mod tests {
 
     #[test]
     fn fallback_chain() {
-        assert_eq!(fallback_model("auto", PRO_3_1).as_deref(), Some(PREVIEW_FLASH));
-        assert_eq!(fallback_model("auto", LATEST_FLASH).as_deref(), Some(PRO_3_1));
+        assert_eq!(
+            fallback_model("auto", PRO_3_1).as_deref(),
+            Some(PREVIEW_FLASH)
+        );
+        assert_eq!(
+            fallback_model("auto", LATEST_FLASH).as_deref(),
+            Some(PRO_3_1)
+        );
         assert_eq!(
             fallback_model("gemini-3.1-pro-preview", PRO_3_1).as_deref(),
             Some(PREVIEW_FLASH)

@@ -133,7 +133,13 @@ impl Agent {
                 Some(model) if self.config.interactive => model,
                 _ => return sent,
             };
-            if prompt.is_none() && self.chat.history().last().is_none_or(|m| !m.has_function_response()) {
+            if prompt.is_none()
+                && self
+                    .chat
+                    .history()
+                    .last()
+                    .is_none_or(|m| !m.has_function_response())
+            {
                 return sent;
             }
             let answer = self.context.1.ask();

@@ -162,13 +162,16 @@ mod tests {
     fn parses_answers_and_refuses_nonsense() {
         let ok = parse_answer(r#"{"complexity_reasoning": "x", "complexity_score": 10}"#).unwrap();
         assert_eq!(ok.score, 10.0);
-        let fenced =
-            parse_answer("```json\n{\"complexity_reasoning\": \"y\", \"complexity_score\": 95}\n```")
-                .unwrap();
+        let fenced = parse_answer(
+            "```json\n{\"complexity_reasoning\": \"y\", \"complexity_score\": 95}\n```",
+        )
+        .unwrap();
         assert_eq!(fenced.score, 95.0);
         assert!(parse_answer("pro").is_err());
         assert!(parse_answer(r#"{"complexity_score": 10}"#).is_err());
-        assert!(parse_answer(r#"{"complexity_reasoning": "x", "complexity_score": "10"}"#).is_err());
+        assert!(
+            parse_answer(r#"{"complexity_reasoning": "x", "complexity_score": "10"}"#).is_err()
+        );
         assert!(parse_answer(r#"{"complexity_reasoning": "x", "complexity_score": 0}"#).is_err());
         assert!(parse_answer(r#"{"complexity_reasoning": "x", "complexity_score": 101}"#).is_err());
     }

@@ -87,7 +87,7 @@ pub async fn route(
             };
         }
     };
-    let usage = response.usage_metadata.clone().map(|u| (u, latency));
+    let usage = response.usage_metadata.map(|u| (u, latency));
     let decision = match parse_answer(&response.text()) {
         Ok(answer) => {
             let tier = if answer.score >= CLASSIFIER_THRESHOLD {
@@ -107,7 +107,10 @@ pub async fn route(
             }
         }
         Err(problem) => {
-            warn!(problem, "the routing classifier's answer is unusable; using the default model");
+            warn!(
+                problem,
+                "the routing classifier's answer is unusable; using the default model"
+            );
             default_decision(configured)
         }
     };
