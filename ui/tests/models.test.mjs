@@ -106,6 +106,21 @@ describe("fallback prompt", () => {
     await app.close();
   });
 
+  test("a waiting prompt marks the conversation as needing the user and calls them", async () => {
+    const app = await env.open();
+    await app.sendPrompt("do it");
+    await app.page.evaluate(() => window.dispatchEvent(new Event("blur")));
+    await app.emitAll([E.turnStarted(), fallback()]);
+    const call = await app.waitForCall("attention_notify");
+    assert.equal(call.args.request.reason, "approval");
+    assert.match(call.args.request.body, /switch to gemini-3-flash-preview\?/);
+    const item = app.tid("conversation-item").first();
+    assert.equal(await item.getAttribute("data-status"), "approval");
+    await app.emit(E.turnComplete("failed"));
+    await app.until(() => document.querySelector('[data-testid="conversation-item"]')?.getAttribute("data-status") === "failed");
+    await app.close();
+  });
+
   for (const colorScheme of ["light", "dark"]) {
     test(`screenshot (${colorScheme})`, async () => {
       const app = await env.open({ colorScheme });

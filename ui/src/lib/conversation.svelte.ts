@@ -85,6 +85,7 @@ export class Conversation {
       fallback: this.fallback,
       authFailed: (message) => this.host.authFailed(message),
       approvalRequested: (_name, details) => this.host.needsUser(this, "approval", summarize(details)),
+      fallbackRequested: (detail) => this.host.needsUser(this, "approval", detail),
       conversationCleared: (id) => this.conversationCleared(id),
       turnEnded: (status) => {
         this.lastTurnFailed = status === "failed";
@@ -111,7 +112,7 @@ export class Conversation {
   }
 
   get status(): ConversationStatus {
-    if (this.confirmations.items.length > 0) return "approval";
+    if (this.confirmations.items.length > 0 || this.fallback.request) return "approval";
     if (this.session.busy) return this.chat.toolRunning ? "tool" : "streaming";
     const down = !this.session.info && !this.session.connecting && this.session.disconnectedReason !== null;
     if (down || this.lastTurnFailed) return "failed";

@@ -36,6 +36,8 @@ export interface EventOwners {
   policies: PolicyStore;
   /** The quota-fallback prompt ("Switch to <model> for this conversation?"). */
   fallback: FallbackStore;
+  /** The turn waits for the user's answer to the fallback prompt (the window may call them). */
+  fallbackRequested: (detail: string) => void;
 }
 
 export function routeEvent(o: EventOwners, event: Event): void {
@@ -145,6 +147,7 @@ export function routeEvent(o: EventOwners, event: Event): void {
       return;
     case "fallback_requested":
       o.fallback.show(event);
+      o.fallbackRequested(`switch to ${event.fallback_model}?`);
       return;
     default:
       unrouted(event);
