@@ -406,3 +406,24 @@ async fn headless_quota_errors_end_the_run_without_a_prompt() {
     assert!(errors(&events)[0].1.contains("429"));
     assert_eq!(h.fake.main_requests().len(), 3);
 }
+
+#[tokio::test]
+async fn the_model_list_offers_auto_first() {
+    let mut h = Harness::start(json!({"steps": []}));
+    h.handle.submit(Op::ListModels).unwrap();
+    let models = loop {
+        let event = tokio::time::timeout(Duration::from_secs(30), h.events.recv())
+            .await
+            .expect("no model list within 30 s")
+            .expect("session ended");
+        if let Event::Models { models } = event {
+            break models;
+        }
+    };
+    assert_eq!(models[0].name, "auto");
+    assert_eq!(models[0].display_name, "Auto");
+    let description = models[0].description.as_deref().unwrap();
+    assert!(description.contains("gemini-3.8-flash"), "{description}");
+    assert!(models[1..].iter().all(|m| m.description.is_none()));
+    assert!(models[1..].iter().all(|m| m.name != "auto"));
+}
