@@ -84,8 +84,10 @@ async fn an_untrusted_folder_is_restricted_until_trusted_then_settings_are_writt
         t.contains("Settings: model")
     })
     .await?;
+    // The default model is `auto`: each prompt is routed (the fake's
+    // classifier answers a low score, so Flash).
     app.wait_for_text("connection-text", "connected with the default model", |t| {
-        t.contains("gemini-2.5-pro")
+        t.contains("auto")
     })
     .await?;
     app.screenshot("trust-prompt").await?;
@@ -97,8 +99,8 @@ async fn an_untrusted_folder_is_restricted_until_trusted_then_settings_are_writt
     )
     .await?;
     ensure!(
-        model == "gemini-2.5-pro",
-        "restricted: the default model, not {model}"
+        model == "gemini-3.8-flash",
+        "restricted: the default model (auto, routed to Flash), not {model}"
     );
 
     // Trust it: the choice is saved and the session reloads with the workspace's settings.

@@ -166,6 +166,17 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
             return broken_pipe(e);
         }
     }
+    // One listener for the whole run: a `ctrl_c()` future made anew each
+    // time round the loop below misses a signal that lands between two
+    // events (and, the handler being installed, nothing else stops us).
+    let (sigint_tx, mut sigint) = tokio::sync::mpsc::unbounded_channel::<()>();
+    let listener = tokio::spawn(async move {
+        while tokio::signal::ctrl_c().await.is_ok() {
+            if sigint_tx.send(()).is_err() {
+                break;
+            }
+        }
+    });
     if handle.submit(Op::user_text(prepared.prompt)).is_err() {
         let fatal = Fatal::general(
             "InternalError",
@@ -179,12 +190,15 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
     let status = loop {
         let event = tokio::select! {
             event = events.recv() => event,
-            _ = tokio::signal::ctrl_c(), if !interrupted => {
+            Some(()) = sigint.recv() => {
+                // The second Ctrl+C stops waiting for the turn to wind down.
+                if interrupted {
+                    break TurnStatus::Cancelled;
+                }
                 interrupted = true;
                 handle.interrupt();
                 continue;
             }
-            _ = tokio::signal::ctrl_c(), if interrupted => break TurnStatus::Cancelled,
         };
         let Some(event) = event else {
             break TurnStatus::Failed;
@@ -210,6 +224,7 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
             return broken_pipe(e);
         }
     };
+    listener.abort();
     let stats = session_stats(&handle, &mut events).await;
     // Stop the MCP servers: their process groups get SIGTERM now, and the
     // process exits without waiting for them (as Gemini CLI does).

@@ -208,6 +208,10 @@ fn kill_9_mid_turn_loses_nothing_that_was_shown() {
             "-o",
             "stream-json",
             "--yolo",
+            // A pinned model: no routing request, so the second request
+            // the fake sees is the second main one.
+            "-m",
+            "gemini-2.5-flash",
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

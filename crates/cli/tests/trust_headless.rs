@@ -173,10 +173,10 @@ fn restricted_mode_leaves_out_the_workspace_mcp_and_privileged_modes() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let requests = run.fake.main_requests();
-    assert_eq!(
-        requests[0].model.as_deref(),
-        Some(gd_core::launch::DEFAULT_MODEL)
-    );
+    // The default model is `auto`: the prompt was routed (the fake's
+    // classifier answers a low score, so Flash).
+    assert_eq!(gd_core::launch::DEFAULT_MODEL, "auto");
+    assert_eq!(requests[0].model.as_deref(), Some("gemini-3.8-flash"));
     let body = requests[0].body.as_ref().unwrap();
     assert_eq!(
         user_text(body),

@@ -224,10 +224,27 @@ impl Chat {
         cancel: &CancellationToken,
         sink: &EventSink,
         loops: &mut LoopDetector,
+        gate: Gate<'_>,
+    ) -> Result<ModelResponse, ChatError> {
+        self.history.push(message);
+        self.resend(prompt_id, cancel, sink, loops, gate).await
+    }
+
+    /// Sends the history as it is, its last entry being the message the
+    /// answer is for (again, after a failed request: a quota fallback
+    /// re-appends the dropped prompt or leaves the tool results in place).
+    pub async fn resend(
+        &mut self,
+        prompt_id: &str,
+        cancel: &CancellationToken,
+        sink: &EventSink,
+        loops: &mut LoopDetector,
         mut gate: Gate<'_>,
     ) -> Result<ModelResponse, ChatError> {
-        let is_prompt = !message.has_function_response();
-        self.history.push(message);
+        let is_prompt = self
+            .history
+            .last()
+            .is_some_and(|m| !m.has_function_response());
         let result = self
             .stream_response(prompt_id, cancel, sink, loops, &mut gate)
             .await;

@@ -109,11 +109,22 @@ impl SessionConfig {
         }
         default_generation_config(&self.model)
     }
+
+    /// The generation config for requests to `model` (a routed or
+    /// fallback model): the explicit one, or that model's defaults.
+    pub fn generation_config_for(&self, model: &str) -> GenerationConfig {
+        self.generation_config
+            .clone()
+            .unwrap_or_else(|| default_generation_config(model))
+    }
 }
 
 /// Sampling defaults per model family.
 pub fn default_generation_config(model: &str) -> GenerationConfig {
-    let thinking = if model.contains("gemini-3") {
+    // Aliases (`auto`, `flash`, …) take the settings of the model they
+    // stand for until a request is routed.
+    let model = &gd_gemini::models::resolve_model(model);
+    let thinking = if gd_gemini::models::is_gemini_3(model) {
         ThinkingConfig {
             include_thoughts: Some(true),
             thinking_budget: None,

@@ -15,7 +15,7 @@ use gd_settings::{LoadedSettings, Settings, WorkspaceTrust, dotenv, load_layers,
 use thiserror::Error;
 use tracing::{debug, warn};
 
-use crate::config::{ApprovalMode, FileFiltering, SessionConfig, default_generation_config};
+use crate::config::{ApprovalMode, FileFiltering, SessionConfig};
 pub use crate::launch_settings::{
     MAX_ATTEMPTS, apply_env_settings, checkpointing, retry_policy, shell_settings,
     tool_output_limit,
@@ -30,8 +30,9 @@ use crate::tools::{SessionTools, ToolRegistry};
 use gd_mcp::{McpManager, McpOptions};
 use gd_policy::{AUTO_SAVED_POLICY_FILE, PolicyEngine, PolicySources};
 
-/// The model used when nothing else names one.
-pub const DEFAULT_MODEL: &str = "gemini-2.5-pro";
+/// The model used when nothing else names one: `auto` (routed per
+/// prompt), as in Gemini CLI 0.61.
+pub const DEFAULT_MODEL: &str = gd_gemini::models::DEFAULT_MODEL;
 
 /// Why a session cannot start. Frontends map these to exit codes or screens.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -370,7 +371,8 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     config.tool_output_limit = tool_output_limit(&settings);
     config.shell = shell_settings(&settings);
     config.include_directory_tree = settings.context.include_directory_tree != Some(false);
-    config.generation_config = Some(default_generation_config(&model));
+    // No fixed generation config: each request takes its model's defaults
+    // (a routed prompt may go to another family than the configured name).
     config.memory = Some(crate::memory::DiscoveryOptions {
         workspace: config.workspace_dirs[0].clone(),
         home: home_dir(),
@@ -560,24 +562,17 @@ impl Drop for StartedMcp {
     }
 }
 
-/// `explicit`, else `GEMINI_MODEL`, else `model.name`, else the default.
+/// `explicit`, else `GEMINI_MODEL`, else `model.name`, else the default
+/// (`auto`). Aliases and `auto*` names are kept as the user wrote them:
+/// the session resolves them per request (see [`crate::routing`]).
 pub fn resolve_model(explicit: Option<&str>, env: &Env, settings: &Settings) -> String {
-    let chosen = explicit
+    explicit
         .map(str::to_owned)
         .or_else(|| env.get("GEMINI_MODEL"))
         .or_else(|| settings.model.name.clone())
-        .filter(|m| !m.trim().is_empty())
-        .unwrap_or_else(|| DEFAULT_MODEL.to_owned());
-    // Gemini CLI's "auto" routing picks a model per request; until routing
-    // exists here, auto means the default model.
-    if chosen == "auto" || chosen.starts_with("auto-") {
-        debug!(
-            chosen,
-            "model routing is not supported; using the default model"
-        );
-        return DEFAULT_MODEL.to_owned();
-    }
-    chosen
+        .map(|m| m.trim().to_owned())
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| DEFAULT_MODEL.to_owned())
 }
 
 /// The sign-in manager for these settings and this environment: the same

@@ -52,6 +52,7 @@ pub mod quota;
 pub mod restore;
 pub mod revert;
 pub mod review;
+pub mod routing;
 pub mod scheduler;
 pub(crate) mod session;
 pub mod settings_screen;

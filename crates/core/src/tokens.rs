@@ -2,10 +2,14 @@
 
 use gd_gemini::Content;
 
-/// Input token limit of a model. Every current Gemini model has a window of
-/// 1,048,576 tokens; older 1.5-pro had 2M.
+/// Input token limit of a model, as Gemini CLI 0.61's `tokenLimit`: the
+/// Gemma 4 models have 256,000 tokens, every Gemini model (aliases
+/// included) 1,048,576; 1.5 Pro had 2M.
 pub fn token_limit(model: &str) -> u64 {
-    if model.starts_with("gemini-1.5-pro") {
+    let model = gd_gemini::models::resolve_model(model);
+    if model == gd_gemini::models::GEMMA_4_31B || model == gd_gemini::models::GEMMA_4_26B {
+        256_000
+    } else if model.starts_with("gemini-1.5-pro") {
         2_097_152
     } else {
         1_048_576
@@ -39,5 +43,8 @@ mod tests {
             "{small} {large}"
         );
         assert_eq!(token_limit("gemini-2.5-pro"), 1_048_576);
+        assert_eq!(token_limit("auto"), 1_048_576);
+        assert_eq!(token_limit("gemini-3.8-flash"), 1_048_576);
+        assert_eq!(token_limit("gemma-4-31b-it"), 256_000);
     }
 }

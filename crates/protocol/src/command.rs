@@ -65,6 +65,10 @@ pub struct ModelChoice {
     /// The id sent to the API, e.g. `gemini-2.5-pro`.
     pub name: String,
     pub display_name: String,
+    /// A short explanation, for entries that are not one model (`auto`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub description: Option<String>,
 }
 
 /// Why a command failed, for the UI to explain.

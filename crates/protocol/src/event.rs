@@ -403,6 +403,33 @@ pub enum Event {
         #[serde(flatten)]
         quota: crate::QuotaReport,
     },
+    /// The session's model is `auto` and routing chose the model of this
+    /// prompt's requests (Gemini CLI's model router): `source` names the
+    /// strategy (`agent-router/NumericalClassifier (Default)`,
+    /// `agent-router/default` when the classifier failed), `reason` its
+    /// explanation.
+    ModelRouted {
+        /// The configured model (`auto`, `auto-gemini-3`, …).
+        requested: String,
+        /// The model the prompt's requests go to.
+        model: String,
+        source: String,
+        reason: String,
+        #[ts(type = "number")]
+        latency_ms: u64,
+    },
+    /// The model ran out of quota (or capacity) and another model could
+    /// take over: the turn waits for `Op::AnswerFallback`. Nothing switches
+    /// without the user's answer.
+    FallbackRequested {
+        failed_model: String,
+        fallback_model: String,
+        /// What happened, for the prompt ("Usage limit reached for …").
+        message: String,
+        /// Whether "Keep trying" (one more attempt on the same model) is
+        /// offered: not for a quota that will not reset soon.
+        keep_trying: bool,
+    },
 }
 
 /// Why a requested compression changed nothing.

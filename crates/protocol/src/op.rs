@@ -182,6 +182,21 @@ pub enum Op {
         call_id: String,
         approval: crate::PlanApproval,
     },
+    /// The answer to `Event::FallbackRequested`. Takes effect immediately.
+    AnswerFallback { choice: FallbackChoice },
+}
+
+/// What the user chose when the model ran out of quota.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum FallbackChoice {
+    /// Use the fallback model for the rest of the conversation (and retry).
+    Switch,
+    /// Retry once on the same model.
+    KeepTrying,
+    /// End the turn with the error.
+    Stop,
 }
 
 /// One piece of user input.

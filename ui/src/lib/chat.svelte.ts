@@ -132,6 +132,8 @@ export class FooterItem {
   constructor(
     readonly status: TurnStatus,
     readonly usage: TurnUsage,
+    /** The session's model was `auto` and routing chose `usage.model`. */
+    readonly routed = false,
   ) {}
 
   get seconds(): number {
@@ -190,7 +192,8 @@ export type ChatEvent = Extract<
       | "tool_call_decided"
       | "edit_reverted"
       | "revert_conflict"
-      | "revert_failed";
+      | "revert_failed"
+      | "model_routed";
   }
 >;
 
@@ -233,6 +236,8 @@ export class ChatStore {
   private errorNotice: NoticeItem | null = null;
   private retryNotice: NoticeItem | null = null;
   private loopReported = false;
+  /** This turn's prompt was routed by `auto` (its footer says so). */
+  private routed = false;
   /** The prompt of the turn under way (what a failed turn's Retry sends again). */
   private turnPrompt: string | null = null;
   /** Recorded prompts (message id) and their chat items: a rewind removes from there on. */
@@ -534,6 +539,9 @@ export class ChatStore {
         if (item && remaining) item.diff = remaining;
         return;
       }
+      case "model_routed":
+        this.routed = true;
+        return;
       case "message_recorded":
         if (event.kind === "prompt") {
           if (this.unrecordedUser) this.promptItems.set(event.message_id, this.unrecordedUser);
@@ -572,11 +580,12 @@ export class ChatStore {
       case "completed":
         break;
     }
-    this.push(new FooterItem(status, usage));
+    this.push(new FooterItem(status, usage, this.routed));
     this.resetTurn();
   }
 
   private resetTurn(): void {
+    this.routed = false;
     this.errorNotice = null;
     this.retryNotice = null;
     this.loopReported = false;

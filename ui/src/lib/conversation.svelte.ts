@@ -21,6 +21,7 @@ import { SessionStore } from "./session.svelte";
 import { SlashCommands } from "./slash-commands.svelte";
 import { TurnReviewStore } from "./review.svelte";
 import { UsageStore } from "./usage.svelte";
+import { FallbackStore } from "./fallback.svelte";
 
 /** What a conversation is doing, as its sidebar entry shows it (`data-status`). */
 export type ConversationStatus = "idle" | "streaming" | "tool" | "approval" | "failed";
@@ -54,6 +55,7 @@ export class Conversation {
   readonly confirmations = new ConfirmationQueue(this.session, (text) => this.chat.addNotice("error", text));
   readonly mcp = new McpStore(this.session, () => void this.slash.load());
   readonly review = new TurnReviewStore(this.session, (level, text) => this.chat.addNotice(level, text));
+  readonly fallback = new FallbackStore(this.session, (text) => this.chat.addNotice("error", text));
   readonly memory = new MemoryStore(this.session, (level, text) => this.chat.addNotice(level, text));
   readonly policies = new PolicyStore(this.session, () => this.workspace);
   readonly plan = new PlanStore(this.session, this.confirmations, (text) => this.chat.addNotice("error", text));
@@ -91,8 +93,10 @@ export class Conversation {
       usage: this.usage,
       plan: this.plan,
       todos: this.todos,
+      fallback: this.fallback,
       authFailed: (message) => this.host.authFailed(message),
       approvalRequested: (_name, details) => this.host.needsUser(this, "approval", summarize(details)),
+      fallbackRequested: (detail) => this.host.needsUser(this, "approval", detail),
       conversationCleared: (id) => this.conversationCleared(id),
       turnEnded: (status) => {
         this.lastTurnFailed = status === "failed";
@@ -119,7 +123,7 @@ export class Conversation {
   }
 
   get status(): ConversationStatus {
-    if (this.confirmations.items.length > 0) return "approval";
+    if (this.confirmations.items.length > 0 || this.fallback.request) return "approval";
     if (this.session.busy) return this.chat.toolRunning ? "tool" : "streaming";
     const down = !this.session.info && !this.session.connecting && this.session.disconnectedReason !== null;
     if (down || this.lastTurnFailed) return "failed";

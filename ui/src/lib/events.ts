@@ -13,6 +13,7 @@ import type { TodoStore } from "./todos.svelte";
 import type { MemoryStore } from "./memory.svelte";
 import type { PolicyStore } from "./policies.svelte";
 import type { TurnReviewStore } from "./review.svelte";
+import type { FallbackStore } from "./fallback.svelte";
 import type { SessionStore } from "./session.svelte";
 import type { SlashCommands } from "./slash-commands.svelte";
 import type { UsageStore } from "./usage.svelte";
@@ -42,6 +43,10 @@ export interface EventOwners {
   plan: PlanStore;
   /** The model's todo list (`write_todos`), as a checklist. */
   todos: TodoStore;
+  /** The quota-fallback prompt ("Switch to <model> for this conversation?"). */
+  fallback: FallbackStore;
+  /** The turn waits for the user's answer to the fallback prompt (the window may call them). */
+  fallbackRequested: (detail: string) => void;
 }
 
 export function routeEvent(o: EventOwners, event: Event): void {
@@ -78,6 +83,7 @@ export function routeEvent(o: EventOwners, event: Event): void {
     case "turn_complete":
       o.confirmations.clear();
       o.plan.turnEnded();
+      o.fallback.clear();
       o.turnEnded(event.status);
       o.chat.handle(event);
       o.session.busy = false;
@@ -155,6 +161,14 @@ export function routeEvent(o: EventOwners, event: Event): void {
       return;
     case "turn_review_applied":
       o.review.applied(event.written, event.not_applied);
+      return;
+    case "model_routed":
+      // `auto` chose this prompt's model: the turn's footer notes it.
+      o.chat.handle(event);
+      return;
+    case "fallback_requested":
+      o.fallback.show(event);
+      o.fallbackRequested(`switch to ${event.fallback_model}?`);
       return;
     // The chat derives chapters from the `update_topic` calls themselves (the same for a
     // resumed conversation, which has no such events): see lib/topics.svelte.ts.

@@ -285,4 +285,21 @@ note?: string,
 /**
  * When this was learned, Unix ms.
  */
-fetched_ms: number, };
+fetched_ms: number, } | { "type": "model_routed", 
+/**
+ * The configured model (`auto`, `auto-gemini-3`, …).
+ */
+requested: string, 
+/**
+ * The model the prompt's requests go to.
+ */
+model: string, source: string, reason: string, latency_ms: number, } | { "type": "fallback_requested", failed_model: string, fallback_model: string, 
+/**
+ * What happened, for the prompt ("Usage limit reached for …").
+ */
+message: string, 
+/**
+ * Whether "Keep trying" (one more attempt on the same model) is
+ * offered: not for a quota that will not reset soon.
+ */
+keep_trying: boolean, };

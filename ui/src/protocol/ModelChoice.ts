@@ -7,4 +7,8 @@ export type ModelChoice = {
 /**
  * The id sent to the API, e.g. `gemini-2.5-pro`.
  */
-name: string, display_name: string, };
+name: string, display_name: string, 
+/**
+ * A short explanation, for entries that are not one model (`auto`).
+ */
+description?: string, };

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use chrono::Local;
 use gd_gemini::sent::Sent;
 use gd_gemini::{Content, Part};
-use gd_protocol::{CompressionSkipReason, ErrorKind, Event, TurnStatus, TurnUsage, Usage};
+use gd_protocol::{CompressionSkipReason, ErrorKind, Event, TurnStatus, TurnUsage};
 use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, info_span, warn};
 
@@ -19,10 +19,10 @@ use crate::history::{HistoryRecorder, Recording};
 use crate::loop_detection::{LoopDetected, LoopDetector};
 use crate::scheduler::{CompletedCall, Scheduler};
 use crate::session::context::SharedContext;
-use crate::tools::services::ModelAccess;
 use crate::tools::{ToolContext, ToolServices};
 
 mod input;
+mod models;
 mod notes;
 mod review;
 
@@ -103,27 +103,15 @@ impl Agent {
 
     /// Switches to the model the turn context names, if it changed: the
     /// chat (with that model's generation defaults) and the tools that ask
-    /// the model use it from the next request on.
+    /// the model use it from the next request on. An `auto*` name sends
+    /// the requests to its default model until a prompt is routed.
     fn sync_model(&mut self) {
         let model = self.context.model();
-        if model == self.chat.model() {
+        if model == self.config.model {
             return;
         }
         self.config.model = model.clone();
-        self.chat
-            .set_model(model.clone(), self.config.effective_generation_config());
-        let services = &self.services;
-        self.services = Arc::new(ToolServices {
-            temp_dir: services.temp_dir.clone(),
-            home: services.home.clone(),
-            model: services
-                .model
-                .clone()
-                .map(|access| ModelAccess { model, ..access }),
-            limits: services.limits,
-            shell: services.shell.clone(),
-            topic: services.topic.clone(),
-        });
+        self.use_model(gd_gemini::models::resolve_model(&model));
     }
 
     /// Commits `message` to the history before it enters the chat history.
@@ -394,11 +382,17 @@ impl Agent {
             self.sync_model();
             self.compress_if_needed(&message, cancel, sink).await;
 
+            let is_prompt = matches!(pending, Pending::Prompt(_));
+            if is_prompt {
+                self.route_prompt(&message, &prompt_id, cancel, sink).await;
+            }
+
             // Committed before any of the answer is handled: a crash from
             // here on loses nothing the user saw.
             let sent = self.record_before_answer(&message, &pending, sink).await;
-            let is_prompt = matches!(pending, Pending::Prompt(_));
             let before = self.chat.history().len();
+            // Kept to send again if the user accepts a quota fallback.
+            let prompt_copy = (is_prompt && self.may_fall_back()).then(|| message.clone());
             let sent = self
                 .chat
                 .send(
@@ -418,6 +412,9 @@ impl Agent {
             if let Some(history) = self.history.as_mut() {
                 history.settle(sink).await;
             }
+            let sent = self
+                .retry_after_quota(sent, prompt_copy.as_ref(), &prompt_id, cancel, sink)
+                .await;
             if is_prompt && let Some(checkpoints) = self.scheduler.checkpoints() {
                 // The turn's edits belong to this recorded prompt: restoring
                 // their conversation rewinds to it.
@@ -542,14 +539,7 @@ impl Agent {
 
     fn report_response(&mut self, response: &ModelResponse, sink: &EventSink) {
         if let Some(usage) = &response.usage {
-            let usage = Usage {
-                prompt_tokens: usage.prompt_token_count,
-                cached_tokens: usage.cached_content_token_count,
-                output_tokens: usage.candidates_token_count,
-                thoughts_tokens: usage.thoughts_token_count,
-                tool_tokens: usage.tool_use_prompt_token_count,
-                total_tokens: usage.total_token_count,
-            };
+            let usage = models::usage_from(usage);
             self.turn_usage.add(self.chat.model(), &usage);
             sink.emit(Event::Usage {
                 model: self.chat.model().to_owned(),

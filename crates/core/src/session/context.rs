@@ -21,17 +21,33 @@ pub(crate) struct TurnContext {
     pub review_mode: bool,
 }
 
-/// The session's current [`TurnContext`].
+/// The session's current [`TurnContext`], and the slot where a turn waits
+/// for the answer to a quota-fallback prompt (`Op::AnswerFallback`).
 #[derive(Debug, Clone)]
-pub(crate) struct SharedContext(Arc<Mutex<TurnContext>>);
+pub(crate) struct SharedContext(
+    Arc<Mutex<TurnContext>>,
+    pub(crate) crate::routing::fallback::FallbackGate,
+);
 
 impl SharedContext {
     pub fn new(approval_mode: ApprovalMode, model: &str) -> Self {
-        Self(Arc::new(Mutex::new(TurnContext {
-            approval_mode,
-            model: model.to_owned(),
-            review_mode: false,
-        })))
+        Self(
+            Arc::new(Mutex::new(TurnContext {
+                approval_mode,
+                model: model.to_owned(),
+                review_mode: false,
+            })),
+            Default::default(),
+        )
+    }
+
+    /// Switches the session's model (the user accepted a quota fallback)
+    /// and returns the [`Event::TurnContext`] that reports it.
+    pub fn switch_model(&self, model: &str) -> Event {
+        let mut context = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        info!(model, "model switched after a quota error");
+        context.model = model.to_owned();
+        context.event()
     }
 
     pub fn get(&self) -> TurnContext {

@@ -121,7 +121,7 @@ impl Session {
             .map(|options| crate::memory::load_memory(options, &config.workspace_dirs));
         let mut chat = Chat::new(
             client.clone(),
-            config.model.clone(),
+            gd_gemini::models::resolve_model(&config.model),
             &crate::memory::system_prompt_with_memory(
                 &config.system_prompt,
                 memory.as_ref().map_or("", |m| m.text.as_str()),
@@ -176,7 +176,7 @@ impl Session {
             home: crate::launch::home_dir(),
             model: Some(ModelAccess {
                 client: client.clone(),
-                model: config.model.clone(),
+                model: gd_gemini::models::resolve_model(&config.model),
                 session_id: config.session_id.clone(),
             }),
             limits: crate::tools::ToolLimits::with_max_output(config.tool_output_limit),

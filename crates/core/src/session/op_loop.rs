@@ -282,6 +282,12 @@ impl OpLoop {
                 }
                 return None;
             }
+            Op::AnswerFallback { choice } => {
+                if !self.context.1.answer(choice) {
+                    debug!(?choice, "no fallback prompt waits for an answer");
+                }
+                return None;
+            }
             Op::ListPolicies | Op::ReloadPolicies | Op::PolicyDryRun { .. } => {
                 super::policy_ops::take(op, self.policy.as_ref(), &self.env.sink);
                 return None;
@@ -330,6 +336,7 @@ impl OpLoop {
                 .map(|m| ModelChoice {
                     name: m.name,
                     display_name: m.display_name,
+                    description: m.description,
                 })
                 .collect();
             sink.emit(Event::Models { models });
