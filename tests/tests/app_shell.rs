@@ -73,7 +73,7 @@ async fn header_shows_version_and_workspace_from_ipc() -> Result<()> {
         )
         .await?;
     ensure!(
-        modes == json!(["default", "auto_edit", "yolo"]),
+        modes == json!(["default", "auto_edit", "yolo", "plan"]),
         "approval modes: {modes}"
     );
     app.wait_for_count("message-list", "is present", |n| n == 1)

@@ -168,7 +168,12 @@ export class Conversation {
       }
       return;
     }
-    if (!this.session.isCurrent(generation)) return;
+    if (!this.session.isCurrent(generation)) {
+      // Stopped or replaced while it was starting: nobody will ever stop this session (and its
+      // MCP servers) but us.
+      void api.commands.stopSession({ sessionId: info.session_id }).catch(() => {});
+      return;
+    }
     for (const warning of info.warnings) this.chat.addNotice("warning", warning);
     // The resumed session keeps its id (info.session_id is `resume`).
     await this.begin(info, generation, resume !== undefined);
