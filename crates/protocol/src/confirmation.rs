@@ -57,6 +57,17 @@ pub enum ConfirmationDetails {
         /// The plan's markdown as it is on disk now.
         plan: String,
     },
+    /// `activate_skill` for a skill that is not built in: the user consents
+    /// to its instructions entering the context and its folder becoming
+    /// readable (Gemini CLI 0.61 asks the same).
+    ActivateSkill {
+        /// `Activate skill "<name>"`.
+        title: String,
+        name: String,
+        description: String,
+        /// The skill's folder, absolute.
+        location: String,
+    },
 }
 
 /// The user's answer to a plan ([`ConfirmationDetails::ExitPlanMode`]),

@@ -430,6 +430,58 @@ pub enum Event {
         /// offered: not for a quota that will not reset soon.
         keep_trying: bool,
     },
+    /// An `invoke_agent` call started its subagent (see [`crate::AgentInfo`]).
+    /// Its stream follows as [`Event::Subagent`], then
+    /// [`Event::SubagentFinished`].
+    SubagentStarted {
+        /// The parent's `invoke_agent` call.
+        parent_call_id: String,
+        agent_name: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        display_name: Option<String>,
+        /// The model its requests go to.
+        model: String,
+        /// The task the parent gave it.
+        prompt: String,
+    },
+    /// One event of a running subagent's own stream (thoughts, text, tool
+    /// calls and their confirmations, usage), nested under the parent's
+    /// call. Its tool calls are answered with `Op::ConfirmTool` as usual.
+    Subagent {
+        parent_call_id: String,
+        agent_name: String,
+        event: Box<Event>,
+    },
+    /// A subagent's run ended; its result went to the parent as the
+    /// `invoke_agent` call's response.
+    SubagentFinished {
+        parent_call_id: String,
+        agent_name: String,
+        status: crate::SubagentStatus,
+        /// The subagent's requests, tokens and elapsed time.
+        usage: TurnUsage,
+        /// What it returned to the parent (absent when it returned nothing).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        result: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        error: Option<String>,
+    },
+    /// The agents `invoke_agent` can run (answer to `Op::ListAgents`, and
+    /// sent at start when a definition file is wrong).
+    Agents {
+        agents: Vec<crate::AgentInfo>,
+        /// Definition files that could not be read.
+        errors: Vec<crate::DefinitionError>,
+    },
+    /// The agent skills found (answer to `Op::ListSkills` and to
+    /// `Op::SetSkillEnabled`).
+    Skills {
+        skills: Vec<crate::SkillInfo>,
+        errors: Vec<crate::DefinitionError>,
+    },
 }
 
 /// Why a requested compression changed nothing.

@@ -6,6 +6,7 @@
 //! `ui/src/protocol/` when this crate's tests run, so the UI and the core can
 //! not drift apart.
 
+mod agents;
 mod checkpoint;
 mod command;
 mod confirmation;
@@ -21,6 +22,7 @@ mod review;
 mod settings;
 mod stats;
 
+pub use agents::*;
 pub use checkpoint::*;
 pub use command::*;
 pub use confirmation::*;

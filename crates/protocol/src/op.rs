@@ -184,6 +184,20 @@ pub enum Op {
     },
     /// The answer to `Event::FallbackRequested`. Takes effect immediately.
     AnswerFallback { choice: FallbackChoice },
+    /// Send the agents `invoke_agent` can run (`Event::Agents`). Takes
+    /// effect immediately.
+    ListAgents,
+    /// Send the agent skills found (`Event::Skills`). Takes effect
+    /// immediately.
+    ListSkills,
+    /// Enable or disable a skill (`skills.disabled` in the settings of
+    /// `scope`), then send `Event::Skills`. A disabled skill is no longer
+    /// declared to the model from the next request on.
+    SetSkillEnabled {
+        name: String,
+        enabled: bool,
+        scope: crate::SettingsScope,
+    },
 }
 
 /// What the user chose when the model ran out of quota.

@@ -160,5 +160,7 @@ export function summarize(details: ConfirmationDetails): string {
       return details.title || "Fetch";
     case "exit_plan_mode":
       return "Plan ready for review";
+    case "activate_skill":
+      return `Activate skill ${details.name}`;
   }
 }

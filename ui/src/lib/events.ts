@@ -174,6 +174,14 @@ export function routeEvent(o: EventOwners, event: Event): void {
     // resumed conversation, which has no such events): see lib/topics.svelte.ts.
     case "topic_changed":
       return;
+    // Subagents and skills (issue 19): shown by the subagent card and the /agents, /skills
+    // panels, being built.
+    case "subagent_started":
+    case "subagent":
+    case "subagent_finished":
+    case "agents":
+    case "skills":
+      return;
     default:
       unrouted(event);
   }

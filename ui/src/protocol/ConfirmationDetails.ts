@@ -25,4 +25,12 @@ plan_path: string,
 /**
  * The plan's markdown as it is on disk now.
  */
-plan: string, };
+plan: string, } | { "type": "activate_skill", 
+/**
+ * `Activate skill "<name>"`.
+ */
+title: string, name: string, description: string, 
+/**
+ * The skill's folder, absolute.
+ */
+location: string, };

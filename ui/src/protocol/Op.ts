@@ -6,6 +6,7 @@ import type { HunkDecision } from "./HunkDecision";
 import type { InputItem } from "./InputItem";
 import type { PlanApproval } from "./PlanApproval";
 import type { ReviewDecision } from "./ReviewDecision";
+import type { SettingsScope } from "./SettingsScope";
 
 /**
  * A command sent to a running session.
@@ -26,4 +27,4 @@ hunks?: Array<HunkDecision>, } | { "type": "mcp_status" } | { "type": "mcp_resta
 /**
  * "Review at end of turn" on or off, from the next turn on.
  */
-review_mode?: boolean, } | { "type": "list_models" } | { "type": "revert_edit", call_id: string, hunks?: Array<number>, resolved?: string, } | { "type": "list_policies" } | { "type": "reload_policies" } | { "type": "policy_dry_run", tool: string, args: unknown, mcp_server?: string, approval_mode?: ApprovalMode, } | { "type": "apply_turn_review", decisions: Array<ReviewDecision>, } | { "type": "answer_plan", call_id: string, approval: PlanApproval, } | { "type": "answer_fallback", choice: FallbackChoice, };
+review_mode?: boolean, } | { "type": "list_models" } | { "type": "revert_edit", call_id: string, hunks?: Array<number>, resolved?: string, } | { "type": "list_policies" } | { "type": "reload_policies" } | { "type": "policy_dry_run", tool: string, args: unknown, mcp_server?: string, approval_mode?: ApprovalMode, } | { "type": "apply_turn_review", decisions: Array<ReviewDecision>, } | { "type": "answer_plan", call_id: string, approval: PlanApproval, } | { "type": "answer_fallback", choice: FallbackChoice, } | { "type": "list_agents" } | { "type": "list_skills" } | { "type": "set_skill_enabled", name: string, enabled: boolean, scope: SettingsScope, };

@@ -288,6 +288,14 @@ impl OpLoop {
                 }
                 return None;
             }
+            // Built by the subagents and skills work (issue 19): until then
+            // the session says so rather than staying silent.
+            Op::ListAgents | Op::ListSkills | Op::SetSkillEnabled { .. } => {
+                self.env.sink.emit(Event::Warning {
+                    message: "Agents and skills are not available in this build yet.".into(),
+                });
+                return None;
+            }
             Op::ListPolicies | Op::ReloadPolicies | Op::PolicyDryRun { .. } => {
                 super::policy_ops::take(op, self.policy.as_ref(), &self.env.sink);
                 return None;

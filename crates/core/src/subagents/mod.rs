@@ -1,0 +1,10 @@
+//! Subagents (Gemini CLI 0.61's `invoke_agent`): specialists the model
+//! hands a task to. Each runs its own turn loop inside the session, with its
+//! own system prompt, tools, model and limits, and returns its answer as the
+//! call's result.
+//!
+//! - [`definition`]: what an agent is (built-in, or a markdown file).
+
+pub mod definition;
+
+pub use definition::{AgentDefinition, AgentTools, ModelChoiceForAgent};
