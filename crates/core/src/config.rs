@@ -67,6 +67,9 @@ pub struct SessionConfig {
     /// `context.includeDirectoryTree`: the first message lists the
     /// workspace folders and their files (on by default).
     pub include_directory_tree: bool,
+    /// The agents `invoke_agent` can run (built-in, user, workspace), read
+    /// at launch; empty: no subagents (`invoke_agent` is not declared).
+    pub agents: std::sync::Arc<crate::subagents::AgentCatalog>,
 }
 
 impl SessionConfig {
@@ -94,6 +97,7 @@ impl SessionConfig {
             tool_output_limit: Some(crate::tools::ToolLimits::default().max_output_chars),
             shell: crate::tools::ShellSettings::default(),
             include_directory_tree: true,
+            agents: Default::default(),
         }
     }
 

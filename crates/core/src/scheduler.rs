@@ -74,6 +74,8 @@ pub struct ShownResult {
     pub mcp: Option<McpToolRef>,
     /// What decided the call (policy rule, mode, "always allow", the user).
     pub decided_by: Option<gd_protocol::DecidedBy>,
+    /// An `invoke_agent` call's subagent run, for the history.
+    pub subagent: Option<Box<gd_protocol::SubagentTranscript>>,
 }
 
 /// What a batch produced.

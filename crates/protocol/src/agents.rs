@@ -126,3 +126,27 @@ pub struct SkillInfo {
     #[ts(optional)]
     pub shadowed_by: Option<DefinitionSource>,
 }
+
+/// A subagent's run as the history keeps it, on the parent's `invoke_agent`
+/// tool call (so a reopened conversation shows the nested card as it was
+/// live): its own events, in order, as they were sent (text deltas joined).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct SubagentTranscript {
+    pub agent_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub display_name: Option<String>,
+    pub model: String,
+    pub prompt: String,
+    pub status: SubagentStatus,
+    pub usage: crate::TurnUsage,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub result: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub error: Option<String>,
+    /// The subagent's own events (what `Event::Subagent` carried).
+    pub events: Vec<crate::Event>,
+}

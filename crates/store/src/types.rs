@@ -158,6 +158,11 @@ pub struct ToolCallRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(type = "unknown"))]
     pub decided_by: Option<Value>,
+    /// For an `invoke_agent` call: the subagent's run (gd-protocol's
+    /// `SubagentTranscript`, as JSON), so a reopened card nests it again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(type = "unknown"))]
+    pub subagent: Option<Value>,
 }
 
 /// An MCP tool as its server names it (gd-protocol's `McpToolRef`, which the store does not

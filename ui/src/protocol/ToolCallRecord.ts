@@ -61,4 +61,9 @@ mcp?: McpToolName | null,
  * What decided the call (gd-protocol's `DecidedBy`, as JSON), so a
  * reopened card still says why it ran or was refused.
  */
-decided_by?: unknown, };
+decided_by?: unknown, 
+/**
+ * For an `invoke_agent` call: the subagent's run (gd-protocol's
+ * `SubagentTranscript`, as JSON), so a reopened card nests it again.
+ */
+subagent?: unknown, };

@@ -711,6 +711,11 @@ fn result_record(call: &CompletedCall) -> ToolCallRecord {
             .decided_by
             .as_ref()
             .and_then(|d| serde_json::to_value(d).ok()),
+        subagent: call
+            .shown
+            .subagent
+            .as_ref()
+            .and_then(|t| serde_json::to_value(t).ok()),
     }
 }
 

@@ -5,6 +5,10 @@
 //!
 //! - [`definition`]: what an agent is (built-in, or a markdown file).
 
+//! - [`catalog`]: the agents a session can run, and the files that failed.
+
+pub mod catalog;
 pub mod definition;
 
+pub use catalog::AgentCatalog;
 pub use definition::{AgentDefinition, AgentTools, ModelChoiceForAgent};
