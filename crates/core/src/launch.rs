@@ -371,6 +371,12 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     config.tool_output_limit = tool_output_limit(&settings);
     config.shell = shell_settings(&settings);
     config.include_directory_tree = settings.context.include_directory_tree != Some(false);
+    config.agents = Arc::new(crate::subagents::load::load(
+        &settings,
+        home_dir().as_deref(),
+        &config.workspace_dirs[0],
+        trusted,
+    ));
     // No fixed generation config: each request takes its model's defaults
     // (a routed prompt may go to another family than the configured name).
     config.memory = Some(crate::memory::DiscoveryOptions {

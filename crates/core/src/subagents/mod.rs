@@ -5,10 +5,14 @@
 //!
 //! - [`definition`]: what an agent is (built-in, or a markdown file).
 
+//! - [`builtin`]: the agents the app ships.
+//! - [`load`]: the catalog a launch builds from the settings and the folders.
 //! - [`catalog`]: the agents a session can run, and the files that failed.
 
+pub mod builtin;
 pub mod catalog;
 pub mod definition;
+pub mod load;
 
 pub use catalog::AgentCatalog;
 pub use definition::{AgentDefinition, AgentTools, ModelChoiceForAgent};
