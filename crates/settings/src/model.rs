@@ -29,6 +29,41 @@ pub struct Settings {
     /// `adminPolicyPaths`: more policy files or directories (Admin tier).
     #[serde(deserialize_with = "lenient")]
     pub admin_policy_paths: Option<Vec<String>>,
+    pub agents: AgentsSettings,
+    pub skills: SkillsSettings,
+    pub experimental: ExperimentalSettings,
+}
+
+/// `agents.*`: subagents.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AgentsSettings {
+    /// `agents.overrides`: per agent name, `enabled`, `modelConfig`,
+    /// `runConfig`. Kept as JSON: each entry is read on its own when the
+    /// agents load, so one broken entry is reported and the rest work.
+    #[serde(deserialize_with = "lenient")]
+    pub overrides: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// `skills.*`: agent skills.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct SkillsSettings {
+    /// `skills.enabled`: `false` turns skills off entirely.
+    #[serde(deserialize_with = "lenient")]
+    pub enabled: Option<bool>,
+    /// `skills.disabled`: skill names not declared to the model.
+    #[serde(deserialize_with = "lenient")]
+    pub disabled: Option<Vec<String>>,
+}
+
+/// `experimental.*` keys this app reads.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ExperimentalSettings {
+    /// `experimental.enableAgents`: `false` turns subagents off.
+    #[serde(deserialize_with = "lenient")]
+    pub enable_agents: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -365,6 +400,9 @@ const LENIENT_KEYS: &[(&str, Expected)] = &[
     ("adminPolicyPaths", Expected::StringList),
     ("billing.vertexAi.sharedRequestType", Expected::String),
     ("tools.shell.inactivityTimeout", Expected::Integer),
+    ("skills.enabled", Expected::Bool),
+    ("skills.disabled", Expected::StringList),
+    ("experimental.enableAgents", Expected::Bool),
 ];
 
 /// One message per leniently read key whose merged value has the wrong
