@@ -125,9 +125,11 @@ mod tests {
 
     #[test]
     fn splits_front_matter_and_body() {
-        let doc =
-            parse::<Meta>(Path::new("a.md"), "---\nname: x\nmax_turns: 3\n---\nBody\nmore\n")
-                .unwrap();
+        let doc = parse::<Meta>(
+            Path::new("a.md"),
+            "---\nname: x\nmax_turns: 3\n---\nBody\nmore\n",
+        )
+        .unwrap();
         assert_eq!(doc.meta.name, "x");
         assert_eq!(doc.meta.max_turns, Some(3));
         assert_eq!(doc.body, "Body\nmore\n");
@@ -135,8 +137,11 @@ mod tests {
 
     #[test]
     fn an_error_names_the_file_line() {
-        let e = parse::<Meta>(Path::new("/h/agents/a.md"), "---\nname: x\nmax_turns: many\n---\n")
-            .unwrap_err();
+        let e = parse::<Meta>(
+            Path::new("/h/agents/a.md"),
+            "---\nname: x\nmax_turns: many\n---\n",
+        )
+        .unwrap_err();
         assert_eq!(e.line, Some(3), "{e}");
         assert!(e.to_string().starts_with("/h/agents/a.md:3: "), "{e}");
         assert!(!e.message.contains("at line"), "{e}");

@@ -198,6 +198,11 @@ pub enum Op {
         enabled: bool,
         scope: crate::SettingsScope,
     },
+    /// Stop one running subagent (the `invoke_agent` call `parent_call_id`):
+    /// its calls are cancelled, its history stays valid, and the parent's
+    /// call answers that the user stopped it. The parent's turn goes on.
+    /// Takes effect immediately.
+    CancelSubagent { parent_call_id: String },
 }
 
 /// What the user chose when the model ran out of quota.

@@ -290,7 +290,10 @@ impl OpLoop {
             }
             // Built by the subagents and skills work (issue 19): until then
             // the session says so rather than staying silent.
-            Op::ListAgents | Op::ListSkills | Op::SetSkillEnabled { .. } => {
+            Op::ListAgents
+            | Op::ListSkills
+            | Op::SetSkillEnabled { .. }
+            | Op::CancelSubagent { .. } => {
                 self.env.sink.emit(Event::Warning {
                     message: "Agents and skills are not available in this build yet.".into(),
                 });
