@@ -24,6 +24,7 @@
 
 mod edit;
 mod engine;
+mod lazy_regex;
 mod listing;
 mod loader;
 mod matched;
@@ -38,6 +39,7 @@ pub use engine::{
     AUTO_SAVED_POLICY_FILE, PolicyEngine, PolicySources, ToolCall, Verdict, default_admin_dir,
     default_rules, render_rule,
 };
+pub use lazy_regex::LazyRegex;
 pub use listing::{ListedRule, effective_rules, is_pseudo_path};
 pub use loader::{PolicyError, load_paths, parse_policy_file};
 pub use matched::{Downgrade, MatchedRule};

@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use regex::Regex;
+use crate::LazyRegex;
 
 /// The shell tool; `commandPrefix` and `commandRegex` apply to it.
 pub const SHELL_TOOL_NAME: &str = "run_shell_command";
@@ -216,11 +216,11 @@ pub struct Rule {
     /// server). With `tool_names`, each name is a tool of that server.
     pub mcp_name: Option<String>,
     /// `argsPattern`, searched for in the stable JSON of the arguments.
-    pub args_pattern: Option<Regex>,
+    pub args_pattern: Option<LazyRegex>,
     /// `commandPrefix`: the shell command starts with one of these.
     pub command_prefixes: Vec<String>,
     /// `commandRegex`, searched for in the shell command text.
-    pub command_regex: Option<Regex>,
+    pub command_regex: Option<LazyRegex>,
     pub decision: RuleDecision,
     /// 0..=999, the order within the tier.
     pub priority: u16,
@@ -323,6 +323,15 @@ impl Rule {
         }
     }
 
+    /// Whether a regex condition holds. A regex that cannot be compiled
+    /// (too big, found only when first used) gives no answer; the rule is
+    /// then taken to match unless it allows, so what cannot be checked is
+    /// never allowed by it and never escapes a `deny` or `ask_user`.
+    fn regex_holds(&self, re: &LazyRegex, text: &str) -> bool {
+        re.is_match(text)
+            .unwrap_or(self.decision != RuleDecision::Allow)
+    }
+
     /// Whether the rule applies to a call of a tool it names: the argument
     /// conditions. `args_json` is the stable JSON of the arguments;
     /// `command` is the shell command text (only for shell calls).
@@ -343,12 +352,12 @@ impl Rule {
         }
         if let Some(re) = &self.command_regex {
             let Some(command) = command else { return false };
-            if !re.is_match(command) {
+            if !self.regex_holds(re, command) {
                 return false;
             }
         }
         if let Some(re) = &self.args_pattern
-            && !re.is_match(args_json())
+            && !self.regex_holds(re, args_json())
         {
             return false;
         }

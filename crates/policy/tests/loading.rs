@@ -340,7 +340,7 @@ fn save_rule_creates_directories_and_refuses_rules_that_would_not_load() {
     let engine = PolicyEngine::new(default_rules());
     let file = dirs.user.join("deep/er/auto-saved.toml");
     let mut rule = Rule::for_tool("my-server__*", RuleDecision::Allow);
-    rule.args_pattern = Some(regex::Regex::new(r#""path":"[^"]*\.md""#).unwrap());
+    rule.args_pattern = Some(gd_policy::LazyRegex::new(r#""path":"[^"]*\.md""#).unwrap());
     engine.save_rule(&rule, &file).unwrap();
     let text = fs::read_to_string(&file).unwrap();
     assert!(

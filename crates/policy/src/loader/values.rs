@@ -1,7 +1,7 @@
 //! Reading one field's value, with a located error when it has the wrong
 //! type or shape.
 
-use regex::Regex;
+use crate::LazyRegex;
 use toml::de::DeValue;
 
 use crate::rule::Mode;
@@ -87,14 +87,13 @@ pub(super) fn regex(
     field: &str,
     v: &Value<'_>,
     bom: usize,
-) -> Option<Regex> {
+) -> Option<LazyRegex> {
     let pattern = string(ctx, field, v, bom)?;
-    match Regex::new(&pattern) {
+    match LazyRegex::new(&pattern) {
         Ok(re) => Some(re),
-        Err(e) => {
-            // The regex crate's message spans several lines (pattern, caret,
+        Err(reason) => {
+            // The parser's message spans several lines (pattern, caret,
             // reason); keep its last line, the reason.
-            let reason = e.to_string();
             let reason = reason
                 .lines()
                 .rev()
