@@ -141,6 +141,19 @@ pub enum Command {
     /// MCP servers: sign in to HTTP servers with OAuth, or sign out.
     #[command(subcommand)]
     Mcp(McpCommand),
+    /// Subagents: list the agents the model can call here.
+    #[command(subcommand)]
+    Agents(AgentsCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AgentsCommand {
+    /// List the built-in agents and those of `~/.gemini/agents` and (in a
+    /// trusted folder) `.gemini/agents`, with their model, limits and
+    /// whether they can run (what `/agents` shows in the app). Files that
+    /// could not be read are printed on standard error as `path:line:
+    /// message`. `--output-format json` prints `{agents, errors}`.
+    List,
 }
 
 #[derive(Debug, Subcommand)]
