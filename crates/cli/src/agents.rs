@@ -21,7 +21,7 @@ use crate::exit;
 /// Runs one `agents` subcommand; returns the exit code.
 pub fn run(command: &AgentsCommand, format: Option<OutputFormat>, skip_trust: bool) -> i32 {
     match command {
-        AgentsCommand::List => list(format, skip_trust),
+        AgentsCommand::List { output_format } => list(output_format.or(format), skip_trust),
     }
 }
 

@@ -153,7 +153,11 @@ pub enum AgentsCommand {
     /// whether they can run (what `/agents` shows in the app). Files that
     /// could not be read are printed on standard error as `path:line:
     /// message`. `--output-format json` prints `{agents, errors}`.
-    List,
+    List {
+        /// `text` (a table, the default) or `json`.
+        #[arg(short = 'o', long = "output-format", value_enum)]
+        output_format: Option<OutputFormat>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
