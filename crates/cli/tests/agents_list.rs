@@ -115,3 +115,35 @@ fn the_agents_command_in_a_prompt_prints_the_sessions_agents() {
     );
     assert!(run.bodies().is_empty(), "/agents does not reach the model");
 }
+
+#[test]
+fn an_agent_mention_in_a_headless_prompt_adds_the_note() {
+    let run = Run::new(json!({"steps": [{"text": "ok"}]}));
+    let bad = agents_files(&run);
+    let out = run.run(&["-p", "@reviewer look at @hello.txt"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The broken file is reported when the session starts.
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("Agent loading error: {}:4: ", bad.display())),
+        "{err}"
+    );
+    let bodies = run.bodies();
+    let texts = prompt_texts(&bodies[0]);
+    assert_eq!(texts[0], "@reviewer look at @hello.txt");
+    assert!(
+        texts[1].starts_with("\n<system_note>\n") && texts[1].contains("'reviewer'"),
+        "{texts:?}"
+    );
+    assert!(
+        texts[2].contains("Content from referenced files"),
+        "{texts:?}"
+    );
+    // A mention of a remote agent is not one of an agent the model can call.
+    let run = Run::new(json!({"steps": [{"text": "ok"}]}));
+    agents_files(&run);
+    let out = run.run(&["-p", "ask @far"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let texts = prompt_texts(&run.bodies()[0]);
+    assert!(!texts.concat().contains("<system_note>"), "{texts:?}");
+}
