@@ -319,13 +319,65 @@ fn checked_name(path: &Path, text: &str, name: Option<String>) -> Result<String,
     Ok(name)
 }
 
-/// A tool name as 0.61 accepts it in `tools` (wildcards allowed): letters,
-/// digits, `_`, `-`, `.`, `:` and `*`.
+/// Gemini CLI 0.61's built-in tool names (`ALL_BUILTIN_TOOL_NAMES`), plus
+/// its legacy alias `search_file_content`. A definition may name them even
+/// where this app has no such tool (the agent then simply lacks it).
+const KNOWN_TOOLS: &[&str] = &[
+    "glob",
+    "write_todos",
+    "write_file",
+    "google_web_search",
+    "web_fetch",
+    "replace",
+    "run_shell_command",
+    "grep_search",
+    "read_many_files",
+    "read_file",
+    "list_directory",
+    "activate_skill",
+    "ask_user",
+    "tracker_create_task",
+    "tracker_update_task",
+    "tracker_get_task",
+    "tracker_list_tasks",
+    "tracker_add_dependency",
+    "tracker_visualize",
+    "get_internal_docs",
+    "enter_plan_mode",
+    "exit_plan_mode",
+    "update_topic",
+    "complete_task",
+    "invoke_agent",
+    "read_mcp_resource",
+    "list_mcp_resources",
+    "search_file_content",
+];
+
+/// 0.61's `isValidToolName` with wildcards allowed: a built-in tool's
+/// name, `discovered_tool_…`, `*`, `mcp_*`, or `mcp_<server>_<tool>` /
+/// `mcp_<server>_*` with slug parts. A typo (`read_fil`) is an error, so
+/// an agent does not silently lose a tool.
 fn valid_tool_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':' | '*'))
+    if KNOWN_TOOLS.contains(&name) || name.starts_with("discovered_tool_") || name == "*" {
+        return true;
+    }
+    let Some(rest) = name.strip_prefix("mcp_") else {
+        return false;
+    };
+    if rest == "*" {
+        return true;
+    }
+    let slug = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '-'))
+    };
+    match rest.split_once('_') {
+        Some((server, tool)) if !server.is_empty() && slug(server) => {
+            tool == "*" || (!tool.chars().all(|c| c == '_') && slug(tool))
+        }
+        _ => false,
+    }
 }
 
 fn positive(
@@ -408,6 +460,30 @@ mod tests {
 
     fn parse(text: &str) -> Result<Vec<FileAgent>, FrontMatterError> {
         parse_file(Path::new("/a/b.md"), text, DefinitionSource::User)
+    }
+
+    #[test]
+    fn tool_names_as_0_61_checks_them() {
+        for ok in [
+            "read_file",
+            "*",
+            "mcp_*",
+            "mcp_github_*",
+            "mcp_github_list_issues",
+            "discovered_tool_x",
+        ] {
+            assert!(valid_tool_name(ok), "{ok}");
+        }
+        for bad in [
+            "read_fil",
+            "mcp_",
+            "mcp__x",
+            "mcp_github",
+            "mcp_github___",
+            "mcp_git hub_x",
+        ] {
+            assert!(!valid_tool_name(bad), "{bad}");
+        }
     }
 
     #[test]
