@@ -271,6 +271,14 @@ fn remote(
                 "a remote agent needs `agent_card_url` or `agent_card_json`",
             ));
         }
+        (None, Some(json)) if serde_json::from_str::<serde_json::Value>(json).is_err() => {
+            return Err(error(
+                path,
+                text,
+                Some("agent_card_json"),
+                "agent_card_json must be valid JSON",
+            ));
+        }
         _ => {}
     }
     Ok(FileAgent {
@@ -520,5 +528,7 @@ mod tests {
         .unwrap();
         assert_eq!(list.len(), 2);
         assert_eq!(list[1].definition.name, "b");
+        let e = parse("---\nname: r\nagent_card_json: '{nope'\n---\n").unwrap_err();
+        assert_eq!(e.line, Some(3), "{e}");
     }
 }
