@@ -290,13 +290,13 @@ impl OpLoop {
                 }
                 return None;
             }
-            // Built by the subagents and skills work (issue 19): until then
-            // the session says so rather than staying silent.
             Op::ListAgents => {
                 let (agents, errors) = crate::subagents::listing::listing(&self.agents);
                 self.env.sink.emit(Event::Agents { agents, errors });
                 return None;
             }
+            // Built by the subagents and skills work (issue 19): until then
+            // the session says so rather than staying silent.
             Op::ListSkills | Op::SetSkillEnabled { .. } | Op::CancelSubagent { .. } => {
                 self.env.sink.emit(Event::Warning {
                     message: "Agents and skills are not available in this build yet.".into(),
