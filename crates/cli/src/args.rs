@@ -141,6 +141,23 @@ pub enum Command {
     /// MCP servers: sign in to HTTP servers with OAuth, or sign out.
     #[command(subcommand)]
     Mcp(McpCommand),
+    /// Subagents: list the agents the model can call here.
+    #[command(subcommand)]
+    Agents(AgentsCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AgentsCommand {
+    /// List the built-in agents and those of `~/.gemini/agents` and (in a
+    /// trusted folder) `.gemini/agents`, with their model, limits and
+    /// whether they can run (what `/agents` shows in the app). Files that
+    /// could not be read are printed on standard error as `path:line:
+    /// message`. `--output-format json` prints `{agents, errors}`.
+    List {
+        /// `text` (a table, the default) or `json`.
+        #[arg(short = 'o', long = "output-format", value_enum)]
+        output_format: Option<OutputFormat>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

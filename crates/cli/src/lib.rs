@@ -2,6 +2,7 @@
 //! prompt, render events in the chosen format and exit with Gemini CLI's
 //! exit codes.
 
+pub mod agents;
 pub mod args;
 pub mod auth;
 pub mod checkpoints;
@@ -77,6 +78,13 @@ pub fn main_entry() -> i32 {
         }
         return runtime.block_on(mcp::run(command));
     }
+    if let Some(Command::Agents(command)) = &args.command {
+        if args.prompt.is_some() || args.query.is_some() {
+            eprintln!("Error: `agents` takes no prompt.");
+            return exit::INPUT_ERROR;
+        }
+        return agents::run(command, args.output_format, args.skip_trust);
+    }
     if args.list_checkpoints || args.restore_checkpoint.is_some() {
         return runtime.block_on(checkpoints::run(&args));
     }
@@ -140,6 +148,13 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
             mcp.manager.terminate();
         }
         return report_failure(output, None, &fatal, &Stats::empty(), started);
+    }
+    if agents::is_agents_command(&prepared.prompt) {
+        // `/agents` lists the session's agents; nothing goes to the model.
+        if let Some(mcp) = &launch.tools.mcp {
+            mcp.manager.terminate();
+        }
+        return agents::print(&launch.config.agents, Some(args.format()));
     }
     let mut warnings = launch.warnings.clone();
     let recorder = match open_history(args, &mut launch, &mut warnings).await {

@@ -217,16 +217,18 @@ pub struct Expanded {
 }
 
 /// Expands the `@` references in `prompt`; `None` when it has none.
-pub async fn expand_prompt(prompt: &str, ctx: &ToolContext) -> Option<Expanded> {
+/// `agents` are the `@name` mentions of subagents: as in Gemini CLI 0.61
+/// they are not file references, even when a file of that name exists.
+pub async fn expand_prompt(prompt: &str, ctx: &ToolContext, agents: &[String]) -> Option<Expanded> {
     let references = parse_references(prompt);
-    if references.is_empty() {
-        return None;
-    }
     let mut paths: Vec<String> = Vec::new();
     for reference in references {
-        if !paths.contains(&reference.path) {
+        if !paths.contains(&reference.path) && !agents.contains(&reference.path) {
             paths.push(reference.path);
         }
+    }
+    if paths.is_empty() {
+        return None;
     }
     let content = read_references(&paths, ctx).await;
     let mut parts = vec![Part::text(prompt)];

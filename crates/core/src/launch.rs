@@ -443,7 +443,9 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         // Our own prompt says how to use the tools this session has (a
         // user's GEMINI_SYSTEM_MD is left as written).
         config.system_prompt = crate::prompts::default_prompt_for(&tools.names());
+        crate::subagents::listing::add_prompt_section(&mut config, &tools.names());
     }
+    warnings.extend(config.agents.launch_warnings());
     for warning in &warnings {
         warn!("{warning}");
     }

@@ -109,15 +109,22 @@ impl Agent {
                     None => {}
                 }
             }
-            match crate::at_refs::expand_prompt(&text, ctx).await {
+            let agents = crate::subagents::listing::mentioned_agents(&self.config.agents, &text);
+            let mut prompt = match crate::at_refs::expand_prompt(&text, ctx, &agents).await {
                 Some(expanded) => {
                     for message in expanded.problems {
                         sink.emit(Event::Warning { message });
                     }
-                    parts.extend(expanded.parts);
+                    expanded.parts
                 }
-                None => parts.push(Part::text(text)),
+                None => vec![Part::text(text)],
+            };
+            if !agents.is_empty() {
+                // 0.61's order: the prompt, the nudge, then file contents.
+                let nudge = crate::subagents::listing::mention_nudge(&agents);
+                prompt.insert(1.min(prompt.len()), Part::text(nudge));
             }
+            parts.extend(prompt);
         }
         Ok(parts)
     }

@@ -246,6 +246,7 @@ mod tests {
                 "mcp",
                 "stats",
                 "policies",
+                "agents",
                 "a.greet",
                 "b.greet",
                 "a.stats",

@@ -74,6 +74,11 @@ pub const BUILT_IN: &[BuiltIn] = &[
         alt_names: &[],
         description: "The policy rules of every tier: edit them, and test which rule decides a call",
     },
+    BuiltIn {
+        name: "agents",
+        alt_names: &[],
+        description: "The subagents the model can call, where each is defined, and files that could not be read: /agents [list]",
+    },
 ];
 
 /// The built-in command `name` (or one of its other names) is, if any.

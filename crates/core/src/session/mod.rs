@@ -92,6 +92,7 @@ impl Session {
         let confirmations = Arc::new(Confirmations::default());
         let finished = CancellationToken::new();
         let context = SharedContext::new(config.approval_mode, &config.model);
+        let agents = config.agents.clone();
         let handle = SessionHandle {
             session_id: config.session_id.clone(),
             ops: ops_tx,
@@ -210,6 +211,7 @@ impl Session {
             client,
             finished,
             reported_command_problems: Vec::new(),
+            agents,
         };
         tokio::spawn(op_loop.run().instrument(span));
         (handle, events)

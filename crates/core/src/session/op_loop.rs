@@ -62,6 +62,8 @@ pub(super) struct OpLoop {
     /// Broken command files already reported, so listing again (each `/`
     /// typed) does not repeat the warning.
     pub reported_command_problems: Vec<String>,
+    /// The agents `Op::ListAgents` lists (the session's catalog).
+    pub agents: Arc<crate::subagents::AgentCatalog>,
 }
 
 impl OpLoop {
@@ -288,12 +290,14 @@ impl OpLoop {
                 }
                 return None;
             }
+            Op::ListAgents => {
+                let (agents, errors) = crate::subagents::listing::listing(&self.agents);
+                self.env.sink.emit(Event::Agents { agents, errors });
+                return None;
+            }
             // Built by the subagents and skills work (issue 19): until then
             // the session says so rather than staying silent.
-            Op::ListAgents
-            | Op::ListSkills
-            | Op::SetSkillEnabled { .. }
-            | Op::CancelSubagent { .. } => {
+            Op::ListSkills | Op::SetSkillEnabled { .. } | Op::CancelSubagent { .. } => {
                 self.env.sink.emit(Event::Warning {
                     message: "Agents and skills are not available in this build yet.".into(),
                 });

@@ -6,17 +6,58 @@ use crate::frontmatter::FrontMatterError;
 
 use super::AgentDefinition;
 
-/// Every agent known to a session, by name (a later tier replaces an
-/// earlier one of the same name: built-in, then user, then workspace).
+/// Every agent known to a session, by name. As in Gemini CLI 0.61, the
+/// first definition of a name wins (built-in, then workspace, then user)
+/// and a later one of the same name is skipped with a warning.
 #[derive(Debug, Default, Clone)]
 pub struct AgentCatalog {
     agents: Vec<AgentDefinition>,
     errors: Vec<FrontMatterError>,
+    /// Per agent name: what the listing must tell the user (e.g. inline MCP
+    /// servers that are not started).
+    notes: Vec<(String, String)>,
+    /// Problems reported at launch (broken overrides, duplicate names).
+    warnings: Vec<String>,
 }
 
 impl AgentCatalog {
     pub fn new(agents: Vec<AgentDefinition>, errors: Vec<FrontMatterError>) -> Self {
-        Self { agents, errors }
+        Self {
+            agents,
+            errors,
+            notes: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Adds the listing's notes (agent name, note) and the launch warnings.
+    pub fn with_notes_and_warnings(
+        mut self,
+        notes: Vec<(String, String)>,
+        warnings: Vec<String>,
+    ) -> Self {
+        self.notes = notes;
+        self.warnings = warnings;
+        self
+    }
+
+    /// What the listing says about `name` beyond its fields, if anything.
+    pub fn note(&self, name: &str) -> Option<&str> {
+        self.notes
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, note)| note.as_str())
+    }
+
+    /// Problems to report when the session starts: each definition file
+    /// that could not be read (`path:line: message`), broken
+    /// `agents.overrides` entries, and duplicate names.
+    pub fn launch_warnings(&self) -> Vec<String> {
+        self.errors
+            .iter()
+            .map(|e| format!("Agent loading error: {e}"))
+            .chain(self.warnings.iter().cloned())
+            .collect()
     }
 
     /// Every agent, enabled or not, in listing order.

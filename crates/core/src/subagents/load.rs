@@ -1,19 +1,136 @@
-//! The catalog a launch builds: built-in agents, then the user's and (in a
-//! trusted folder) the workspace's definition files, then the settings'
-//! `agents.overrides`.
+//! The catalog a launch builds: built-in agents, then (in a trusted folder)
+//! the workspace's definition files, then the user's, then the settings'
+//! `agents.overrides`, following Gemini CLI 0.61's `AgentRegistry`:
+//!
+//! - `experimental.enableAgents: false` gives an empty catalog (0.61's
+//!   default is on);
+//! - the first definition of a name wins and a later one is skipped with a
+//!   warning ("Duplicate agent name"), so a file cannot replace a built-in
+//!   agent, and a workspace agent hides a user agent of the same name;
+//!   a definition that is disabled does not hold its name;
+//! - an untrusted folder's `.gemini/agents` is not read at all.
+//!
+//! Each folder costs one `read_dir` (a missing one costs nothing), and no
+//! file is read unless it is a `.md` definition.
 
 use std::path::Path;
 
+use gd_protocol::DefinitionSource;
 use gd_settings::Settings;
+use tracing::debug;
 
-use super::{AgentCatalog, builtin};
+use super::files::{self, FileAgent};
+use super::overrides::{self, AgentOverride};
+use super::{AgentCatalog, AgentDefinition, builtin};
+
+/// `<base>/.gemini/agents`, the folder 0.61 reads (under the home for the
+/// user tier, under the workspace for the project tier).
+pub fn agents_dir(base: &Path) -> std::path::PathBuf {
+    base.join(".gemini").join("agents")
+}
 
 /// Reads every agent for a session launched in `workspace`.
 pub fn load(
-    _settings: &Settings,
-    _home: Option<&Path>,
-    _workspace: &Path,
-    _trusted: bool,
+    settings: &Settings,
+    home: Option<&Path>,
+    workspace: &Path,
+    trusted: bool,
 ) -> AgentCatalog {
-    AgentCatalog::new(builtin::agents(), Vec::new())
+    if settings.experimental.enable_agents == Some(false) {
+        debug!("experimental.enableAgents is false: no agents");
+        return AgentCatalog::default();
+    }
+    let (overrides, mut warnings) = overrides::read(settings.agents.overrides.as_ref());
+    let mut agents: Vec<AgentDefinition> = Vec::new();
+    let mut notes: Vec<(String, String)> = Vec::new();
+    let mut errors = Vec::new();
+
+    for agent in builtin::agents() {
+        add(&mut agents, &mut warnings, &overrides, agent);
+    }
+    let mut tiers = Vec::new();
+    if trusted {
+        tiers.push((agents_dir(workspace), DefinitionSource::Workspace));
+    } else {
+        debug!("untrusted folder: workspace agents are not read");
+    }
+    if let Some(home) = home {
+        let user = agents_dir(home);
+        // A workspace that is the home folder has one folder, read once.
+        if !tiers.iter().any(|(dir, _)| *dir == user) {
+            tiers.push((user, DefinitionSource::User));
+        }
+    }
+    for (dir, source) in tiers {
+        let found = files::read_folder(&dir, source);
+        errors.extend(found.errors);
+        for FileAgent {
+            definition,
+            mcp_servers,
+        } in found.agents
+        {
+            let name = definition.name.clone();
+            if add(&mut agents, &mut warnings, &overrides, definition) && !mcp_servers.is_empty() {
+                notes.push((name, mcp_note(&mcp_servers)));
+            }
+        }
+    }
+    for (name, o) in &overrides {
+        if o.mcp_servers.as_ref().is_some_and(|m| !m.is_empty())
+            && agents.iter().any(|a| &a.name == name)
+        {
+            notes.push((
+                name.clone(),
+                "agents.overrides mcpServers are not started by this app yet".into(),
+            ));
+        }
+    }
+    debug!(
+        agents = agents.len(),
+        errors = errors.len(),
+        "agents loaded"
+    );
+    AgentCatalog::new(agents, errors).with_notes_and_warnings(notes, warnings)
+}
+
+/// Adds `agent` unless an enabled agent already holds its name (a disabled
+/// one is replaced); returns whether it was added.
+fn add(
+    agents: &mut Vec<AgentDefinition>,
+    warnings: &mut Vec<String>,
+    overrides: &[(String, AgentOverride)],
+    mut agent: AgentDefinition,
+) -> bool {
+    if let Some((_, o)) = overrides.iter().find(|(name, _)| *name == agent.name) {
+        overrides::apply(&mut agent, o);
+    }
+    match agents.iter().position(|a| a.name == agent.name) {
+        Some(i) if !agents[i].enabled => {
+            agents[i] = agent;
+            true
+        }
+        Some(_) => {
+            let from = agent
+                .path
+                .as_ref()
+                .map(|p| format!(" ({})", p.display()))
+                .unwrap_or_default();
+            warnings.push(format!(
+                "Duplicate agent name '{}'{from}: the later definition is ignored. Rename one of the agents.",
+                agent.name
+            ));
+            false
+        }
+        None => {
+            agents.push(agent);
+            true
+        }
+    }
+}
+
+fn mcp_note(servers: &[String]) -> String {
+    format!(
+        "its mcp_servers ({}) are not started: per-agent MCP servers are not supported yet",
+        servers.join(", ")
+    )
 }

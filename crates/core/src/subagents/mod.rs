@@ -8,11 +8,17 @@
 //! - [`builtin`]: the agents the app ships.
 //! - [`load`]: the catalog a launch builds from the settings and the folders.
 //! - [`catalog`]: the agents a session can run, and the files that failed.
+//! - [`files`]: reading `.gemini/agents/*.md` definition files.
+//! - [`overrides`]: `agents.overrides` from the settings.
+//! - [`listing`]: `/agents`, the system prompt's section, `@agent` mentions.
 
 pub mod builtin;
 pub mod catalog;
 pub mod definition;
+pub mod files;
+pub mod listing;
 pub mod load;
+pub mod overrides;
 
 pub use catalog::AgentCatalog;
 pub use definition::{AgentDefinition, AgentTools, ModelChoiceForAgent};
