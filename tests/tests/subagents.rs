@@ -92,8 +92,28 @@ async fn a_subagents_confirmation_is_answered_inside_its_nested_card() -> Result
         "the dock shows it too"
     );
     ensure!(!ws.join(FILE).exists(), "nothing written before approving");
-    let shot = app.screenshot("subagent-nested-confirmation").await?;
-    eprintln!("nested confirmation screenshot: {}", shot.display());
+    // The live nested card with its confirmation, light at 1440 px and dark at 800 px.
+    for (width, theme) in [(1440, "light"), (800, "dark")] {
+        gd_e2e::docs::resize(&app, width).await?;
+        gd_e2e::docs::theme(&app, theme).await?;
+        app.client()
+            .execute(
+                "document.querySelector('[data-testid=\"subagent-card\"]').scrollIntoView();",
+                vec![],
+            )
+            .await?;
+        let shot = app
+            .screenshot(&format!("subagent-nested-confirmation-{theme}-{width}"))
+            .await?;
+        eprintln!("nested confirmation screenshot: {}", shot.display());
+    }
+    // Back to following the end of the conversation (the list renders the rows near the view).
+    app.client()
+        .execute(
+            "const s = document.querySelector('[data-testid=\"scroller\"]'); s.scrollTop = s.scrollHeight;",
+            vec![],
+        )
+        .await?;
 
     // 2. Approve from inside the card: the file is written, the run completes.
     app.click("subagent-card approve").await?;
