@@ -100,6 +100,13 @@ describe("/agents", () => {
     const from = app.calls.length;
     await app.tid("agents-refresh").click();
     await app.waitForOp("list_agents", () => true, { from });
+    // Skills is one click away (and Agents from there): one panel at a time.
+    await app.tid("agents-skills-open").click();
+    await app.tid("skills-panel").waitFor();
+    await app.waitForOp("list_skills");
+    assert.equal(await panel.count(), 0);
+    await app.tid("skills-agents-open").click();
+    await panel.waitFor();
     // Esc closes it, like every panel.
     await app.page.keyboard.press("Escape");
     await panel.waitFor({ state: "detached" });
