@@ -58,7 +58,7 @@ async fn a_subagents_confirmation_is_answered_inside_its_nested_card() -> Result
         }),
         &[("WORKSPACE", ws_text)],
     );
-    let app = App::launch_connected("subagents", &[&ws], &fake.base_url()).await?;
+    let mut app = App::launch_connected("subagents", &[&ws], &fake.base_url()).await?;
     app.type_and_enter("prompt-input", "Have an agent write the notes")
         .await?;
 
@@ -151,6 +151,27 @@ async fn a_subagents_confirmation_is_answered_inside_its_nested_card() -> Result
     app.wait_for_count(
         "subagent-stream tool-card[data-tool=write_file]",
         "is the nested write_file card",
+        |n| n == 1,
+    )
+    .await?;
+
+    // 5. Reopened after a restart (from the history): the same card, finished and collapsed,
+    // expandable to the recorded stream.
+    app.restart().await?;
+    app.wait_ready().await?;
+    app.wait_for_attr("subagent-card", "data-status", "is the recorded run", |s| {
+        s == "completed"
+    })
+    .await?;
+    ensure!(
+        app.count("subagent-stream").await? == 0,
+        "a recorded run starts collapsed"
+    );
+    ensure!(app.count("subagent-stop").await? == 0, "nothing to stop");
+    app.click("subagent-toggle").await?;
+    app.wait_for_count(
+        "subagent-stream tool-card[data-tool=write_file]",
+        "is the recorded write_file card",
         |n| n == 1,
     )
     .await?;
