@@ -177,3 +177,39 @@ async fn a_subagents_confirmation_is_answered_inside_its_nested_card() -> Result
     .await?;
     app.close().await
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_ends_a_running_subagent_and_the_parent_continues() -> Result<()> {
+    let temp = tempfile::tempdir()?;
+    let ws = workspace(&temp)?;
+    let fake = FakeGemini::start(json!({
+        "steps": [
+            call("invoke_agent", json!({"agent_name": "generalist", "prompt": TASK})),
+            {"text": ANSWER}
+        ],
+        // The subagent's first request hangs until it is stopped.
+        "branches": [{
+            "system_contains": GENERALIST_PROMPT_PART,
+            "steps": [{"text": "still thinking", "delay_ms": 120_000}]
+        }]
+    }));
+    let app = App::launch_connected("subagents_stop", &[&ws], &fake.base_url()).await?;
+    app.type_and_enter("prompt-input", "Have an agent write the notes")
+        .await?;
+    app.wait_for_attr("subagent-card", "data-status", "runs", |s| s == "running")
+        .await?;
+    app.click("subagent-stop").await?;
+    app.wait_for_attr("subagent-card", "data-status", "was cancelled", |s| {
+        s == "cancelled"
+    })
+    .await?;
+    ensure!(
+        app.count("subagent-stop").await? == 0,
+        "no Stop once it ended"
+    );
+    app.wait_for_last_text("message-model", "gave the parent's answer", |t| {
+        t.contains(ANSWER)
+    })
+    .await?;
+    app.close().await
+}
