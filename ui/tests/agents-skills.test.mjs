@@ -114,6 +114,19 @@ describe("/agents", () => {
   });
 });
 
+test("the settings screen opens both panels", async () => {
+  const app = await env.open();
+  await app.tid("settings-open").click();
+  await app.tid("settings-agents-open").click();
+  await app.tid("agents-panel").waitFor();
+  await app.waitForOp("list_agents");
+  await app.tid("settings-open").click();
+  await app.tid("settings-skills-open").click();
+  await app.tid("skills-panel").waitFor();
+  await app.waitForOp("list_skills");
+  await app.close();
+});
+
 describe("/skills", () => {
   test("lists skills (active, shadowed), errors with file:line; the switch sends set_skill_enabled in the chosen scope", async () => {
     const app = await env.open({ colorScheme: "dark" });
