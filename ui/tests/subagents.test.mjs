@@ -136,6 +136,20 @@ describe("nested confirmations", () => {
     await app.close();
   });
 
+  test("queued behind another, the dock's waiting list names the agent too", async () => {
+    const app = await started([
+      ...invoke("p1"),
+      sub("p1", E.toolRequest("w4", "write_file", { file_path: `${WS}/a.txt` })),
+      sub("p1", E.confirmation("w4", "write_file", writeDetails("a.txt"))),
+      sub("p1", E.toolRequest("w5", "write_file", { file_path: `${WS}/b.txt` })),
+      sub("p1", E.confirmation("w5", "write_file", writeDetails("b.txt"))),
+    ]);
+    const queued = app.page.locator(`${sel("confirmation-queued")}[data-call-id="w5"]`);
+    await queued.waitFor();
+    assert.match((await queued.innerText()).replace(/\s+/g, " "), /Create b\.txt · Generalist/);
+    await app.close();
+  });
+
   test("dark theme at 800 px: the nested confirmation fits", async () => {
     const app = await started(
       [
