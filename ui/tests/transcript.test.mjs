@@ -140,6 +140,20 @@ describe("transcript entries", () => {
     assert.equal(entriesOf(messages).find((e) => e.kind === "tool").mcp, null);
   });
 
+  test("an invoke_agent call keeps its recorded subagent run, for the nested card", () => {
+    const run = { agent_name: "generalist", model: "gemini-2.5-flash", prompt: "look", status: "completed", usage: {}, events: [{ type: "content_delta", text: "found" }] };
+    const messages = [
+      msg(1, "prompt", { text: "delegate" }),
+      msg(2, "model", { tool_calls: [{ call_id: "p1", name: "invoke_agent", args: { agent_name: "generalist", prompt: "look" } }] }),
+      msg(3, "tool_result", { tool_calls: [{ call_id: "p1", name: "invoke_agent", status: "success", display: "found", subagent: run }] }),
+    ];
+    const tool = entriesOf(messages).find((e) => e.kind === "tool");
+    assert.deepEqual(tool.subagent, run);
+    // Other calls (and records from before subagents) have none.
+    messages[2].tool_calls[0].subagent = undefined;
+    assert.equal(entriesOf(messages).find((e) => e.kind === "tool").subagent, null);
+  });
+
   test("older records (only the model's text) and cut messages are cleaned", () => {
     const messages = [
       msg(1, "prompt", { text: "run it" }),

@@ -125,6 +125,15 @@ export class AppController {
   get todos() {
     return this.active.todos;
   }
+  get subagents() {
+    return this.active.subagents;
+  }
+  get agents() {
+    return this.active.agents;
+  }
+  get skills() {
+    return this.active.skills;
+  }
   /** The shown conversation's folder (the header's path). */
   get workspace(): string | null {
     return this.active.workspace;

@@ -20,6 +20,7 @@ import { markdown } from "./markdown-loader.svelte";
 import { describeCall } from "./tools";
 import { transcriptEntries } from "./transcript";
 import { type RevertState, RevertStore } from "./revert.svelte";
+import type { SubagentRun } from "./subagents.svelte";
 import { transcriptItems } from "./transcript-items";
 
 let nextId = 1;
@@ -92,6 +93,8 @@ export class ToolItem {
   revert = $state.raw<RevertState | null>(null);
   /** The snapshot taken before this edit ran, which the card offers to restore. */
   checkpoint = $state<Checkpoint | null>(null);
+  /** An `invoke_agent` call: the subagent's run, nested under it (lib/subagents.svelte.ts). */
+  subagent = $state.raw<SubagentRun | null>(null);
   readonly description: string;
   constructor(
     readonly callId: string,

@@ -27,6 +27,8 @@ export class Confirmation {
     readonly callId: string,
     readonly name: string,
     readonly details: ConfirmationDetails,
+    /** A subagent's call: the agent that asked (the card says "asked by <agent>"). */
+    readonly agent: string | null = null,
   ) {
     this.review = details.type === "edit" ? new HunkReview(details.side_by_side) : null;
   }
@@ -103,9 +105,14 @@ export class ConfirmationQueue {
     return this.items.some((c) => c.callId === callId);
   }
 
-  add(callId: string, name: string, details: ConfirmationDetails): void {
+  /** The pending confirmation of call `callId`, if it waits. */
+  get(callId: string): Confirmation | undefined {
+    return this.items.find((c) => c.callId === callId);
+  }
+
+  add(callId: string, name: string, details: ConfirmationDetails, agent: string | null = null): void {
     if (this.items.some((c) => c.callId === callId)) return;
-    this.items = [...this.items, new Confirmation(callId, name, details)];
+    this.items = [...this.items, new Confirmation(callId, name, details, agent)];
   }
 
   remove(callId: string): void {

@@ -22,6 +22,8 @@ import { SlashCommands } from "./slash-commands.svelte";
 import { TurnReviewStore } from "./review.svelte";
 import { UsageStore } from "./usage.svelte";
 import { FallbackStore } from "./fallback.svelte";
+import { SubagentStore } from "./subagents.svelte";
+import { AgentsStore, SkillsStore } from "./agents.svelte";
 
 /** What a conversation is doing, as its sidebar entry shows it (`data-status`). */
 export type ConversationStatus = "idle" | "streaming" | "tool" | "approval" | "failed";
@@ -60,6 +62,10 @@ export class Conversation {
   readonly policies = new PolicyStore(this.session, () => this.workspace);
   readonly plan = new PlanStore(this.session, this.confirmations, (text) => this.chat.addNotice("error", text));
   readonly todos = new TodoStore();
+  /** Subagent runs nested under their `invoke_agent` calls; the /agents and /skills panels. */
+  readonly subagents = new SubagentStore(() => this.workspace);
+  readonly agents = new AgentsStore(this.session, (text) => this.chat.addNotice("error", text));
+  readonly skills = new SkillsStore(this.session, (text) => this.chat.addNotice("error", text));
   readonly slash: SlashCommands = new SlashCommands({
     session: this.session,
     chat: this.chat,
@@ -67,6 +73,8 @@ export class Conversation {
     memory: this.memory,
     conversationId: () => this.conversationId,
     policies: this.policies,
+    agents: this.agents,
+    skills: this.skills,
   });
 
   /** What the conversation used and the quota left (the header's meter, the usage panel). */
@@ -94,6 +102,9 @@ export class Conversation {
       plan: this.plan,
       todos: this.todos,
       fallback: this.fallback,
+      subagents: this.subagents,
+      agents: this.agents,
+      skills: this.skills,
       authFailed: (message) => this.host.authFailed(message),
       approvalRequested: (_name, details) => this.host.needsUser(this, "approval", summarize(details)),
       fallbackRequested: (detail) => this.host.needsUser(this, "approval", detail),
@@ -209,6 +220,8 @@ export class Conversation {
     this.mcp.clear();
     this.memory.clear();
     this.policies.clear();
+    this.agents.clear();
+    this.skills.clear();
     this.slash.reset();
     this.review.clear();
     this.usage.reset();
@@ -270,6 +283,7 @@ export class Conversation {
   clearConversation(): void {
     this.chat.clear();
     this.confirmations.clear();
+    this.subagents.clear();
   }
 
   /**

@@ -17,6 +17,8 @@ import type { FallbackStore } from "./fallback.svelte";
 import type { SessionStore } from "./session.svelte";
 import type { SlashCommands } from "./slash-commands.svelte";
 import type { UsageStore } from "./usage.svelte";
+import type { SubagentStore } from "./subagents.svelte";
+import type { AgentsStore, SkillsStore } from "./agents.svelte";
 
 /** The owners of the session's events. */
 export interface EventOwners {
@@ -47,6 +49,11 @@ export interface EventOwners {
   fallback: FallbackStore;
   /** The turn waits for the user's answer to the fallback prompt (the window may call them). */
   fallbackRequested: (detail: string) => void;
+  /** The subagents' runs, nested under their `invoke_agent` calls. */
+  subagents: SubagentStore;
+  /** `/agents` and `/skills`: the lists core sends. */
+  agents: AgentsStore;
+  skills: SkillsStore;
 }
 
 export function routeEvent(o: EventOwners, event: Event): void {
@@ -76,12 +83,18 @@ export function routeEvent(o: EventOwners, event: Event): void {
       o.todos.responded(event.call_id, event.status);
       o.chat.handle(event);
       return;
-    case "tool_call_request":
+    case "tool_call_request": {
       o.todos.requested(event.call_id, event.name, event.args);
       o.chat.handle(event);
+      // A run announced before its call's card (the order core does not promise otherwise).
+      const run = o.subagents.run(event.call_id);
+      const tool = run && o.chat.tool(event.call_id);
+      if (tool) tool.subagent = run;
       return;
+    }
     case "turn_complete":
       o.confirmations.clear();
+      o.subagents.turnEnded();
       o.plan.turnEnded();
       o.fallback.clear();
       o.turnEnded(event.status);
@@ -174,13 +187,39 @@ export function routeEvent(o: EventOwners, event: Event): void {
     // resumed conversation, which has no such events): see lib/topics.svelte.ts.
     case "topic_changed":
       return;
-    // Subagents and skills (issue 19): shown by the subagent card and the /agents, /skills
-    // panels, being built.
-    case "subagent_started":
-    case "subagent":
-    case "subagent_finished":
+    // Subagents: the card under the parent's `invoke_agent` call shows the run; the run's own
+    // confirmations join the conversation's one queue (dock, inbox, attention), labelled with
+    // the agent that asked, and leave it when answered there or in the card.
+    case "subagent_started": {
+      const run = o.subagents.started(event);
+      const tool = o.chat.tool(event.parent_call_id);
+      if (tool) tool.subagent = run;
+      return;
+    }
+    case "subagent": {
+      const run = o.subagents.nested(event);
+      const tool = o.chat.tool(event.parent_call_id);
+      if (tool && tool.subagent !== run) tool.subagent = run;
+      const inner = event.event;
+      if (inner.type === "tool_confirmation_request") {
+        o.confirmations.add(inner.call_id, inner.name, inner.details, run.label);
+        o.approvalRequested(inner.name, inner.details);
+      } else if (inner.type === "tool_call_response") {
+        o.confirmations.remove(inner.call_id);
+      }
+      return;
+    }
+    case "subagent_finished": {
+      const run = o.subagents.finished(event);
+      // Whatever it still asked is moot now.
+      for (const item of run?.chat.items ?? []) if (item.kind === "tool") o.confirmations.remove(item.callId);
+      return;
+    }
     case "agents":
+      o.agents.handle(event);
+      return;
     case "skills":
+      o.skills.handle(event);
       return;
     default:
       unrouted(event);

@@ -13,6 +13,7 @@ import type { ChatStore, StatsView } from "./chat.svelte";
 import type { McpStore } from "./mcp.svelte";
 import type { MemoryStore } from "./memory.svelte";
 import type { PolicyStore } from "./policies.svelte";
+import type { AgentsStore, SkillsStore } from "./agents.svelte";
 import type { SessionStore } from "./session.svelte";
 import { findCommand, parseSlash, promptHelp } from "./slash";
 
@@ -26,6 +27,9 @@ export interface SlashContext {
   conversationId: () => string | null;
   /** `/policies` opens the policy editor. */
   policies: PolicyStore;
+  /** `/agents` and `/skills` open their panels. */
+  agents: AgentsStore;
+  skills: SkillsStore;
 }
 
 type Handler = (args: string) => Promise<boolean>;
@@ -60,6 +64,14 @@ export class SlashCommands {
     restore: (args) => this.restore(args),
     policies: async () => {
       this.ctx.policies.show();
+      return true;
+    },
+    agents: async () => {
+      this.ctx.agents.show();
+      return true;
+    },
+    skills: async () => {
+      this.ctx.skills.show();
       return true;
     },
   };

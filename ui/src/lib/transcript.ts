@@ -48,6 +48,8 @@ export interface ToolEntry {
   decidedBy: unknown;
   /** An MCP tool's server and its own name (the card's title). */
   mcp: McpToolName | null;
+  /** An `invoke_agent` call's recorded run (the protocol's `SubagentTranscript`, as JSON). */
+  subagent: unknown;
 }
 
 /** A stored turn's usage, summed from its model messages as core sums a live turn's. */
@@ -200,6 +202,7 @@ function applyResult(entry: ToolEntry, record: ToolCallRecord): void {
   if (record.diff !== undefined && record.diff !== null) entry.diff = record.diff;
   if (record.mcp) entry.mcp = record.mcp;
   if (record.decided_by !== undefined && record.decided_by !== null) entry.decidedBy = record.decided_by;
+  if (record.subagent !== undefined && record.subagent !== null) entry.subagent = record.subagent;
   if (entry.error && NOT_EXECUTED.test(entry.error) && entry.state === "cancelled") entry.display = null;
 }
 
@@ -222,6 +225,7 @@ function toolEntry(seq: number, call: ToolCallRecord, args: unknown): ToolEntry 
     diff: null,
     decidedBy: null,
     mcp: null,
+    subagent: null,
   };
 }
 

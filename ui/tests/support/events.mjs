@@ -137,3 +137,25 @@ export const checkpointInfo = (checkpoint_id, { call_id = null, session_id = "s1
 });
 export const checkpoints = (list) => ({ type: "checkpoints", checkpoints: list });
 export const checkpointError = (checkpoint_id, message) => ({ type: "checkpoint_error", checkpoint_id, message });
+
+// Subagents (issue 19): a run nested under the parent's `invoke_agent` call.
+export const subagentStarted = (parent_call_id, agent_name, prompt, { display_name, model = "gemini-2.5-flash" } = {}) => ({
+  type: "subagent_started",
+  parent_call_id,
+  agent_name,
+  ...(display_name ? { display_name } : {}),
+  model,
+  prompt,
+});
+/** One of the subagent's own events, wrapped. */
+export const subagent = (parent_call_id, agent_name, event) => ({ type: "subagent", parent_call_id, agent_name, event });
+export const subagentFinished = (parent_call_id, agent_name, status = "completed", usage = turnUsage(), { result, error } = {}) => ({
+  type: "subagent_finished",
+  parent_call_id,
+  agent_name,
+  status,
+  usage,
+  ...(result !== undefined ? { result } : {}),
+  ...(error !== undefined ? { error } : {}),
+});
+export const skillDetails = (name, description, location) => ({ type: "activate_skill", title: `Activate skill ${name}`, name, description, location });

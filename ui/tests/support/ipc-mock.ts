@@ -58,6 +58,8 @@ const BUILT_IN_COMMANDS: [string, string[], string][] = [
   ["stats", ["usage"], "Session statistics: time, tokens per model, tool calls. /stats [session|model|tools]"],
   ["restore", [], "List the checkpoints taken before edits, or restore one: /restore [id]"],
   ["policies", [], "The policy rules of every tier: edit them, and test which rule decides a call"],
+  ["agents", [], "The agents invoke_agent can run, and definition files with errors"],
+  ["skills", [], "The agent skills: list them, enable or disable them"],
 ];
 
 /** Core's settings screen fields (crates/core/src/settings_screen.rs), as `settings_get` sends them. */
