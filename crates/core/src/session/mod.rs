@@ -171,6 +171,18 @@ impl Session {
                     .instrument(span.clone()),
             );
         }
+        let checkpoints = open_checkpoints(&config, &sink);
+        let scheduler = Scheduler::with_tools(tools, policy.clone(), confirmations.clone())
+            .with_checkpoints(checkpoints.clone());
+        let running_subagents = Arc::new(crate::subagents::RunningSubagents::default());
+        let subagents = (!config.agents.all().is_empty()).then(|| {
+            Arc::new(crate::subagents::SubagentRuntime::new(
+                config.clone(),
+                scheduler.clone(),
+                client.clone(),
+                running_subagents.clone(),
+            ))
+        });
         let services = Arc::new(ToolServices {
             temp_dir: config.temp_dir.clone(),
             home: crate::launch::home_dir(),
@@ -182,13 +194,12 @@ impl Session {
             limits: crate::tools::ToolLimits::with_max_output(config.tool_output_limit),
             shell: config.shell.clone(),
             topic: resumed_topic,
+            subagents,
         });
-        let checkpoints = open_checkpoints(&config, &sink);
         let mut agent = Agent::new(
             config,
             chat,
-            Scheduler::with_tools(tools, policy.clone(), confirmations.clone())
-                .with_checkpoints(checkpoints.clone()),
+            scheduler,
             services,
             context.clone(),
         );
@@ -210,6 +221,7 @@ impl Session {
             client,
             finished,
             reported_command_problems: Vec::new(),
+            running_subagents,
         };
         tokio::spawn(op_loop.run().instrument(span));
         (handle, events)

@@ -62,6 +62,8 @@ pub(super) struct OpLoop {
     /// Broken command files already reported, so listing again (each `/`
     /// typed) does not repeat the warning.
     pub reported_command_problems: Vec<String>,
+    /// The subagents running now (`Op::CancelSubagent` stops one).
+    pub running_subagents: Arc<crate::subagents::RunningSubagents>,
 }
 
 impl OpLoop {
@@ -290,10 +292,15 @@ impl OpLoop {
             }
             // Built by the subagents and skills work (issue 19): until then
             // the session says so rather than staying silent.
-            Op::ListAgents
-            | Op::ListSkills
-            | Op::SetSkillEnabled { .. }
-            | Op::CancelSubagent { .. } => {
+            Op::CancelSubagent { parent_call_id } => {
+                if !self.running_subagents.cancel(&parent_call_id) {
+                    self.env.sink.emit(Event::Warning {
+                        message: format!("No subagent is running for the call {parent_call_id}."),
+                    });
+                }
+                return None;
+            }
+            Op::ListAgents | Op::ListSkills | Op::SetSkillEnabled { .. } => {
                 self.env.sink.emit(Event::Warning {
                     message: "Agents and skills are not available in this build yet.".into(),
                 });
