@@ -82,6 +82,11 @@ pub async fn run(
         .map_or_else(|| runtime.config.model.clone(), |m| m.model.clone());
     let model = gd_gemini::models::resolve_model(&builtin::model_for(agent, &session_model));
     let started = Instant::now();
+    // The user's stop (the turn's, or this agent's alone) and the deadline;
+    // registered before the start is announced, so a stop sent on seeing
+    // it finds the agent.
+    let stop = ctx.cancel.child_token();
+    runtime.running.start(&parent_call_id, stop.clone());
     output.emit_event(Event::SubagentStarted {
         parent_call_id: parent_call_id.clone(),
         agent_name: agent.name.clone(),
@@ -91,14 +96,12 @@ pub async fn run(
     });
     let recorded = Arc::new(Mutex::new(Vec::<Event>::new()));
     let sink = wrapping_sink(&output, &parent_call_id, &agent.name, recorded.clone());
-    // The user's stop (the turn's, or this agent's alone) and the deadline.
-    let stop = ctx.cancel.child_token();
-    runtime.running.start(&parent_call_id, stop.clone());
     let mut guard = FinishGuard {
         output: output.clone(),
         parent_call_id: parent_call_id.clone(),
         agent_name: agent.name.clone(),
         armed: true,
+        running: runtime.running.clone(),
     };
     let span = info_span!("subagent", agent = %agent.name, parent_call_id = %parent_call_id);
     let mut run = Run {
@@ -113,7 +116,6 @@ pub async fn run(
         ctx: ctx.clone(),
     };
     let (reason, result, error) = run.execute(prompt, &stop).instrument(span).await;
-    runtime.running.finish(&parent_call_id);
     let mut usage = std::mem::take(&mut run.usage);
     usage.duration_ms = started.elapsed().as_millis() as u64;
     let stopped_alone = reason == Terminate::Aborted && !ctx.cancel.is_cancelled();
@@ -185,10 +187,12 @@ struct FinishGuard {
     parent_call_id: String,
     agent_name: String,
     armed: bool,
+    running: Arc<super::RunningSubagents>,
 }
 
 impl Drop for FinishGuard {
     fn drop(&mut self) {
+        self.running.finish(&self.parent_call_id);
         if self.armed {
             self.output.emit_event(Event::SubagentFinished {
                 parent_call_id: self.parent_call_id.clone(),

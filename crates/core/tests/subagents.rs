@@ -1,0 +1,351 @@
+//! Subagents (`invoke_agent`) against the fake server: the investigator's
+//! read-only round trip and its request's shape, two agents at once, a
+//! write refused by a headless policy, stopping one agent or the whole
+//! turn with a valid history afterwards.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::*;
+use gd_core::approval::ApprovalPolicy;
+use gd_core::policy::PolicyApproval;
+use gd_core::subagents::{AgentCatalog, InvokeAgent, builtin};
+use gd_core::tools::ToolRegistry;
+use gd_core::ApprovalMode;
+use gd_policy::{PolicyEngine, default_rules};
+use gd_protocol::{Event, Op, SubagentStatus, ToolCallStatus, TurnStatus};
+use serde_json::{Value, json};
+
+/// A session with the built-in agents and `invoke_agent` declared.
+fn start(scenario: Value, policy: Arc<dyn ApprovalPolicy>) -> Harness {
+    Harness::start_with_tools(
+        scenario,
+        |c| c.agents = Arc::new(AgentCatalog::new(builtin::agents(), Vec::new())),
+        policy,
+        |_| {
+            let mut tools = ToolRegistry::with_builtins();
+            tools.register(Arc::new(InvokeAgent::new()));
+            tools.into()
+        },
+    )
+}
+
+fn allow_all() -> Arc<dyn ApprovalPolicy> {
+    Arc::new(gd_core::approval::AllowAll)
+}
+
+/// The built-in policies of a headless session in default mode.
+fn headless_default() -> Arc<dyn ApprovalPolicy> {
+    Arc::new(PolicyApproval::new(
+        PolicyEngine::new(default_rules()),
+        ApprovalMode::Default,
+        false,
+        None,
+    ))
+}
+
+fn invoke(agent: &str, prompt: &str) -> Value {
+    json!({"name": "invoke_agent", "args": {"agent_name": agent, "prompt": prompt}})
+}
+
+/// The text of the functionResponse answering `name` in a request body.
+fn response_to(body: &Value, name: &str) -> Value {
+    body["contents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["parts"].as_array().unwrap())
+        .filter_map(|p| p.get("functionResponse"))
+        .rfind(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("no response to {name} in {body}"))["response"]
+        .clone()
+}
+
+fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"][0]["functionDeclarations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn system_text(body: &Value) -> String {
+    body["systemInstruction"].to_string()
+}
+
+/// The inner events of the subagent running under `parent`.
+fn inner(events: &[Event]) -> Vec<Event> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Subagent { event, .. } => Some((**event).clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_investigator_reads_and_returns_its_report_as_the_calls_result() {
+    let mut h = start(
+        json!({
+            "steps": [
+                {"functionCalls": [invoke("codebase_investigator", "Where is the greeting?")]},
+                {"match_tool": "invoke_agent", "text": "The greeting is in hello.txt."}
+            ],
+            "branches": [{
+                "system_contains": "Codebase Investigator",
+                "steps": [
+                    {"functionCalls": [
+                        {"name": "list_directory", "args": {"dir_path": "{{WORKSPACE}}"}},
+                        {"name": "read_file", "args": {"file_path": "{{WORKSPACE}}/hello.txt"}}
+                    ]},
+                    {"functionCalls": [{"name": "complete_task", "args": {"report": {
+                        "SummaryOfFindings": "hello.txt greets.",
+                        "ExplorationTrace": ["listed", "read hello.txt"],
+                        "RelevantLocations": [{"FilePath": "hello.txt", "Reasoning": "the greeting", "KeySymbols": []}]
+                    }}}]}
+                ]
+            }]
+        }),
+        allow_all(),
+    );
+    let events = h.turn("Find the greeting").await;
+    assert_eq!(status(&events), TurnStatus::Completed, "{events:#?}");
+    assert!(text(&events).contains("The greeting is in hello.txt."));
+
+    // Started, its own stream wrapped, then finished with its report.
+    let started = events
+        .iter()
+        .position(|e| matches!(e, Event::SubagentStarted { agent_name, .. } if agent_name == "codebase_investigator"))
+        .expect("started");
+    let finished = events
+        .iter()
+        .position(|e| matches!(e, Event::SubagentFinished { status: SubagentStatus::Completed, .. }))
+        .expect("finished");
+    assert!(started < finished);
+    let nested = inner(&events);
+    let succeeded: Vec<&str> = nested
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCallResponse { name, status: ToolCallStatus::Success, .. } => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(succeeded, ["list_directory", "read_file"]);
+    assert!(nested.iter().any(|e| matches!(e, Event::Usage { role: gd_protocol::RequestRole::Subagent, .. })));
+
+    // Requests: parent, agent x2, parent.
+    let requests = h.fake.main_requests();
+    assert_eq!(requests.len(), 4);
+    let sub = body(requests[1].clone());
+    assert_eq!(requests[1].model.as_deref(), Some("gemini-2.5-pro"), "0.61's investigator model for a 2.5 session");
+    assert_eq!(
+        tool_names(&sub),
+        ["list_directory", "read_file", "grep_search", "glob", "complete_task"]
+    );
+    assert!(system_text(&sub).contains("Codebase Investigator"));
+    assert!(system_text(&sub).contains("Environment Context"));
+    assert!(!system_text(&sub).contains(SYSTEM_PROMPT), "not the parent's prompt");
+    let first = sub["contents"][0]["parts"][0]["text"].as_str().unwrap();
+    assert!(first.contains("<objective>\nWhere is the greeting?\n</objective>"), "{first}");
+    let sub2 = body(requests[2].clone());
+    assert!(response_to(&sub2, "read_file").to_string().to_lowercase().contains("hello"), "{sub2}");
+    assert_eq!(sub2["contents"].as_array().unwrap().len(), 3, "its own history only");
+
+    // The parent hears 0.61's shape.
+    let parent = body(requests[3].clone());
+    let output = response_to(&parent, "invoke_agent")["output"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        output.starts_with("Subagent 'codebase_investigator' finished.\nTermination Reason: GOAL\nResult:\n{"),
+        "{output}"
+    );
+    assert!(output.contains("\"SummaryOfFindings\": \"hello.txt greets.\""));
+    assert_valid_history(parent["contents"].as_array().unwrap());
+}
+
+#[tokio::test]
+async fn two_agents_of_one_response_run_at_the_same_time() {
+    let mut h = start(
+        json!({
+            "steps": [
+                {"functionCalls": [invoke("generalist", "task one"), invoke("generalist", "task two")]},
+                {"text": "both done"}
+            ],
+            "branches": [{
+                "system_contains": "general-purpose software engineering agent",
+                "steps": [
+                    {"functionCalls": [{"name": "complete_task", "args": {"result": "finished"}}]}
+                ]
+            }]
+        }),
+        allow_all(),
+    );
+    let events = h.turn("do two things").await;
+    assert_eq!(status(&events), TurnStatus::Completed, "{events:#?}");
+    let order: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::SubagentStarted { .. } => Some("started"),
+            Event::SubagentFinished { .. } => Some("finished"),
+            _ => None,
+        })
+        .collect();
+    // Both started before either finished: they overlapped.
+    assert_eq!(order, ["started", "started", "finished", "finished"]);
+    let parent = h.bodies().pop().unwrap();
+    assert_valid_history(parent["contents"].as_array().unwrap());
+}
+
+#[tokio::test]
+async fn wait_for_previous_runs_the_second_agent_after_the_first() {
+    let mut h = start(
+        json!({
+            "steps": [
+                {"functionCalls": [
+                    invoke("generalist", "task one"),
+                    {"name": "invoke_agent", "args": {"agent_name": "generalist", "prompt": "task two", "wait_for_previous": true}}
+                ]},
+                {"text": "both done"}
+            ],
+            "branches": [{
+                "system_contains": "general-purpose software engineering agent",
+                "steps": [{"functionCalls": [{"name": "complete_task", "args": {"result": "finished"}}]}]
+            }]
+        }),
+        allow_all(),
+    );
+    let events = h.turn("do two things in order").await;
+    let order: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::SubagentStarted { .. } => Some("started"),
+            Event::SubagentFinished { .. } => Some("finished"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(order, ["started", "finished", "started", "finished"]);
+}
+
+#[tokio::test]
+async fn a_subagents_write_is_refused_by_a_headless_default_policy_and_the_parent_hears_it() {
+    let mut h = start(
+        json!({
+            "steps": [
+                {"functionCalls": [invoke("generalist", "Write a file")]},
+                {"match_tool": "invoke_agent", "text": "It could not write."}
+            ],
+            "branches": [{
+                "system_contains": "general-purpose software engineering agent",
+                "steps": [
+                    {"functionCalls": [{"name": "write_file", "args": {"file_path": "{{WORKSPACE}}/new.txt", "content": "x"}}]},
+                    {"functionCalls": [{"name": "complete_task", "args": {"result": "The write was refused."}}]}
+                ]
+            }]
+        }),
+        headless_default(),
+    );
+    let events = h.turn("write please").await;
+    assert_eq!(status(&events), TurnStatus::Completed, "{events:#?}");
+    assert!(!h.workspace.join("new.txt").exists());
+    let nested = inner(&events);
+    assert!(
+        nested.iter().any(|e| matches!(e, Event::ToolCallResponse { name, status: ToolCallStatus::Error, .. } if name == "write_file")),
+        "{nested:#?}"
+    );
+    let requests = h.bodies();
+    let sub2 = &requests[2];
+    let refusal = response_to(sub2, "write_file").to_string();
+    assert!(refusal.contains("error"), "{refusal}");
+    let parent = requests.last().unwrap();
+    let output = response_to(parent, "invoke_agent")["output"].to_string();
+    assert!(output.contains("The write was refused."), "{output}");
+}
+
+#[tokio::test]
+async fn an_unknown_agent_is_an_error_naming_the_known_ones() {
+    let mut h = start(
+        json!({"steps": [
+            {"functionCalls": [invoke("nobody", "x")]},
+            {"text": "ok"}
+        ]}),
+        allow_all(),
+    );
+    h.turn("go").await;
+    let parent = h.bodies().pop().unwrap();
+    let error = response_to(&parent, "invoke_agent")["error"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(error.contains("Subagent 'nobody' not found"), "{error}");
+    assert!(error.contains("codebase_investigator, generalist"), "{error}");
+}
+
+/// A script whose agent hangs on its first request until stopped.
+fn hanging() -> Value {
+    json!({
+        "steps": [
+            {"functionCalls": [invoke("generalist", "long task")]},
+            {"match_tool": "invoke_agent", "text": "carried on"}
+        ],
+        "branches": [{
+            "system_contains": "general-purpose software engineering agent",
+            "steps": [{"delay_ms": 20000, "text": "never"}]
+        }]
+    })
+}
+
+async fn until_started(h: &mut Harness, seen: &mut Vec<Event>) -> String {
+    loop {
+        let event = tokio::time::timeout(std::time::Duration::from_secs(30), h.events.recv())
+            .await
+            .expect("no subagent started")
+            .expect("session ended");
+        seen.push(event.clone());
+        if let Event::SubagentStarted { parent_call_id, .. } = event {
+            return parent_call_id;
+        }
+    }
+}
+
+#[tokio::test]
+async fn cancel_subagent_stops_only_that_agent_and_the_turn_goes_on() {
+    let mut h = start(hanging(), allow_all());
+    h.handle.submit(Op::user_text("go")).unwrap();
+    let mut events = Vec::new();
+    let call = until_started(&mut h, &mut events).await;
+    h.handle
+        .submit(Op::CancelSubagent {
+            parent_call_id: call.clone(),
+        })
+        .unwrap();
+    events.extend(h.collect_turn().await);
+    assert_eq!(status(&events), TurnStatus::Completed, "{events:#?}");
+    assert!(text(&events).contains("carried on"));
+    assert!(events.iter().any(|e| matches!(e, Event::SubagentFinished { status: SubagentStatus::Cancelled, .. })));
+    let parent = h.bodies().pop().unwrap();
+    let output = response_to(&parent, "invoke_agent")["output"].to_string();
+    assert!(output.contains("stopped by the user"), "{output}");
+    assert_valid_history(parent["contents"].as_array().unwrap());
+}
+
+#[tokio::test]
+async fn interrupting_the_turn_stops_its_agents_and_the_next_request_is_valid() {
+    let mut h = start(hanging(), allow_all());
+    h.handle.submit(Op::user_text("go")).unwrap();
+    let mut events = Vec::new();
+    until_started(&mut h, &mut events).await;
+    h.handle.submit(Op::Interrupt).unwrap();
+    events.extend(h.collect_turn().await);
+    assert_eq!(status(&events), TurnStatus::Cancelled);
+    assert!(events.iter().any(|e| matches!(e, Event::SubagentFinished { status: SubagentStatus::Cancelled, .. })));
+    h.reset(json!({"steps": [{"text": "fine"}]}));
+    let events = h.turn("again").await;
+    assert_eq!(status(&events), TurnStatus::Completed);
+    let last = h.bodies().pop().unwrap();
+    assert_valid_history(last["contents"].as_array().unwrap());
+}
