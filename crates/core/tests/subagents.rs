@@ -349,3 +349,62 @@ async fn interrupting_the_turn_stops_its_agents_and_the_next_request_is_valid() 
     let last = h.bodies().pop().unwrap();
     assert_valid_history(last["contents"].as_array().unwrap());
 }
+
+#[tokio::test]
+async fn a_subagents_write_is_confirmed_through_the_sessions_confirmations() {
+    let policy: Arc<dyn ApprovalPolicy> = Arc::new(PolicyApproval::new(
+        PolicyEngine::new(default_rules()),
+        ApprovalMode::Default,
+        true,
+        None,
+    ));
+    let mut h = start(
+        json!({
+            "steps": [
+                {"functionCalls": [invoke("generalist", "Write a file")]},
+                {"match_tool": "invoke_agent", "text": "Written."}
+            ],
+            "branches": [{
+                "system_contains": "general-purpose software engineering agent",
+                "steps": [
+                    {"functionCalls": [{"name": "write_file", "args": {"file_path": "{{WORKSPACE}}/new.txt", "content": "made by the agent\n"}}]},
+                    {"functionCalls": [{"name": "complete_task", "args": {"result": "Wrote new.txt."}}]}
+                ]
+            }]
+        }),
+        policy,
+    );
+    h.handle.submit(Op::user_text("write please")).unwrap();
+    let mut events = Vec::new();
+    // The confirmation arrives nested under the parent's call.
+    let (parent, call_id) = loop {
+        let event = tokio::time::timeout(std::time::Duration::from_secs(30), h.events.recv())
+            .await
+            .expect("no confirmation")
+            .expect("session ended");
+        events.push(event.clone());
+        if let Event::Subagent { parent_call_id, event, .. } = event
+            && let Event::ToolConfirmationRequest { call_id, name, .. } = *event
+        {
+            assert_eq!(name, "write_file");
+            break (parent_call_id, call_id);
+        }
+    };
+    assert!(events.iter().any(|e| matches!(e, Event::ToolCallRequest { call_id, name, .. } if *call_id == parent && name == "invoke_agent")));
+    h.handle
+        .submit(Op::ConfirmTool {
+            call_id,
+            outcome: gd_protocol::ConfirmationOutcome::ProceedOnce,
+            content: None,
+            hunks: None,
+        })
+        .unwrap();
+    let events = h.collect_turn().await;
+    assert_eq!(status(&events), TurnStatus::Completed, "{events:#?}");
+    assert_eq!(
+        std::fs::read_to_string(h.workspace.join("new.txt")).unwrap(),
+        "made by the agent\n"
+    );
+    let output = response_to(&h.bodies().pop().unwrap(), "invoke_agent")["output"].to_string();
+    assert!(output.contains("Wrote new.txt."), "{output}");
+}
