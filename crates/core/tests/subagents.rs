@@ -126,13 +126,15 @@ async fn the_investigator_reads_and_returns_its_report_as_the_calls_result() {
         .expect("finished");
     assert!(started < finished);
     let nested = inner(&events);
-    let succeeded: Vec<&str> = nested
+    let mut succeeded: Vec<&str> = nested
         .iter()
         .filter_map(|e| match e {
             Event::ToolCallResponse { name, status: ToolCallStatus::Success, .. } => Some(name.as_str()),
             _ => None,
         })
         .collect();
+    // Read-only calls run side by side: either may finish first.
+    succeeded.sort_unstable();
     assert_eq!(succeeded, ["list_directory", "read_file"]);
     assert!(nested.iter().any(|e| matches!(e, Event::Usage { role: gd_protocol::RequestRole::Subagent, .. })));
 
@@ -407,4 +409,84 @@ async fn a_subagents_write_is_confirmed_through_the_sessions_confirmations() {
     );
     let output = response_to(&h.bodies().pop().unwrap(), "invoke_agent")["output"].to_string();
     assert!(output.contains("Wrote new.txt."), "{output}");
+}
+
+#[tokio::test]
+async fn a_subagents_requests_count_in_the_turn_and_in_stats_as_subagent() {
+    let mut h = start(
+        json!({
+            "steps": [
+                {"functionCalls": [invoke("codebase_investigator", "look")]},
+                {"text": "ok"}
+            ],
+            "branches": [{
+                "system_contains": "Codebase Investigator",
+                "steps": [{"functionCalls": [{"name": "complete_task", "args": {"report": {
+                    "SummaryOfFindings": "s", "ExplorationTrace": [], "RelevantLocations": []
+                }}}]}]
+            }]
+        }),
+        allow_all(),
+    );
+    let events = h.turn("go").await;
+    let usage = events
+        .iter()
+        .find_map(|e| match e {
+            Event::TurnComplete { usage, .. } => Some(usage.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(usage.requests, 3, "two of the parent, one of the agent");
+    h.handle.submit(Op::Stats).unwrap();
+    let stats = loop {
+        if let Event::SessionStats { stats } = h.events.recv().await.unwrap() {
+            break stats;
+        }
+    };
+    let agent_model = stats
+        .models
+        .iter()
+        .find(|m| m.model == "gemini-2.5-pro")
+        .expect("the investigator's model is listed");
+    assert_eq!(agent_model.requests, 1);
+    assert_eq!(agent_model.roles[0].role, gd_protocol::RequestRole::Subagent);
+}
+
+#[tokio::test]
+async fn out_of_turns_the_agent_gets_one_grace_turn_then_the_parent_hears_the_limit() {
+    let mut agent = builtin::agents().remove(1);
+    agent.max_turns = 1;
+    let mut h = Harness::start_with_tools(
+        json!({
+            "steps": [
+                {"functionCalls": [invoke("generalist", "work")]},
+                {"match_tool": "invoke_agent", "text": "ok"}
+            ],
+            "branches": [{
+                "system_contains": "general-purpose software engineering agent",
+                "steps": [
+                    {"functionCalls": [{"name": "read_file", "args": {"file_path": "{{WORKSPACE}}/hello.txt"}}]},
+                    {"text": "still thinking"}
+                ]
+            }]
+        }),
+        move |c| c.agents = Arc::new(AgentCatalog::new(vec![agent], Vec::new())),
+        allow_all(),
+        |_| {
+            let mut tools = ToolRegistry::with_builtins();
+            tools.register(Arc::new(InvokeAgent::new()));
+            tools.into()
+        },
+    );
+    let events = h.turn("go").await;
+    assert!(events.iter().any(|e| matches!(e, Event::SubagentFinished { status: SubagentStatus::TurnLimit, .. })));
+    let bodies = h.bodies();
+    // The grace request answers the pending call and carries the warning.
+    let grace = &bodies[2];
+    assert_valid_history(grace["contents"].as_array().unwrap());
+    let last = grace["contents"].as_array().unwrap().last().unwrap().to_string();
+    assert!(last.contains("complete_task"), "{last}");
+    let output = response_to(bodies.last().unwrap(), "invoke_agent")["output"].to_string();
+    assert!(output.contains("Termination Reason: MAX_TURNS"), "{output}");
+    assert!(output.contains("Agent reached max turns limit (1)."), "{output}");
 }

@@ -274,7 +274,9 @@ enum Step {
     Done(String),
     /// The agent answered without calling any tool.
     Silent,
-    Stopped,
+    /// Stopped (by the user or the deadline), with the answers of the
+    /// calls it had made, if any (cancelled ones included).
+    Stopped(Vec<Part>),
     Failed(String),
 }
 
@@ -341,11 +343,11 @@ impl Run<'_> {
                     message = Content::user(Vec::new());
                     break Terminate::NoCompleteTask;
                 }
-                Step::Stopped if timed_out.load(Ordering::SeqCst) => {
-                    message = Content::user(Vec::new());
+                Step::Stopped(parts) if timed_out.load(Ordering::SeqCst) => {
+                    message = Content::user(parts);
                     break Terminate::Timeout;
                 }
-                Step::Stopped => {
+                Step::Stopped(_) => {
                     timer.abort();
                     return (Terminate::Aborted, None, None);
                 }
@@ -432,7 +434,7 @@ impl Run<'_> {
             .await;
         let response = match sent {
             Ok(response) => response,
-            Err(ChatError::Cancelled) => return Step::Stopped,
+            Err(ChatError::Cancelled) => return Step::Stopped(Vec::new()),
             Err(error) => return Step::Failed(error.to_string()),
         };
         if let Some(usage) = &response.usage {
@@ -445,8 +447,8 @@ impl Run<'_> {
                 role: RequestRole::Subagent,
             });
         }
-        if ctx.cancel.is_cancelled() {
-            return Step::Stopped;
+        if ctx.cancel.is_cancelled() && response.calls.is_empty() {
+            return Step::Stopped(Vec::new());
         }
         if response.calls.is_empty() {
             return Step::Silent;
@@ -457,9 +459,6 @@ impl Run<'_> {
             .partition(|c| c.name == COMPLETE_TASK);
         let others: Vec<ToolCallRequest> = others.into_iter().cloned().collect();
         let batch = scheduler.run(&others, ctx, &self.sink).await;
-        if ctx.cancel.is_cancelled() {
-            return Step::Stopped;
-        }
         let mut answers = batch.completed.into_iter();
         let mut parts = Vec::new();
         let mut result = None;
@@ -494,6 +493,7 @@ impl Run<'_> {
         let _ = finish;
         match result {
             Some(text) => Step::Done(text),
+            None if ctx.cancel.is_cancelled() => Step::Stopped(parts),
             None => Step::Continue(Content::user(parts)),
         }
     }
