@@ -46,10 +46,16 @@ fn the_investigator_runs_headless_and_its_report_reaches_the_model() {
     let run = Run::new(investigator_script());
     let out = run.run(&["-p", "find the greeting"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "It is in hello.txt.");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "It is in hello.txt."
+    );
     let err = stderr(&out);
     assert!(err.contains("↳ codebase_investigator: read_file"), "{err}");
-    assert!(err.contains("↳ codebase_investigator: finished (2 requests"), "{err}");
+    assert!(
+        err.contains("↳ codebase_investigator: finished (2 requests"),
+        "{err}"
+    );
 
     let bodies = run.bodies();
     assert_eq!(bodies.len(), 4, "parent, agent x2, parent");

@@ -439,9 +439,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     );
 
     let mut tools = declared_tools(&settings, &policy, &config.workspace_dirs[0], &mut warnings);
-    if config.agents.runnable().next().is_none() {
-        tools.exclude(&[crate::subagents::invoke::NAME.to_owned()]);
-    }
+    crate::subagents::invoke::keep_if_runnable(&mut tools, &config.agents);
     if config.system_prompt == crate::prompts::DEFAULT_SYSTEM_PROMPT {
         // Our own prompt says how to use the tools this session has (a
         // user's GEMINI_SYSTEM_MD is left as written).
@@ -489,9 +487,7 @@ pub fn declared_tools(
     warnings: &mut Vec<String>,
 ) -> ToolRegistry {
     let mut tools = ToolRegistry::with_builtins();
-    if settings.experimental.enable_agents != Some(false) {
-        tools.register(Arc::new(crate::subagents::InvokeAgent::new()));
-    }
+    crate::subagents::invoke::declare(&mut tools, settings);
     for unknown in tools.add_legacy(&settings.tools.legacy) {
         warnings.push(format!(
             "tools.legacy: unknown tool \"{unknown}\" (known: {})",

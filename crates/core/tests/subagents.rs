@@ -8,11 +8,11 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
+use gd_core::ApprovalMode;
 use gd_core::approval::ApprovalPolicy;
 use gd_core::policy::PolicyApproval;
 use gd_core::subagents::{AgentCatalog, InvokeAgent, builtin};
 use gd_core::tools::ToolRegistry;
-use gd_core::ApprovalMode;
 use gd_policy::{PolicyEngine, default_rules};
 use gd_protocol::{Event, Op, SubagentStatus, ToolCallStatus, TurnStatus};
 use serde_json::{Value, json};
@@ -122,39 +122,83 @@ async fn the_investigator_reads_and_returns_its_report_as_the_calls_result() {
         .expect("started");
     let finished = events
         .iter()
-        .position(|e| matches!(e, Event::SubagentFinished { status: SubagentStatus::Completed, .. }))
+        .position(|e| {
+            matches!(
+                e,
+                Event::SubagentFinished {
+                    status: SubagentStatus::Completed,
+                    ..
+                }
+            )
+        })
         .expect("finished");
     assert!(started < finished);
     let nested = inner(&events);
     let mut succeeded: Vec<&str> = nested
         .iter()
         .filter_map(|e| match e {
-            Event::ToolCallResponse { name, status: ToolCallStatus::Success, .. } => Some(name.as_str()),
+            Event::ToolCallResponse {
+                name,
+                status: ToolCallStatus::Success,
+                ..
+            } => Some(name.as_str()),
             _ => None,
         })
         .collect();
     // Read-only calls run side by side: either may finish first.
     succeeded.sort_unstable();
     assert_eq!(succeeded, ["list_directory", "read_file"]);
-    assert!(nested.iter().any(|e| matches!(e, Event::Usage { role: gd_protocol::RequestRole::Subagent, .. })));
+    assert!(nested.iter().any(|e| matches!(
+        e,
+        Event::Usage {
+            role: gd_protocol::RequestRole::Subagent,
+            ..
+        }
+    )));
 
     // Requests: parent, agent x2, parent.
     let requests = h.fake.main_requests();
     assert_eq!(requests.len(), 4);
     let sub = body(requests[1].clone());
-    assert_eq!(requests[1].model.as_deref(), Some("gemini-2.5-pro"), "0.61's investigator model for a 2.5 session");
+    assert_eq!(
+        requests[1].model.as_deref(),
+        Some("gemini-2.5-pro"),
+        "0.61's investigator model for a 2.5 session"
+    );
     assert_eq!(
         tool_names(&sub),
-        ["list_directory", "read_file", "grep_search", "glob", "complete_task"]
+        [
+            "list_directory",
+            "read_file",
+            "grep_search",
+            "glob",
+            "complete_task"
+        ]
     );
     assert!(system_text(&sub).contains("Codebase Investigator"));
     assert!(system_text(&sub).contains("Environment Context"));
-    assert!(!system_text(&sub).contains(SYSTEM_PROMPT), "not the parent's prompt");
+    assert!(
+        !system_text(&sub).contains(SYSTEM_PROMPT),
+        "not the parent's prompt"
+    );
     let first = sub["contents"][0]["parts"][0]["text"].as_str().unwrap();
-    assert!(first.contains("<objective>\nWhere is the greeting?\n</objective>"), "{first}");
+    assert!(
+        first.contains("<objective>\nWhere is the greeting?\n</objective>"),
+        "{first}"
+    );
     let sub2 = body(requests[2].clone());
-    assert!(response_to(&sub2, "read_file").to_string().to_lowercase().contains("hello"), "{sub2}");
-    assert_eq!(sub2["contents"].as_array().unwrap().len(), 3, "its own history only");
+    assert!(
+        response_to(&sub2, "read_file")
+            .to_string()
+            .to_lowercase()
+            .contains("hello"),
+        "{sub2}"
+    );
+    assert_eq!(
+        sub2["contents"].as_array().unwrap().len(),
+        3,
+        "its own history only"
+    );
 
     // The parent hears 0.61's shape.
     let parent = body(requests[3].clone());
@@ -163,7 +207,9 @@ async fn the_investigator_reads_and_returns_its_report_as_the_calls_result() {
         .unwrap()
         .to_owned();
     assert!(
-        output.starts_with("Subagent 'codebase_investigator' finished.\nTermination Reason: GOAL\nResult:\n{"),
+        output.starts_with(
+            "Subagent 'codebase_investigator' finished.\nTermination Reason: GOAL\nResult:\n{"
+        ),
         "{output}"
     );
     assert!(output.contains("\"SummaryOfFindings\": \"hello.txt greets.\""));
@@ -284,7 +330,10 @@ async fn an_unknown_agent_is_an_error_naming_the_known_ones() {
         .unwrap()
         .to_owned();
     assert!(error.contains("Subagent 'nobody' not found"), "{error}");
-    assert!(error.contains("codebase_investigator, generalist"), "{error}");
+    assert!(
+        error.contains("codebase_investigator, generalist"),
+        "{error}"
+    );
 }
 
 /// A script whose agent hangs on its first request until stopped.
@@ -328,7 +377,13 @@ async fn cancel_subagent_stops_only_that_agent_and_the_turn_goes_on() {
     events.extend(h.collect_turn().await);
     assert_eq!(status(&events), TurnStatus::Completed, "{events:#?}");
     assert!(text(&events).contains("carried on"));
-    assert!(events.iter().any(|e| matches!(e, Event::SubagentFinished { status: SubagentStatus::Cancelled, .. })));
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::SubagentFinished {
+            status: SubagentStatus::Cancelled,
+            ..
+        }
+    )));
     let parent = h.bodies().pop().unwrap();
     let output = response_to(&parent, "invoke_agent")["output"].to_string();
     assert!(output.contains("stopped by the user"), "{output}");
@@ -344,7 +399,13 @@ async fn interrupting_the_turn_stops_its_agents_and_the_next_request_is_valid() 
     h.handle.submit(Op::Interrupt).unwrap();
     events.extend(h.collect_turn().await);
     assert_eq!(status(&events), TurnStatus::Cancelled);
-    assert!(events.iter().any(|e| matches!(e, Event::SubagentFinished { status: SubagentStatus::Cancelled, .. })));
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::SubagentFinished {
+            status: SubagentStatus::Cancelled,
+            ..
+        }
+    )));
     h.reset(json!({"steps": [{"text": "fine"}]}));
     let events = h.turn("again").await;
     assert_eq!(status(&events), TurnStatus::Completed);
@@ -385,7 +446,11 @@ async fn a_subagents_write_is_confirmed_through_the_sessions_confirmations() {
             .expect("no confirmation")
             .expect("session ended");
         events.push(event.clone());
-        if let Event::Subagent { parent_call_id, event, .. } = event
+        if let Event::Subagent {
+            parent_call_id,
+            event,
+            ..
+        } = event
             && let Event::ToolConfirmationRequest { call_id, name, .. } = *event
         {
             assert_eq!(name, "write_file");
@@ -449,7 +514,10 @@ async fn a_subagents_requests_count_in_the_turn_and_in_stats_as_subagent() {
         .find(|m| m.model == "gemini-2.5-pro")
         .expect("the investigator's model is listed");
     assert_eq!(agent_model.requests, 1);
-    assert_eq!(agent_model.roles[0].role, gd_protocol::RequestRole::Subagent);
+    assert_eq!(
+        agent_model.roles[0].role,
+        gd_protocol::RequestRole::Subagent
+    );
 }
 
 #[tokio::test]
@@ -479,14 +547,28 @@ async fn out_of_turns_the_agent_gets_one_grace_turn_then_the_parent_hears_the_li
         },
     );
     let events = h.turn("go").await;
-    assert!(events.iter().any(|e| matches!(e, Event::SubagentFinished { status: SubagentStatus::TurnLimit, .. })));
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::SubagentFinished {
+            status: SubagentStatus::TurnLimit,
+            ..
+        }
+    )));
     let bodies = h.bodies();
     // The grace request answers the pending call and carries the warning.
     let grace = &bodies[2];
     assert_valid_history(grace["contents"].as_array().unwrap());
-    let last = grace["contents"].as_array().unwrap().last().unwrap().to_string();
+    let last = grace["contents"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .to_string();
     assert!(last.contains("complete_task"), "{last}");
     let output = response_to(bodies.last().unwrap(), "invoke_agent")["output"].to_string();
     assert!(output.contains("Termination Reason: MAX_TURNS"), "{output}");
-    assert!(output.contains("Agent reached max turns limit (1)."), "{output}");
+    assert!(
+        output.contains("Agent reached max turns limit (1)."),
+        "{output}"
+    );
 }

@@ -41,9 +41,10 @@ async fn the_transcript_is_kept_under_the_parent_call_and_survives_a_reopen() {
     config.temp_dir = ws_dir.path().join("tmp");
     config.agents = Arc::new(AgentCatalog::new(builtin::agents(), Vec::new()));
     let session_id = config.session_id.clone();
-    let recorder = HistoryRecorder::start(store.clone(), &session_id, &ws.display().to_string(), MODEL)
-        .await
-        .unwrap();
+    let recorder =
+        HistoryRecorder::start(store.clone(), &session_id, &ws.display().to_string(), MODEL)
+            .await
+            .unwrap();
     let mut tools = ToolRegistry::with_builtins();
     tools.register(Arc::new(InvokeAgent::new()));
     let (handle, mut events) = Session::spawn_recorded(
@@ -95,7 +96,10 @@ async fn the_transcript_is_kept_under_the_parent_call_and_survives_a_reopen() {
         })
         .collect();
     assert_eq!(texts, ["Reading it now."]);
-    assert!(transcript.events.iter().any(
-        |e| matches!(e, Event::ToolCallResponse { name, .. } if name == "read_file")
-    ));
+    assert!(
+        transcript
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::ToolCallResponse { name, .. } if name == "read_file"))
+    );
 }

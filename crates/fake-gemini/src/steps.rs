@@ -160,7 +160,10 @@ pub fn choose<'a>(scenario: &'a Scenario, request: &Value) -> ChosenStep<'a> {
         .position(|b| system.contains(&b.system_contains));
     let steps = branch.map_or(&scenario.steps, |b| &scenario.branches[b].steps);
     let (step, source) = match steps.get(index) {
-        Some(step) if branch.is_some() => (step, format!("branches[{}].step[{index}]", branch.unwrap_or(0))),
+        Some(step) if branch.is_some() => (
+            step,
+            format!("branches[{}].step[{index}]", branch.unwrap_or(0)),
+        ),
         Some(step) => (step, format!("step[{index}]")),
         None => (&scenario.after_steps, "after_steps".to_string()),
     };

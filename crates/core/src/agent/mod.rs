@@ -463,7 +463,11 @@ impl Agent {
                 }
             }
             let batch = self.scheduler.run(&response.calls, &tool_ctx, sink).await;
-            for run in batch.completed.iter().filter_map(|c| c.shown.subagent.as_ref()) {
+            for run in batch
+                .completed
+                .iter()
+                .filter_map(|c| c.shown.subagent.as_ref())
+            {
                 // The turn's totals include its subagents' requests.
                 add_turn_usage(&mut self.turn_usage, &run.usage);
             }

@@ -196,13 +196,7 @@ impl Session {
             topic: resumed_topic,
             subagents,
         });
-        let mut agent = Agent::new(
-            config,
-            chat,
-            scheduler,
-            services,
-            context.clone(),
-        );
+        let mut agent = Agent::new(config, chat, scheduler, services, context.clone());
         agent.history = history;
         agent.restore_review(&sink);
         let op_loop = OpLoop {

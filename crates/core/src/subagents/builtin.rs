@@ -78,8 +78,8 @@ fn generalist() -> AgentDefinition {
 /// definition's model or the session's.
 pub fn model_for(agent: &AgentDefinition, session_model: &str) -> String {
     if agent.source == DefinitionSource::BuiltIn && agent.name == INVESTIGATOR {
-        let modern = gd_gemini::models::is_gemini_3(session_model)
-            || !session_model.starts_with("gemini-");
+        let modern =
+            gd_gemini::models::is_gemini_3(session_model) || !session_model.starts_with("gemini-");
         return if modern {
             INVESTIGATOR_MODEL_MODERN
         } else {

@@ -124,3 +124,19 @@ fn runnable<'a>(
     };
     Err(ToolError::new(ToolErrorKind::InvalidParams, problem))
 }
+
+/// Adds `invoke_agent` after the built-in tools (0.61's declaration
+/// order), unless `experimental.enableAgents` is false.
+pub fn declare(tools: &mut crate::tools::ToolRegistry, settings: &gd_settings::Settings) {
+    if settings.experimental.enable_agents != Some(false) {
+        tools.register(std::sync::Arc::new(InvokeAgent::new()));
+    }
+}
+
+/// Takes `invoke_agent` back out when no agent of the session can run
+/// (all disabled): the model is not offered a tool that can only fail.
+pub fn keep_if_runnable(tools: &mut crate::tools::ToolRegistry, catalog: &super::AgentCatalog) {
+    if catalog.runnable().next().is_none() {
+        tools.exclude(&[NAME.to_owned()]);
+    }
+}

@@ -331,7 +331,14 @@ impl Run<'_> {
             }
             turns += 1;
             let step = self
-                .step(&mut chat, message, &format!("{agent_id}#{turns}"), &scheduler, &ctx, output_name)
+                .step(
+                    &mut chat,
+                    message,
+                    &format!("{agent_id}#{turns}"),
+                    &scheduler,
+                    &ctx,
+                    output_name,
+                )
                 .await;
             match step {
                 Step::Continue(next) => message = next,
@@ -384,7 +391,14 @@ impl Run<'_> {
         parts.push(Part::text(final_warning(reason)));
         ctx.cancel = grace.clone();
         let step = self
-            .step(&mut chat, Content::user(parts), &format!("{agent_id}#{}", turns + 1), &scheduler, &ctx, output_name)
+            .step(
+                &mut chat,
+                Content::user(parts),
+                &format!("{agent_id}#{}", turns + 1),
+                &scheduler,
+                &ctx,
+                output_name,
+            )
             .await;
         grace_timer.abort();
         match step {
@@ -399,9 +413,7 @@ impl Run<'_> {
                     Terminate::MaxTurns => {
                         format!("Agent reached max turns limit ({}).", self.agent.max_turns)
                     }
-                    _ => format!(
-                        "Agent stopped calling tools but did not call '{COMPLETE_TASK}'."
-                    ),
+                    _ => format!("Agent stopped calling tools but did not call '{COMPLETE_TASK}'."),
                 };
                 (reason, Some(result.clone()), Some(result))
             }
@@ -453,10 +465,8 @@ impl Run<'_> {
         if response.calls.is_empty() {
             return Step::Silent;
         }
-        let (finish, others): (Vec<&ToolCallRequest>, Vec<&ToolCallRequest>) = response
-            .calls
-            .iter()
-            .partition(|c| c.name == COMPLETE_TASK);
+        let (finish, others): (Vec<&ToolCallRequest>, Vec<&ToolCallRequest>) =
+            response.calls.iter().partition(|c| c.name == COMPLETE_TASK);
         let others: Vec<ToolCallRequest> = others.into_iter().cloned().collect();
         let batch = scheduler.run(&others, ctx, &self.sink).await;
         let mut answers = batch.completed.into_iter();
