@@ -572,3 +572,51 @@ async fn out_of_turns_the_agent_gets_one_grace_turn_then_the_parent_hears_the_li
         "{output}"
     );
 }
+
+#[tokio::test]
+async fn plan_mode_starts_the_investigator_but_not_the_generalist() {
+    let policy: Arc<dyn ApprovalPolicy> = Arc::new(PolicyApproval::new(
+        PolicyEngine::new(default_rules()),
+        ApprovalMode::Plan,
+        false,
+        None,
+    ));
+    let mut h = Harness::start_with_tools(
+        json!({
+            "steps": [
+                {"functionCalls": [invoke("codebase_investigator", "look"), invoke("generalist", "change things")]},
+                {"text": "ok"}
+            ],
+            "branches": [{
+                "system_contains": "Codebase Investigator",
+                "steps": [{"functionCalls": [{"name": "complete_task", "args": {"report": {
+                    "SummaryOfFindings": "s", "ExplorationTrace": [], "RelevantLocations": []
+                }}}]}]
+            }]
+        }),
+        |c| {
+            c.agents = Arc::new(AgentCatalog::new(builtin::agents(), Vec::new()));
+            c.approval_mode = ApprovalMode::Plan;
+        },
+        policy,
+        |_| {
+            let mut tools = ToolRegistry::with_builtins();
+            tools.register(Arc::new(InvokeAgent::new()));
+            tools.into()
+        },
+    );
+    h.turn("plan it").await;
+    let parent = h.bodies().pop().unwrap();
+    let answers: Vec<Value> = parent["contents"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["functionResponse"]["response"].clone())
+        .collect();
+    assert!(answers[0]["output"].to_string().contains("Termination Reason: GOAL"), "{answers:?}");
+    assert!(answers[1]["error"].to_string().contains("denied by policy"), "{answers:?}");
+}
