@@ -607,16 +607,20 @@ async fn plan_mode_starts_the_investigator_but_not_the_generalist() {
     );
     h.turn("plan it").await;
     let parent = h.bodies().pop().unwrap();
-    let answers: Vec<Value> = parent["contents"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()["parts"]
+    let answers: Vec<Value> = parent["contents"].as_array().unwrap().last().unwrap()["parts"]
         .as_array()
         .unwrap()
         .iter()
         .map(|p| p["functionResponse"]["response"].clone())
         .collect();
-    assert!(answers[0]["output"].to_string().contains("Termination Reason: GOAL"), "{answers:?}");
-    assert!(answers[1]["error"].to_string().contains("denied by policy"), "{answers:?}");
+    assert!(
+        answers[0]["output"]
+            .to_string()
+            .contains("Termination Reason: GOAL"),
+        "{answers:?}"
+    );
+    assert!(
+        answers[1]["error"].to_string().contains("denied by policy"),
+        "{answers:?}"
+    );
 }

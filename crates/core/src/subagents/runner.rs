@@ -97,11 +97,22 @@ pub async fn run(
     let recorded = Arc::new(Mutex::new(Vec::<Event>::new()));
     let sink = wrapping_sink(&output, &parent_call_id, &agent.name, recorded.clone());
     let mut guard = FinishGuard {
+        runtime,
         output: output.clone(),
+        recorded: recorded.clone(),
+        started,
+        transcript: Some(SubagentTranscript {
+            agent_name: agent.name.clone(),
+            display_name: agent.display_name.clone(),
+            model: model.clone(),
+            prompt: prompt.to_owned(),
+            status: SubagentStatus::Cancelled,
+            usage: TurnUsage::default(),
+            result: None,
+            error: None,
+            events: Vec::new(),
+        }),
         parent_call_id: parent_call_id.clone(),
-        agent_name: agent.name.clone(),
-        armed: true,
-        running: runtime.running.clone(),
     };
     let span = info_span!("subagent", agent = %agent.name, parent_call_id = %parent_call_id);
     let mut run = Run {
@@ -126,7 +137,7 @@ pub async fn run(
         Terminate::Aborted => SubagentStatus::Cancelled,
         Terminate::NoCompleteTask | Terminate::Error => SubagentStatus::Failed,
     };
-    guard.armed = false;
+    guard.transcript = None;
     output.emit_event(Event::SubagentFinished {
         parent_call_id: parent_call_id.clone(),
         agent_name: agent.name.clone(),
@@ -179,30 +190,46 @@ pub async fn run(
     )
 }
 
-/// Emits `SubagentFinished` (cancelled) when the run's future is dropped
-/// before it ended (the turn was interrupted while the agent worked), so a
-/// frontend never keeps a card spinning.
-struct FinishGuard {
+/// When the run's future is dropped before it ended (the turn was
+/// interrupted while the agent worked): emits `SubagentFinished`
+/// (cancelled), so a frontend never keeps a card spinning, and keeps what
+/// the agent did as the call's transcript (the scheduler takes it right
+/// after, for the cancelled call's record).
+struct FinishGuard<'a> {
+    runtime: &'a SubagentRuntime,
     output: crate::tools::OutputSink,
+    recorded: Arc<Mutex<Vec<Event>>>,
+    started: Instant,
+    /// Still set: the run has not finished.
+    transcript: Option<SubagentTranscript>,
     parent_call_id: String,
-    agent_name: String,
-    armed: bool,
-    running: Arc<super::RunningSubagents>,
 }
 
-impl Drop for FinishGuard {
+impl Drop for FinishGuard<'_> {
     fn drop(&mut self) {
-        self.running.finish(&self.parent_call_id);
-        if self.armed {
-            self.output.emit_event(Event::SubagentFinished {
-                parent_call_id: self.parent_call_id.clone(),
-                agent_name: self.agent_name.clone(),
-                status: SubagentStatus::Cancelled,
-                usage: TurnUsage::default(),
-                result: None,
-                error: None,
-            });
+        self.runtime.running.finish(&self.parent_call_id);
+        let Some(mut transcript) = self.transcript.take() else {
+            return;
+        };
+        let events = std::mem::take(&mut *self.recorded.lock().unwrap_or_else(|e| e.into_inner()));
+        transcript.usage.model = transcript.model.clone();
+        for event in &events {
+            if let Event::Usage { model, usage, .. } = event {
+                transcript.usage.add(model, usage);
+            }
         }
+        transcript.usage.duration_ms = self.started.elapsed().as_millis() as u64;
+        transcript.events = bounded(events);
+        self.output.emit_event(Event::SubagentFinished {
+            parent_call_id: self.parent_call_id.clone(),
+            agent_name: transcript.agent_name.clone(),
+            status: SubagentStatus::Cancelled,
+            usage: transcript.usage.clone(),
+            result: None,
+            error: None,
+        });
+        self.runtime
+            .keep_transcript(&self.parent_call_id, transcript);
     }
 }
 
