@@ -624,3 +624,57 @@ async fn plan_mode_starts_the_investigator_but_not_the_generalist() {
         "{answers:?}"
     );
 }
+
+#[tokio::test]
+async fn out_of_time_the_agent_gets_a_grace_turn_with_a_valid_history() {
+    let mut agent = builtin::agents().remove(1);
+    // The deadline is the event under test: the agent's second request
+    // hangs on the server until it passes.
+    agent.timeout = std::time::Duration::from_millis(300);
+    let mut h = Harness::start_with_tools(
+        json!({
+            "steps": [
+                {"functionCalls": [invoke("generalist", "work")]},
+                {"match_tool": "invoke_agent", "text": "ok"}
+            ],
+            "branches": [{
+                "system_contains": "general-purpose software engineering agent",
+                "steps": [
+                    {"functionCalls": [{"name": "read_file", "args": {"file_path": "{{WORKSPACE}}/hello.txt"}}]},
+                    {"functionCalls": [{"name": "complete_task", "args": {"result": "Partial: hello.txt read."}}]}
+                ]
+            }],
+            // The agent's second request (the third of the run) never answers.
+            "faults": [{"request": 3, "kind": "hang"}]
+        }),
+        move |c| c.agents = Arc::new(AgentCatalog::new(vec![agent], Vec::new())),
+        allow_all(),
+        |_| {
+            let mut tools = ToolRegistry::with_builtins();
+            tools.register(Arc::new(InvokeAgent::new()));
+            tools.into()
+        },
+    );
+    let events = h.turn("go").await;
+    assert_eq!(status(&events), TurnStatus::Completed, "{events:#?}");
+    let bodies = h.bodies();
+    // parent, agent (read), agent (hangs), agent (grace), parent.
+    assert_eq!(bodies.len(), 5);
+    let grace = &bodies[3];
+    let contents = grace["contents"].as_array().unwrap();
+    assert_valid_history(contents);
+    let last = contents.last().unwrap();
+    assert_eq!(last["role"], "user");
+    assert!(last["parts"][0].get("functionResponse").is_some(), "{last}");
+    assert!(last.to_string().contains("run out of time"), "{last}");
+    // The grace turn answered: the run counts as completed.
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::SubagentFinished {
+            status: SubagentStatus::Completed,
+            ..
+        }
+    )));
+    let output = response_to(bodies.last().unwrap(), "invoke_agent")["output"].to_string();
+    assert!(output.contains("Partial: hello.txt read."), "{output}");
+}

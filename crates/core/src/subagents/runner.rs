@@ -415,6 +415,23 @@ impl Run<'_> {
             ),
         });
         let mut parts = message.parts;
+        // A request that was stopped left its message last in the chat:
+        // it goes out again with the warning, as one user message.
+        if chat
+            .history()
+            .last()
+            .is_some_and(|c| c.role == Some(gd_gemini::Role::User))
+        {
+            let mut history = chat.history().to_vec();
+            if let Some(unanswered) = history.pop() {
+                parts.splice(0..0, unanswered.parts);
+            }
+            chat.set_history(history);
+        }
+        if chat.history().is_empty() {
+            // Stopped on its first request (which the chat took back).
+            parts.insert(0, Part::text(builtin::query(self.agent, prompt)));
+        }
         parts.push(Part::text(final_warning(reason)));
         ctx.cancel = grace.clone();
         let step = self
