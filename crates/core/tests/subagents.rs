@@ -678,3 +678,70 @@ async fn out_of_time_the_agent_gets_a_grace_turn_with_a_valid_history() {
     let output = response_to(bodies.last().unwrap(), "invoke_agent")["output"].to_string();
     assert!(output.contains("Partial: hello.txt read."), "{output}");
 }
+
+#[tokio::test]
+async fn the_time_limit_does_not_run_while_a_confirmation_waits() {
+    let mut agent = builtin::agents().remove(1);
+    agent.timeout = std::time::Duration::from_millis(300);
+    let policy: Arc<dyn ApprovalPolicy> = Arc::new(PolicyApproval::new(
+        PolicyEngine::new(default_rules()),
+        ApprovalMode::Default,
+        true,
+        None,
+    ));
+    let mut h = Harness::start_with_tools(
+        json!({
+            "steps": [
+                {"functionCalls": [invoke("generalist", "write")]},
+                {"match_tool": "invoke_agent", "text": "ok"}
+            ],
+            "branches": [{
+                "system_contains": "general-purpose software engineering agent",
+                "steps": [
+                    {"functionCalls": [{"name": "write_file", "args": {"file_path": "{{WORKSPACE}}/new.txt", "content": "x\n"}}]},
+                    {"functionCalls": [{"name": "complete_task", "args": {"result": "written"}}]}
+                ]
+            }]
+        }),
+        move |c| c.agents = Arc::new(AgentCatalog::new(vec![agent], Vec::new())),
+        policy,
+        |_| {
+            let mut tools = ToolRegistry::with_builtins();
+            tools.register(Arc::new(InvokeAgent::new()));
+            tools.into()
+        },
+    );
+    h.handle.submit(Op::user_text("go")).unwrap();
+    let call_id = loop {
+        let event = h.events.recv().await.unwrap();
+        if let Event::Subagent { event, .. } = event
+            && let Event::ToolConfirmationRequest { call_id, .. } = *event
+        {
+            break call_id;
+        }
+    };
+    // The user takes longer than the agent's whole time limit to answer:
+    // what is under test is that nothing happens meanwhile.
+    tokio::time::sleep(std::time::Duration::from_millis(700)).await;
+    h.handle
+        .submit(Op::ConfirmTool {
+            call_id,
+            outcome: gd_protocol::ConfirmationOutcome::ProceedOnce,
+            content: None,
+            hunks: None,
+        })
+        .unwrap();
+    let events = h.collect_turn().await;
+    assert!(
+        events.iter().any(|e| matches!(
+            e,
+            Event::SubagentFinished {
+                status: SubagentStatus::Completed,
+                ..
+            }
+        )),
+        "{events:#?}"
+    );
+    assert_eq!(h.bodies().len(), 4, "no grace turn: it never timed out");
+    assert!(h.workspace.join("new.txt").exists());
+}

@@ -8,12 +8,13 @@
 //! - [`load`]: the catalog a launch builds from the settings and the folders.
 //! - [`catalog`]: the agents a session can run, and the files that failed.
 //! - [`invoke`]: the `invoke_agent` tool.
-//! - [`runner`]: a subagent's turn loop.
+//! - [`runner`]: a subagent's turn loop (`deadline`: its time limit).
 //! - [`runtime`]: what the session lends its subagents; the running ones.
 //! - [`tools`]: the tools a subagent gets.
 
 pub mod builtin;
 pub mod catalog;
+mod deadline;
 pub mod definition;
 pub mod invoke;
 pub mod load;

@@ -95,7 +95,14 @@ pub async fn run(
         prompt: prompt.to_owned(),
     });
     let recorded = Arc::new(Mutex::new(Vec::<Event>::new()));
-    let sink = wrapping_sink(&output, &parent_call_id, &agent.name, recorded.clone());
+    let confirming = Arc::new(super::deadline::Confirming::new());
+    let sink = wrapping_sink(
+        &output,
+        &parent_call_id,
+        &agent.name,
+        recorded.clone(),
+        confirming.clone(),
+    );
     let mut guard = FinishGuard {
         runtime,
         output: output.clone(),
@@ -125,6 +132,7 @@ pub async fn run(
             ..TurnUsage::default()
         },
         ctx: ctx.clone(),
+        confirming,
     };
     let (reason, result, error) = run.execute(prompt, &stop).instrument(span).await;
     let mut usage = std::mem::take(&mut run.usage);
@@ -240,11 +248,13 @@ fn wrapping_sink(
     parent_call_id: &str,
     agent_name: &str,
     recorded: Arc<Mutex<Vec<Event>>>,
+    confirming: Arc<super::deadline::Confirming>,
 ) -> EventSink {
     let (sink, _unread) = EventSink::new();
     let output = output.clone();
     let (parent_call_id, agent_name) = (parent_call_id.to_owned(), agent_name.to_owned());
     sink.observed(Arc::new(move |event: &Event| {
+        confirming.observe(event);
         output.emit_event(Event::Subagent {
             parent_call_id: parent_call_id.clone(),
             agent_name: agent_name.clone(),
@@ -291,6 +301,7 @@ struct Run<'a> {
     sink: EventSink,
     usage: TurnUsage,
     ctx: ToolContext,
+    confirming: Arc<super::deadline::Confirming>,
 }
 
 /// How one model request of the loop ended.
@@ -334,18 +345,9 @@ impl Run<'_> {
         // them apart.
         let run_token = stop.child_token();
         let timed_out = Arc::new(AtomicBool::new(false));
-        let timer = tokio::spawn({
-            let (token, flag, limit) = (run_token.clone(), timed_out.clone(), self.agent.timeout);
-            async move {
-                tokio::select! {
-                    _ = token.cancelled() => {}
-                    _ = tokio::time::sleep(limit) => {
-                        flag.store(true, Ordering::SeqCst);
-                        token.cancel();
-                    }
-                }
-            }
-        });
+        let timer =
+            self.confirming
+                .deadline(self.agent.timeout, run_token.clone(), timed_out.clone());
         let agent_id = uuid::Uuid::new_v4().to_string();
         let mut ctx = self.ctx.clone();
         ctx.cancel = run_token.clone();
