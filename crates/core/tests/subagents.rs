@@ -175,6 +175,8 @@ async fn the_investigator_reads_and_returns_its_report_as_the_calls_result() {
             "complete_task"
         ]
     );
+    assert_eq!(sub["generationConfig"]["temperature"], 0.1);
+    assert_eq!(sub["generationConfig"]["topP"], 0.95);
     assert!(system_text(&sub).contains("Codebase Investigator"));
     assert!(system_text(&sub).contains("Environment Context"));
     assert!(

@@ -93,6 +93,19 @@ pub fn model_for(agent: &AgentDefinition, session_model: &str) -> String {
     }
 }
 
+/// The sampling an agent's requests use beyond its model's defaults: the
+/// definition's temperature, and 0.61's `topP` 0.95 for the investigator.
+pub fn tune(agent: &AgentDefinition, generation: &mut gd_gemini::GenerationConfig) {
+    if let Some(t) = agent.temperature {
+        // Through its shortest decimal form: 0.1 goes out as 0.1, not as
+        // the f32's 0.10000000149011612.
+        generation.temperature = Some(t.to_string().parse().unwrap_or(f64::from(t)));
+    }
+    if agent.source == DefinitionSource::BuiltIn && agent.name == INVESTIGATOR {
+        generation.top_p = Some(0.95);
+    }
+}
+
 /// The first message an agent receives for the parent's `prompt` (0.61's
 /// `promptConfig.query`): the investigator gets it as its objective.
 pub fn query(agent: &AgentDefinition, prompt: &str) -> String {

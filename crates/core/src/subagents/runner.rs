@@ -330,9 +330,7 @@ impl Run<'_> {
         let mut declarations = registry.declarations();
         declarations.push(complete_task_declaration(output_name, output_schema));
         let mut generation = self.runtime.config.generation_config_for(&self.model);
-        if let Some(t) = self.agent.temperature {
-            generation.temperature = Some(f64::from(t));
-        }
+        builtin::tune(self.agent, &mut generation);
         let mut chat = Chat::new(
             self.runtime.client.clone(),
             self.model.clone(),
