@@ -73,11 +73,14 @@ fn generalist() -> AgentDefinition {
 }
 
 /// The model an agent's requests go to when the session's model is
-/// `session_model`: the investigator follows 0.61 (a Gemini 3 session gets
-/// Gemini 3 Flash, an older one Gemini 2.5 Pro), any other agent its
-/// definition's model or the session's.
+/// `session_model`: the investigator as shipped follows 0.61 (a Gemini 3
+/// session gets Gemini 3 Flash, an older one Gemini 2.5 Pro), any other
+/// agent (or an overridden model) its definition's model or the session's.
 pub fn model_for(agent: &AgentDefinition, session_model: &str) -> String {
-    if agent.source == DefinitionSource::BuiltIn && agent.name == INVESTIGATOR {
+    let as_shipped =
+        agent.model == ModelChoiceForAgent::Named(INVESTIGATOR_MODEL_MODERN.to_owned());
+    // An `agents.overrides` model is taken as it is.
+    if agent.source == DefinitionSource::BuiltIn && agent.name == INVESTIGATOR && as_shipped {
         let modern =
             gd_gemini::models::is_gemini_3(session_model) || !session_model.starts_with("gemini-");
         return if modern {
@@ -187,3 +190,27 @@ You work in a non-interactive loop: reason from the objective and from what your
 Call the `complete_task` tool with a `report` object holding `SummaryOfFindings` (your conclusions for the caller), `ExplorationTrace` (the steps you took) and `RelevantLocations` (each file with its reasoning and key symbols)."#;
 
 const GENERALIST_PROMPT: &str = "You are a general-purpose software engineering agent working for another agent, which handed you one self-contained task. Use the tools you have to do it thoroughly and efficiently: read before you change, keep edits minimal and in the style of the code around them, and check your work (build, tests) when you can. Report what you did and what you found, concisely, with the file paths and results that matter to the caller.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_investigators_model_follows_the_session_unless_overridden() {
+        let mut agent = investigator();
+        assert_eq!(model_for(&agent, "gemini-2.5-flash"), "gemini-2.5-pro");
+        assert_eq!(
+            model_for(&agent, "gemini-3-pro-preview"),
+            "gemini-3-flash-preview"
+        );
+        agent.model = ModelChoiceForAgent::Named("gemini-2.5-flash-lite".into());
+        assert_eq!(
+            model_for(&agent, "gemini-3-pro-preview"),
+            "gemini-2.5-flash-lite"
+        );
+        assert_eq!(
+            model_for(&generalist(), "gemini-2.5-flash"),
+            "gemini-2.5-flash"
+        );
+    }
+}
