@@ -17,11 +17,26 @@ use gd_policy::{PolicyEngine, default_rules};
 use gd_protocol::{Event, Op, SubagentStatus, ToolCallStatus, TurnStatus};
 use serde_json::{Value, json};
 
-/// A session with the built-in agents and `invoke_agent` declared.
+/// A session with the built-in agents and `invoke_agent` declared, and a
+/// GEMINI.md in the workspace.
 fn start(scenario: Value, policy: Arc<dyn ApprovalPolicy>) -> Harness {
     Harness::start_with_tools(
         scenario,
-        |c| c.agents = Arc::new(AgentCatalog::new(builtin::agents(), Vec::new())),
+        |c| {
+            c.agents = Arc::new(AgentCatalog::new(builtin::agents(), Vec::new()));
+            let ws = c.workspace_dirs[0].clone();
+            std::fs::write(ws.join("GEMINI.md"), "Agents read the project notes too.\n").unwrap();
+            c.memory = Some(gd_core::memory::DiscoveryOptions {
+                workspace: ws,
+                home: None,
+                file_names: vec!["GEMINI.md".into()],
+                max_dirs: 200,
+                filtering: Default::default(),
+                workspace_files: true,
+                boundary_markers: None,
+                include_directories: false,
+            });
+        },
         policy,
         |_| {
             let mut tools = ToolRegistry::with_builtins();

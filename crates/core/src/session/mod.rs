@@ -176,12 +176,15 @@ impl Session {
             .with_checkpoints(checkpoints.clone());
         let running_subagents = Arc::new(crate::subagents::RunningSubagents::default());
         let subagents = (!config.agents.all().is_empty()).then(|| {
-            Arc::new(crate::subagents::SubagentRuntime::new(
-                config.clone(),
-                scheduler.clone(),
-                client.clone(),
-                running_subagents.clone(),
-            ))
+            Arc::new(
+                crate::subagents::SubagentRuntime::new(
+                    config.clone(),
+                    scheduler.clone(),
+                    client.clone(),
+                    running_subagents.clone(),
+                )
+                .with_memory(memory.as_ref().map_or("", |m| m.text.as_str())),
+            )
         });
         let services = Arc::new(ToolServices {
             temp_dir: config.temp_dir.clone(),

@@ -334,7 +334,7 @@ impl Run<'_> {
         let mut chat = Chat::new(
             self.runtime.client.clone(),
             self.model.clone(),
-            &system_prompt(self.agent, &self.ctx, output_name),
+            &system_prompt(self.agent, &self.ctx, output_name, &self.runtime.memory),
             declarations,
             generation,
             self.runtime.config.session_id.clone(),
@@ -588,13 +588,18 @@ fn complete_task_declaration(output_name: &str, schema: Value) -> FunctionDeclar
 /// The agent's system prompt, then what every agent is told (as 0.61
 /// appends it): where it works, that nobody can answer its questions, and
 /// how to finish.
-fn system_prompt(agent: &AgentDefinition, ctx: &ToolContext, output_name: &str) -> String {
+fn system_prompt(
+    agent: &AgentDefinition,
+    ctx: &ToolContext,
+    output_name: &str,
+    memory: &str,
+) -> String {
     let dirs: Vec<String> = ctx
         .workspace_dirs
         .iter()
         .map(|d| format!("- {}", d.display()))
         .collect();
-    let mut prompt = agent.system_prompt.clone();
+    let mut prompt = crate::memory::system_prompt_with_memory(&agent.system_prompt, memory);
     prompt.push_str(&format!(
         "\n\n# Environment Context\nThe workspace folders (work inside them):\n{}\nOperating system: {}.",
         dirs.join("\n"),

@@ -23,6 +23,9 @@ pub struct SubagentRuntime {
     pub(crate) client: GeminiClient,
     pub(crate) config: SessionConfig,
     pub running: Arc<RunningSubagents>,
+    /// The session's context files (GEMINI.md) as loaded at its start: an
+    /// agent's system prompt carries them too, as in 0.61.
+    pub(crate) memory: String,
     transcripts: Mutex<HashMap<String, SubagentTranscript>>,
 }
 
@@ -47,8 +50,16 @@ impl SubagentRuntime {
             client,
             config,
             running,
+            memory: String::new(),
             transcripts: Mutex::default(),
         }
+    }
+
+    /// The same runtime, whose agents also read `memory` (the session's
+    /// context files).
+    pub(crate) fn with_memory(mut self, memory: &str) -> Self {
+        memory.clone_into(&mut self.memory);
+        self
     }
 
     /// Keeps a finished run's transcript for the parent call's record.
