@@ -640,6 +640,11 @@ async fn plan_mode_starts_the_investigator_but_not_the_generalist() {
         answers[1]["error"].to_string().contains("denied by policy"),
         "{answers:?}"
     );
+    let agent = &h.bodies()[1];
+    assert!(
+        system_text(agent).contains("# Execution Constraints"),
+        "plan mode is told"
+    );
 }
 
 #[tokio::test]

@@ -605,6 +605,12 @@ fn system_prompt(
         dirs.join("\n"),
         std::env::consts::OS
     ));
+    if let Some(plan) = ctx.plan.as_ref().filter(|p| p.is_planning()) {
+        prompt.push_str(&format!(
+            "\n\n# Execution Constraints\nThe session is in Plan Mode: your write tools may only change plan (.md) files in the plans directory, {}/. Do not change source code.",
+            plan.plans_dir().display()
+        ));
+    }
     prompt.push_str(&format!(
         "\nImportant Rules:\n\
 * Nobody can answer you while you work: do not ask for input or clarification.\n\
