@@ -357,7 +357,8 @@ fn default_mode_declares_gemini_clis_set_and_runs_update_topic() {
             "grep_search",
             "glob",
             "google_web_search",
-            "enter_plan_mode"
+            "enter_plan_mode",
+            "invoke_agent"
         ]
     );
     let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)

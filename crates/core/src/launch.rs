@@ -438,7 +438,8 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         .with_load_errors(&errors),
     );
 
-    let tools = declared_tools(&settings, &policy, &config.workspace_dirs[0], &mut warnings);
+    let mut tools = declared_tools(&settings, &policy, &config.workspace_dirs[0], &mut warnings);
+    crate::subagents::invoke::keep_if_runnable(&mut tools, &config.agents);
     if config.system_prompt == crate::prompts::DEFAULT_SYSTEM_PROMPT {
         // Our own prompt says how to use the tools this session has (a
         // user's GEMINI_SYSTEM_MD is left as written).
@@ -488,6 +489,7 @@ pub fn declared_tools(
     warnings: &mut Vec<String>,
 ) -> ToolRegistry {
     let mut tools = ToolRegistry::with_builtins();
+    crate::subagents::invoke::declare(&mut tools, settings);
     for unknown in tools.add_legacy(&settings.tools.legacy) {
         warnings.push(format!(
             "tools.legacy: unknown tool \"{unknown}\" (known: {})",

@@ -186,6 +186,15 @@ impl Scheduler {
         &self.policy
     }
 
+    /// The same scheduler (policy, confirmations, checkpoints, applied
+    /// edits) over a subagent's own fixed set of tools.
+    pub(crate) fn for_subagent(&self, registry: ToolRegistry) -> Self {
+        Self {
+            tools: Arc::new(LiveTools::fixed(registry)),
+            ..self.clone()
+        }
+    }
+
     /// The tools as of now.
     pub fn registry(&self) -> Arc<ToolRegistry> {
         self.tools.current()
@@ -654,6 +663,12 @@ impl Scheduler {
         let mut shown = ShownResult {
             mcp: call.tool.as_deref().and_then(mcp_ref),
             decided_by: call.decided_by.clone(),
+            subagent: ctx
+                .services
+                .subagents
+                .as_ref()
+                .and_then(|s| s.take_transcript(id))
+                .map(Box::new),
             ..ShownResult::default()
         };
         let (status, parts, display, error) = match outcome {

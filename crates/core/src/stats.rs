@@ -51,6 +51,9 @@ impl StatsRecorder {
     /// Updates the counters from one event.
     pub fn record(&mut self, event: &Event) {
         match event {
+            // A subagent's requests and tool calls count as the session's
+            // (its usage carries the `subagent` role).
+            Event::Subagent { event, .. } => self.record(event),
             Event::TurnStarted { .. } => self.turns += 1,
             Event::Usage {
                 model,

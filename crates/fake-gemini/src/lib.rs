@@ -28,7 +28,10 @@
 //! Extensions over the reference (all plain scenario JSON):
 //! - steps: `finish_reason`, `block_reason`, `empty_candidates`, `usage`,
 //!   `chunk_chars`, `delay_ms`, `chunk_delay_ms`;
-//! - scenario: `chunk_delay_ms`, `utility_text`, `api_keys`, `code_assist`
+//! - scenario: `branches: [{"system_contains": "...", "steps": [...]}]`
+//!   (the script of a request whose system instruction contains the text:
+//!   a subagent's conversation), `chunk_delay_ms`, `utility_text`,
+//!   `api_keys`, `code_assist`
 //!   (Code Assist setup: `loadCodeAssist`, `onboardUser`, operations, bearer
 //!   tokens; see [`code_assist`]);
 //! - `fail_first` / `fail_always`: `retry_after` (Retry-After header),

@@ -21,6 +21,9 @@ pub struct Scenario {
     /// The JSON after `{{VAR}}` substitution, kept for utility defaults and debugging.
     pub raw: Value,
     pub steps: Vec<Step>,
+    /// Scripts for other conversations than the main one (a subagent's),
+    /// chosen by their system instruction; the first that matches wins.
+    pub branches: Vec<Branch>,
     /// Reply when the step index is past `steps`.
     pub after_steps: Step,
     /// >0: split a single text part into SSE events of this many characters.
@@ -39,6 +42,15 @@ pub struct Scenario {
     pub api_keys: Option<Vec<String>>,
     /// Code Assist setup answers (see [`crate::code_assist`]).
     pub code_assist: crate::code_assist::CodeAssistFake,
+}
+
+/// `branches[]`: a script of its own for the requests whose system
+/// instruction contains `system_contains` (a subagent has its own prompt
+/// and conversation); steps are counted the same way.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Branch {
+    pub system_contains: String,
+    pub steps: Vec<Step>,
 }
 
 /// One scripted model turn.
@@ -210,6 +222,10 @@ impl Scenario {
         let scenario = Scenario {
             name,
             steps,
+            branches: match field("branches") {
+                Some(v) => parse("branches", v)?,
+                None => Vec::new(),
+            },
             after_steps,
             chunk_chars: match field("chunk_chars") {
                 Some(v) => parse("chunk_chars", v)?,
@@ -251,6 +267,12 @@ impl Scenario {
         };
         for (i, step) in scenario.steps.iter().enumerate() {
             step.validate().with_context(|| format!("steps[{i}]"))?;
+        }
+        for (b, branch) in scenario.branches.iter().enumerate() {
+            for (i, step) in branch.steps.iter().enumerate() {
+                step.validate()
+                    .with_context(|| format!("branches[{b}].steps[{i}]"))?;
+            }
         }
         scenario.after_steps.validate().context("after_steps")?;
         Ok(scenario)

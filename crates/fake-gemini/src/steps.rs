@@ -150,7 +150,20 @@ pub fn step_to_parts(step: &Step, declared: &[String], warnings: &mut Vec<String
 /// Chooses the step for a main request and builds its parts.
 pub fn choose<'a>(scenario: &'a Scenario, request: &Value) -> ChosenStep<'a> {
     let index = step_index(request);
-    let (step, source) = match scenario.steps.get(index) {
+    let system = request
+        .get("systemInstruction")
+        .map(Value::to_string)
+        .unwrap_or_default();
+    let branch = scenario
+        .branches
+        .iter()
+        .position(|b| system.contains(&b.system_contains));
+    let steps = branch.map_or(&scenario.steps, |b| &scenario.branches[b].steps);
+    let (step, source) = match steps.get(index) {
+        Some(step) if branch.is_some() => (
+            step,
+            format!("branches[{}].step[{index}]", branch.unwrap_or(0)),
+        ),
         Some(step) => (step, format!("step[{index}]")),
         None => (&scenario.after_steps, "after_steps".to_string()),
     };

@@ -25,6 +25,7 @@ const DEFAULT_FILES: &[(&str, &str)] = &[
     ("write.toml", include_str!("../defaults/write.toml")),
     ("plan.toml", include_str!("../defaults/plan.toml")),
     ("yolo.toml", include_str!("../defaults/yolo.toml")),
+    ("agents.toml", include_str!("../defaults/agents.toml")),
 ];
 
 /// One tool call as the model made it.

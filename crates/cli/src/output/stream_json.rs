@@ -14,11 +14,14 @@ use crate::stats::Stats;
 
 pub struct StreamJsonOutput<'a> {
     out: Box<dyn Write + 'a>,
+    /// While a subagent's event is written: its `invoke_agent` call's
+    /// `tool_id` and the agent's name, added to what it emits.
+    parent: Option<(String, String)>,
 }
 
 impl<'a> StreamJsonOutput<'a> {
     pub fn new(out: Box<dyn Write + 'a>) -> Self {
-        Self { out }
+        Self { out, parent: None }
     }
 
     fn emit(&mut self, kind: &str, fields: Value) -> io::Result<()> {
@@ -30,6 +33,10 @@ impl<'a> StreamJsonOutput<'a> {
         );
         if let Value::Object(fields) = fields {
             event.extend(fields);
+        }
+        if let Some((parent, agent)) = &self.parent {
+            event.insert("parent_tool_id".into(), json!(parent));
+            event.insert("agent".into(), json!(agent));
         }
         serde_json::to_writer(&mut self.out, &Value::Object(event))?;
         self.out.write_all(b"\n")?;
@@ -133,6 +140,20 @@ impl Output for StreamJsonOutput<'_> {
                 self.emit("tool_result", fields)
             }
             Event::Warning { message } => self.emit("error", json!({"severity": "warning", "message": message})),
+            // Gemini CLI 0.61's stream-json has no subagent events: a
+            // subagent's tool calls and problems are written as the
+            // parent's are, with `parent_tool_id` (the `invoke_agent` call)
+            // and `agent` added. Its text is not an answer to the user
+            // (it returns through `complete_task`), so it is left out.
+            Event::Subagent { parent_call_id, agent_name, event } => {
+                if matches!(**event, Event::ContentDelta { .. } | Event::Subagent { .. }) {
+                    return Ok(());
+                }
+                self.parent = Some((tool_id("invoke_agent", parent_call_id), agent_name.clone()));
+                let written = self.event(event);
+                self.parent = None;
+                written
+            }
             Event::Retrying { attempt, max_attempts, delay_ms, reason } => self.emit(
                 "error",
                 json!({"severity": "warning", "message": format!("Retrying (attempt {attempt}/{max_attempts}) in {delay_ms} ms: {reason}")}),

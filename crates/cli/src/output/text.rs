@@ -48,6 +48,44 @@ impl Output for TextOutput<'_> {
                 self.ends_with_newline = text.ends_with('\n');
             }
             Event::Warning { message } => writeln!(self.err, "Warning: {message}")?,
+            // A subagent's work, one short line per tool call and one at
+            // its end, on stderr: stdout stays the answer alone.
+            Event::Subagent {
+                agent_name, event, ..
+            } => match &**event {
+                Event::ToolCallResponse {
+                    name,
+                    display,
+                    error,
+                    ..
+                } => {
+                    let what = error.as_deref().or(display.as_deref()).unwrap_or("");
+                    let what = what.lines().next().unwrap_or("");
+                    writeln!(self.err, "↳ {agent_name}: {name} {what}")?
+                }
+                Event::Warning { message } => {
+                    writeln!(self.err, "↳ {agent_name}: Warning: {message}")?
+                }
+                _ => {}
+            },
+            Event::SubagentFinished {
+                agent_name,
+                status,
+                usage,
+                ..
+            } => writeln!(
+                self.err,
+                "↳ {agent_name}: {} ({} requests, {} tokens)",
+                match status {
+                    gd_protocol::SubagentStatus::Completed => "finished",
+                    gd_protocol::SubagentStatus::Cancelled => "stopped",
+                    gd_protocol::SubagentStatus::TurnLimit => "ran out of turns",
+                    gd_protocol::SubagentStatus::Timeout => "ran out of time",
+                    gd_protocol::SubagentStatus::Failed => "failed",
+                },
+                usage.requests,
+                usage.total_tokens
+            )?,
             Event::LoopDetected { detail, .. } => {
                 writeln!(self.err, "Loop detected, stopping: {detail}")?
             }

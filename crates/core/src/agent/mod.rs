@@ -27,6 +27,7 @@ mod notes;
 mod review;
 
 pub use input::TurnInput;
+pub(crate) use models::usage_from;
 pub use notes::NextMessageNotes;
 
 /// The state a session carries from turn to turn.
@@ -462,6 +463,14 @@ impl Agent {
                 }
             }
             let batch = self.scheduler.run(&response.calls, &tool_ctx, sink).await;
+            for run in batch
+                .completed
+                .iter()
+                .filter_map(|c| c.shown.subagent.as_ref())
+            {
+                // The turn's totals include its subagents' requests.
+                add_turn_usage(&mut self.turn_usage, &run.usage);
+            }
             message = Content::user(batch.parts());
             pending = Pending::Results(batch.completed);
             if cancel.is_cancelled() {
@@ -646,4 +655,16 @@ fn report_chat_error(error: &ChatError, sink: &EventSink) {
         status,
         fatal: true,
     });
+}
+
+/// Adds a subagent's totals to the parent turn's (the turn's model stays
+/// the parent's).
+fn add_turn_usage(turn: &mut TurnUsage, sub: &TurnUsage) {
+    turn.requests += sub.requests;
+    turn.prompt_tokens += sub.prompt_tokens;
+    turn.cached_tokens += sub.cached_tokens;
+    turn.output_tokens += sub.output_tokens;
+    turn.thoughts_tokens += sub.thoughts_tokens;
+    turn.total_tokens += sub.total_tokens;
+    turn.tool_tokens += sub.tool_tokens;
 }

@@ -16,7 +16,7 @@ use crate::tools::ToolServices;
 use crate::tools::services::ModelAccess;
 
 /// A request's `usageMetadata` in the protocol's terms.
-pub(super) fn usage_from(usage: &UsageMetadata) -> Usage {
+pub(crate) fn usage_from(usage: &UsageMetadata) -> Usage {
     Usage {
         prompt_tokens: usage.prompt_token_count,
         cached_tokens: usage.cached_content_token_count,
@@ -47,6 +47,7 @@ impl Agent {
             limits: services.limits,
             shell: services.shell.clone(),
             topic: services.topic.clone(),
+            subagents: services.subagents.clone(),
         });
     }
 

@@ -172,6 +172,21 @@ impl Session {
                     .instrument(span.clone()),
             );
         }
+        let checkpoints = open_checkpoints(&config, &sink);
+        let scheduler = Scheduler::with_tools(tools, policy.clone(), confirmations.clone())
+            .with_checkpoints(checkpoints.clone());
+        let running_subagents = Arc::new(crate::subagents::RunningSubagents::default());
+        let subagents = (!config.agents.all().is_empty()).then(|| {
+            Arc::new(
+                crate::subagents::SubagentRuntime::new(
+                    config.clone(),
+                    scheduler.clone(),
+                    client.clone(),
+                    running_subagents.clone(),
+                )
+                .with_memory(memory.as_ref().map_or("", |m| m.text.as_str())),
+            )
+        });
         let services = Arc::new(ToolServices {
             temp_dir: config.temp_dir.clone(),
             home: crate::launch::home_dir(),
@@ -183,16 +198,9 @@ impl Session {
             limits: crate::tools::ToolLimits::with_max_output(config.tool_output_limit),
             shell: config.shell.clone(),
             topic: resumed_topic,
+            subagents,
         });
-        let checkpoints = open_checkpoints(&config, &sink);
-        let mut agent = Agent::new(
-            config,
-            chat,
-            Scheduler::with_tools(tools, policy.clone(), confirmations.clone())
-                .with_checkpoints(checkpoints.clone()),
-            services,
-            context.clone(),
-        );
+        let mut agent = Agent::new(config, chat, scheduler, services, context.clone());
         agent.history = history;
         agent.restore_review(&sink);
         let op_loop = OpLoop {
@@ -212,6 +220,7 @@ impl Session {
             finished,
             reported_command_problems: Vec::new(),
             agents,
+            running_subagents,
         };
         tokio::spawn(op_loop.run().instrument(span));
         (handle, events)

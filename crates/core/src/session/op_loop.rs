@@ -64,6 +64,8 @@ pub(super) struct OpLoop {
     pub reported_command_problems: Vec<String>,
     /// The agents `Op::ListAgents` lists (the session's catalog).
     pub agents: Arc<crate::subagents::AgentCatalog>,
+    /// The subagents running now (`Op::CancelSubagent` stops one).
+    pub running_subagents: Arc<crate::subagents::RunningSubagents>,
 }
 
 impl OpLoop {
@@ -295,9 +297,17 @@ impl OpLoop {
                 self.env.sink.emit(Event::Agents { agents, errors });
                 return None;
             }
-            // Built by the subagents and skills work (issue 19): until then
-            // the session says so rather than staying silent.
-            Op::ListSkills | Op::SetSkillEnabled { .. } | Op::CancelSubagent { .. } => {
+            Op::CancelSubagent { parent_call_id } => {
+                if !self.running_subagents.cancel(&parent_call_id) {
+                    self.env.sink.emit(Event::Warning {
+                        message: format!("No subagent is running for the call {parent_call_id}."),
+                    });
+                }
+                return None;
+            }
+            // Built by the skills work (issue 19): until then the session
+            // says so rather than staying silent.
+            Op::ListSkills | Op::SetSkillEnabled { .. } => {
                 self.env.sink.emit(Event::Warning {
                     message: "Agents and skills are not available in this build yet.".into(),
                 });

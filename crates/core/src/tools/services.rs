@@ -22,6 +22,8 @@ pub struct ToolServices {
     pub topic: std::sync::Arc<std::sync::Mutex<super::topic::TopicState>>,
     /// How the shell tool runs commands (`tools.shell.*`).
     pub shell: ShellSettings,
+    /// What `invoke_agent` runs subagents with (none outside a session).
+    pub subagents: Option<std::sync::Arc<crate::subagents::SubagentRuntime>>,
 }
 
 /// `tools.shell.*` as the shell tool applies them.
