@@ -144,6 +144,45 @@ pub enum Command {
     /// Subagents: list the agents the model can call here.
     #[command(subcommand)]
     Agents(AgentsCommand),
+    /// Agent skills: list them, enable or disable one.
+    #[command(subcommand)]
+    Skills(SkillsCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SkillsCommand {
+    /// List the skills found here (built-in, extensions, `~/.gemini/skills`
+    /// and `~/.agents/skills`, and in a trusted folder `.gemini/skills` and
+    /// `.agents/skills`). `--all` also lists the ones another tier hides.
+    List {
+        #[arg(long)]
+        all: bool,
+        /// `text` (the default) or `json` (`{skills, errors}`).
+        #[arg(short = 'o', long = "output-format", value_enum)]
+        output_format: Option<OutputFormat>,
+    },
+    /// Turn a skill back on (removes it from `skills.disabled`).
+    Enable {
+        name: String,
+        /// `user` (~/.gemini/settings.json, the default) or `workspace`.
+        #[arg(long, value_enum, default_value = "user")]
+        scope: ScopeArg,
+    },
+    /// Turn a skill off (adds it to `skills.disabled`): it is no longer
+    /// offered to the model.
+    Disable {
+        name: String,
+        /// `user` (~/.gemini/settings.json, the default) or `workspace`.
+        #[arg(long, value_enum, default_value = "user")]
+        scope: ScopeArg,
+    },
+}
+
+/// Where `skills enable|disable` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScopeArg {
+    User,
+    Workspace,
 }
 
 #[derive(Debug, Subcommand)]

@@ -11,6 +11,7 @@ pub mod history;
 pub mod mcp;
 pub mod output;
 pub mod setup;
+pub mod skills;
 pub mod slash;
 pub mod stats;
 
@@ -85,6 +86,13 @@ pub fn main_entry() -> i32 {
         }
         return agents::run(command, args.output_format, args.skip_trust);
     }
+    if let Some(Command::Skills(command)) = &args.command {
+        if args.prompt.is_some() || args.query.is_some() {
+            eprintln!("Error: `skills` takes no prompt.");
+            return exit::INPUT_ERROR;
+        }
+        return skills::run(command, args.output_format, args.skip_trust);
+    }
     if args.list_checkpoints || args.restore_checkpoint.is_some() {
         return runtime.block_on(checkpoints::run(&args));
     }
@@ -155,6 +163,13 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
             mcp.manager.terminate();
         }
         return agents::print(&launch.config.agents, Some(args.format()));
+    }
+    if let Some(code) = skills::headless_command(&prepared.prompt, &launch.config, args) {
+        // `/skills …` lists or changes the session's skills; nothing goes to the model.
+        if let Some(mcp) = &launch.tools.mcp {
+            mcp.manager.terminate();
+        }
+        return code;
     }
     let mut warnings = launch.warnings.clone();
     let recorder = match open_history(args, &mut launch, &mut warnings).await {

@@ -70,6 +70,9 @@ pub struct SessionConfig {
     /// The agents `invoke_agent` can run (built-in, user, workspace), read
     /// at launch; empty: no subagents (`invoke_agent` is not declared).
     pub agents: std::sync::Arc<crate::subagents::AgentCatalog>,
+    /// The agent skills (`activate_skill`), read at launch; their enabled
+    /// and active state changes during the session.
+    pub skills: std::sync::Arc<crate::skills::SkillCatalog>,
 }
 
 impl SessionConfig {
@@ -98,6 +101,7 @@ impl SessionConfig {
             shell: crate::tools::ShellSettings::default(),
             include_directory_tree: true,
             agents: Default::default(),
+            skills: Default::default(),
         }
     }
 

@@ -22,11 +22,8 @@ pub use crate::launch_settings::{
 };
 use crate::policy::{PolicyApproval, mcp_settings_rules};
 use crate::prompts::resolve_system_prompt;
-use crate::tools::discovered::discover;
+use crate::tools::SessionTools;
 use crate::tools::mcp::McpTools;
-#[cfg(unix)]
-use crate::tools::shell;
-use crate::tools::{SessionTools, ToolRegistry};
 use gd_mcp::{McpManager, McpOptions};
 use gd_policy::{AUTO_SAVED_POLICY_FILE, PolicyEngine, PolicySources};
 
@@ -101,6 +98,8 @@ impl Env {
 }
 
 /// The user's home directory (`$HOME`).
+pub use crate::launch_tools::declared_tools;
+
 pub fn home_dir() -> Option<PathBuf> {
     std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
@@ -371,10 +370,17 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     config.tool_output_limit = tool_output_limit(&settings);
     config.shell = shell_settings(&settings);
     config.include_directory_tree = settings.context.include_directory_tree != Some(false);
+    let (home, ws) = (home_dir(), config.workspace_dirs[0].clone());
     config.agents = Arc::new(crate::subagents::load::load(
         &settings,
-        home_dir().as_deref(),
-        &config.workspace_dirs[0],
+        home.as_deref(),
+        &ws,
+        trusted,
+    ));
+    config.skills = Arc::new(crate::skills::load(
+        &settings,
+        home.as_deref(),
+        &ws,
         trusted,
     ));
     // No fixed generation config: each request takes its model's defaults
@@ -440,6 +446,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
 
     let mut tools = declared_tools(&settings, &policy, &config.workspace_dirs[0], &mut warnings);
     crate::subagents::invoke::keep_if_runnable(&mut tools, &config.agents);
+    crate::skills::register(&mut tools, &config.skills, &settings, &policy);
     if config.system_prompt == crate::prompts::DEFAULT_SYSTEM_PROMPT {
         // Our own prompt says how to use the tools this session has (a
         // user's GEMINI_SYSTEM_MD is left as written).
@@ -447,6 +454,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         crate::subagents::listing::add_prompt_section(&mut config, &tools.names());
     }
     warnings.extend(config.agents.launch_warnings());
+    warnings.extend(crate::skills::launch_warnings(&config.skills));
     for warning in &warnings {
         warn!("{warning}");
     }
@@ -475,65 +483,6 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         trust,
         warnings,
     })
-}
-
-/// The built-in (and discovered) tools a session declares: Gemini CLI
-/// 0.61's set in its order, plus `tools.legacy` and `tools.discoveryCommand`
-/// tools, minus `tools.exclude` and the tools the policy would never let run
-/// in this session (0.61's rule: a headless session cannot be asked, so it
-/// declares only what its approval mode allows outright).
-pub fn declared_tools(
-    settings: &Settings,
-    policy: &PolicyApproval,
-    workspace: &Path,
-    warnings: &mut Vec<String>,
-) -> ToolRegistry {
-    let mut tools = ToolRegistry::with_builtins();
-    crate::subagents::invoke::declare(&mut tools, settings);
-    for unknown in tools.add_legacy(&settings.tools.legacy) {
-        warnings.push(format!(
-            "tools.legacy: unknown tool \"{unknown}\" (known: {})",
-            crate::tools::registry::LEGACY_TOOLS.join(", ")
-        ));
-    }
-    if let (Some(discovery), Some(call)) = (
-        &settings.tools.discovery_command,
-        &settings.tools.call_command,
-    ) {
-        match discover(discovery, call, workspace) {
-            Ok(found) => found
-                .into_iter()
-                .for_each(|tool| tools.register(Arc::new(tool))),
-            Err(e) => warnings.push(format!("Tool discovery failed: {e}")),
-        }
-    }
-    tools.exclude(&settings.tools.exclude);
-    if settings.general.topic_update_narration == Some(false) {
-        // 0.61 offers `update_topic` only while topic narration is on.
-        tools.exclude(&[crate::tools::topic::UpdateTopic::NAME.to_owned()]);
-    }
-    // Tools the policy would never let run here (e.g. tools that need a
-    // confirmation in a session nobody can confirm) are not offered at all.
-    // Plan mode's transitions stay: they are declared by mode at each
-    // request (`crate::plan::declarations`), not once here.
-    // `tools.core` names the whole built-in set, transitions included.
-    let core = settings.tools.core.as_deref();
-    let in_core = |name: &str| core.is_none_or(|core| core.iter().any(|c| c == name));
-    tools.retain(|tool| {
-        let name = tool.name();
-        (crate::tools::plan_mode::is_transition(name) && in_core(name))
-            || policy.would_declare(tool)
-    });
-    #[cfg(unix)]
-    if tools.get(shell::RunShellCommand::NAME).is_none() {
-        // Without the shell there are no background processes to look at
-        // (Gemini CLI offers these tools only together with the shell).
-        tools.exclude(&[
-            shell::ListBackgroundProcesses::NAME.to_owned(),
-            shell::ReadBackgroundOutput::NAME.to_owned(),
-        ]);
-    }
-    tools
 }
 
 /// The session's MCP servers from `mcpServers` (none when there are none),

@@ -42,6 +42,7 @@ pub mod frontmatter;
 pub mod history;
 pub mod launch;
 pub(crate) mod launch_settings;
+mod launch_tools;
 pub(crate) mod loop_detection;
 pub mod mcp_settings;
 pub mod memory;

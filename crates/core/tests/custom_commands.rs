@@ -106,12 +106,13 @@ async fn commands_are_listed_with_built_ins_and_project_wins() {
             // No `/restore`: checkpointing is off in this session.
             ("policies", SlashCommandSource::BuiltIn),
             ("agents", SlashCommandSource::BuiltIn),
+            ("skills", SlashCommandSource::BuiltIn),
             ("git:commit", SlashCommandSource::User),
             ("review", SlashCommandSource::Project),
         ]
     );
-    assert_eq!(commands[7].description, "Writes a commit message");
-    assert_eq!(commands[8].description, "Project review");
+    assert_eq!(commands[8].description, "Writes a commit message");
+    assert_eq!(commands[9].description, "Project review");
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0].contains("broken.toml"), "{warnings:?}");
     // Listing again (each `/` typed in the composer) does not repeat it.

@@ -45,7 +45,9 @@ pub struct Agent {
     tools_ready: bool,
     /// The tool generation (and approval mode: plan mode's transition
     /// tools are declared by mode) the chat's declarations were taken from.
-    tools_generation: Option<(u64, gd_protocol::ApprovalMode)>,
+    /// The skills' generation too: `/skills disable` changes the
+    /// `activate_skill` declaration and the skills' prompt section.
+    tools_generation: Option<(u64, gd_protocol::ApprovalMode, u64)>,
     /// Records every message into the session history, when set.
     pub history: Option<HistoryRecorder>,
     /// The model `Op::OverrideTurnContext` asked for, read before each
@@ -275,16 +277,21 @@ impl Agent {
             }
             self.tools_ready = true;
         }
-        let generation = (tools.generation(), self.context.get().approval_mode);
+        let generation = (
+            tools.generation(),
+            self.context.get().approval_mode,
+            self.config.skills.generation(),
+        );
         if self.tools_generation != Some(generation) {
             let registry = tools.current();
-            self.chat
-                .set_tools(crate::plan::declarations(&registry, generation.1));
-            self.chat.set_mode_instruction(crate::plan::instructions(
-                &self.config,
-                generation.1,
-                &registry,
-            ));
+            let mut declarations = crate::plan::declarations(&registry, generation.1);
+            let skills = crate::skills::declared_section(&self.config.skills, &mut declarations);
+            self.chat.set_tools(declarations);
+            let mode = crate::plan::instructions(&self.config, generation.1, &registry);
+            self.chat.set_mode_instruction(match (mode, skills) {
+                (Some(mode), Some(skills)) => Some(format!("{mode}\n\n{skills}")),
+                (mode, skills) => mode.or(skills),
+            });
             self.tools_generation = Some(generation);
         }
         true
@@ -332,7 +339,7 @@ impl Agent {
         // The prompt as typed, for the history (the model gets it with its @-references
         // expanded).
         let typed = input.typed();
-        let tool_ctx = ToolContext {
+        let mut tool_ctx = ToolContext {
             workspace_dirs: Arc::new(self.config.workspace_dirs.clone()),
             file_filtering: self.config.file_filtering,
             cancel: cancel.clone(),
@@ -462,6 +469,8 @@ impl Agent {
                     return TurnStatus::LoopDetected;
                 }
             }
+            // An activated skill's folder is readable from the next batch on.
+            crate::skills::widen_roots(&self.config, &mut tool_ctx);
             let batch = self.scheduler.run(&response.calls, &tool_ctx, sink).await;
             for run in batch
                 .completed

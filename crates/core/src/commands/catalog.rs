@@ -247,6 +247,7 @@ mod tests {
                 "stats",
                 "policies",
                 "agents",
+                "skills",
                 "a.greet",
                 "b.greet",
                 "a.stats",

@@ -79,6 +79,11 @@ pub const BUILT_IN: &[BuiltIn] = &[
         alt_names: &[],
         description: "The subagents the model can call, where each is defined, and files that could not be read: /agents [list]",
     },
+    BuiltIn {
+        name: "skills",
+        alt_names: &[],
+        description: "Agent skills: list them, or turn one off or on: /skills [list|enable|disable] [name]",
+    },
 ];
 
 /// The built-in command `name` (or one of its other names) is, if any.

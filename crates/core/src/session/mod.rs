@@ -7,6 +7,7 @@ mod handle;
 mod mcp_events;
 mod op_loop;
 mod policy_ops;
+mod skill_ops;
 mod tasks;
 
 use std::sync::{Arc, Mutex};
@@ -93,6 +94,7 @@ impl Session {
         let finished = CancellationToken::new();
         let context = SharedContext::new(config.approval_mode, &config.model);
         let agents = config.agents.clone();
+        let skills = config.skills.clone();
         let handle = SessionHandle {
             session_id: config.session_id.clone(),
             ops: ops_tx,
@@ -221,6 +223,7 @@ impl Session {
             reported_command_problems: Vec::new(),
             agents,
             running_subagents,
+            skills,
         };
         tokio::spawn(op_loop.run().instrument(span));
         (handle, events)

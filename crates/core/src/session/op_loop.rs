@@ -66,6 +66,8 @@ pub(super) struct OpLoop {
     pub agents: Arc<crate::subagents::AgentCatalog>,
     /// The subagents running now (`Op::CancelSubagent` stops one).
     pub running_subagents: Arc<crate::subagents::RunningSubagents>,
+    /// The skills `Op::ListSkills` lists and `Op::SetSkillEnabled` changes.
+    pub skills: Arc<crate::skills::SkillCatalog>,
 }
 
 impl OpLoop {
@@ -305,12 +307,8 @@ impl OpLoop {
                 }
                 return None;
             }
-            // Built by the skills work (issue 19): until then the session
-            // says so rather than staying silent.
             Op::ListSkills | Op::SetSkillEnabled { .. } => {
-                self.env.sink.emit(Event::Warning {
-                    message: "Agents and skills are not available in this build yet.".into(),
-                });
+                super::skill_ops::take(op, &self.skills, &self.commands, &self.env.sink);
                 return None;
             }
             Op::ListPolicies | Op::ReloadPolicies | Op::PolicyDryRun { .. } => {

@@ -1,0 +1,281 @@
+//! The skills of a session: the winner of each name (a later tier replaces
+//! an earlier one, as 0.61), the ones they hide, the files that failed, and
+//! what changes while the session runs — which skills are disabled
+//! (`/skills disable`) and which the model activated (their folders became
+//! readable). A change bumps [`SkillCatalog::generation`], so the next
+//! request declares `activate_skill` again.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use gd_protocol::{DefinitionError, DefinitionSource, SkillInfo};
+
+use crate::frontmatter::FrontMatterError;
+
+use super::discovery::Found;
+
+/// A skill's instructions: shipped text, or a `SKILL.md` body read at
+/// discovery.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SkillBody {
+    Static(&'static str),
+    Loaded(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skill {
+    pub name: String,
+    pub description: String,
+    pub source: DefinitionSource,
+    /// Its `SKILL.md` (none for built-in skills, which have no folder).
+    pub file: Option<PathBuf>,
+    pub body: SkillBody,
+}
+
+impl Skill {
+    /// The skill's folder: its resources, readable once it is active.
+    pub fn folder(&self) -> Option<&Path> {
+        self.file.as_deref().and_then(Path::parent)
+    }
+
+    pub fn instructions(&self) -> &str {
+        match &self.body {
+            SkillBody::Static(text) => text,
+            SkillBody::Loaded(text) => text,
+        }
+    }
+
+    pub fn is_builtin(&self) -> bool {
+        self.source == DefinitionSource::BuiltIn
+    }
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// Lower-cased names (0.61 compares `skills.disabled` case-insensitively).
+    disabled: BTreeSet<String>,
+    active: BTreeSet<String>,
+}
+
+#[derive(Debug, Default)]
+pub struct SkillCatalog {
+    skills: Vec<Skill>,
+    /// Skills a later tier's skill of the same name replaced, with the tier
+    /// that won.
+    shadowed: Vec<(Skill, DefinitionSource)>,
+    errors: Vec<FrontMatterError>,
+    /// `skills.enabled: false`: no skill is declared at all.
+    off: bool,
+    state: Mutex<State>,
+    generation: AtomicU64,
+}
+
+impl SkillCatalog {
+    /// The catalog of what discovery found; `disabled` from
+    /// `skills.disabled`, `off` from `skills.enabled: false`.
+    pub fn new(found: Found, disabled: &[String], off: bool) -> Self {
+        let mut skills: Vec<Skill> = Vec::new();
+        let mut shadowed = Vec::new();
+        for skill in found.skills {
+            if let Some(i) = skills.iter().position(|s| s.name == skill.name) {
+                let old = std::mem::replace(&mut skills[i], skill);
+                if !old.is_builtin() {
+                    tracing::warn!(name = %old.name, "a skill of another tier overrides this one");
+                }
+                shadowed.push((old, skills[i].source));
+            } else {
+                skills.push(skill);
+            }
+        }
+        Self {
+            skills,
+            shadowed,
+            errors: found.errors,
+            off,
+            state: Mutex::new(State {
+                disabled: disabled.iter().map(|n| n.to_lowercase()).collect(),
+                active: BTreeSet::new(),
+            }),
+            generation: AtomicU64::new(0),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Changes when the enabled set changes.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Relaxed)
+    }
+
+    pub fn is_off(&self) -> bool {
+        self.off
+    }
+
+    /// Every skill that won its name, enabled or not.
+    pub fn all(&self) -> &[Skill] {
+        &self.skills
+    }
+
+    pub fn errors(&self) -> &[FrontMatterError] {
+        &self.errors
+    }
+
+    pub fn is_enabled(&self, name: &str) -> bool {
+        !self.off && !self.state().disabled.contains(&name.to_lowercase())
+    }
+
+    /// The skills the model is told about and may activate.
+    pub fn enabled(&self) -> Vec<&Skill> {
+        if self.off {
+            return Vec::new();
+        }
+        let state = self.state();
+        self.skills
+            .iter()
+            .filter(|s| !state.disabled.contains(&s.name.to_lowercase()))
+            .collect()
+    }
+
+    /// An enabled skill by name.
+    pub fn get_enabled(&self, name: &str) -> Option<&Skill> {
+        self.enabled().into_iter().find(|s| s.name == name)
+    }
+
+    pub fn set_enabled(&self, name: &str, enabled: bool) {
+        let mut state = self.state();
+        let key = name.to_lowercase();
+        let changed = if enabled {
+            state.disabled.remove(&key)
+        } else {
+            state.disabled.insert(key)
+        };
+        if changed {
+            self.generation.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Marks a skill active; its folder is then among [`Self::roots`].
+    pub fn activate(&self, name: &str) {
+        self.state().active.insert(name.to_owned());
+    }
+
+    /// The folders of the active skills: read like workspace folders for
+    /// the rest of the session (0.61 adds them to the workspace).
+    pub fn roots(&self) -> Vec<PathBuf> {
+        let state = self.state();
+        self.skills
+            .iter()
+            .filter(|s| state.active.contains(&s.name))
+            .filter_map(|s| s.folder().map(Path::to_path_buf))
+            .collect()
+    }
+
+    /// `/skills`: every skill, the hidden ones after the winners.
+    pub fn infos(&self) -> Vec<SkillInfo> {
+        let state = self.state();
+        let info = |s: &Skill, shadowed_by: Option<DefinitionSource>| SkillInfo {
+            name: s.name.clone(),
+            description: s.description.clone(),
+            source: s.source,
+            location: s.folder().map(|f| f.display().to_string()),
+            enabled: !self.off
+                && shadowed_by.is_none()
+                && !state.disabled.contains(&s.name.to_lowercase()),
+            active: shadowed_by.is_none() && state.active.contains(&s.name),
+            shadowed_by,
+        };
+        self.skills
+            .iter()
+            .map(|s| info(s, None))
+            .chain(self.shadowed.iter().map(|(s, by)| info(s, Some(*by))))
+            .collect()
+    }
+
+    pub fn error_infos(&self) -> Vec<DefinitionError> {
+        self.errors.iter().cloned().map(Into::into).collect()
+    }
+
+    /// 0.61's "Available Agent Skills" section of the system instruction,
+    /// listing the enabled skills; `None` without any.
+    pub fn prompt_section(&self) -> Option<String> {
+        let enabled = self.enabled();
+        if enabled.is_empty() {
+            return None;
+        }
+        let items: Vec<String> = enabled
+            .iter()
+            .map(|s| {
+                let location = s
+                    .file
+                    .as_ref()
+                    .map_or_else(|| "built-in".to_owned(), |f| f.display().to_string());
+                format!(
+                    "  <skill>\n    <name>{}</name>\n    <description>{}</description>\n    <location>{location}</location>\n  </skill>",
+                    s.name, s.description
+                )
+            })
+            .collect();
+        Some(format!(
+            "# Available Agent Skills\n\nThese skills hold specialised instructions for particular tasks. When a task matches a skill's description, call the `activate_skill` tool with its name to load its instructions.\n\n<available_skills>\n{}\n</available_skills>",
+            items.join("\n")
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::skills::catalog::SkillBody;
+
+    fn skill(name: &str, source: DefinitionSource) -> Skill {
+        Skill {
+            name: name.into(),
+            description: format!("{name} from {source:?}"),
+            source,
+            file: Some(PathBuf::from(format!("/s/{source:?}/{name}/SKILL.md"))),
+            body: SkillBody::Loaded("body".into()),
+        }
+    }
+
+    #[test]
+    fn a_later_tier_wins_and_the_loser_is_listed_as_hidden() {
+        let found = Found {
+            skills: vec![
+                skill("a", DefinitionSource::User),
+                skill("a", DefinitionSource::Workspace),
+                skill("b", DefinitionSource::User),
+            ],
+            errors: vec![],
+        };
+        let catalog = SkillCatalog::new(found, &["B".into()], false);
+        let enabled: Vec<_> = catalog
+            .enabled()
+            .iter()
+            .map(|s| (s.name.clone(), s.source))
+            .collect();
+        assert_eq!(enabled, [("a".to_owned(), DefinitionSource::Workspace)]);
+        let infos = catalog.infos();
+        assert_eq!(infos.len(), 3);
+        assert_eq!(infos[2].shadowed_by, Some(DefinitionSource::Workspace));
+        assert!(!infos[1].enabled, "b is disabled case-insensitively");
+        let before = catalog.generation();
+        catalog.set_enabled("b", true);
+        assert_ne!(catalog.generation(), before);
+        assert!(catalog.is_enabled("b"));
+    }
+
+    #[test]
+    fn skills_enabled_false_turns_every_skill_off() {
+        let found = Found {
+            skills: vec![skill("a", DefinitionSource::User)],
+            errors: vec![],
+        };
+        let catalog = SkillCatalog::new(found, &[], true);
+        assert!(catalog.enabled().is_empty());
+        assert!(catalog.prompt_section().is_none());
+    }
+}
