@@ -11,7 +11,9 @@
 
 use std::io::Write;
 
-use gd_core::launch::{TrustOverride, home_dir, load_workspace};
+use std::path::PathBuf;
+
+use gd_core::launch::{TrustOverride, WorkspaceSettings, home_dir, load_workspace};
 use gd_core::subagents::{AgentCatalog, listing, load};
 use gd_protocol::{AgentInfo, DefinitionSource};
 
@@ -34,27 +36,34 @@ pub fn is_agents_command(prompt: &str) -> bool {
     )
 }
 
-/// Prints the listing for the current directory.
-pub fn list(format: Option<OutputFormat>, skip_trust: bool) -> i32 {
-    let workspace = match std::env::current_dir() {
-        Ok(dir) => dir,
-        Err(e) => {
-            eprintln!("Error: cannot use the current directory: {e}");
-            return exit::INPUT_ERROR;
-        }
-    };
+/// The current directory, the home folder and the settings of a listing
+/// (`agents list`, `skills list`), trusted or not as `skip_trust` and the
+/// trust settings say; `Err` is the exit code after the error is printed.
+pub(crate) fn load_here(
+    skip_trust: bool,
+) -> Result<(PathBuf, Option<PathBuf>, WorkspaceSettings), i32> {
+    let workspace = std::env::current_dir().map_err(|e| {
+        eprintln!("Error: cannot use the current directory: {e}");
+        exit::INPUT_ERROR
+    })?;
     let home = home_dir();
     let trust = if skip_trust {
         TrustOverride::Trust
     } else {
         TrustOverride::Decide
     };
-    let loaded = match load_workspace(&workspace, home.as_deref(), trust) {
-        Ok(loaded) => loaded,
-        Err(e) => {
-            eprintln!("Error: {e}");
-            return exit::CONFIG_ERROR;
-        }
+    let loaded = load_workspace(&workspace, home.as_deref(), trust).map_err(|e| {
+        eprintln!("Error: {e}");
+        exit::CONFIG_ERROR
+    })?;
+    Ok((workspace, home, loaded))
+}
+
+/// Prints the listing for the current directory.
+pub fn list(format: Option<OutputFormat>, skip_trust: bool) -> i32 {
+    let (workspace, home, loaded) = match load_here(skip_trust) {
+        Ok(here) => here,
+        Err(code) => return code,
     };
     let trusted = loaded.trust.is_trusted();
     let catalog = load::load(loaded.settings(), home.as_deref(), &workspace, trusted);
@@ -149,7 +158,7 @@ pub fn table(agents: &[AgentInfo]) -> String {
     text
 }
 
-fn source(source: DefinitionSource) -> &'static str {
+pub(crate) fn source(source: DefinitionSource) -> &'static str {
     match source {
         DefinitionSource::BuiltIn => "built-in",
         DefinitionSource::User => "user",

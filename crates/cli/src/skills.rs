@@ -11,36 +11,20 @@ use std::io::Write;
 use std::path::Path;
 
 use gd_core::config::SessionConfig;
-use gd_core::launch::{TrustOverride, home_dir, load_workspace};
+use gd_core::launch::home_dir;
 use gd_core::skills::{SkillCatalog, enablement, load};
-use gd_protocol::{DefinitionSource, SettingsScope, SkillInfo};
+use gd_protocol::{SettingsScope, SkillInfo};
 
 use crate::args::{Args, OutputFormat, ScopeArg, SkillsCommand};
 use crate::exit;
 
 /// Runs one `skills` subcommand; returns the exit code.
 pub fn run(command: &SkillsCommand, format: Option<OutputFormat>, skip_trust: bool) -> i32 {
-    let workspace = match std::env::current_dir() {
-        Ok(dir) => dir,
-        Err(e) => {
-            eprintln!("Error: cannot use the current directory: {e}");
-            return exit::INPUT_ERROR;
-        }
-    };
-    let home = home_dir();
     match command {
         SkillsCommand::List { all, output_format } => {
-            let trust = if skip_trust {
-                TrustOverride::Trust
-            } else {
-                TrustOverride::Decide
-            };
-            let loaded = match load_workspace(&workspace, home.as_deref(), trust) {
-                Ok(loaded) => loaded,
-                Err(e) => {
-                    eprintln!("Error: {e}");
-                    return exit::CONFIG_ERROR;
-                }
+            let (workspace, home, loaded) = match crate::agents::load_here(skip_trust) {
+                Ok(here) => here,
+                Err(code) => return code,
             };
             let trusted = loaded.trust.is_trusted();
             if !trusted {
@@ -51,11 +35,15 @@ pub fn run(command: &SkillsCommand, format: Option<OutputFormat>, skip_trust: bo
             let catalog = load(loaded.settings(), home.as_deref(), &workspace, trusted);
             print(&catalog, output_format.or(format), *all)
         }
-        SkillsCommand::Enable { name, scope } => {
-            toggle(name, true, *scope, home.as_deref(), &workspace)
-        }
-        SkillsCommand::Disable { name, scope } => {
-            toggle(name, false, *scope, home.as_deref(), &workspace)
+        SkillsCommand::Enable { name, scope } | SkillsCommand::Disable { name, scope } => {
+            let enabled = matches!(command, SkillsCommand::Enable { .. });
+            match std::env::current_dir() {
+                Ok(workspace) => toggle(name, enabled, *scope, home_dir().as_deref(), &workspace),
+                Err(e) => {
+                    eprintln!("Error: cannot use the current directory: {e}");
+                    exit::INPUT_ERROR
+                }
+            }
         }
     }
 }
@@ -170,24 +158,19 @@ fn table(skills: &[SkillInfo], off: bool) -> String {
     }
     for s in skills {
         let status = match (s.enabled, s.shadowed_by) {
-            (_, Some(by)) => format!("hidden by a {} skill", source(by)),
+            (_, Some(by)) => format!("hidden by a {} skill", crate::agents::source(by)),
             (true, None) => "enabled".into(),
             (false, None) => "disabled".into(),
         };
-        text.push_str(&format!("{}  [{}]  {status}\n", s.name, source(s.source)));
+        text.push_str(&format!(
+            "{}  [{}]  {status}\n",
+            s.name,
+            crate::agents::source(s.source)
+        ));
         text.push_str(&format!("    {}\n", s.description.trim()));
         if let Some(location) = &s.location {
             text.push_str(&format!("    folder: {location}\n"));
         }
     }
     text
-}
-
-fn source(source: DefinitionSource) -> &'static str {
-    match source {
-        DefinitionSource::BuiltIn => "built-in",
-        DefinitionSource::User => "user",
-        DefinitionSource::Workspace => "workspace",
-        DefinitionSource::Extension => "extension",
-    }
 }
