@@ -172,7 +172,7 @@ describe("activate_skill consent", () => {
     const consent = app.tid("skill-consent");
     await consent.waitFor();
     const text = (await consent.innerText()).replace(/\s+/g, " ");
-    for (const part of ["pdf", "Read and fill PDF forms.", "/home/dev/.gemini/skills/pdf", "instructions", "adds its folder to the workspace", "change them as your approval mode allows"]) {
+    for (const part of ["pdf", "Read and fill PDF forms.", "/home/dev/.gemini/skills/pdf", "instructions", "read the files in its folder", "read only: no tool can change them"]) {
       assert.ok(text.includes(part), `${part} in ${text}`);
     }
     assert.equal(await app.tid("confirmation").getAttribute("data-kind"), "activate_skill");

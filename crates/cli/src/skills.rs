@@ -63,15 +63,9 @@ fn toggle(
         ScopeArg::User => SettingsScope::User,
         ScopeArg::Workspace => SettingsScope::Workspace,
     };
-    let file = enablement::settings_file(scope, home, workspace);
-    match enablement::set_enabled(&file, name, enabled) {
+    match enablement::change(scope, home, workspace, name, enabled) {
         Ok(changed) => {
-            let what = if enabled { "enabled" } else { "disabled" };
-            if changed {
-                println!("Skill \"{name}\" {what} in {}.", file.display());
-            } else {
-                println!("Skill \"{name}\" was already {what} in {}.", file.display());
-            }
+            println!("{}", enablement::describe(name, enabled, &changed));
             exit::SUCCESS
         }
         Err(message) => {

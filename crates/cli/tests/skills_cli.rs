@@ -44,6 +44,7 @@ fn list_disable_and_enable_on_a_temporary_home() {
         names(&listing),
         [
             ("skill-creator".into(), "built_in".into(), true),
+            ("antigravity-support".into(), "built_in".into(), true),
             ("notes".into(), "user".into(), true),
             ("alias".into(), "user".into(), true),
             ("project".into(), "workspace".into(), true),
@@ -69,8 +70,24 @@ fn list_disable_and_enable_on_a_temporary_home() {
     let ws_settings = std::fs::read_to_string(run.ws.join(".gemini/settings.json")).unwrap();
     assert!(ws_settings.contains("\"project\""), "{ws_settings}");
 
+    // The lists add up (0.61's union): disabled in both files, enabling
+    // clears both.
+    let out = run.run(&["skills", "disable", "notes", "--scope", "workspace"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let out = run.run(&["skills", "enable", "notes"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("Skill \"notes\" enabled") && said.contains(" and "),
+        "{said}"
+    );
+    for file in [
+        run.home.join(".gemini/settings.json"),
+        run.ws.join(".gemini/settings.json"),
+    ] {
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(!text.contains("\"notes\""), "{}: {text}", file.display());
+    }
     let listing = stdout_json(&run.run(&["skills", "list", "-o", "json"]));
     assert!(names(&listing).contains(&("notes".into(), "user".into(), true)));
     assert!(names(&listing).contains(&("project".into(), "workspace".into(), false)));
@@ -86,7 +103,10 @@ fn an_untrusted_folder_lists_no_workspace_skills() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(
         names(&stdout_json(&out)),
-        [("skill-creator".into(), "built_in".into(), true)]
+        [
+            ("skill-creator".into(), "built_in".into(), true),
+            ("antigravity-support".into(), "built_in".into(), true)
+        ]
     );
     assert!(stderr(&out).contains("not trusted"), "{}", stderr(&out));
 }

@@ -37,6 +37,20 @@ pub trait ApprovalPolicy: Send + Sync {
         (self.decide(tool, args), None)
     }
 
+    /// [`Self::decide_why`] for a call a subagent makes (`subagent`: its
+    /// name, `parent/child` when nested), so that rules written for that
+    /// agent (`subagent = "…"`, 0.61) can match. Policies without rules do
+    /// not care who asks.
+    fn decide_why_as(
+        &self,
+        tool: &dyn Tool,
+        args: &Value,
+        subagent: Option<&str>,
+    ) -> (Verdict, Option<DecidedBy>) {
+        let _ = subagent;
+        self.decide_why(tool, args)
+    }
+
     /// The user chose an "always allow" outcome for a call like this one:
     /// `ProceedAlways` (similar calls, for the rest of the session),
     /// `ProceedAlwaysAndSave` (also in the user's policy files) or

@@ -426,6 +426,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     let (path_rules, path_problems) =
         crate::launch_settings::policy_path_rules(&settings, &config.workspace_dirs[0]);
     settings_rules.extend(path_rules);
+    settings_rules.extend(crate::skills::consent::builtin_rule(&config.skills));
     warnings.extend(path_problems);
     engine.add_rules(settings_rules.clone());
     let policy = Arc::new(

@@ -171,17 +171,18 @@ pub fn resolve_for_edit(
     }
 }
 
-/// Where `read_file` reads, and the roots that bound it: the workspace, or
-/// a plan in the session's plans directory (in any mode: the approved plan
-/// is read while it is carried out). 0.61 adds the plans directory to the
+/// Where `read_file` reads, and the roots that bound it: the workspace (or
+/// an activated skill's folder, [`files::resolve_readable`]), or a plan in
+/// the session's plans directory (in any mode: the approved plan is read
+/// while it is carried out). 0.61 adds the plans directory to the
 /// workspace for the same reason.
 pub fn resolve_for_read(
     ctx: &crate::tools::ToolContext,
     path: &str,
 ) -> Result<(PathBuf, Arc<Vec<PathBuf>>), ToolError> {
-    let in_workspace = files::resolve_in_workspace(ctx, path);
-    if in_workspace.is_ok() {
-        return in_workspace.map(|p| (p, ctx.workspace_dirs.clone()));
+    let readable = files::resolve_readable(ctx, path);
+    if readable.is_ok() {
+        return readable;
     }
     if let Some(plan) = &ctx.plan
         && Path::new(path.trim()).is_absolute()
@@ -192,7 +193,7 @@ pub fn resolve_for_read(
             return Ok((resolved, Arc::new(roots)));
         }
     }
-    in_workspace.map(|p| (p, ctx.workspace_dirs.clone()))
+    readable
 }
 
 /// Whether the session plans right now (edits go to the plans directory).

@@ -241,10 +241,20 @@ impl ApprovalPolicy for PolicyApproval {
     }
 
     fn decide_why(&self, tool: &dyn Tool, args: &Value) -> (Verdict, Option<DecidedBy>) {
+        self.decide_why_as(tool, args, None)
+    }
+
+    fn decide_why_as(
+        &self,
+        tool: &dyn Tool,
+        args: &Value,
+        subagent: Option<&str>,
+    ) -> (Verdict, Option<DecidedBy>) {
         let call = ToolCall {
             name: tool.name(),
             args,
             mcp_server: tool.mcp_server(),
+            subagent,
         };
         let verdict = self
             .engine

@@ -218,6 +218,7 @@ impl PolicyApproval {
             name: tool,
             args,
             mcp_server,
+            subagent: None,
         };
         let verdict = engine.check(&call, policy_mode(mode), self.interactive);
         let rule = verdict.rule.as_ref().and_then(|source| {

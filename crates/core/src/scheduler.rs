@@ -187,10 +187,15 @@ impl Scheduler {
     }
 
     /// The same scheduler (policy, confirmations, checkpoints, applied
-    /// edits) over a subagent's own fixed set of tools.
-    pub(crate) fn for_subagent(&self, registry: ToolRegistry) -> Self {
+    /// edits) over a subagent's own fixed set of tools; the policy is told
+    /// that `agent` makes the calls (rules with `subagent`).
+    pub(crate) fn for_subagent(&self, registry: ToolRegistry, agent: &str) -> Self {
         Self {
             tools: Arc::new(LiveTools::fixed(registry)),
+            policy: Arc::new(crate::subagents::approval::SubagentApproval::new(
+                self.policy.clone(),
+                agent,
+            )),
             ..self.clone()
         }
     }

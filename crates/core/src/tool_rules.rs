@@ -149,6 +149,7 @@ mod tests {
             name,
             args: &args,
             mcp_server: None,
+            subagent: None,
         };
         engine.check(&call, Mode::Default, true).decision
     }

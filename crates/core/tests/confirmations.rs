@@ -222,6 +222,7 @@ async fn always_allow_covers_the_rest_of_the_session_and_save_writes_a_rule() {
         name: "run_shell_command",
         args: &args,
         mcp_server: None,
+        subagent: None,
     };
     assert_eq!(
         engine.decide(&call, gd_policy::Mode::Default, true),

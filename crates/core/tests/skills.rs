@@ -107,6 +107,7 @@ fn skills_are_discovered_in_every_tier_and_a_later_tier_wins() {
         found,
         [
             ("skill-creator", DefinitionSource::BuiltIn),
+            ("antigravity-support", DefinitionSource::BuiltIn),
             ("from-ext", DefinitionSource::Extension),
             ("dup", DefinitionSource::Workspace),
             ("from-user", DefinitionSource::User),
@@ -175,7 +176,14 @@ fn disabled_skills_and_skills_enabled_false() {
     let names = declared["parametersJsonSchema"]["properties"]["name"]["enum"].clone();
     assert_eq!(
         names,
-        json!(["from-ext", "dup", "from-alias", "from-ws", "from-ws-alias"])
+        json!([
+            "antigravity-support",
+            "from-ext",
+            "dup",
+            "from-alias",
+            "from-ws",
+            "from-ws-alias"
+        ])
     );
     assert!(
         catalog
@@ -189,16 +197,11 @@ fn disabled_skills_and_skills_enabled_false() {
     assert!(d.catalog(&off, true).enabled().is_empty());
 }
 
-/// The declaration against 0.61's (tools_yolo.json), field for field: the
-/// fixture's machine had `skill-creator` built in and `antigravity-support`;
-/// here the second is a user skill of that name.
+/// The declaration against 0.61's (tools_yolo.json), field for field, with
+/// only the built-in skills (0.61's two).
 #[test]
 fn the_declaration_matches_gemini_cli_0_61() {
     let d = Dirs::new();
-    write(
-        &d.home.join(".gemini/skills/antigravity-support/SKILL.md"),
-        &skill_md("antigravity-support", "Support questions.", "S"),
-    );
     let catalog = Arc::new(d.catalog(&Settings::default(), true));
     let ours = serde_json::to_value(ActivateSkill::new(catalog).declaration()).unwrap();
     let fixture = gemini_cli_fixture("tools_yolo.json");
@@ -351,7 +354,7 @@ async fn activating_a_skill_asks_loads_its_instructions_and_makes_its_files_read
         .expect("declared");
     assert_eq!(
         activate["parametersJsonSchema"]["properties"]["name"]["enum"],
-        json!(["skill-creator", "release-notes"])
+        json!(["skill-creator", "antigravity-support", "release-notes"])
     );
     let system = first["systemInstruction"]["parts"][0]["text"]
         .as_str()
@@ -442,7 +445,12 @@ async fn a_disabled_skill_leaves_the_next_requests_declaration() {
     };
     assert_eq!(
         enum_of(&h.bodies()[0]),
-        Some(json!(["skill-creator", "one", "two"]))
+        Some(json!([
+            "skill-creator",
+            "antigravity-support",
+            "one",
+            "two"
+        ]))
     );
     h.handle
         .submit(Op::SetSkillEnabled {
@@ -463,7 +471,7 @@ async fn a_disabled_skill_leaves_the_next_requests_declaration() {
     let bodies = h.bodies();
     assert_eq!(
         enum_of(bodies.last().unwrap()),
-        Some(json!(["skill-creator", "two"]))
+        Some(json!(["skill-creator", "antigravity-support", "two"]))
     );
     let system = bodies.last().unwrap()["systemInstruction"]["parts"][0]["text"]
         .as_str()
@@ -504,4 +512,180 @@ fn headless_default_mode_does_not_declare_activate_skill_as_in_0_61() {
     );
     gd_core::skills::register(&mut tools, &catalog, &Settings::default(), &yolo);
     assert!(tools.get("activate_skill").is_some());
+}
+
+/// A session whose tools are the built-ins plus `activate_skill`, with the
+/// skills of `catalog` and the given policy.
+fn skills_session(
+    scenario: Value,
+    catalog: &Arc<SkillCatalog>,
+    policy: Arc<PolicyApproval>,
+    interactive: bool,
+) -> Harness {
+    let (tools_catalog, tools_policy, config_catalog) =
+        (catalog.clone(), policy.clone(), catalog.clone());
+    Harness::start_with_tools(
+        scenario,
+        move |c| {
+            c.interactive = interactive;
+            c.skills = config_catalog;
+        },
+        policy,
+        move |_| {
+            let mut tools = ToolRegistry::with_builtins();
+            gd_core::skills::register(
+                &mut tools,
+                &tools_catalog,
+                &Settings::default(),
+                &tools_policy,
+            );
+            tools.into()
+        },
+    )
+}
+
+/// The consent promises "read only": once active, the read tools reach the
+/// skill's folder (outside the workspace) and the edit tools and the
+/// shell's `dir_path` still refuse it, even in YOLO mode where nothing is
+/// asked. Before activation even reading is refused.
+#[tokio::test]
+async fn an_active_skills_folder_is_readable_and_never_writable() {
+    let d = Dirs::new();
+    let folder = d.home.join(".gemini/skills/release-notes");
+    write(
+        &folder.join("SKILL.md"),
+        &skill_md("release-notes", "Use for release notes.", "Read style.md."),
+    );
+    let style = folder.join("style.md");
+    write(&style, "STYLE: past tense.\n");
+    let catalog = Arc::new(d.catalog(&Settings::default(), true));
+    let policy = Arc::new(PolicyApproval::new(
+        PolicyEngine::new(default_rules()),
+        ApprovalMode::Yolo,
+        false,
+        None,
+    ));
+    let (dir, file) = (folder.to_str().unwrap(), style.to_str().unwrap());
+    let calls = |calls: Value| json!({"functionCalls": calls});
+    let scenario = json!({"steps": [
+        // The read runs in the batch that activates: not yet readable.
+        calls(json!([
+            {"name": "read_file", "args": {"file_path": file}},
+            {"name": "activate_skill", "args": {"name": "release-notes"}}
+        ])),
+        calls(json!([
+            {"name": "read_file", "args": {"file_path": file}},
+            {"name": "list_directory", "args": {"dir_path": dir}},
+            {"name": "grep_search", "args": {"pattern": "past tense", "dir_path": dir}},
+            {"name": "glob", "args": {"pattern": "*.md", "dir_path": dir}}
+        ])),
+        calls(json!([
+            {"name": "write_file", "args": {"file_path": file, "content": "changed\n"}},
+            {"name": "replace", "args": {"file_path": file, "old_string": "STYLE", "new_string": "X", "instruction": "change it"}},
+            {"name": "run_shell_command", "args": {"command": "touch made-by-shell", "dir_path": dir}}
+        ])),
+        {"text": "Done."}
+    ]});
+    let mut h = skills_session(scenario, &catalog, policy, false);
+    let events = h.turn("Write the release notes").await;
+    assert_eq!(status(&events), gd_protocol::TurnStatus::Completed);
+    let bodies = h.bodies();
+    assert_eq!(bodies.len(), 4);
+
+    let before = function_response(&bodies[1], "read_file");
+    assert!(before.contains("outside the workspace"), "{before}");
+    assert!(function_response(&bodies[1], "activate_skill").contains("<activated_skill"));
+
+    let read = |name| function_response(&bodies[2], name);
+    assert!(
+        read("read_file").contains("STYLE: past tense."),
+        "{}",
+        read("read_file")
+    );
+    assert!(
+        read("list_directory").contains("style.md"),
+        "{}",
+        read("list_directory")
+    );
+    assert!(
+        read("grep_search").contains("past tense"),
+        "{}",
+        read("grep_search")
+    );
+    assert!(read("glob").contains("style.md"), "{}", read("glob"));
+
+    for tool in ["write_file", "replace", "run_shell_command"] {
+        let refused = function_response(&bodies[3], tool);
+        assert!(
+            refused.contains("outside the workspace") || refused.contains("not in the workspace"),
+            "{tool}: {refused}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(&style).unwrap(),
+        "STYLE: past tense.\n"
+    );
+    assert!(!folder.join("made-by-shell").exists());
+}
+
+/// 0.61 asks no consent for its built-in skills: in the app (interactive,
+/// default mode) `skill-creator` activates unasked through the generated
+/// rule, while a skill from a folder is still asked about.
+#[tokio::test]
+async fn built_in_skills_activate_unasked_in_the_app() {
+    let d = Dirs::new();
+    write(
+        &d.home.join(".gemini/skills/mine/SKILL.md"),
+        &skill_md("mine", "Mine.", "M"),
+    );
+    let catalog = Arc::new(d.catalog(&Settings::default(), true));
+    let mut engine = PolicyEngine::new(default_rules());
+    engine.add_rules(gd_core::skills::consent::builtin_rule(&catalog));
+    let policy = Arc::new(PolicyApproval::new(
+        engine,
+        ApprovalMode::Default,
+        true,
+        None,
+    ));
+    let scenario = json!({"steps": [
+        {"functionCalls": [{"name": "activate_skill", "args": {"name": "skill-creator"}}]},
+        {"functionCalls": [{"name": "activate_skill", "args": {"name": "mine"}}]},
+        {"text": "Done."}
+    ]});
+    let mut h = skills_session(scenario, &catalog, policy, true);
+    h.handle.submit(Op::user_text("Make a skill")).unwrap();
+    let (event, seen) = next_event(&mut h, |e| {
+        matches!(e, Event::ToolConfirmationRequest { .. })
+    })
+    .await;
+    let Event::ToolConfirmationRequest {
+        details, call_id, ..
+    } = event
+    else {
+        unreachable!()
+    };
+    // The first confirmation asked is for `mine`: the built-in ran before it.
+    assert!(
+        matches!(&details, ConfirmationDetails::ActivateSkill { name, .. } if name == "mine"),
+        "{details:?}"
+    );
+    assert!(
+        seen.iter()
+            .any(|e| matches!(e, Event::ToolCallResponse { .. })),
+        "the built-in activation ran first: {seen:?}"
+    );
+    h.handle
+        .submit(Op::ConfirmTool {
+            call_id,
+            outcome: ConfirmationOutcome::Cancel,
+            content: None,
+            hunks: None,
+        })
+        .unwrap();
+    h.collect_turn().await;
+    let first = function_response(&h.bodies()[1], "activate_skill");
+    assert!(
+        first.contains("<activated_skill name=\"skill-creator\">"),
+        "{first}"
+    );
 }

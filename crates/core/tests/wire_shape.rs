@@ -81,14 +81,13 @@ async fn a_text_request_matches_gemini_cli() {
     assert_eq!(ours, expected_session_context(theirs, ours, &h.ws()));
 }
 
-/// Tools these declaration checks leave out: `activate_skill`'s enum is
-/// the skills installed where 0.61 ran (its built-in `skill-creator` and
-/// `antigravity-support`), so `tests/skills.rs` compares it field for field
-/// with those skills present; `declared_tools` here runs without skills.
-const NOT_YET: &[&str] = &["activate_skill"];
+/// Tools these declaration checks leave out (none: `activate_skill`'s enum
+/// is the built-in skills, the same two 0.61 ships).
+const NOT_YET: &[&str] = &[];
 
 /// The declarations a session sends in `mode`, built the way `launch`
-/// builds them (default settings, the built-in policies).
+/// builds them (default settings, the built-in policies, the built-in
+/// skills only: no home folder, an untrusted workspace).
 async fn declared_in(mode: ApprovalMode, interactive: bool) -> Vec<Value> {
     let policy = Arc::new(PolicyApproval::new(
         PolicyEngine::new(default_rules()),
@@ -97,14 +96,25 @@ async fn declared_in(mode: ApprovalMode, interactive: bool) -> Vec<Value> {
         None,
     ));
     let settings = gd_settings::Settings::default();
+    let skills = Arc::new(gd_core::skills::load(
+        &settings,
+        None,
+        std::path::Path::new("/"),
+        false,
+    ));
     let mut h = Harness::start_with_tools(
         scenario("a_text"),
         |c| {
             c.approval_mode = mode;
             c.interactive = interactive;
+            c.skills = skills.clone();
         },
         policy.clone(),
-        |ws| declared_tools(&settings, &policy, ws, &mut Vec::new()).into(),
+        |ws| {
+            let mut tools = declared_tools(&settings, &policy, ws, &mut Vec::new());
+            gd_core::skills::register(&mut tools, &skills, &settings, &policy);
+            tools.into()
+        },
     );
     h.turn("hi").await;
     let body = h.bodies().remove(0);

@@ -37,6 +37,9 @@ pub struct ToolCall<'a> {
     pub args: &'a Value,
     /// For MCP tools, the server the tool belongs to.
     pub mcp_server: Option<&'a str>,
+    /// The subagent making the call (`parent/child` when nested); `None`
+    /// for the main agent. Rules with `subagent` only match their agent's.
+    pub subagent: Option<&'a str>,
 }
 
 /// A decision and the rule that made it (`None` when no rule matched and the
@@ -348,7 +351,10 @@ impl PolicyEngine {
     /// run turns an allow into `ask_user`. In
     /// a non-interactive session `ask_user` becomes `deny`.
     pub fn check(&self, call: &ToolCall<'_>, mode: Mode, interactive: bool) -> Verdict {
-        let id = CallId::new(call.name, call.mcp_server);
+        let id = CallId {
+            subagent: call.subagent,
+            ..CallId::new(call.name, call.mcp_server)
+        };
         let session = self.session();
         let command = if id.is_shell() {
             call.args.get("command").and_then(Value::as_str)
@@ -494,6 +500,7 @@ impl PolicyEngine {
         for (i, rule) in self.rules.iter().chain(session).enumerate() {
             if !rule.applies_in(mode)
                 || !rule.applies_when(interactive)
+                || !rule.applies_to(id.subagent)
                 || !rule.matches_tool(id)
                 || !rule.matches_args(&args_json, command)
             {
@@ -530,7 +537,12 @@ impl PolicyEngine {
             .rules
             .iter()
             .chain(session.iter())
-            .filter(|r| r.applies_in(mode) && r.applies_when(interactive) && r.matches_tool(&id))
+            .filter(|r| {
+                r.applies_in(mode)
+                    && r.applies_when(interactive)
+                    && r.applies_to(None)
+                    && r.matches_tool(&id)
+            })
             .collect();
         candidates.sort_by_key(|r| std::cmp::Reverse((r.effective_priority(), r.decision)));
         let runs = |d: RuleDecision| match d {
@@ -589,6 +601,9 @@ pub fn render_rule(rule: &Rule) -> String {
     }
     if let Some(mcp) = &rule.mcp_name {
         out.push_str(&format!("mcpName = {}\n", toml_string(mcp)));
+    }
+    if let Some(agent) = &rule.subagent {
+        out.push_str(&format!("subagent = {}\n", toml_string(agent)));
     }
     if let Some(re) = &rule.args_pattern {
         out.push_str(&format!("argsPattern = {}\n", toml_string(re.as_str())));

@@ -13,10 +13,10 @@
 //!
 //! let engine = PolicyEngine::new(default_rules());
 //! let args = json!({"file_path": "a.txt"});
-//! let call = ToolCall { name: "read_file", args: &args, mcp_server: None };
+//! let call = ToolCall { name: "read_file", args: &args, mcp_server: None, subagent: None };
 //! assert_eq!(engine.decide(&call, Mode::Default, true), Decision::Allow);
 //! let args = json!({"command": "rm -rf build"});
-//! let call = ToolCall { name: "run_shell_command", args: &args, mcp_server: None };
+//! let call = ToolCall { name: "run_shell_command", args: &args, mcp_server: None, subagent: None };
 //! assert_eq!(engine.decide(&call, Mode::Default, true), Decision::AskUser);
 //! assert!(engine.decide(&call, Mode::Default, false).is_deny());
 //! assert_eq!(engine.decide(&call, Mode::Yolo, false), Decision::Allow);

@@ -215,6 +215,10 @@ pub struct Rule {
     /// `mcpName`: the rule is about tools of this MCP server (`*` = any
     /// server). With `tool_names`, each name is a tool of that server.
     pub mcp_name: Option<String>,
+    /// `subagent` (0.61): the rule is only about the calls this subagent
+    /// makes (`parent/child` for one a subagent started); unset, about
+    /// every call, the main agent's and every subagent's.
+    pub subagent: Option<String>,
     /// `argsPattern`, searched for in the stable JSON of the arguments.
     pub args_pattern: Option<LazyRegex>,
     /// `commandPrefix`: the shell command starts with one of these.
@@ -255,6 +259,7 @@ impl Rule {
         Rule {
             tool_names: Vec::new(),
             mcp_name: None,
+            subagent: None,
             args_pattern: None,
             command_prefixes: Vec::new(),
             command_regex: None,
@@ -294,6 +299,14 @@ impl Rule {
 
     pub fn applies_in(&self, mode: Mode) -> bool {
         self.modes.is_empty() || self.modes.contains(&mode)
+    }
+
+    /// Whether the rule is about calls made by `subagent` (`None`: the
+    /// main agent). A rule without `subagent` is about every caller.
+    pub fn applies_to(&self, subagent: Option<&str>) -> bool {
+        self.subagent
+            .as_deref()
+            .is_none_or(|wanted| Some(wanted) == subagent)
     }
 
     /// Whether the rule applies in an interactive (or headless) session.
@@ -389,6 +402,8 @@ pub(crate) struct CallId<'a> {
     /// The tool's own name (`tool` in `server__tool`), aliases resolved for
     /// built-in tools.
     pub bare: &'a str,
+    /// The subagent making the call (`None`: the main agent).
+    pub subagent: Option<&'a str>,
 }
 
 impl<'a> CallId<'a> {
@@ -409,6 +424,7 @@ impl<'a> CallId<'a> {
                 name,
                 server: Some(server),
                 bare,
+                subagent: None,
             };
         }
         match name.split_once("__") {
@@ -416,11 +432,13 @@ impl<'a> CallId<'a> {
                 name,
                 server: Some(server),
                 bare,
+                subagent: None,
             },
             _ => CallId {
                 name,
                 server: None,
                 bare: canonical_tool_name(name),
+                subagent: None,
             },
         }
     }

@@ -68,6 +68,7 @@ fn headless_default_and_yolo_match_gemini_cli() {
             name: tool,
             args: &Value::Null,
             mcp_server: None,
+            subagent: None,
         };
         assert_eq!(
             e.decide(&call, Mode::Default, true),

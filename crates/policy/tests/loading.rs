@@ -22,6 +22,7 @@ fn decide(engine: &PolicyEngine, name: &str, command: &str, mode: Mode) -> Decis
             name,
             args: &args,
             mcp_server: None,
+            subagent: None,
         },
         mode,
         true,
@@ -204,6 +205,7 @@ fn bad_files_are_reported_and_skipped_while_others_load() {
         name: "glob",
         args: &args,
         mcp_server: None,
+        subagent: None,
     };
     assert_eq!(engine.decide(&glob, Mode::Default, true), Decision::AskUser);
 }

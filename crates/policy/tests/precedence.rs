@@ -38,6 +38,7 @@ fn decide(engine: &PolicyEngine, name: &str, args: Value, mode: Mode) -> &'stati
         name,
         args: &args,
         mcp_server: None,
+        subagent: None,
     };
     short(&engine.decide(&call, mode, true))
 }
@@ -160,6 +161,7 @@ fn the_winning_rule_is_reported() {
             name: "glob",
             args: &args,
             mcp_server: None,
+            subagent: None,
         },
         Mode::Default,
         true,
@@ -266,6 +268,7 @@ priority = 100
             name,
             args: &args,
             mcp_server: *server,
+            subagent: None,
         };
         assert_eq!(
             short(&e.decide(&call, Mode::Default, true)),
@@ -452,6 +455,7 @@ deny_message = "commit and push yourself"
         name: "run_shell_command",
         args: &args,
         mcp_server: None,
+        subagent: None,
     };
     assert_eq!(
         e.decide(&call, Mode::Default, true),
@@ -469,6 +473,7 @@ fn non_interactive_turns_ask_into_deny() {
         name: "write_file",
         args: &args,
         mcp_server: None,
+        subagent: None,
     };
     assert_eq!(e.decide(&call, Mode::Default, true), Decision::AskUser);
     match e.decide(&call, Mode::Default, false) {
@@ -484,6 +489,7 @@ fn non_interactive_turns_ask_into_deny() {
         name: "some_new_tool",
         args: &args,
         mcp_server: None,
+        subagent: None,
     };
     assert!(e.decide(&unknown, Mode::Default, false).is_deny());
 }
@@ -576,9 +582,79 @@ fn built_in_defaults_per_mode() {
         name: "write_file",
         args: &args,
         mcp_server: None,
+        subagent: None,
     };
     match e.decide(&call, Mode::Plan, true) {
         Decision::Deny { message: Some(m) } => assert!(m.contains("Plan Mode"), "{m}"),
         other => panic!("{other:?}"),
     }
+}
+
+/// `subagent` (0.61): the rule is about the calls of that agent only; the
+/// main agent and other agents keep the rules without `subagent`. A nested
+/// agent is `parent/child`. Tools are still declared to the main agent
+/// whatever a subagent's rule says.
+#[test]
+fn subagent_rules_apply_to_their_agent_only() {
+    let engine = engine(&[(
+        Tier::User,
+        r#"
+[[rule]]
+subagent = "pr-creator"
+toolName = "run_shell_command"
+commandPrefix = "git push"
+decision = "allow"
+priority = 100
+
+[[rule]]
+subagent = "codebase_investigator"
+toolName = "write_file"
+decision = "deny"
+priority = 100
+"#,
+    )]);
+    let args = json!({"command": "git push origin HEAD"});
+    let by = |agent: Option<&str>, name: &str, args: &Value| {
+        let call = ToolCall {
+            name,
+            args,
+            mcp_server: None,
+            subagent: agent,
+        };
+        short(&engine.check(&call, Mode::Default, true).decision)
+    };
+    assert_eq!(by(Some("pr-creator"), "run_shell_command", &args), "allow");
+    assert_eq!(by(None, "run_shell_command", &args), "ask");
+    assert_eq!(by(Some("generalist"), "run_shell_command", &args), "ask");
+    assert_eq!(
+        by(Some("generalist/pr-creator"), "run_shell_command", &args),
+        "ask"
+    );
+    // The allow covers `git push` only, as any commandPrefix rule.
+    let chained = json!({"command": "git push && rm -rf /"});
+    assert_eq!(by(Some("pr-creator"), "run_shell_command", &chained), "ask");
+
+    let write = json!({"file_path": "a", "content": "b"});
+    assert_eq!(
+        by(Some("codebase_investigator"), "write_file", &write),
+        "deny"
+    );
+    assert_eq!(by(None, "write_file", &write), "ask");
+    assert!(engine.would_declare("write_file", None, Mode::Default, true));
+}
+
+#[test]
+fn an_empty_subagent_is_an_error() {
+    let errors = parse_policy_file(
+        "[[rule]]\nsubagent = \"\"\ntoolName = \"x\"\ndecision = \"allow\"\npriority = 1\n",
+        Path::new("p.toml"),
+        Tier::User,
+    )
+    .unwrap_err();
+    assert!(
+        errors[0]
+            .to_string()
+            .contains("`subagent` must not be empty"),
+        "{errors:?}"
+    );
 }

@@ -38,6 +38,7 @@ fn run(engine: &PolicyEngine, command: &str, mode: Mode, interactive: bool) -> D
             name: "run_shell_command",
             args: &args,
             mcp_server: None,
+            subagent: None,
         },
         mode,
         interactive,

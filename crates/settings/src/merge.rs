@@ -7,8 +7,18 @@ use serde_json::Value;
 /// being mixed with it (Gemini CLI's rule).
 const SHALLOW_KEYS: &[&str] = &["mcpServers"];
 
-/// Array settings that accumulate across layers instead of being replaced.
-const CONCAT_KEYS: &[&str] = &["context.includeDirectories"];
+/// Array settings that accumulate across layers instead of being replaced
+/// (0.61's `mergeStrategy: union`): a workspace cannot switch off what the
+/// user excluded or disabled by listing other names.
+const CONCAT_KEYS: &[&str] = &[
+    "context.includeDirectories",
+    "context.fileFiltering.customIgnoreFilePaths",
+    "tools.exclude",
+    "advanced.excludedEnvVars",
+    "extensions.disabled",
+    "skills.disabled",
+    "hooksConfig.disabled",
+];
 
 /// Merges `overlay` into `base`: objects recursively, everything else replaced.
 pub fn merge_into(base: &mut Value, overlay: &Value) {
@@ -82,5 +92,16 @@ mod tests {
                 "context": {"includeDirectories": ["/a", "/b"]}
             })
         );
+    }
+
+    #[test]
+    fn disabled_skills_and_excluded_tools_add_up_across_layers() {
+        let mut base = json!({"skills": {"disabled": ["a"]}, "tools": {"exclude": ["shell"]}});
+        merge_into(
+            &mut base,
+            &json!({"skills": {"disabled": ["b", "a"]}, "tools": {"exclude": ["web_fetch"]}}),
+        );
+        assert_eq!(base["skills"]["disabled"], json!(["a", "b"]));
+        assert_eq!(base["tools"]["exclude"], json!(["shell", "web_fetch"]));
     }
 }

@@ -341,6 +341,7 @@ impl Agent {
         let typed = input.typed();
         let mut tool_ctx = ToolContext {
             workspace_dirs: Arc::new(self.config.workspace_dirs.clone()),
+            read_only_dirs: Arc::default(),
             file_filtering: self.config.file_filtering,
             cancel: cancel.clone(),
             services: self.services.clone(),
@@ -470,7 +471,7 @@ impl Agent {
                 }
             }
             // An activated skill's folder is readable from the next batch on.
-            crate::skills::widen_roots(&self.config, &mut tool_ctx);
+            crate::skills::open_for_reading(&self.config, &mut tool_ctx);
             let batch = self.scheduler.run(&response.calls, &tool_ctx, sink).await;
             for run in batch
                 .completed

@@ -42,8 +42,7 @@ fn set(
     let (Some(home), Some(workspace)) = (&sources.home, &sources.workspace) else {
         return Err("This session has no settings folder to save the change in.".into());
     };
-    let file = enablement::settings_file(scope, home, workspace);
-    enablement::set_enabled(&file, name, enabled)?;
+    enablement::change(scope, home, workspace, name, enabled)?;
     skills.set_enabled(name, enabled);
     Ok(())
 }

@@ -2,7 +2,9 @@
 //! instructions. A skill that is not built in asks the user first (0.61's
 //! "Activate Skill" consent, listing the folder it shares); the result is
 //! 0.61's `<activated_skill>` block with the instructions and the folder's
-//! structure, and the folder becomes readable for the rest of the session.
+//! structure, and the folder becomes readable (read only) for the rest of
+//! the session ([`crate::tools::files::resolve_readable`]). Whether the call
+//! is asked at all is the policy's ([`super::consent`]).
 //!
 //! The declaration is built from the catalog at each request (the enabled
 //! skills' names as the enum, as 0.61), so `/skills disable` takes effect
@@ -124,10 +126,10 @@ impl ActivateSkill {
 impl crate::tools::TypedTool for ActivateSkill {
     type Args = Params;
 
-    /// A skill from a folder asks for the user's consent: its instructions
-    /// enter the context and its files become readable. (0.61 does not
-    /// ask for built-in skills; here the policy's generic confirmation
-    /// still asks for them where the policy says so.)
+    /// A skill from a folder shows the consent card (what asking means
+    /// here): its instructions enter the context and its files become
+    /// readable. A built-in skill has no card; the policy's generated rule
+    /// lets it run unasked, as 0.61 ([`super::consent`]).
     async fn prepare(&self, args: Params, _ctx: &ToolContext) -> Prepared {
         let skill = self.enabled_skill(&args.name)?;
         let Some(folder) = skill.folder() else {

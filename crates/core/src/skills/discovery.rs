@@ -20,6 +20,9 @@ use super::catalog::{Skill, SkillBody};
 /// `skill-creator`, shipped with the app (our own text; 0.61 ships a skill
 /// of the same name and purpose).
 const SKILL_CREATOR: &str = include_str!("builtin/skill-creator.md");
+/// `antigravity-support`: 0.61 ships it too, so `activate_skill`'s enum is
+/// the same as 0.61's out of the box (our own text).
+const ANTIGRAVITY_SUPPORT: &str = include_str!("builtin/antigravity-support.md");
 
 /// The front matter of a `SKILL.md`. Other fields are allowed (0.61 reads
 /// only these two).
@@ -74,15 +77,25 @@ pub fn discover(roots: &Roots) -> Found {
     found
 }
 
-/// The built-in skills (Rust values: nothing is parsed at launch).
+/// The built-in skills, in 0.61's order (Rust values: nothing is parsed at
+/// launch).
 pub fn builtin() -> Vec<Skill> {
-    vec![Skill {
-        name: "skill-creator".into(),
-        description: "Guide for creating effective skills. Use it when the user wants to create a new skill (or update an existing one) that extends the agent with specialised knowledge, workflows or tool integrations.".into(),
-        source: DefinitionSource::BuiltIn,
-        file: None,
-        body: SkillBody::Static(SKILL_CREATOR),
-    }]
+    vec![
+        Skill {
+            name: "skill-creator".into(),
+            description: "Guide for creating effective skills. Use it when the user wants to create a new skill (or update an existing one) that extends the agent with specialised knowledge, workflows or tool integrations.".into(),
+            source: DefinitionSource::BuiltIn,
+            file: None,
+            body: SkillBody::Static(SKILL_CREATOR),
+        },
+        Skill {
+            name: "antigravity-support".into(),
+            description: "Use when the user asks how to install, set up, use or migrate to Antigravity CLI: where its official documentation is and how to answer from it rather than from memory.".into(),
+            source: DefinitionSource::BuiltIn,
+            file: None,
+            body: SkillBody::Static(ANTIGRAVITY_SUPPORT),
+        },
+    ]
 }
 
 /// `~/.gemini/extensions/<name>/skills` of each installed extension (a

@@ -2,6 +2,10 @@
 //! the skill's name added to or removed from `skills.disabled` in the
 //! user's or the workspace's settings.json (comments and the rest of the
 //! file kept), as 0.61's `--scope user|workspace`.
+//!
+//! The lists of the two files add up (0.61's union merge), so disabling
+//! writes the chosen scope's file and enabling removes the name from both:
+//! a name left in either would keep the skill off ([`change`]).
 
 use std::path::{Path, PathBuf};
 
@@ -15,6 +19,47 @@ pub fn settings_file(scope: SettingsScope, home: &Path, workspace: &Path) -> Pat
         SettingsScope::User => layers::user_settings_path(home),
         SettingsScope::Workspace => layers::workspace_settings_path(workspace),
     }
+}
+
+/// Disables `name` in `scope`'s file, or enables it in both files. Returns
+/// the files that changed (none: it already was as asked).
+pub fn change(
+    scope: SettingsScope,
+    home: &Path,
+    workspace: &Path,
+    name: &str,
+    enabled: bool,
+) -> Result<Vec<PathBuf>, String> {
+    let files = if enabled {
+        vec![
+            settings_file(SettingsScope::Workspace, home, workspace),
+            settings_file(SettingsScope::User, home, workspace),
+        ]
+    } else {
+        vec![settings_file(scope, home, workspace)]
+    };
+    let mut changed = Vec::new();
+    for file in files {
+        if set_enabled(&file, name, enabled)? {
+            changed.push(file);
+        }
+    }
+    Ok(changed)
+}
+
+/// What `change` did, in words (the CLI and `/skills` print it).
+pub fn describe(name: &str, enabled: bool, changed: &[PathBuf]) -> String {
+    let what = if enabled { "enabled" } else { "disabled" };
+    if changed.is_empty() {
+        return format!("Skill \"{name}\" is already {what}.");
+    }
+    let files: Vec<String> = changed.iter().map(|f| f.display().to_string()).collect();
+    let how = if enabled {
+        "removed from the disabled list in"
+    } else {
+        "added to the disabled list in"
+    };
+    format!("Skill \"{name}\" {what}: {how} {}.", files.join(" and "))
 }
 
 /// `skills.disabled` of one settings file as written (empty when the file
@@ -78,5 +123,36 @@ mod tests {
         );
         assert!(set_enabled(&file, "a-skill", true).unwrap());
         assert!(disabled_in(&file).unwrap().is_empty());
+    }
+
+    #[test]
+    fn enabling_clears_both_scopes_disabling_writes_one() {
+        let home = tempfile::tempdir().unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        let (h, w) = (home.path(), ws.path());
+        let user = settings_file(SettingsScope::User, h, w);
+        let workspace = settings_file(SettingsScope::Workspace, h, w);
+        assert_eq!(
+            change(SettingsScope::User, h, w, "s", false).unwrap(),
+            [user.clone()]
+        );
+        assert!(
+            !workspace.exists(),
+            "disabling for the user leaves the workspace alone"
+        );
+        assert_eq!(
+            change(SettingsScope::Workspace, h, w, "s", false).unwrap(),
+            [workspace.clone()]
+        );
+        // Enabling (whatever the scope) takes it out of both lists.
+        let changed = change(SettingsScope::Workspace, h, w, "s", true).unwrap();
+        assert_eq!(changed, [workspace.clone(), user.clone()]);
+        assert!(disabled_in(&user).unwrap().is_empty());
+        assert!(describe("s", true, &changed).contains(" and "));
+        assert_eq!(
+            change(SettingsScope::User, h, w, "s", true).unwrap(),
+            Vec::<PathBuf>::new()
+        );
+        assert_eq!(describe("s", true, &[]), "Skill \"s\" is already enabled.");
     }
 }

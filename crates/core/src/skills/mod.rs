@@ -6,10 +6,12 @@
 //!   workspace, with the `.agents/skills` aliases).
 //! - [`catalog`]: the skills of a session, which are disabled and active.
 //! - [`activate`]: the `activate_skill` tool.
+//! - [`consent`]: the policy side (built-in skills activate unasked).
 //! - [`enablement`]: `skills.disabled` written by `/skills enable|disable`.
 
 pub mod activate;
 pub mod catalog;
+pub mod consent;
 pub mod discovery;
 pub mod enablement;
 
@@ -98,18 +100,21 @@ pub fn declared_section(
     }
 }
 
-/// Adds the active skills' folders to the folders tools may read (0.61
-/// adds them to the workspace when a skill is activated).
-pub fn widen_roots(config: &crate::config::SessionConfig, ctx: &mut crate::tools::ToolContext) {
-    let roots = config.skills.roots();
-    if roots.iter().all(|r| ctx.workspace_dirs.contains(r)) {
-        return;
+/// Lets the read tools into the active skills' folders, and only them:
+/// 0.61 adds the folders to the workspace, which would also let the edit
+/// tools (unasked in auto-edit mode) and the shell's `dir_path` in. Here a
+/// skill's files can be read, never changed by a tool.
+pub fn open_for_reading(
+    config: &crate::config::SessionConfig,
+    ctx: &mut crate::tools::ToolContext,
+) {
+    let roots: Vec<_> = config
+        .skills
+        .roots()
+        .into_iter()
+        .filter(|r| !crate::tools::files::is_within(r, &config.workspace_dirs))
+        .collect();
+    if roots.as_slice() != ctx.read_only_dirs.as_slice() {
+        ctx.read_only_dirs = Arc::new(roots);
     }
-    let mut dirs = config.workspace_dirs.clone();
-    dirs.extend(
-        roots
-            .into_iter()
-            .filter(|r| !config.workspace_dirs.contains(r)),
-    );
-    ctx.workspace_dirs = Arc::new(dirs);
 }

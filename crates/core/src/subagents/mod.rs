@@ -15,6 +15,7 @@
 //! - [`runtime`]: what the session lends its subagents; the running ones.
 //! - [`tools`]: the tools a subagent gets.
 
+pub(crate) mod approval;
 pub mod builtin;
 pub mod catalog;
 mod deadline;

@@ -325,7 +325,10 @@ impl Run<'_> {
         stop: &CancellationToken,
     ) -> (Terminate, Option<String>, Option<String>) {
         let registry = subagent_registry(self.agent, &self.runtime.scheduler.registry());
-        let scheduler = self.runtime.scheduler.for_subagent(registry.clone());
+        let scheduler = self
+            .runtime
+            .scheduler
+            .for_subagent(registry.clone(), &self.agent.name);
         let (output_name, output_schema) = builtin::output(self.agent);
         let mut declarations = registry.declarations();
         declarations.push(complete_task_declaration(output_name, output_schema));

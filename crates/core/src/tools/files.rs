@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use ignore::WalkBuilder;
 
@@ -126,6 +127,27 @@ pub fn resolve_in_workspace(
             outside_workspace_message(&resolved, &ctx.workspace_dirs),
         ))
     }
+}
+
+/// [`resolve_in_workspace`] for the tools that only read: a path inside
+/// one of [`super::ToolContext::read_only_dirs`] (an activated skill's
+/// folder) is accepted too. Returns the path and the roots that bound it
+/// (the workspace's, or the read-only folders), for ignore checks and
+/// display. The edit tools and the shell never call this, so those folders
+/// stay read-only: 0.61 adds them to the workspace, which would let an
+/// auto-edit session change a skill unasked.
+pub fn resolve_readable(
+    ctx: &super::ToolContext,
+    path: &str,
+) -> Result<(PathBuf, Arc<Vec<PathBuf>>), super::ToolError> {
+    let in_workspace = resolve_in_workspace(ctx, path);
+    if in_workspace.is_err() && !ctx.read_only_dirs.is_empty() {
+        let resolved = resolve(ctx.primary_dir(), path.trim());
+        if is_within(&resolved, &ctx.read_only_dirs) {
+            return Ok((resolved, ctx.read_only_dirs.clone()));
+        }
+    }
+    in_workspace.map(|p| (p, ctx.workspace_dirs.clone()))
 }
 
 /// The message a tool returns for a path outside the workspace.

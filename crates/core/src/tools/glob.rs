@@ -118,7 +118,7 @@ impl GlobRequest {
                 "The 'pattern' parameter cannot be empty.",
             ));
         }
-        let dir = search_start::dir_or_workspace(ctx, params.dir_path.as_deref())?;
+        let (dir, roots) = search_start::dir_or_readable(ctx, params.dir_path.as_deref())?;
         search_start::check_start(
             &dir,
             false,
@@ -136,7 +136,7 @@ impl GlobRequest {
             )
         })?;
         let filtering = params.filtering.over(ctx.file_filtering);
-        walk::refuse_ignored_start(&dir, &ctx.workspace_dirs, filtering)?;
+        walk::refuse_ignored_start(&dir, &roots, filtering)?;
         Ok(Self {
             pattern: params.pattern,
             dir,

@@ -177,7 +177,7 @@ impl GrepSearch {
             .clone()
             .filter(|d| !d.trim().is_empty())
             .unwrap_or_else(|| ".".to_owned());
-        let root = files::resolve_in_workspace(ctx, &shown_dir)?;
+        let (root, roots) = files::resolve_readable(ctx, &shown_dir)?;
         let root_is_file = search_start::check_start(
             &root,
             true,
@@ -213,7 +213,7 @@ impl GrepSearch {
             p.split('/')
                 .any(|c| c.starts_with('.') && c != "." && c != "..")
         });
-        walk::refuse_ignored_start(&root, &ctx.workspace_dirs, ctx.file_filtering)?;
+        walk::refuse_ignored_start(&root, &roots, ctx.file_filtering)?;
         let count = |n: Option<f64>| n.map(|n| n.max(1.0) as usize);
         Ok(Self {
             pattern: params.pattern,

@@ -82,14 +82,14 @@ impl crate::tools::TypedTool for ListDirectory {
     type Args = Params;
 
     async fn run(&self, params: Params, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-        let dir = files::resolve_in_workspace(ctx, &params.dir_path)?;
+        let (dir, roots) = files::resolve_readable(ctx, &params.dir_path)?;
         let ignore = build_globs(&params.ignore)
             .map_err(|e| ToolError::new(ToolErrorKind::InvalidParams, e))?;
         let filtering = params
             .file_filtering_options
             .unwrap_or_default()
             .over(ctx.file_filtering);
-        walk::refuse_ignored_start(&dir, &ctx.workspace_dirs, filtering)?;
+        walk::refuse_ignored_start(&dir, &roots, filtering)?;
         let task_dir = dir.clone();
         let listing = tokio::task::spawn_blocking(move || list(&task_dir, filtering, &ignore))
             .await

@@ -141,6 +141,11 @@ impl ToolKind {
 pub struct ToolContext {
     /// Workspace directories; paths outside them are refused.
     pub workspace_dirs: Arc<Vec<PathBuf>>,
+    /// Folders outside the workspace that the read tools (`read_file`,
+    /// `list_directory`, `glob`, `grep_search`) may read and nothing may
+    /// write: the folders of the skills activated in the session. See
+    /// [`files::resolve_readable`].
+    pub read_only_dirs: Arc<Vec<PathBuf>>,
     pub file_filtering: FileFiltering,
     /// Cancelled when the user interrupts the turn; long-running tools must
     /// stop (and clean up) promptly.
@@ -177,6 +182,7 @@ impl ToolContext {
     pub fn new(workspace_dirs: Vec<PathBuf>) -> Self {
         Self {
             workspace_dirs: Arc::new(workspace_dirs),
+            read_only_dirs: Arc::new(Vec::new()),
             file_filtering: FileFiltering::default(),
             cancel: CancellationToken::new(),
             services: Arc::new(ToolServices::default()),

@@ -42,6 +42,19 @@ pub fn dir_or_workspace(ctx: &ToolContext, dir_path: Option<&str>) -> Result<Pat
     }
 }
 
+/// [`dir_or_workspace`] for the read tools: an activated skill's folder is
+/// a valid start too ([`files::resolve_readable`]). Returns the roots that
+/// bound the start as well.
+pub fn dir_or_readable(
+    ctx: &ToolContext,
+    dir_path: Option<&str>,
+) -> Result<(PathBuf, std::sync::Arc<Vec<PathBuf>>), ToolError> {
+    match dir_path {
+        Some(path) if !path.trim().is_empty() => files::resolve_readable(ctx, path),
+        _ => Ok((ctx.primary_dir().to_path_buf(), ctx.workspace_dirs.clone())),
+    }
+}
+
 /// A tool's words for a start that is not there or not a folder; each is
 /// followed by the path (and the I/O error, for `inaccessible`).
 #[derive(Debug, Clone, Copy)]

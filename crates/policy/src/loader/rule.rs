@@ -15,6 +15,7 @@ use super::{FileCtx, Value};
 pub(super) const FIELDS: &[&str] = &[
     "toolName",
     "mcpName",
+    "subagent",
     "argsPattern",
     "commandPrefix",
     "commandRegex",
@@ -33,7 +34,7 @@ pub(super) const FIELDS: &[&str] = &[
 /// Gemini CLI fields whose conditions or checks we cannot evaluate. Ignoring
 /// them would make a rule apply more widely than its author wrote, so such a
 /// rule is an error.
-const UNSUPPORTED_FIELDS: &[&str] = &["toolAnnotations", "subagent", "safety_checker"];
+const UNSUPPORTED_FIELDS: &[&str] = &["toolAnnotations", "safety_checker"];
 
 pub(super) fn parse_rule(
     ctx: &mut FileCtx<'_>,
@@ -88,6 +89,12 @@ pub(super) fn parse_rule(
         && name.is_empty()
     {
         ctx.error(shift(v.span()), "`mcpName` must not be empty");
+    }
+    let subagent = get("subagent").and_then(|v| string(ctx, "subagent", v, bom));
+    if let (Some(name), Some(v)) = (&subagent, get("subagent"))
+        && name.is_empty()
+    {
+        ctx.error(shift(v.span()), "`subagent` must not be empty");
     }
     let args_pattern = get("argsPattern").and_then(|v| regex(ctx, "argsPattern", v, bom));
     let command_prefixes = match get("commandPrefix") {
@@ -193,6 +200,7 @@ pub(super) fn parse_rule(
     Some(Rule {
         tool_names,
         mcp_name,
+        subagent,
         args_pattern,
         command_prefixes,
         command_regex,

@@ -40,6 +40,7 @@ pub fn decide(engine: &PolicyEngine, command: &str) -> Decision {
             name: "run_shell_command",
             args: &args,
             mcp_server: None,
+            subagent: None,
         },
         Mode::Default,
         true,
