@@ -95,6 +95,20 @@ pub struct Chat {
     history: Vec<Content>,
     prompt_count: u64,
     last_prompt_tokens: u64,
+    call_ids: CallIds,
+}
+
+/// How the ids of calls the model sent without one are made, as 0.61 makes
+/// them (its main chat and its subagents differ, on the wire).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CallIds {
+    /// `<tool>_<ms>_<n>`, written into the recorded call too (the history
+    /// echoes the call with its id): the main chat.
+    #[default]
+    Echoed,
+    /// `<prompt id>-<n>`, used for the answer only: the recorded call is
+    /// echoed as the model sent it (a subagent's chat).
+    PerPrompt,
 }
 
 impl Chat {
@@ -117,7 +131,14 @@ impl Chat {
             history: Vec::new(),
             prompt_count: 0,
             last_prompt_tokens: 0,
+            call_ids: CallIds::Echoed,
         }
+    }
+
+    /// The same chat, making call ids the `ids` way.
+    pub fn with_call_ids(mut self, ids: CallIds) -> Self {
+        self.call_ids = ids;
+        self
     }
 
     /// The system instruction from the next request on (after the memory
@@ -304,7 +325,7 @@ impl Chat {
                 }
                 return Err(ChatError::InvalidResponse(problem.to_owned()));
             }
-            return Ok(self.record(collected, latency));
+            return Ok(self.record(collected, latency, prompt_id));
         }
     }
 
@@ -398,7 +419,12 @@ impl Chat {
     }
 
     /// Records the model message (with generated call ids) and extracts calls.
-    fn record(&mut self, collected: Collected, latency: Duration) -> ModelResponse {
+    fn record(
+        &mut self,
+        collected: Collected,
+        latency: Duration,
+        prompt_id: &str,
+    ) -> ModelResponse {
         let mut parts = consolidate(collected.parts);
         let millis = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -407,11 +433,15 @@ impl Chat {
         let mut calls = Vec::new();
         for part in &mut parts {
             if let Some(call) = part.function_call.as_mut() {
-                let call_id = call
-                    .id
-                    .clone()
-                    .unwrap_or_else(|| format!("{}_{}_{}", call.name, millis, calls.len()));
-                call.id = Some(call_id.clone());
+                let call_id = match (&call.id, self.call_ids) {
+                    (Some(id), _) => id.clone(),
+                    (None, CallIds::Echoed) => {
+                        let id = format!("{}_{}_{}", call.name, millis, calls.len());
+                        call.id = Some(id.clone());
+                        id
+                    }
+                    (None, CallIds::PerPrompt) => format!("{prompt_id}-{}", calls.len()),
+                };
                 calls.push(ToolCallRequest {
                     call_id,
                     name: call.name.clone(),

@@ -98,11 +98,9 @@ fn skills_are_discovered_in_every_tier_and_a_later_tier_wins() {
     let d = Dirs::new();
     every_tier(&d);
     let catalog = d.catalog(&Settings::default(), true);
-    let found: Vec<(&str, DefinitionSource)> = catalog
-        .all()
-        .iter()
-        .map(|s| (s.name.as_str(), s.source))
-        .collect();
+    let all = catalog.all();
+    let found: Vec<(&str, DefinitionSource)> =
+        all.iter().map(|s| (s.name.as_str(), s.source)).collect();
     assert_eq!(
         found,
         [
@@ -116,7 +114,7 @@ fn skills_are_discovered_in_every_tier_and_a_later_tier_wins() {
             ("from-ws-alias", DefinitionSource::Workspace),
         ]
     );
-    let dup = catalog.all().iter().find(|s| s.name == "dup").unwrap();
+    let dup = catalog.all().into_iter().find(|s| s.name == "dup").unwrap();
     assert_eq!(dup.instructions(), "ws body");
     let hidden: Vec<_> = catalog
         .infos()
@@ -134,9 +132,9 @@ fn an_untrusted_folder_does_not_load_workspace_skills() {
     let d = Dirs::new();
     every_tier(&d);
     let catalog = d.catalog(&Settings::default(), false);
-    let names: Vec<&str> = catalog.all().iter().map(|s| s.name.as_str()).collect();
+    let names: Vec<String> = catalog.all().iter().map(|s| s.name.clone()).collect();
     assert!(!names.iter().any(|n| n.starts_with("from-ws")), "{names:?}");
-    let dup = catalog.all().iter().find(|s| s.name == "dup").unwrap();
+    let dup = catalog.all().into_iter().find(|s| s.name == "dup").unwrap();
     assert_eq!(dup.source, DefinitionSource::User);
 }
 
@@ -688,4 +686,64 @@ async fn built_in_skills_activate_unasked_in_the_app() {
         first.contains("<activated_skill name=\"skill-creator\">"),
         "{first}"
     );
+}
+
+/// `/skills` looks in the folders again (0.61's `/skills reload`): a skill
+/// written while the session runs is listed, declared at the next request
+/// and can be activated; one whose folder is gone leaves.
+#[tokio::test]
+async fn listing_reloads_a_skill_written_during_the_session() {
+    let d = Dirs::new();
+    write(
+        &d.home.join(".gemini/skills/old/SKILL.md"),
+        &skill_md("old", "Old one.", "O"),
+    );
+    let catalog = Arc::new(d.catalog(&Settings::default(), true));
+    let policy = Arc::new(PolicyApproval::new(
+        PolicyEngine::new(default_rules()),
+        ApprovalMode::Yolo,
+        false,
+        None,
+    ));
+    let mut h = skills_session(json!({"steps": [{"text": "ok"}]}), &catalog, policy, false);
+    h.turn("hi").await;
+    let enum_of = |body: &Value| {
+        body["tools"][0]["functionDeclarations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["name"] == "activate_skill")
+            .map(|d| d["parametersJsonSchema"]["properties"]["name"]["enum"].clone())
+    };
+    assert_eq!(
+        enum_of(&h.bodies()[0]),
+        Some(json!(["skill-creator", "antigravity-support", "old"]))
+    );
+
+    write(
+        &d.home.join(".gemini/skills/fresh/SKILL.md"),
+        &skill_md("fresh", "Written just now.", "Fresh instructions."),
+    );
+    std::fs::remove_dir_all(d.home.join(".gemini/skills/old")).unwrap();
+    h.handle.submit(Op::ListSkills).unwrap();
+    let (event, _) = next_event(&mut h, |e| matches!(e, Event::Skills { .. })).await;
+    let Event::Skills { skills, .. } = event else {
+        unreachable!()
+    };
+    let names: Vec<&str> = skills.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["skill-creator", "antigravity-support", "fresh"]);
+
+    h.reset(json!({"steps": [
+        {"functionCalls": [{"name": "activate_skill", "args": {"name": "fresh"}}]},
+        {"text": "ok"}
+    ]}));
+    let events = h.turn("use it").await;
+    assert_eq!(status(&events), gd_protocol::TurnStatus::Completed);
+    let bodies = h.bodies();
+    assert_eq!(
+        enum_of(&bodies[0]),
+        Some(json!(["skill-creator", "antigravity-support", "fresh"]))
+    );
+    let result = function_response(&bodies[1], "activate_skill");
+    assert!(result.contains("Fresh instructions."), "{result}");
 }

@@ -15,12 +15,6 @@ use gd_protocol::{Event, TurnStatus};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-fn keys(value: &Value) -> Vec<String> {
-    let mut keys: Vec<String> = value.as_object().unwrap().keys().cloned().collect();
-    keys.sort();
-    keys
-}
-
 /// The fixture's session context, with the CLI's own wording lines and
 /// machine-specific values replaced by ours.
 fn expected_session_context(fixture_text: &str, ours: &str, ws: &str) -> String {
@@ -122,33 +116,6 @@ async fn declared_in(mode: ApprovalMode, interactive: bool) -> Vec<Value> {
     assert_eq!(tools.len(), 1, "one tools entry holding all declarations");
     assert_eq!(keys(&tools[0]), ["functionDeclarations"]);
     tools[0]["functionDeclarations"].as_array().unwrap().clone()
-}
-
-/// Compares one of our schemas with 0.61's, field for field. A fixture
-/// description redacted as `<redacted: N chars>` only needs one of ours.
-fn assert_same_schema(ours: &Value, theirs: &Value, path: &str) {
-    match (ours, theirs) {
-        (Value::Object(o), Value::Object(t)) => {
-            assert_eq!(keys(ours), keys(theirs), "keys of {path}");
-            for (key, their_value) in t {
-                let here = format!("{path}.{key}");
-                match (key.as_str(), their_value.as_str()) {
-                    ("description", Some(text)) if text.starts_with("<redacted") => {
-                        let mine = o[key].as_str().unwrap_or("");
-                        assert!(!mine.trim().is_empty(), "{here} is empty");
-                    }
-                    _ => assert_same_schema(&o[key], their_value, &here),
-                }
-            }
-        }
-        (Value::Array(o), Value::Array(t)) => {
-            assert_eq!(o.len(), t.len(), "length of {path}");
-            for (i, (a, b)) in o.iter().zip(t).enumerate() {
-                assert_same_schema(a, b, &format!("{path}[{i}]"));
-            }
-        }
-        _ => assert_eq!(ours, theirs, "{path}"),
-    }
 }
 
 /// The whole declared set against a fixture: names in order (minus

@@ -1,6 +1,7 @@
-//! `Op::ListSkills` and `Op::SetSkillEnabled`: answered at once, also while
-//! a turn runs (a disabled skill leaves the declarations from the next
-//! request on).
+//! `Op::ListSkills` (which looks for the skills again first) and
+//! `Op::SetSkillEnabled`: answered at once, also while a turn runs (a
+//! disabled or new skill changes the declarations from the next request
+//! on).
 
 use gd_protocol::{Event, Op};
 
@@ -10,6 +11,11 @@ use crate::skills::{SkillCatalog, enablement};
 use super::op_loop::CommandSources;
 
 pub(super) fn take(op: Op, skills: &SkillCatalog, sources: &CommandSources, sink: &EventSink) {
+    // Listing looks in the skill folders again (0.61's `/skills reload`):
+    // a skill written or edited meanwhile is there from the next request.
+    if matches!(op, Op::ListSkills) {
+        skills.reload();
+    }
     if let Op::SetSkillEnabled {
         name,
         enabled,

@@ -8,8 +8,9 @@
 //!
 //! The declaration is built from the catalog at each request (the enabled
 //! skills' names as the enum, as 0.61), so `/skills disable` takes effect
-//! at the next request; the validation schema accepts every known name and
-//! the run refuses a disabled one.
+//! at the next request (and a reload, its new skills). Calls are checked
+//! against a schema that takes any name: the run refuses an unknown or
+//! disabled one with the names the model may use (0.61's message).
 
 use std::sync::Arc;
 
@@ -31,7 +32,7 @@ pub struct Params {
 
 pub struct ActivateSkill {
     catalog: Arc<SkillCatalog>,
-    /// For validation: every skill's name (enabled or not).
+    /// For validation: a `name` string (which names exist can change).
     schema: Value,
 }
 
@@ -39,9 +40,10 @@ impl ActivateSkill {
     pub const NAME: &'static str = "activate_skill";
 
     pub fn new(catalog: Arc<SkillCatalog>) -> Self {
-        let names: Vec<&str> = catalog.all().iter().map(|s| s.name.as_str()).collect();
-        let schema = schema(&names);
-        Self { catalog, schema }
+        Self {
+            catalog,
+            schema: schema(&[]),
+        }
     }
 }
 
@@ -104,13 +106,13 @@ fn resources(skill: &Skill) -> String {
 }
 
 impl ActivateSkill {
-    fn enabled_skill(&self, name: &str) -> Result<&Skill, ToolError> {
+    fn enabled_skill(&self, name: &str) -> Result<Arc<Skill>, ToolError> {
         self.catalog.get_enabled(name).ok_or_else(|| {
-            let names: Vec<&str> = self
+            let names: Vec<String> = self
                 .catalog
                 .enabled()
                 .iter()
-                .map(|s| s.name.as_str())
+                .map(|s| s.name.clone())
                 .collect();
             ToolError::new(
                 ToolErrorKind::InvalidParams,
@@ -146,7 +148,7 @@ impl crate::tools::TypedTool for ActivateSkill {
     async fn run(&self, args: Params, _ctx: &ToolContext) -> Result<ToolResult, ToolError> {
         let skill = self.enabled_skill(&args.name)?;
         self.catalog.activate(&skill.name);
-        let structure = resources(skill);
+        let structure = resources(&skill);
         let llm = format!(
             "<activated_skill name=\"{}\">\n  <instructions>\n    {}\n  </instructions>\n\n  <available_resources>\n    {}\n  </available_resources>\n</activated_skill>",
             skill.name,

@@ -4,17 +4,21 @@
 //! (`/skills disable`) and which the model activated (their folders became
 //! readable). A change bumps [`SkillCatalog::generation`], so the next
 //! request declares `activate_skill` again.
+//!
+//! The skills themselves can be looked for again while the session runs
+//! ([`SkillCatalog::reload`], 0.61's `/skills reload`): someone writing a
+//! skill (with `skill-creator`, say) uses it without a new conversation.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 
 use gd_protocol::{DefinitionError, DefinitionSource, SkillInfo};
 
 use crate::frontmatter::FrontMatterError;
 
-use super::discovery::Found;
+use super::discovery::{self, Found, Roots};
 
 /// A skill's instructions: shipped text, or a `SKILL.md` body read at
 /// discovery.
@@ -59,26 +63,21 @@ struct State {
     active: BTreeSet<String>,
 }
 
+/// What one discovery found, sorted out: the winner of each name, the
+/// skills they hide (with the tier that won), the files that failed.
 #[derive(Debug, Default)]
-pub struct SkillCatalog {
-    skills: Vec<Skill>,
-    /// Skills a later tier's skill of the same name replaced, with the tier
-    /// that won.
-    shadowed: Vec<(Skill, DefinitionSource)>,
+struct Loaded {
+    skills: Vec<Arc<Skill>>,
+    shadowed: Vec<(Arc<Skill>, DefinitionSource)>,
     errors: Vec<FrontMatterError>,
-    /// `skills.enabled: false`: no skill is declared at all.
-    off: bool,
-    state: Mutex<State>,
-    generation: AtomicU64,
 }
 
-impl SkillCatalog {
-    /// The catalog of what discovery found; `disabled` from
-    /// `skills.disabled`, `off` from `skills.enabled: false`.
-    pub fn new(found: Found, disabled: &[String], off: bool) -> Self {
-        let mut skills: Vec<Skill> = Vec::new();
+impl Loaded {
+    fn sort_out(found: Found) -> Self {
+        let mut skills: Vec<Arc<Skill>> = Vec::new();
         let mut shadowed = Vec::new();
         for skill in found.skills {
+            let skill = Arc::new(skill);
             if let Some(i) = skills.iter().position(|s| s.name == skill.name) {
                 let old = std::mem::replace(&mut skills[i], skill);
                 if !old.is_builtin() {
@@ -93,6 +92,29 @@ impl SkillCatalog {
             skills,
             shadowed,
             errors: found.errors,
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct SkillCatalog {
+    loaded: RwLock<Arc<Loaded>>,
+    /// Where the skills were found, to look again; `None` for a catalog
+    /// made of given skills (tests).
+    roots: Option<Roots>,
+    /// `skills.enabled: false`: no skill is declared at all.
+    off: bool,
+    state: Mutex<State>,
+    generation: AtomicU64,
+}
+
+impl SkillCatalog {
+    /// The catalog of what discovery found; `disabled` from
+    /// `skills.disabled`, `off` from `skills.enabled: false`.
+    pub fn new(found: Found, disabled: &[String], off: bool) -> Self {
+        Self {
+            loaded: RwLock::new(Arc::new(Loaded::sort_out(found))),
+            roots: None,
             off,
             state: Mutex::new(State {
                 disabled: disabled.iter().map(|n| n.to_lowercase()).collect(),
@@ -100,6 +122,41 @@ impl SkillCatalog {
             }),
             generation: AtomicU64::new(0),
         }
+    }
+
+    /// The same catalog, which [`Self::reload`] refreshes from `roots`.
+    pub fn with_roots(mut self, roots: Roots) -> Self {
+        self.roots = Some(roots);
+        self
+    }
+
+    /// Looks for the skills again in the folders they came from (a new
+    /// `SKILL.md`, an edited one, a removed folder), keeping which are
+    /// disabled and active. Returns whether anything changed; a catalog
+    /// without folders never changes.
+    pub fn reload(&self) -> bool {
+        let Some(roots) = &self.roots else {
+            return false;
+        };
+        let fresh = Loaded::sort_out(discovery::discover(roots));
+        let mut loaded = self.loaded.write().unwrap_or_else(|e| e.into_inner());
+        let same = loaded.skills == fresh.skills
+            && loaded.shadowed == fresh.shadowed
+            && loaded.errors == fresh.errors;
+        if same {
+            return false;
+        }
+        tracing::info!(skills = fresh.skills.len(), "skills reloaded");
+        *loaded = Arc::new(fresh);
+        self.generation.fetch_add(1, Ordering::Relaxed);
+        true
+    }
+
+    fn loaded(&self) -> Arc<Loaded> {
+        self.loaded
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -116,12 +173,12 @@ impl SkillCatalog {
     }
 
     /// Every skill that won its name, enabled or not.
-    pub fn all(&self) -> &[Skill] {
-        &self.skills
+    pub fn all(&self) -> Vec<Arc<Skill>> {
+        self.loaded().skills.clone()
     }
 
-    pub fn errors(&self) -> &[FrontMatterError] {
-        &self.errors
+    pub fn errors(&self) -> Vec<FrontMatterError> {
+        self.loaded().errors.clone()
     }
 
     pub fn is_enabled(&self, name: &str) -> bool {
@@ -129,19 +186,22 @@ impl SkillCatalog {
     }
 
     /// The skills the model is told about and may activate.
-    pub fn enabled(&self) -> Vec<&Skill> {
+    pub fn enabled(&self) -> Vec<Arc<Skill>> {
         if self.off {
             return Vec::new();
         }
+        let loaded = self.loaded();
         let state = self.state();
-        self.skills
+        loaded
+            .skills
             .iter()
             .filter(|s| !state.disabled.contains(&s.name.to_lowercase()))
+            .cloned()
             .collect()
     }
 
     /// An enabled skill by name.
-    pub fn get_enabled(&self, name: &str) -> Option<&Skill> {
+    pub fn get_enabled(&self, name: &str) -> Option<Arc<Skill>> {
         self.enabled().into_iter().find(|s| s.name == name)
     }
 
@@ -166,8 +226,10 @@ impl SkillCatalog {
     /// The folders of the active skills: read like workspace folders for
     /// the rest of the session (0.61 adds them to the workspace).
     pub fn roots(&self) -> Vec<PathBuf> {
+        let loaded = self.loaded();
         let state = self.state();
-        self.skills
+        loaded
+            .skills
             .iter()
             .filter(|s| state.active.contains(&s.name))
             .filter_map(|s| s.folder().map(Path::to_path_buf))
@@ -176,6 +238,7 @@ impl SkillCatalog {
 
     /// `/skills`: every skill, the hidden ones after the winners.
     pub fn infos(&self) -> Vec<SkillInfo> {
+        let loaded = self.loaded();
         let state = self.state();
         let info = |s: &Skill, shadowed_by: Option<DefinitionSource>| SkillInfo {
             name: s.name.clone(),
@@ -188,15 +251,16 @@ impl SkillCatalog {
             active: shadowed_by.is_none() && state.active.contains(&s.name),
             shadowed_by,
         };
-        self.skills
+        loaded
+            .skills
             .iter()
             .map(|s| info(s, None))
-            .chain(self.shadowed.iter().map(|(s, by)| info(s, Some(*by))))
+            .chain(loaded.shadowed.iter().map(|(s, by)| info(s, Some(*by))))
             .collect()
     }
 
     pub fn error_infos(&self) -> Vec<DefinitionError> {
-        self.errors.iter().cloned().map(Into::into).collect()
+        self.errors().into_iter().map(Into::into).collect()
     }
 
     /// 0.61's "Available Agent Skills" section of the system instruction,

@@ -134,7 +134,7 @@ mod tests {
         let workspace = settings_file(SettingsScope::Workspace, h, w);
         assert_eq!(
             change(SettingsScope::User, h, w, "s", false).unwrap(),
-            [user.clone()]
+            std::slice::from_ref(&user)
         );
         assert!(
             !workspace.exists(),
@@ -142,7 +142,7 @@ mod tests {
         );
         assert_eq!(
             change(SettingsScope::Workspace, h, w, "s", false).unwrap(),
-            [workspace.clone()]
+            std::slice::from_ref(&workspace)
         );
         // Enabling (whatever the scope) takes it out of both lists.
         let changed = change(SettingsScope::Workspace, h, w, "s", true).unwrap();

@@ -41,7 +41,7 @@ pub fn load(
     };
     let disabled = settings.skills.disabled.clone().unwrap_or_default();
     let off = settings.skills.enabled == Some(false);
-    SkillCatalog::new(discovery::discover(&roots), &disabled, off)
+    SkillCatalog::new(discovery::discover(&roots), &disabled, off).with_roots(roots)
 }
 
 /// Declares `activate_skill` (last, as 0.61) when there are skills, the

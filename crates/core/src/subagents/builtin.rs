@@ -47,7 +47,10 @@ fn investigator() -> AgentDefinition {
         ),
         // Chosen per call from the session's model (see `model_for`).
         model: ModelChoiceForAgent::Named(INVESTIGATOR_MODEL_MODERN.to_owned()),
-        temperature: Some(0.1),
+        // 0.61's definition says 0.1, but its requests carry the model's
+        // defaults (temperature 1: tests/fixtures/gemini-cli-0.61/
+        // subagent_investigator_req02_subagent.json); we send what it sends.
+        temperature: None,
         max_turns: 50,
         timeout: Duration::from_secs(10 * 60),
         enabled: true,
@@ -165,8 +168,9 @@ fn investigator_report_schema() -> serde_json::Value {
             }
         },
         "required": ["SummaryOfFindings", "ExplorationTrace", "RelevantLocations"],
-        "additionalProperties": false,
-        "description": "The final investigation report as a JSON object."
+        // No "description" here: 0.61's definition has one, its request
+        // does not (subagent_investigator_req02_subagent.json).
+        "additionalProperties": false
     })
 }
 

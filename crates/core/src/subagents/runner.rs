@@ -341,7 +341,8 @@ impl Run<'_> {
             declarations,
             generation,
             self.runtime.config.session_id.clone(),
-        );
+        )
+        .with_call_ids(crate::chat::CallIds::PerPrompt);
         // The deadline stops the run like the user does; `timed_out` tells
         // them apart.
         let run_token = stop.child_token();
@@ -364,7 +365,7 @@ impl Run<'_> {
                 .step(
                     &mut chat,
                     message,
-                    &format!("{agent_id}#{turns}"),
+                    &format!("{agent_id}#{}", turns - 1),
                     &scheduler,
                     &ctx,
                     output_name,
@@ -441,7 +442,7 @@ impl Run<'_> {
             .step(
                 &mut chat,
                 Content::user(parts),
-                &format!("{agent_id}#{}", turns + 1),
+                &format!("{agent_id}#{turns}"),
                 &scheduler,
                 &ctx,
                 output_name,
@@ -581,7 +582,11 @@ fn complete_task_declaration(output_name: &str, schema: Value) -> FunctionDeclar
         description: Some(description.to_owned()),
         parameters_json_schema: Some(json!({
             "type": "object",
-            "properties": { output_name: schema },
+            // 0.61 offers `wait_for_previous` on every tool, this one too.
+            "properties": {
+                output_name: schema,
+                "wait_for_previous": crate::tools::schema::wait_for_previous()
+            },
             "required": [output_name]
         })),
         ..Default::default()

@@ -8,7 +8,10 @@
 use super::{AgentDefinition, AgentTools};
 use crate::tools::{Tool, ToolRegistry};
 
-/// `agent`'s tools out of the session's `registry`, in the registry's order.
+/// `agent`'s tools out of the session's `registry`: in the definition's
+/// order when it lists them (0.61 declares them so: the investigator's
+/// `list_directory, read_file, glob, grep_search`), each wildcard's tools
+/// in the registry's order; all of them in the registry's order otherwise.
 pub fn subagent_registry(agent: &AgentDefinition, registry: &ToolRegistry) -> ToolRegistry {
     let mut tools = registry.clone();
     tools.retain(|tool| {
@@ -21,7 +24,21 @@ pub fn subagent_registry(agent: &AgentDefinition, registry: &ToolRegistry) -> To
             AgentTools::Listed(wanted) => wanted.iter().any(|w| matches(w, tool)),
         }
     });
-    tools
+    let AgentTools::Listed(wanted) = &agent.tools else {
+        return tools;
+    };
+    let mut ordered = ToolRegistry::new();
+    for entry in wanted {
+        for name in tools.names() {
+            if ordered.get(&name).is_some() {
+                continue;
+            }
+            if let Some(tool) = tools.get(&name).filter(|t| matches(entry, t.as_ref())) {
+                ordered.register(tool.clone());
+            }
+        }
+    }
+    ordered
 }
 
 /// Whether the definition's entry `wanted` names `tool`.
