@@ -306,13 +306,14 @@ fn remote_agents_are_recognised_not_runnable() {
     let info = infos.iter().find(|i| i.name == "far-away").unwrap();
     assert!(!info.enabled);
     assert_eq!(info.note.as_deref(), Some(listing::REMOTE_NOTE));
-    // Inline MCP servers are loaded and said not to be started.
+    // Inline MCP servers are loaded, and the listing says they start with
+    // the agent (tests/subagents_mcp.rs runs one).
     let mcp = infos.iter().find(|i| i.name == "with-mcp").unwrap();
     assert!(mcp.enabled);
     assert!(
         mcp.note
             .as_deref()
-            .is_some_and(|n| n.contains("github") && n.contains("not started")),
+            .is_some_and(|n| n.contains("github") && n.contains("start when it runs")),
         "{mcp:?}"
     );
 }

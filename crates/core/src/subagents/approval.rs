@@ -25,6 +25,24 @@ impl SubagentApproval {
     }
 }
 
+/// The rule `trust: true` on one of `agent`'s own MCP servers stands for:
+/// that agent's calls of that server's tools are allowed, where the
+/// session's trusted servers are (User tier, the same priority), so a
+/// deny rule above it still wins. Added as a session rule when the
+/// server starts.
+pub(crate) fn trusted_server_rule(agent: &str, server: &str) -> gd_policy::Rule {
+    let mut rule = gd_policy::Rule::any_tool(gd_policy::RuleDecision::Allow);
+    rule.mcp_name = Some(server.to_owned());
+    rule.subagent = Some(agent.to_owned());
+    rule.tier = gd_policy::Tier::User;
+    rule.priority = crate::policy::TRUSTED_MCP_SERVER_PRIORITY;
+    rule.source = Some(gd_policy::RuleSource {
+        path: format!("<agent {agent}>/mcp_servers.{server}.trust").into(),
+        line: 0,
+    });
+    rule
+}
+
 impl ApprovalPolicy for SubagentApproval {
     fn decide(&self, tool: &dyn Tool, args: &Value) -> Verdict {
         self.decide_why(tool, args).0

@@ -54,6 +54,7 @@ fn investigator() -> AgentDefinition {
         max_turns: 50,
         timeout: Duration::from_secs(10 * 60),
         enabled: true,
+        mcp_servers: Default::default(),
     }
 }
 
@@ -72,6 +73,7 @@ fn generalist() -> AgentDefinition {
         max_turns: 20,
         timeout: Duration::from_secs(10 * 60),
         enabled: true,
+        mcp_servers: Default::default(),
     }
 }
 

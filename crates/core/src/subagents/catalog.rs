@@ -13,8 +13,8 @@ use super::AgentDefinition;
 pub struct AgentCatalog {
     agents: Vec<AgentDefinition>,
     errors: Vec<FrontMatterError>,
-    /// Per agent name: what the listing must tell the user (e.g. inline MCP
-    /// servers that are not started).
+    /// Per agent name: what the listing must tell the user (e.g. that its
+    /// own MCP servers start when it runs).
     notes: Vec<(String, String)>,
     /// Problems reported at launch (broken overrides, duplicate names).
     warnings: Vec<String>,

@@ -37,6 +37,10 @@ pub struct AgentDefinition {
     /// `agents.overrides.<name>.enabled`; built-in agents are on by
     /// default, except those 0.61 ships off.
     pub enabled: bool,
+    /// Its own MCP servers (`mcp_servers`), settings-style entries by
+    /// name: started for each run, offered to this agent only
+    /// ([`super::inline_mcp`]).
+    pub mcp_servers: serde_json::Map<String, serde_json::Value>,
 }
 
 /// The tools an agent may call, as its definition names them. Subagents

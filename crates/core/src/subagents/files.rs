@@ -51,13 +51,10 @@ const LOCAL_ONLY: [&str; 6] = [
 ];
 const REMOTE_ONLY: [&str; 3] = ["agent_card_url", "agent_card_json", "auth"];
 
-/// One agent read from a file, with what the listing must say about it.
+/// One agent read from a file.
 #[derive(Debug)]
 pub struct FileAgent {
     pub definition: AgentDefinition,
-    /// The inline `mcp_servers` the file declares: they are not started
-    /// (yet), which the listing says rather than dropping them silently.
-    pub mcp_servers: Vec<String>,
 }
 
 /// What one folder held.
@@ -210,15 +207,11 @@ fn local(
         None | Some("") | Some("inherit") => ModelChoiceForAgent::Inherit,
         Some(model) => ModelChoiceForAgent::Named(model.to_owned()),
     };
-    let mcp_servers = meta
-        .mcp_servers
-        .map(|servers| {
-            servers
-                .keys()
-                .filter_map(|k| k.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
+    let mcp_servers = match meta.mcp_servers {
+        Some(servers) => super::inline_mcp::parse(servers)
+            .map_err(|message| error(path, text, Some("mcp_servers"), &message))?,
+        None => serde_json::Map::new(),
+    };
     Ok(FileAgent {
         definition: AgentDefinition {
             name,
@@ -234,8 +227,8 @@ fn local(
             max_turns,
             timeout: Duration::from_secs(u64::from(timeout_mins) * 60),
             enabled: true,
+            mcp_servers,
         },
-        mcp_servers,
     })
 }
 
@@ -298,8 +291,8 @@ fn remote(
             // What the settings say; the catalog never runs a remote agent
             // and the listing shows it as not runnable.
             enabled: true,
+            mcp_servers: serde_json::Map::new(),
         },
-        mcp_servers: Vec::new(),
     })
 }
 

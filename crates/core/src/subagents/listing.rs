@@ -144,6 +144,7 @@ mod tests {
             max_turns: 30,
             timeout: Duration::from_secs(600),
             enabled,
+            mcp_servers: Default::default(),
         }
     }
 

@@ -64,26 +64,12 @@ pub fn load(
     for (dir, source) in tiers {
         let found = files::read_folder(&dir, source);
         errors.extend(found.errors);
-        for FileAgent {
-            definition,
-            mcp_servers,
-        } in found.agents
-        {
-            let name = definition.name.clone();
-            if add(&mut agents, &mut warnings, &overrides, definition) && !mcp_servers.is_empty() {
-                notes.push((name, mcp_note(&mcp_servers)));
-            }
+        for FileAgent { definition } in found.agents {
+            add(&mut agents, &mut warnings, &overrides, definition);
         }
     }
-    for (name, o) in &overrides {
-        if o.mcp_servers.as_ref().is_some_and(|m| !m.is_empty())
-            && agents.iter().any(|a| &a.name == name)
-        {
-            notes.push((
-                name.clone(),
-                "agents.overrides mcpServers are not started by this app yet".into(),
-            ));
-        }
+    for agent in agents.iter().filter(|a| !a.mcp_servers.is_empty()) {
+        notes.push((agent.name.clone(), mcp_note(agent)));
     }
     debug!(
         agents = agents.len(),
@@ -128,9 +114,11 @@ fn add(
     }
 }
 
-fn mcp_note(servers: &[String]) -> String {
+/// The listing's word on an agent's own MCP servers.
+fn mcp_note(agent: &AgentDefinition) -> String {
+    let names: Vec<&str> = agent.mcp_servers.keys().map(String::as_str).collect();
     format!(
-        "its mcp_servers ({}) are not started: per-agent MCP servers are not supported yet",
-        servers.join(", ")
+        "its own MCP servers ({}) start when it runs",
+        names.join(", ")
     )
 }

@@ -21,6 +21,7 @@ pub mod catalog;
 mod deadline;
 pub mod definition;
 pub mod files;
+pub mod inline_mcp;
 pub mod invoke;
 pub mod listing;
 pub mod load;

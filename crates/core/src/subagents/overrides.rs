@@ -19,8 +19,8 @@ pub struct AgentOverride {
     pub model_config: Option<ModelConfig>,
     pub run_config: Option<RunConfig>,
     pub tools: Option<Vec<String>>,
-    /// Per-agent MCP servers: recognised, not started (see the listing's
-    /// note).
+    /// More MCP servers of the agent's own, merged over its file's by
+    /// name (0.61), started when it runs.
     pub mcp_servers: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
@@ -112,6 +112,12 @@ pub fn apply(agent: &mut AgentDefinition, o: &AgentOverride) {
         }
         if let Some(minutes) = run.max_time_minutes {
             agent.timeout = Duration::from_secs(u64::from(minutes) * 60);
+        }
+    }
+    if let Some(servers) = &o.mcp_servers {
+        // 0.61 merges them over the file's, by server name.
+        for (name, entry) in servers {
+            agent.mcp_servers.insert(name.clone(), entry.clone());
         }
     }
     if let Some(tools) = &o.tools {

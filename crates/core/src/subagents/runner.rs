@@ -324,7 +324,13 @@ impl Run<'_> {
         prompt: &str,
         stop: &CancellationToken,
     ) -> (Terminate, Option<String>, Option<String>) {
-        let registry = subagent_registry(self.agent, &self.runtime.scheduler.registry());
+        // Its own MCP servers, for this run only: `servers` stops them when
+        // it drops, on every way out of this function.
+        let servers = self.start_own_servers(stop).await;
+        let mut registry = subagent_registry(self.agent, &self.runtime.scheduler.registry());
+        if let Some(servers) = &servers {
+            registry = servers.offer(&registry);
+        }
         let scheduler = self
             .runtime
             .scheduler
@@ -466,6 +472,35 @@ impl Run<'_> {
                 (reason, Some(result.clone()), Some(result))
             }
         }
+    }
+
+    /// Starts the agent's `mcp_servers`, if it has any; the ones that do not
+    /// come up are reported (the agent runs without their tools).
+    async fn start_own_servers(
+        &self,
+        stop: &CancellationToken,
+    ) -> Option<super::inline_mcp::AgentServers> {
+        if self.agent.mcp_servers.is_empty() {
+            return None;
+        }
+        let (servers, problems) = super::inline_mcp::AgentServers::start(
+            &self.agent.name,
+            &self.agent.mcp_servers,
+            self.ctx.workspace_dirs.to_vec(),
+            stop,
+        )
+        .await;
+        for message in problems {
+            tracing::warn!("{message}");
+            self.sink.emit(Event::Warning { message });
+        }
+        if let Some(policy) = self.runtime.scheduler.policy().as_policy() {
+            for server in servers.trusted() {
+                let rule = super::approval::trusted_server_rule(&self.agent.name, &server);
+                policy.engine().add_session_rule(rule);
+            }
+        }
+        Some(servers)
     }
 
     /// One model request and the tool calls it made.

@@ -1,0 +1,262 @@
+//! An agent's own MCP servers (`mcp_servers` in its front matter, Gemini CLI
+//! 0.61's field), with a real python MCP server: started when the agent
+//! runs, its tools offered to that agent only, `trust: true` letting its
+//! calls run where nobody can be asked, the process gone when the agent is
+//! done; a bad entry is a `path:line` error; a server that cannot start is
+//! reported and the agent still answers.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::*;
+use gd_core::ApprovalMode;
+use gd_core::policy::PolicyApproval;
+use gd_core::subagents::{InvokeAgent, load};
+use gd_core::tools::ToolRegistry;
+use gd_policy::{PolicyEngine, default_rules};
+use gd_protocol::{Event, Op, ToolCallStatus, TurnStatus};
+use serde_json::{Value, json};
+
+const PROMPT_MARK: &str = "CALC-AGENT";
+
+fn fixture_script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/mcp/fixture_server.py")
+}
+
+/// `~/.gemini/agents/calc.md` with `servers` as its `mcp_servers` (YAML).
+fn write_agent(home: &Path, servers: &str) -> PathBuf {
+    let dir = home.join(".gemini/agents");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("calc.md");
+    std::fs::write(
+        &file,
+        format!(
+            "---\nname: calc\ndescription: Adds numbers.\ntools:\n  - read_file\nmcp_servers:\n{servers}---\nYou are {PROMPT_MARK}. Add with the add tool.\n"
+        ),
+    )
+    .unwrap();
+    file
+}
+
+fn fixture_entry(marker: &str, trust: bool) -> String {
+    format!(
+        "  fixture:\n    command: \"{}\"\n    args: [\"{}\", stdio]\n    env:\n      GD_AGENT_MARKER: \"{marker}\"\n    trust: {trust}\n",
+        mcp_python().display(),
+        fixture_script().display()
+    )
+}
+
+/// Processes whose environment holds `GD_AGENT_MARKER=<marker>`.
+fn marked_processes(marker: &str) -> Vec<u32> {
+    let needle = format!("GD_AGENT_MARKER={marker}");
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|b| *b == 0).any(|v| v == needle.as_bytes()))
+        })
+        .collect()
+}
+
+fn declared(body: &Value) -> Vec<String> {
+    body["tools"][0]["functionDeclarations"]
+        .as_array()
+        .map(|d| {
+            d.iter()
+                .map(|t| t["name"].as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A headless session in the default mode (an MCP call would be refused
+/// there unless trusted) with the agents of `home`.
+fn start(home: &Path, scenario: Value) -> Harness {
+    let policy = Arc::new(PolicyApproval::new(
+        PolicyEngine::new(default_rules()),
+        ApprovalMode::Default,
+        false,
+        None,
+    ));
+    let home = home.to_path_buf();
+    Harness::start_with_tools(
+        scenario,
+        move |c| {
+            let ws = c.workspace_dirs[0].clone();
+            c.agents = Arc::new(load::load(
+                &gd_settings::Settings::default(),
+                Some(&home),
+                &ws,
+                true,
+            ));
+        },
+        policy,
+        |_| {
+            let mut tools = ToolRegistry::with_builtins();
+            tools.register(Arc::new(InvokeAgent::new()));
+            tools.into()
+        },
+    )
+}
+
+fn scenario() -> Value {
+    json!({
+        "steps": [
+            {"functionCalls": [{"name": "invoke_agent", "args": {"agent_name": "calc", "prompt": "Add 2 and 3"}}]},
+            {"text": "The agent says 5."}
+        ],
+        "branches": [{
+            "system_contains": PROMPT_MARK,
+            "steps": [
+                {"functionCalls": [{"name": "@mcp:fixture:add", "args": {"a": 2, "b": 3}}]},
+                {"functionCalls": [{"name": "complete_task", "args": {"result": "2 + 3 = 5"}}]}
+            ]
+        }]
+    })
+}
+
+#[tokio::test]
+async fn the_agents_own_server_runs_for_it_alone_and_stops_with_it() {
+    let home = tempfile::tempdir().unwrap();
+    let marker = uuid::Uuid::new_v4().to_string();
+    write_agent(home.path(), &fixture_entry(&marker, true));
+    let mut h = start(home.path(), scenario());
+    h.handle.submit(Op::user_text("add please")).unwrap();
+
+    // While the agent runs, its server is a live process.
+    let mut events = Vec::new();
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(60), h.events.recv())
+            .await
+            .expect("the agent's MCP call within 60 s")
+            .expect("session ended");
+        let answered = matches!(&event, Event::Subagent { event, .. }
+            if matches!(event.as_ref(), Event::ToolCallResponse { name, .. } if name == "mcp_fixture_add"));
+        events.push(event);
+        if answered {
+            break;
+        }
+    }
+    assert!(
+        !marked_processes(&marker).is_empty(),
+        "the server runs while the agent does"
+    );
+    events.extend(h.collect_turn().await);
+    assert_eq!(status(&events), TurnStatus::Completed, "{events:#?}");
+    let call = events.iter().find_map(|e| match e {
+        Event::Subagent { event, .. } => match event.as_ref() {
+            Event::ToolCallResponse { name, status, .. } if name == "mcp_fixture_add" => {
+                Some(*status)
+            }
+            _ => None,
+        },
+        _ => None,
+    });
+    assert_eq!(
+        call,
+        Some(ToolCallStatus::Success),
+        "trust: true runs it unasked"
+    );
+
+    let bodies = h.bodies();
+    let (parent, agent): (Vec<&Value>, Vec<&Value>) = bodies
+        .iter()
+        .partition(|b| !b["systemInstruction"].to_string().contains(PROMPT_MARK));
+    assert!(
+        declared(agent[0]).contains(&"mcp_fixture_add".to_owned()),
+        "{:?}",
+        declared(agent[0])
+    );
+    assert!(declared(agent[0]).contains(&"read_file".to_owned()));
+    for body in &parent {
+        assert!(!declared(body).iter().any(|n| n.starts_with("mcp_fixture")));
+    }
+    let added = agent[1]["contents"].to_string();
+    assert!(
+        added.contains("mcp_fixture_add") && added.contains('5'),
+        "{added}"
+    );
+    let last = parent.last().unwrap()["contents"].to_string();
+    assert!(last.contains("2 + 3 = 5"), "{last}");
+
+    // Gone once the agent is done (SIGTERM to its process group).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !marked_processes(&marker).is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "the agent's MCP server outlived it"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn an_untrusted_server_of_the_agent_is_refused_headless_like_any_mcp_call() {
+    let home = tempfile::tempdir().unwrap();
+    let marker = uuid::Uuid::new_v4().to_string();
+    write_agent(home.path(), &fixture_entry(&marker, false));
+    let mut h = start(home.path(), scenario());
+    let events = h.turn("add please").await;
+    assert_eq!(status(&events), TurnStatus::Completed);
+    let refused = events.iter().any(|e| matches!(e, Event::Subagent { event, .. }
+        if matches!(event.as_ref(), Event::ToolCallResponse { name, status: ToolCallStatus::Error, .. } if name == "mcp_fixture_add")));
+    assert!(refused, "{events:#?}");
+}
+
+#[test]
+fn a_bad_server_entry_is_an_error_naming_the_file_and_line() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let file = write_agent(home.path(), "  broken:\n    args: 3\n");
+    let catalog = load::load(
+        &gd_settings::Settings::default(),
+        Some(home.path()),
+        ws.path(),
+        true,
+    );
+    assert!(catalog.get("calc").is_none(), "the agent is not loaded");
+    let error = catalog
+        .errors()
+        .iter()
+        .map(ToString::to_string)
+        .find(|e| e.contains("mcp_servers.broken"))
+        .unwrap_or_else(|| panic!("{:?}", catalog.errors()));
+    assert!(
+        error.starts_with(&format!("{}:6:", file.display())),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_cannot_start_is_reported_and_the_agent_still_answers() {
+    let home = tempfile::tempdir().unwrap();
+    write_agent(
+        home.path(),
+        "  missing:\n    command: /nonexistent/gd-test-server\n",
+    );
+    let mut h = start(
+        home.path(),
+        json!({
+            "steps": [
+                {"functionCalls": [{"name": "invoke_agent", "args": {"agent_name": "calc", "prompt": "Add"}}]},
+                {"text": "done"}
+            ],
+            "branches": [{
+                "system_contains": PROMPT_MARK,
+                "steps": [{"functionCalls": [{"name": "complete_task", "args": {"result": "no tools, still here"}}]}]
+            }]
+        }),
+    );
+    let events = h.turn("add please").await;
+    assert_eq!(status(&events), TurnStatus::Completed);
+    let warned = events.iter().any(|e| matches!(e, Event::Subagent { event, .. }
+        if matches!(event.as_ref(), Event::Warning { message } if message.contains("'calc'") && message.contains("'missing'"))));
+    assert!(warned, "{events:#?}");
+    let last = h.bodies().last().unwrap()["contents"].to_string();
+    assert!(last.contains("no tools, still here"), "{last}");
+}
