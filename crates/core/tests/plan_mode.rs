@@ -114,15 +114,6 @@ fn modes(events: &[Event]) -> Vec<ApprovalMode> {
         .collect()
 }
 
-fn declared(body: &Value) -> Vec<String> {
-    body["tools"][0]["functionDeclarations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["name"].as_str().unwrap().to_owned())
-        .collect()
-}
-
 const PLAN: &str = "# Plan\n\nChange the greeting in hello.txt.\n\nThen run the tests.\n";
 
 fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
@@ -265,11 +256,11 @@ async fn enter_research_plan_then_approve_with_auto_edit() {
         "{planning}"
     );
     assert!(!system(bodies.last().unwrap()).contains("Active Approval Mode: Plan"));
-    assert!(declared(&bodies[0]).contains(&"enter_plan_mode".to_owned()));
-    assert!(!declared(&bodies[0]).contains(&"exit_plan_mode".to_owned()));
-    assert!(declared(&bodies[1]).contains(&"exit_plan_mode".to_owned()));
-    assert!(!declared(&bodies[1]).contains(&"enter_plan_mode".to_owned()));
-    assert!(declared(bodies.last().unwrap()).contains(&"enter_plan_mode".to_owned()));
+    assert!(declared_names(&bodies[0]).contains(&"enter_plan_mode".to_owned()));
+    assert!(!declared_names(&bodies[0]).contains(&"exit_plan_mode".to_owned()));
+    assert!(declared_names(&bodies[1]).contains(&"exit_plan_mode".to_owned()));
+    assert!(!declared_names(&bodies[1]).contains(&"enter_plan_mode".to_owned()));
+    assert!(declared_names(bodies.last().unwrap()).contains(&"enter_plan_mode".to_owned()));
 }
 
 #[tokio::test]

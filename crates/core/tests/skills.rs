@@ -285,26 +285,7 @@ async fn activating_a_skill_asks_loads_its_instructions_and_makes_its_files_read
         {"match_tool": "activate_skill", "functionCalls": [{"name": "read_file", "args": {"file_path": style.to_str().unwrap()}}]},
         {"match_tool": "read_file", "text": "Done."}
     ]});
-    let tools_catalog = catalog.clone();
-    let tools_policy = policy.clone();
-    let mut h = Harness::start_with_tools(
-        scenario,
-        |c| {
-            c.interactive = true;
-            c.skills = catalog.clone();
-        },
-        policy,
-        move |_| {
-            let mut tools = ToolRegistry::with_builtins();
-            gd_core::skills::register(
-                &mut tools,
-                &tools_catalog,
-                &Settings::default(),
-                &tools_policy,
-            );
-            tools.into()
-        },
-    );
+    let mut h = skills_session(scenario, &catalog, policy, true);
     h.handle
         .submit(Op::user_text("Write the release notes"))
         .unwrap();
@@ -409,38 +390,13 @@ async fn a_disabled_skill_leaves_the_next_requests_declaration() {
         &skill_md("two", "Second.", "2"),
     );
     let catalog = Arc::new(d.catalog(&Settings::default(), true));
-    let tools_catalog = catalog.clone();
-    let policy = Arc::new(PolicyApproval::new(
-        PolicyEngine::new(default_rules()),
-        ApprovalMode::Yolo,
-        false,
-        None,
-    ));
-    let tools_policy = policy.clone();
-    let mut h = Harness::start_with_tools(
+    let mut h = skills_session(
         json!({"steps": [{"text": "ok"}]}),
-        |c| c.skills = catalog.clone(),
-        policy,
-        move |_| {
-            let mut tools = ToolRegistry::with_builtins();
-            gd_core::skills::register(
-                &mut tools,
-                &tools_catalog,
-                &Settings::default(),
-                &tools_policy,
-            );
-            tools.into()
-        },
+        &catalog,
+        headless_yolo(),
+        false,
     );
     h.turn("hi").await;
-    let enum_of = |body: &Value| {
-        body["tools"][0]["functionDeclarations"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|d| d["name"] == "activate_skill")
-            .map(|d| d["parametersJsonSchema"]["properties"]["name"]["enum"].clone())
-    };
     assert_eq!(
         enum_of(&h.bodies()[0]),
         Some(json!([
@@ -502,13 +458,7 @@ fn headless_default_mode_does_not_declare_activate_skill_as_in_0_61() {
     let mut tools = ToolRegistry::new();
     gd_core::skills::register(&mut tools, &catalog, &Settings::default(), &policy);
     assert!(tools.get("activate_skill").is_none());
-    let yolo = PolicyApproval::new(
-        PolicyEngine::new(default_rules()),
-        ApprovalMode::Yolo,
-        false,
-        None,
-    );
-    gd_core::skills::register(&mut tools, &catalog, &Settings::default(), &yolo);
+    gd_core::skills::register(&mut tools, &catalog, &Settings::default(), &headless_yolo());
     assert!(tools.get("activate_skill").is_some());
 }
 
@@ -557,12 +507,7 @@ async fn an_active_skills_folder_is_readable_and_never_writable() {
     let style = folder.join("style.md");
     write(&style, "STYLE: past tense.\n");
     let catalog = Arc::new(d.catalog(&Settings::default(), true));
-    let policy = Arc::new(PolicyApproval::new(
-        PolicyEngine::new(default_rules()),
-        ApprovalMode::Yolo,
-        false,
-        None,
-    ));
+    let policy = headless_yolo();
     let (dir, file) = (folder.to_str().unwrap(), style.to_str().unwrap());
     let calls = |calls: Value| json!({"functionCalls": calls});
     let scenario = json!({"steps": [
@@ -699,22 +644,13 @@ async fn listing_reloads_a_skill_written_during_the_session() {
         &skill_md("old", "Old one.", "O"),
     );
     let catalog = Arc::new(d.catalog(&Settings::default(), true));
-    let policy = Arc::new(PolicyApproval::new(
-        PolicyEngine::new(default_rules()),
-        ApprovalMode::Yolo,
+    let mut h = skills_session(
+        json!({"steps": [{"text": "ok"}]}),
+        &catalog,
+        headless_yolo(),
         false,
-        None,
-    ));
-    let mut h = skills_session(json!({"steps": [{"text": "ok"}]}), &catalog, policy, false);
+    );
     h.turn("hi").await;
-    let enum_of = |body: &Value| {
-        body["tools"][0]["functionDeclarations"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|d| d["name"] == "activate_skill")
-            .map(|d| d["parametersJsonSchema"]["properties"]["name"]["enum"].clone())
-    };
     assert_eq!(
         enum_of(&h.bodies()[0]),
         Some(json!(["skill-creator", "antigravity-support", "old"]))
@@ -746,4 +682,23 @@ async fn listing_reloads_a_skill_written_during_the_session() {
     );
     let result = function_response(&bodies[1], "activate_skill");
     assert!(result.contains("Fresh instructions."), "{result}");
+}
+
+/// The built-in policies of a headless session in YOLO mode.
+fn headless_yolo() -> Arc<PolicyApproval> {
+    Arc::new(PolicyApproval::new(
+        PolicyEngine::new(default_rules()),
+        ApprovalMode::Yolo,
+        false,
+        None,
+    ))
+}
+
+/// The `activate_skill` enum a request declares, if it declares the tool.
+fn enum_of(body: &Value) -> Option<Value> {
+    body["tools"][0]["functionDeclarations"]
+        .as_array()?
+        .iter()
+        .find(|d| d["name"] == "activate_skill")
+        .map(|d| d["parametersJsonSchema"]["properties"]["name"]["enum"].clone())
 }

@@ -113,15 +113,11 @@ async fn the_investigators_requests_match_gemini_cli_0_61() {
             "{at}: its own prompt"
         );
         assert_eq!(ours["generationConfig"], theirs["generationConfig"], "{at}");
-        let declared = |body: &Value| -> Vec<String> {
-            body["tools"][0]["functionDeclarations"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|d| d["name"].as_str().unwrap().to_owned())
-                .collect()
-        };
-        assert_eq!(declared(ours), declared(theirs), "{at}: its own tools");
+        assert_eq!(
+            declared_names(ours),
+            declared_names(theirs),
+            "{at}: its own tools"
+        );
         for (mine, their) in ours["tools"][0]["functionDeclarations"]
             .as_array()
             .unwrap()

@@ -77,15 +77,6 @@ fn response_to(body: &Value, name: &str) -> Value {
         .clone()
 }
 
-fn tool_names(body: &Value) -> Vec<String> {
-    body["tools"][0]["functionDeclarations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["name"].as_str().unwrap().to_owned())
-        .collect()
-}
-
 fn system_text(body: &Value) -> String {
     body["systemInstruction"].to_string()
 }
@@ -181,7 +172,7 @@ async fn the_investigator_reads_and_returns_its_report_as_the_calls_result() {
         "0.61's investigator model for a 2.5 session"
     );
     assert_eq!(
-        tool_names(&sub),
+        declared_names(&sub),
         [
             "list_directory",
             "read_file",

@@ -63,17 +63,6 @@ fn marked_processes(marker: &str) -> Vec<u32> {
         .collect()
 }
 
-fn declared(body: &Value) -> Vec<String> {
-    body["tools"][0]["functionDeclarations"]
-        .as_array()
-        .map(|d| {
-            d.iter()
-                .map(|t| t["name"].as_str().unwrap().to_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// A headless session in the default mode (an MCP call would be refused
 /// there unless trusted) with the agents of `home`.
 fn start(home: &Path, scenario: Value) -> Harness {
@@ -168,13 +157,17 @@ async fn the_agents_own_server_runs_for_it_alone_and_stops_with_it() {
         .iter()
         .partition(|b| !b["systemInstruction"].to_string().contains(PROMPT_MARK));
     assert!(
-        declared(agent[0]).contains(&"mcp_fixture_add".to_owned()),
+        declared_names(agent[0]).contains(&"mcp_fixture_add".to_owned()),
         "{:?}",
-        declared(agent[0])
+        declared_names(agent[0])
     );
-    assert!(declared(agent[0]).contains(&"read_file".to_owned()));
+    assert!(declared_names(agent[0]).contains(&"read_file".to_owned()));
     for body in &parent {
-        assert!(!declared(body).iter().any(|n| n.starts_with("mcp_fixture")));
+        assert!(
+            !declared_names(body)
+                .iter()
+                .any(|n| n.starts_with("mcp_fixture"))
+        );
     }
     let added = agent[1]["contents"].to_string();
     assert!(

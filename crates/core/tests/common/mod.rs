@@ -319,3 +319,15 @@ pub fn assert_same_schema(ours: &Value, theirs: &Value, path: &str) {
         _ => assert_eq!(ours, theirs, "{path}"),
     }
 }
+
+/// The names of the tools a request declares, in order (none: empty).
+pub fn declared_names(body: &Value) -> Vec<String> {
+    body["tools"][0]["functionDeclarations"]
+        .as_array()
+        .map(|list| {
+            list.iter()
+                .filter_map(|d| d["name"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
