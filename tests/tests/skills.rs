@@ -123,6 +123,11 @@ async fn skills_are_listed_toggled_consented_to_and_their_files_read() -> Result
         settings["skills"]["disabled"] == json!([WS_SKILL]),
         "saved in the workspace: {settings}"
     );
+    ensure!(
+        !app.home().join(".gemini/settings.json").exists(),
+        "the user's settings are left alone"
+    );
+    shots(&app, "skills-panel-off", "skills-panel").await?;
 
     // 3. The model activates the user skill: the consent card names it and its folder.
     let style = folder.join("style.md");
@@ -194,5 +199,23 @@ async fn skills_are_listed_toggled_consented_to_and_their_files_read() -> Result
         text("read_file")
     );
     ensure!(std::fs::read_to_string(&style)? == STYLE, "and left as it was");
+
+    // 5. Switched on again: out of the workspace's list, offered from the next request.
+    app.type_and_enter("prompt-input", "/skills").await?;
+    app.click(&format!("skills-item[data-name={WS_SKILL}] skills-toggle"))
+        .await?;
+    app.wait_for_attr(
+        &format!("skills-item[data-name={WS_SKILL}]"),
+        "data-enabled",
+        "is on again",
+        |v| v == "true",
+    )
+    .await?;
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(ws.join(".gemini/settings.json"))?)?;
+    ensure!(
+        settings["skills"]["disabled"] == json!([]),
+        "removed from the list: {settings}"
+    );
     app.close().await
 }

@@ -176,6 +176,8 @@ describe("activate_skill consent", () => {
       assert.ok(text.includes(part), `${part} in ${text}`);
     }
     assert.equal(await app.tid("confirmation").getAttribute("data-kind"), "activate_skill");
+    // The tool card says which skill, too (its only argument).
+    assert.equal(await app.page.locator(`${sel("tool-card")}[data-tool="activate_skill"] ${sel("tool-description")}`).innerText(), "pdf");
     assert.match(await app.tid("always-allow").innerText(), /Always allow pdf/);
     await app.page.locator(sel("confirmation")).screenshot({ path: screenshotPath("skill-consent-light.png") });
     await app.tid("approve").click();

@@ -56,7 +56,7 @@ export function relativePath(path: string, workspace: string | null): string {
 
 /**
  * A one-line description of what a call does, from its arguments: the command, path, pattern,
- * query or URL. Empty when none of them is present.
+ * query, URL, prompt or (activate_skill) the name. Empty when none of them is present.
  */
 export function describeCall(args: unknown, workspace: string | null = null): string {
   if (!args || typeof args !== "object") return "";
@@ -79,6 +79,9 @@ export function describeCall(args: unknown, workspace: string | null = null): st
   const prompt =
     str(a.prompt) ?? str(a.fact) ?? str(a.description) ?? str(a.strategic_intent) ?? str(a.reason);
   if (prompt) return prompt.length > 160 ? `${prompt.slice(0, 157)}…` : prompt;
+  // activate_skill's only argument: without it the card would not say which skill it loads.
+  const name = str(a.name);
+  if (name) return name;
   return "";
 }
 

@@ -156,13 +156,15 @@ impl crate::tools::TypedTool for ActivateSkill {
             structure
         );
         let display = match skill.folder() {
+            // Plain text: the tool card shows it as it is (0.61's is
+            // markdown for its terminal renderer).
             Some(folder) => format!(
-                "Skill **{}** activated. Resources loaded from `{}`:\n\n{}",
+                "Skill {} activated. Resources loaded from {}:\n\n{}",
                 skill.name,
                 folder.display(),
                 structure
             ),
-            None => format!("Skill **{}** activated.", skill.name),
+            None => format!("Skill {} activated.", skill.name),
         };
         tracing::info!(skill = %skill.name, "skill activated");
         Ok(ToolResult::success(llm, display))
