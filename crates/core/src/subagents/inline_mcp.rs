@@ -72,6 +72,17 @@ fn rename(map: &mut Map<String, Value>) {
     }
 }
 
+/// What an agent's run says when its servers may not start because the
+/// folder is not trusted (it runs without their tools).
+pub(crate) fn untrusted_message(agent: &super::AgentDefinition) -> String {
+    let names: Vec<&str> = agent.mcp_servers.keys().map(String::as_str).collect();
+    format!(
+        "Agent '{}': its MCP servers ({}) are not started because this folder is not trusted.",
+        agent.name,
+        names.join(", ")
+    )
+}
+
 /// The servers of one run. Dropping it stops them (SIGTERM to a stdio
 /// server's process group), so a run that is cancelled, times out or
 /// fails leaves no process behind.
@@ -83,13 +94,27 @@ impl AgentServers {
     /// Starts `servers` and waits for their first discovery (or for
     /// `cancel`). Returns the servers and, in words, the ones that did not
     /// come up: the agent runs without their tools.
+    ///
+    /// `base` holds the session's MCP rules (`mcp.allowed` / `mcp.excluded`,
+    /// servers turned off, OAuth); a server they block is reported like one
+    /// that failed.
     pub(crate) async fn start(
         agent: &str,
         servers: &Map<String, Value>,
+        base: Option<&McpOptions>,
         workspace_dirs: Vec<PathBuf>,
         cancel: &CancellationToken,
     ) -> (Self, Vec<String>) {
-        let manager = McpManager::new(McpOptions::new(servers, workspace_dirs));
+        let options = match base {
+            Some(base) => {
+                let mut options = base.clone();
+                options.servers = gd_mcp::config::parse_servers(servers);
+                options.workspace_dirs = workspace_dirs;
+                options
+            }
+            None => McpOptions::new(servers, workspace_dirs),
+        };
+        let manager = McpManager::new(options);
         manager.start();
         tokio::select! {
             _ = manager.wait_discovery() => {}
