@@ -17,7 +17,7 @@ use gd_core::policy::PolicyApproval;
 use gd_core::subagents::{InvokeAgent, load};
 use gd_core::tools::ToolRegistry;
 use gd_policy::{PolicyEngine, default_rules};
-use gd_protocol::{Event, Op, ToolCallStatus, TurnStatus};
+use gd_protocol::{ConfirmationDetails, Event, Op, ToolCallStatus, TurnStatus};
 use serde_json::{Value, json};
 
 const PROMPT_MARK: &str = "CALC-AGENT";
@@ -66,10 +66,35 @@ fn marked_processes(marker: &str) -> Vec<u32> {
 /// A headless session in the default mode (an MCP call would be refused
 /// there unless trusted) with the agents of `home`.
 fn start(home: &Path, scenario: Value) -> Harness {
+    start_in(home, scenario, Launch::default())
+}
+
+/// How [`start_in`] launches: the settings, whether the folder is trusted,
+/// whether someone can answer confirmations, and agent files to write into
+/// the workspace's `.gemini/agents` first.
+struct Launch {
+    settings: gd_settings::Settings,
+    trusted: bool,
+    interactive: bool,
+    workspace_agents: Vec<(&'static str, String)>,
+}
+
+impl Default for Launch {
+    fn default() -> Self {
+        Self {
+            settings: gd_settings::Settings::default(),
+            trusted: true,
+            interactive: false,
+            workspace_agents: Vec::new(),
+        }
+    }
+}
+
+fn start_in(home: &Path, scenario: Value, launch: Launch) -> Harness {
     let policy = Arc::new(PolicyApproval::new(
         PolicyEngine::new(default_rules()),
         ApprovalMode::Default,
-        false,
+        launch.interactive,
         None,
     ));
     let home = home.to_path_buf();
@@ -77,11 +102,16 @@ fn start(home: &Path, scenario: Value) -> Harness {
         scenario,
         move |c| {
             let ws = c.workspace_dirs[0].clone();
+            let dir = ws.join(".gemini/agents");
+            for (file, text) in &launch.workspace_agents {
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::write(dir.join(file), text).unwrap();
+            }
             c.agents = Arc::new(load::load(
-                &gd_settings::Settings::default(),
+                &launch.settings,
                 Some(&home),
                 &ws,
-                true,
+                launch.trusted,
             ));
         },
         policy,
@@ -178,14 +208,7 @@ async fn the_agents_own_server_runs_for_it_alone_and_stops_with_it() {
     assert!(last.contains("2 + 3 = 5"), "{last}");
 
     // Gone once the agent is done (SIGTERM to its process group).
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !marked_processes(&marker).is_empty() {
-        assert!(
-            Instant::now() < deadline,
-            "the agent's MCP server outlived it"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    until_gone(&marker).await;
 }
 
 #[tokio::test]
@@ -252,4 +275,186 @@ async fn a_server_that_cannot_start_is_reported_and_the_agent_still_answers() {
     assert!(warned, "{events:#?}");
     let last = h.bodies().last().unwrap()["contents"].to_string();
     assert!(last.contains("no tools, still here"), "{last}");
+}
+
+/// Waits until no process carries `marker` (the agent's server exited).
+async fn until_gone(marker: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !marked_processes(marker).is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "the agent's MCP server outlived it"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The subagent's warnings.
+fn agent_warnings(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Subagent { event, .. } => match event.as_ref() {
+                Event::Warning { message } => Some(message.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// The parent invokes `calc`, which answers at once (its server's tool,
+/// when declared, is not called).
+fn answers_at_once() -> Value {
+    json!({
+        "steps": [
+            {"functionCalls": [{"name": "invoke_agent", "args": {"agent_name": "calc", "prompt": "Add"}}]},
+            {"text": "done"}
+        ],
+        "branches": [{
+            "system_contains": PROMPT_MARK,
+            "steps": [{"functionCalls": [{"name": "complete_task", "args": {"result": "answered without it"}}]}]
+        }]
+    })
+}
+
+#[tokio::test]
+async fn in_an_untrusted_folder_no_agents_server_starts() {
+    let home = tempfile::tempdir().unwrap();
+    let marker = uuid::Uuid::new_v4().to_string();
+    write_agent(home.path(), &fixture_entry(&marker, true));
+    let ws_marker = uuid::Uuid::new_v4().to_string();
+    let ws_agent = format!(
+        "---\nname: repo-agent\ndescription: From the repository.\nmcp_servers:\n{}---\nHi.\n",
+        fixture_entry(&ws_marker, true)
+    );
+    let mut h = start_in(
+        home.path(),
+        answers_at_once(),
+        Launch {
+            trusted: false,
+            workspace_agents: vec![("repo-agent.md", ws_agent)],
+            ..Launch::default()
+        },
+    );
+    let events = h.turn("add please").await;
+    assert_eq!(status(&events), TurnStatus::Completed, "{events:#?}");
+    let warnings = agent_warnings(&events);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("'calc'") && w.contains("fixture") && w.contains("not trusted")),
+        "{warnings:?}"
+    );
+    let bodies = h.bodies();
+    let agent = bodies
+        .iter()
+        .find(|b| b["systemInstruction"].to_string().contains(PROMPT_MARK))
+        .expect("the agent ran");
+    assert!(
+        !declared_names(agent)
+            .iter()
+            .any(|n| n.starts_with("mcp_fixture")),
+        "{:?}",
+        declared_names(agent)
+    );
+    // Neither the user agent's server nor the repository agent's ran.
+    assert!(marked_processes(&marker).is_empty());
+    assert!(marked_processes(&ws_marker).is_empty());
+    // The repository's agent is not even loaded; the listing says why the
+    // user agent's servers stay off.
+    let catalog = load::load(
+        &gd_settings::Settings::default(),
+        Some(home.path()),
+        Path::new(&h.ws()),
+        false,
+    );
+    assert!(catalog.get("repo-agent").is_none());
+    let note = catalog.note("calc").unwrap_or_default();
+    assert!(note.contains("not trusted"), "{note}");
+    let last = bodies.last().unwrap()["contents"].to_string();
+    assert!(last.contains("answered without it"), "{last}");
+}
+
+#[tokio::test]
+async fn mcp_excluded_in_the_settings_blocks_an_agents_server_too() {
+    let home = tempfile::tempdir().unwrap();
+    let marker = uuid::Uuid::new_v4().to_string();
+    write_agent(home.path(), &fixture_entry(&marker, true));
+    let mut settings = gd_settings::Settings::default();
+    settings.mcp.excluded = vec!["fixture".into()];
+    let mut h = start_in(
+        home.path(),
+        answers_at_once(),
+        Launch {
+            settings,
+            ..Launch::default()
+        },
+    );
+    let events = h.turn("add please").await;
+    assert_eq!(status(&events), TurnStatus::Completed, "{events:#?}");
+    let warnings = agent_warnings(&events);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("'calc'") && w.contains("'fixture'") && w.contains("mcp.excluded")),
+        "{warnings:?}"
+    );
+    assert!(marked_processes(&marker).is_empty());
+    let agent = h
+        .bodies()
+        .into_iter()
+        .find(|b| b["systemInstruction"].to_string().contains(PROMPT_MARK))
+        .expect("the agent ran");
+    assert!(!declared_names(&agent).contains(&"mcp_fixture_add".to_owned()));
+}
+
+#[tokio::test]
+async fn an_agents_server_call_asks_naming_the_agent_and_cancelling_stops_the_server() {
+    let home = tempfile::tempdir().unwrap();
+    let marker = uuid::Uuid::new_v4().to_string();
+    write_agent(home.path(), &fixture_entry(&marker, false));
+    let mut h = start_in(
+        home.path(),
+        scenario(),
+        Launch {
+            interactive: true,
+            ..Launch::default()
+        },
+    );
+    h.handle.submit(Op::user_text("add please")).unwrap();
+    let (agent, details) = loop {
+        let event = tokio::time::timeout(Duration::from_secs(60), h.events.recv())
+            .await
+            .expect("a confirmation within 60 s")
+            .expect("session ended");
+        if let Event::Subagent {
+            agent_name, event, ..
+        } = event
+            && let Event::ToolConfirmationRequest { details, .. } = *event
+        {
+            break (agent_name, details);
+        }
+    };
+    assert_eq!(agent, "calc", "the confirmation says which agent asked");
+    match details {
+        ConfirmationDetails::Mcp {
+            server_name,
+            tool_name,
+            ..
+        } => assert_eq!((server_name.as_str(), tool_name.as_str()), ("fixture", "add")),
+        other => panic!("expected an MCP confirmation, got {other:?}"),
+    }
+    assert!(
+        !marked_processes(&marker).is_empty(),
+        "the server runs while its call waits"
+    );
+    // The user stops the turn instead of answering.
+    h.handle.submit(Op::Interrupt).unwrap();
+    let events = h.collect_turn().await;
+    assert!(
+        events.iter().any(|e| matches!(e, Event::TurnComplete { .. })),
+        "{events:#?}"
+    );
+    until_gone(&marker).await;
 }
