@@ -228,7 +228,11 @@ async fn an_untrusted_server_of_the_agent_is_refused_headless_like_any_mcp_call(
 fn a_bad_server_entry_is_an_error_naming_the_file_and_line() {
     let home = tempfile::tempdir().unwrap();
     let ws = tempfile::tempdir().unwrap();
-    let file = write_agent(home.path(), "  broken:\n    args: 3\n");
+    // Line 6 is `mcp_servers:`, line 9 the broken server's entry.
+    let file = write_agent(
+        home.path(),
+        "  fine:\n    command: x\n  broken:\n    args: 3\n",
+    );
     let catalog = load::load(
         &gd_settings::Settings::default(),
         Some(home.path()),
@@ -243,7 +247,7 @@ fn a_bad_server_entry_is_an_error_naming_the_file_and_line() {
         .find(|e| e.contains("mcp_servers.broken"))
         .unwrap_or_else(|| panic!("{:?}", catalog.errors()));
     assert!(
-        error.starts_with(&format!("{}:6:", file.display())),
+        error.starts_with(&format!("{}:9:", file.display())),
         "{error}"
     );
 }
@@ -442,7 +446,10 @@ async fn an_agents_server_call_asks_naming_the_agent_and_cancelling_stops_the_se
             server_name,
             tool_name,
             ..
-        } => assert_eq!((server_name.as_str(), tool_name.as_str()), ("fixture", "add")),
+        } => assert_eq!(
+            (server_name.as_str(), tool_name.as_str()),
+            ("fixture", "add")
+        ),
         other => panic!("expected an MCP confirmation, got {other:?}"),
     }
     assert!(
@@ -453,7 +460,9 @@ async fn an_agents_server_call_asks_naming_the_agent_and_cancelling_stops_the_se
     h.handle.submit(Op::Interrupt).unwrap();
     let events = h.collect_turn().await;
     assert!(
-        events.iter().any(|e| matches!(e, Event::TurnComplete { .. })),
+        events
+            .iter()
+            .any(|e| matches!(e, Event::TurnComplete { .. })),
         "{events:#?}"
     );
     until_gone(&marker).await;

@@ -29,13 +29,25 @@ const RENAMES: &[(&str, &str)] = &[
 
 /// The front matter's `mcp_servers` as settings-style entries, each one
 /// checked as a settings entry is. The error names the server and what is
-/// wrong with it.
-pub fn parse(mapping: serde_yaml_ng::Mapping) -> Result<Map<String, Value>, String> {
+/// wrong with it, and gives the server's name apart (so the file's error
+/// can point at the entry's own line).
+pub fn parse(
+    mapping: serde_yaml_ng::Mapping,
+) -> Result<Map<String, Value>, (Option<String>, String)> {
     let mut servers = Map::new();
     for (key, value) in mapping {
         let Some(name) = key.as_str().map(str::to_owned) else {
-            return Err("mcp_servers: a server's name must be a string".into());
+            return Err((None, "mcp_servers: a server's name must be a string".into()));
         };
+        let entry = entry(&name, value).map_err(|message| (Some(name.clone()), message))?;
+        servers.insert(name, entry);
+    }
+    Ok(servers)
+}
+
+/// One server's entry, in settings.json's shape and checked by gd-mcp.
+fn entry(name: &str, value: serde_yaml_ng::Value) -> Result<Value, String> {
+    {
         let mut entry =
             serde_json::to_value(&value).map_err(|e| format!("mcp_servers.{name}: {e}"))?;
         let Value::Object(map) = &mut entry else {
@@ -59,9 +71,8 @@ pub fn parse(mapping: serde_yaml_ng::Mapping) -> Result<Map<String, Value>, Stri
             }
         }
         gd_mcp::config::parse_server(&entry).map_err(|e| format!("mcp_servers.{name}: {e}"))?;
-        servers.insert(name, entry);
+        Ok(entry)
     }
-    Ok(servers)
 }
 
 fn rename(map: &mut Map<String, Value>) {
@@ -179,12 +190,14 @@ mod tests {
 
     #[test]
     fn a_bad_entry_names_the_server() {
-        let error = parse(yaml("broken:\n  args: 3\n")).unwrap_err();
+        let (server, error) = parse(yaml("broken:\n  args: 3\n")).unwrap_err();
+        assert_eq!(server.as_deref(), Some("broken"));
         assert!(error.starts_with("mcp_servers.broken: "), "{error}");
         let error = parse(yaml(
             "g:\n  command: x\n  auth:\n    type: google-credentials\n",
         ))
-        .unwrap_err();
+        .unwrap_err()
+        .1;
         assert!(error.contains("not supported"), "{error}");
     }
 }

@@ -19,9 +19,9 @@ use gd_protocol::DefinitionSource;
 use gd_settings::Settings;
 use tracing::debug;
 
+use super::catalog::OwnMcp;
 use super::files::{self, FileAgent};
 use super::overrides::{self, AgentOverride};
-use super::catalog::OwnMcp;
 use super::{AgentCatalog, AgentDefinition, builtin};
 
 /// `<base>/.gemini/agents`, the folder 0.61 reads (under the home for the
