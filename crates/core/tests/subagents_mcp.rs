@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use common::*;
 use gd_core::ApprovalMode;
 use gd_core::policy::PolicyApproval;
-use gd_core::subagents::{InvokeAgent, load};
+use gd_core::subagents::{AgentCatalog, InvokeAgent, load};
 use gd_core::tools::ToolRegistry;
 use gd_policy::{PolicyEngine, default_rules};
 use gd_protocol::{ConfirmationDetails, Event, Op, ToolCallStatus, TurnStatus};
@@ -77,6 +77,8 @@ struct Launch {
     trusted: bool,
     interactive: bool,
     workspace_agents: Vec<(&'static str, String)>,
+    /// A shorter time limit for `calc` than a file can give (minutes).
+    calc_timeout: Option<Duration>,
 }
 
 impl Default for Launch {
@@ -86,6 +88,7 @@ impl Default for Launch {
             trusted: true,
             interactive: false,
             workspace_agents: Vec::new(),
+            calc_timeout: None,
         }
     }
 }
@@ -107,12 +110,15 @@ fn start_in(home: &Path, scenario: Value, launch: Launch) -> Harness {
                 std::fs::create_dir_all(&dir).unwrap();
                 std::fs::write(dir.join(file), text).unwrap();
             }
-            c.agents = Arc::new(load::load(
-                &launch.settings,
-                Some(&home),
-                &ws,
-                launch.trusted,
-            ));
+            let catalog = load::load(&launch.settings, Some(&home), &ws, launch.trusted);
+            c.agents = Arc::new(match launch.calc_timeout {
+                Some(timeout) => {
+                    let mut calc = catalog.get("calc").expect("calc loads").clone();
+                    calc.timeout = timeout;
+                    AgentCatalog::new(vec![calc], Vec::new())
+                }
+                None => catalog,
+            });
         },
         policy,
         |_| {
@@ -463,6 +469,99 @@ async fn an_agents_server_call_asks_naming_the_agent_and_cancelling_stops_the_se
         events
             .iter()
             .any(|e| matches!(e, Event::TurnComplete { .. })),
+        "{events:#?}"
+    );
+    until_gone(&marker).await;
+}
+
+/// Waits for the subagent's call of `tool` to start (its server is up).
+async fn until_agent_calls(h: &mut Harness, tool: &str) -> Vec<Event> {
+    let mut events = Vec::new();
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(60), h.events.recv())
+            .await
+            .expect("the agent's call within 60 s")
+            .expect("session ended");
+        let started = matches!(&event, Event::Subagent { event, .. }
+            if matches!(event.as_ref(), Event::ToolCallRequest { name, .. } if name == tool));
+        events.push(event);
+        if started {
+            return events;
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_server_stops_when_the_agent_runs_out_of_time() {
+    let home = tempfile::tempdir().unwrap();
+    let marker = uuid::Uuid::new_v4().to_string();
+    write_agent(home.path(), &fixture_entry(&marker, true));
+    let mut h = start_in(
+        home.path(),
+        json!({
+            "steps": [
+                {"functionCalls": [{"name": "invoke_agent", "args": {"agent_name": "calc", "prompt": "Wait"}}]},
+                {"text": "done"}
+            ],
+            "branches": [{
+                "system_contains": PROMPT_MARK,
+                "steps": [
+                    {"functionCalls": [{"name": "@mcp:fixture:slow", "args": {"seconds": 120}}]},
+                    {"functionCalls": [{"name": "complete_task", "args": {"result": "out of time"}}]}
+                ]
+            }]
+        }),
+        Launch {
+            calc_timeout: Some(Duration::from_secs(2)),
+            ..Launch::default()
+        },
+    );
+    h.handle.submit(Op::user_text("wait please")).unwrap();
+    until_agent_calls(&mut h, "mcp_fixture_slow").await;
+    assert!(!marked_processes(&marker).is_empty(), "the server runs");
+    let events = h.collect_turn().await;
+    assert_eq!(status(&events), TurnStatus::Completed, "{events:#?}");
+    let finished = events.iter().find_map(|e| match e {
+        Event::SubagentFinished { status, .. } => Some(*status),
+        _ => None,
+    });
+    assert_eq!(
+        finished,
+        Some(gd_protocol::SubagentStatus::Completed),
+        "{events:#?}"
+    );
+    until_gone(&marker).await;
+}
+
+#[tokio::test]
+async fn the_server_stops_when_the_agents_request_fails() {
+    let home = tempfile::tempdir().unwrap();
+    let marker = uuid::Uuid::new_v4().to_string();
+    write_agent(home.path(), &fixture_entry(&marker, true));
+    let mut h = start(
+        home.path(),
+        json!({
+            // Request 2 is the agent's first: refused for good.
+            "faults": [{"request": 2, "kind": "http_error", "status": 400, "message": "bad agent request"}],
+            "steps": [
+                {"functionCalls": [{"name": "invoke_agent", "args": {"agent_name": "calc", "prompt": "Add"}}]},
+                {"text": "the agent failed"}
+            ],
+            "branches": [{
+                "system_contains": PROMPT_MARK,
+                "steps": [{"functionCalls": [{"name": "complete_task", "args": {"result": "never"}}]}]
+            }]
+        }),
+    );
+    let events = h.turn("add please").await;
+    assert_eq!(status(&events), TurnStatus::Completed, "{events:#?}");
+    let failed = events.iter().find_map(|e| match e {
+        Event::SubagentFinished { status, .. } => Some(*status),
+        _ => None,
+    });
+    assert_eq!(
+        failed,
+        Some(gd_protocol::SubagentStatus::Failed),
         "{events:#?}"
     );
     until_gone(&marker).await;
