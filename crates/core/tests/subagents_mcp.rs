@@ -2,8 +2,11 @@
 //! 0.61's field), with a real python MCP server: started when the agent
 //! runs, its tools offered to that agent only, `trust: true` letting its
 //! calls run where nobody can be asked, the process gone when the agent is
-//! done; a bad entry is a `path:line` error; a server that cannot start is
-//! reported and the agent still answers.
+//! done (answered, out of time, failed, interrupted while its call asks);
+//! a bad entry is a `path:line` error at its own line; a server that cannot
+//! start is reported and the agent still answers; the session's MCP rules
+//! hold for these servers too (untrusted folder: none starts;
+//! `mcp.excluded`; a server the user turned off).
 
 mod common;
 
@@ -565,4 +568,30 @@ async fn the_server_stops_when_the_agents_request_fails() {
         "{events:#?}"
     );
     until_gone(&marker).await;
+}
+
+#[tokio::test]
+async fn a_server_the_user_turned_off_does_not_start_for_an_agent_either() {
+    let home = tempfile::tempdir().unwrap();
+    let marker = uuid::Uuid::new_v4().to_string();
+    write_agent(home.path(), &fixture_entry(&marker, true));
+    // What `gemini mcp disable fixture` writes (0.61's file).
+    std::fs::write(
+        home.path().join(".gemini/mcp-server-enablement.json"),
+        r#"{"fixture": {"enabled": false}}"#,
+    )
+    .unwrap();
+    let mut h = start(home.path(), answers_at_once());
+    let events = h.turn("add please").await;
+    assert_eq!(status(&events), TurnStatus::Completed, "{events:#?}");
+    let warnings = agent_warnings(&events);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("'calc'") && w.contains("'fixture'") && w.contains("disabled")),
+        "{warnings:?}"
+    );
+    assert!(marked_processes(&marker).is_empty());
+    let last = h.bodies().last().unwrap()["contents"].to_string();
+    assert!(last.contains("answered without it"), "{last}");
 }

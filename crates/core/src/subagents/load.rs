@@ -8,7 +8,8 @@
 //!   warning ("Duplicate agent name"), so a file cannot replace a built-in
 //!   agent, and a workspace agent hides a user agent of the same name;
 //!   a definition that is disabled does not hold its name;
-//! - an untrusted folder's `.gemini/agents` is not read at all.
+//! - an untrusted folder's `.gemini/agents` is not read at all, and no
+//!   agent's own MCP servers start there ([`OwnMcp::Untrusted`]).
 //!
 //! Each folder costs one `read_dir` (a missing one costs nothing), and no
 //! file is read unless it is a `.md` definition.
