@@ -2,8 +2,11 @@
 //! 0.61's field), with a real python MCP server: started when the agent
 //! runs, its tools offered to that agent only, `trust: true` letting its
 //! calls run where nobody can be asked, the process gone when the agent is
-//! done; a bad entry is a `path:line` error; a server that cannot start is
-//! reported and the agent still answers.
+//! done (answered, out of time, failed, interrupted while its call asks);
+//! a bad entry is a `path:line` error at its own line; a server that cannot
+//! start is reported and the agent still answers; the session's MCP rules
+//! hold for these servers too (untrusted folder: none starts;
+//! `mcp.excluded`; a server the user turned off).
 
 mod common;
 
@@ -14,10 +17,10 @@ use std::time::{Duration, Instant};
 use common::*;
 use gd_core::ApprovalMode;
 use gd_core::policy::PolicyApproval;
-use gd_core::subagents::{InvokeAgent, load};
+use gd_core::subagents::{AgentCatalog, InvokeAgent, load};
 use gd_core::tools::ToolRegistry;
 use gd_policy::{PolicyEngine, default_rules};
-use gd_protocol::{Event, Op, ToolCallStatus, TurnStatus};
+use gd_protocol::{ConfirmationDetails, Event, Op, ToolCallStatus, TurnStatus};
 use serde_json::{Value, json};
 
 const PROMPT_MARK: &str = "CALC-AGENT";
@@ -66,10 +69,38 @@ fn marked_processes(marker: &str) -> Vec<u32> {
 /// A headless session in the default mode (an MCP call would be refused
 /// there unless trusted) with the agents of `home`.
 fn start(home: &Path, scenario: Value) -> Harness {
+    start_in(home, scenario, Launch::default())
+}
+
+/// How [`start_in`] launches: the settings, whether the folder is trusted,
+/// whether someone can answer confirmations, and agent files to write into
+/// the workspace's `.gemini/agents` first.
+struct Launch {
+    settings: gd_settings::Settings,
+    trusted: bool,
+    interactive: bool,
+    workspace_agents: Vec<(&'static str, String)>,
+    /// A shorter time limit for `calc` than a file can give (minutes).
+    calc_timeout: Option<Duration>,
+}
+
+impl Default for Launch {
+    fn default() -> Self {
+        Self {
+            settings: gd_settings::Settings::default(),
+            trusted: true,
+            interactive: false,
+            workspace_agents: Vec::new(),
+            calc_timeout: None,
+        }
+    }
+}
+
+fn start_in(home: &Path, scenario: Value, launch: Launch) -> Harness {
     let policy = Arc::new(PolicyApproval::new(
         PolicyEngine::new(default_rules()),
         ApprovalMode::Default,
-        false,
+        launch.interactive,
         None,
     ));
     let home = home.to_path_buf();
@@ -77,12 +108,20 @@ fn start(home: &Path, scenario: Value) -> Harness {
         scenario,
         move |c| {
             let ws = c.workspace_dirs[0].clone();
-            c.agents = Arc::new(load::load(
-                &gd_settings::Settings::default(),
-                Some(&home),
-                &ws,
-                true,
-            ));
+            let dir = ws.join(".gemini/agents");
+            for (file, text) in &launch.workspace_agents {
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::write(dir.join(file), text).unwrap();
+            }
+            let catalog = load::load(&launch.settings, Some(&home), &ws, launch.trusted);
+            c.agents = Arc::new(match launch.calc_timeout {
+                Some(timeout) => {
+                    let mut calc = catalog.get("calc").expect("calc loads").clone();
+                    calc.timeout = timeout;
+                    AgentCatalog::new(vec![calc], Vec::new())
+                }
+                None => catalog,
+            });
         },
         policy,
         |_| {
@@ -178,14 +217,7 @@ async fn the_agents_own_server_runs_for_it_alone_and_stops_with_it() {
     assert!(last.contains("2 + 3 = 5"), "{last}");
 
     // Gone once the agent is done (SIGTERM to its process group).
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !marked_processes(&marker).is_empty() {
-        assert!(
-            Instant::now() < deadline,
-            "the agent's MCP server outlived it"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    until_gone(&marker).await;
 }
 
 #[tokio::test]
@@ -205,7 +237,11 @@ async fn an_untrusted_server_of_the_agent_is_refused_headless_like_any_mcp_call(
 fn a_bad_server_entry_is_an_error_naming_the_file_and_line() {
     let home = tempfile::tempdir().unwrap();
     let ws = tempfile::tempdir().unwrap();
-    let file = write_agent(home.path(), "  broken:\n    args: 3\n");
+    // Line 6 is `mcp_servers:`, line 9 the broken server's entry.
+    let file = write_agent(
+        home.path(),
+        "  fine:\n    command: x\n  broken:\n    args: 3\n",
+    );
     let catalog = load::load(
         &gd_settings::Settings::default(),
         Some(home.path()),
@@ -220,7 +256,7 @@ fn a_bad_server_entry_is_an_error_naming_the_file_and_line() {
         .find(|e| e.contains("mcp_servers.broken"))
         .unwrap_or_else(|| panic!("{:?}", catalog.errors()));
     assert!(
-        error.starts_with(&format!("{}:6:", file.display())),
+        error.starts_with(&format!("{}:9:", file.display())),
         "{error}"
     );
 }
@@ -252,4 +288,310 @@ async fn a_server_that_cannot_start_is_reported_and_the_agent_still_answers() {
     assert!(warned, "{events:#?}");
     let last = h.bodies().last().unwrap()["contents"].to_string();
     assert!(last.contains("no tools, still here"), "{last}");
+}
+
+/// Waits until no process carries `marker` (the agent's server exited).
+async fn until_gone(marker: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !marked_processes(marker).is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "the agent's MCP server outlived it"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The subagent's warnings.
+fn agent_warnings(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Subagent { event, .. } => match event.as_ref() {
+                Event::Warning { message } => Some(message.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// The parent invokes `calc`, which answers at once (its server's tool,
+/// when declared, is not called).
+fn answers_at_once() -> Value {
+    json!({
+        "steps": [
+            {"functionCalls": [{"name": "invoke_agent", "args": {"agent_name": "calc", "prompt": "Add"}}]},
+            {"text": "done"}
+        ],
+        "branches": [{
+            "system_contains": PROMPT_MARK,
+            "steps": [{"functionCalls": [{"name": "complete_task", "args": {"result": "answered without it"}}]}]
+        }]
+    })
+}
+
+#[tokio::test]
+async fn in_an_untrusted_folder_no_agents_server_starts() {
+    let home = tempfile::tempdir().unwrap();
+    let marker = uuid::Uuid::new_v4().to_string();
+    write_agent(home.path(), &fixture_entry(&marker, true));
+    let ws_marker = uuid::Uuid::new_v4().to_string();
+    let ws_agent = format!(
+        "---\nname: repo-agent\ndescription: From the repository.\nmcp_servers:\n{}---\nHi.\n",
+        fixture_entry(&ws_marker, true)
+    );
+    let mut h = start_in(
+        home.path(),
+        answers_at_once(),
+        Launch {
+            trusted: false,
+            workspace_agents: vec![("repo-agent.md", ws_agent)],
+            ..Launch::default()
+        },
+    );
+    let events = h.turn("add please").await;
+    assert_eq!(status(&events), TurnStatus::Completed, "{events:#?}");
+    let warnings = agent_warnings(&events);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("'calc'") && w.contains("fixture") && w.contains("not trusted")),
+        "{warnings:?}"
+    );
+    let bodies = h.bodies();
+    let agent = bodies
+        .iter()
+        .find(|b| b["systemInstruction"].to_string().contains(PROMPT_MARK))
+        .expect("the agent ran");
+    assert!(
+        !declared_names(agent)
+            .iter()
+            .any(|n| n.starts_with("mcp_fixture")),
+        "{:?}",
+        declared_names(agent)
+    );
+    // Neither the user agent's server nor the repository agent's ran.
+    assert!(marked_processes(&marker).is_empty());
+    assert!(marked_processes(&ws_marker).is_empty());
+    // The repository's agent is not even loaded; the listing says why the
+    // user agent's servers stay off.
+    let catalog = load::load(
+        &gd_settings::Settings::default(),
+        Some(home.path()),
+        Path::new(&h.ws()),
+        false,
+    );
+    assert!(catalog.get("repo-agent").is_none());
+    let note = catalog.note("calc").unwrap_or_default();
+    assert!(note.contains("not trusted"), "{note}");
+    let last = bodies.last().unwrap()["contents"].to_string();
+    assert!(last.contains("answered without it"), "{last}");
+}
+
+#[tokio::test]
+async fn mcp_excluded_in_the_settings_blocks_an_agents_server_too() {
+    let home = tempfile::tempdir().unwrap();
+    let marker = uuid::Uuid::new_v4().to_string();
+    write_agent(home.path(), &fixture_entry(&marker, true));
+    let mut settings = gd_settings::Settings::default();
+    settings.mcp.excluded = vec!["fixture".into()];
+    let mut h = start_in(
+        home.path(),
+        answers_at_once(),
+        Launch {
+            settings,
+            ..Launch::default()
+        },
+    );
+    let events = h.turn("add please").await;
+    assert_eq!(status(&events), TurnStatus::Completed, "{events:#?}");
+    let warnings = agent_warnings(&events);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("'calc'") && w.contains("'fixture'") && w.contains("mcp.excluded")),
+        "{warnings:?}"
+    );
+    assert!(marked_processes(&marker).is_empty());
+    let agent = h
+        .bodies()
+        .into_iter()
+        .find(|b| b["systemInstruction"].to_string().contains(PROMPT_MARK))
+        .expect("the agent ran");
+    assert!(!declared_names(&agent).contains(&"mcp_fixture_add".to_owned()));
+}
+
+#[tokio::test]
+async fn an_agents_server_call_asks_naming_the_agent_and_cancelling_stops_the_server() {
+    let home = tempfile::tempdir().unwrap();
+    let marker = uuid::Uuid::new_v4().to_string();
+    write_agent(home.path(), &fixture_entry(&marker, false));
+    let mut h = start_in(
+        home.path(),
+        scenario(),
+        Launch {
+            interactive: true,
+            ..Launch::default()
+        },
+    );
+    h.handle.submit(Op::user_text("add please")).unwrap();
+    let (agent, details) = loop {
+        let event = tokio::time::timeout(Duration::from_secs(60), h.events.recv())
+            .await
+            .expect("a confirmation within 60 s")
+            .expect("session ended");
+        if let Event::Subagent {
+            agent_name, event, ..
+        } = event
+            && let Event::ToolConfirmationRequest { details, .. } = *event
+        {
+            break (agent_name, details);
+        }
+    };
+    assert_eq!(agent, "calc", "the confirmation says which agent asked");
+    match details {
+        ConfirmationDetails::Mcp {
+            server_name,
+            tool_name,
+            ..
+        } => assert_eq!(
+            (server_name.as_str(), tool_name.as_str()),
+            ("fixture", "add")
+        ),
+        other => panic!("expected an MCP confirmation, got {other:?}"),
+    }
+    assert!(
+        !marked_processes(&marker).is_empty(),
+        "the server runs while its call waits"
+    );
+    // The user stops the turn instead of answering.
+    h.handle.submit(Op::Interrupt).unwrap();
+    let events = h.collect_turn().await;
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::TurnComplete { .. })),
+        "{events:#?}"
+    );
+    until_gone(&marker).await;
+}
+
+/// Waits for the subagent's call of `tool` to start (its server is up).
+async fn until_agent_calls(h: &mut Harness, tool: &str) -> Vec<Event> {
+    let mut events = Vec::new();
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(60), h.events.recv())
+            .await
+            .expect("the agent's call within 60 s")
+            .expect("session ended");
+        let started = matches!(&event, Event::Subagent { event, .. }
+            if matches!(event.as_ref(), Event::ToolCallRequest { name, .. } if name == tool));
+        events.push(event);
+        if started {
+            return events;
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_server_stops_when_the_agent_runs_out_of_time() {
+    let home = tempfile::tempdir().unwrap();
+    let marker = uuid::Uuid::new_v4().to_string();
+    write_agent(home.path(), &fixture_entry(&marker, true));
+    let mut h = start_in(
+        home.path(),
+        json!({
+            "steps": [
+                {"functionCalls": [{"name": "invoke_agent", "args": {"agent_name": "calc", "prompt": "Wait"}}]},
+                {"text": "done"}
+            ],
+            "branches": [{
+                "system_contains": PROMPT_MARK,
+                "steps": [
+                    {"functionCalls": [{"name": "@mcp:fixture:slow", "args": {"seconds": 120}}]},
+                    {"functionCalls": [{"name": "complete_task", "args": {"result": "out of time"}}]}
+                ]
+            }]
+        }),
+        Launch {
+            calc_timeout: Some(Duration::from_secs(2)),
+            ..Launch::default()
+        },
+    );
+    h.handle.submit(Op::user_text("wait please")).unwrap();
+    until_agent_calls(&mut h, "mcp_fixture_slow").await;
+    assert!(!marked_processes(&marker).is_empty(), "the server runs");
+    let events = h.collect_turn().await;
+    assert_eq!(status(&events), TurnStatus::Completed, "{events:#?}");
+    let finished = events.iter().find_map(|e| match e {
+        Event::SubagentFinished { status, .. } => Some(*status),
+        _ => None,
+    });
+    assert_eq!(
+        finished,
+        Some(gd_protocol::SubagentStatus::Completed),
+        "{events:#?}"
+    );
+    until_gone(&marker).await;
+}
+
+#[tokio::test]
+async fn the_server_stops_when_the_agents_request_fails() {
+    let home = tempfile::tempdir().unwrap();
+    let marker = uuid::Uuid::new_v4().to_string();
+    write_agent(home.path(), &fixture_entry(&marker, true));
+    let mut h = start(
+        home.path(),
+        json!({
+            // Request 2 is the agent's first: refused for good.
+            "faults": [{"request": 2, "kind": "http_error", "status": 400, "message": "bad agent request"}],
+            "steps": [
+                {"functionCalls": [{"name": "invoke_agent", "args": {"agent_name": "calc", "prompt": "Add"}}]},
+                {"text": "the agent failed"}
+            ],
+            "branches": [{
+                "system_contains": PROMPT_MARK,
+                "steps": [{"functionCalls": [{"name": "complete_task", "args": {"result": "never"}}]}]
+            }]
+        }),
+    );
+    let events = h.turn("add please").await;
+    assert_eq!(status(&events), TurnStatus::Completed, "{events:#?}");
+    let failed = events.iter().find_map(|e| match e {
+        Event::SubagentFinished { status, .. } => Some(*status),
+        _ => None,
+    });
+    assert_eq!(
+        failed,
+        Some(gd_protocol::SubagentStatus::Failed),
+        "{events:#?}"
+    );
+    until_gone(&marker).await;
+}
+
+#[tokio::test]
+async fn a_server_the_user_turned_off_does_not_start_for_an_agent_either() {
+    let home = tempfile::tempdir().unwrap();
+    let marker = uuid::Uuid::new_v4().to_string();
+    write_agent(home.path(), &fixture_entry(&marker, true));
+    // What `gemini mcp disable fixture` writes (0.61's file).
+    std::fs::write(
+        home.path().join(".gemini/mcp-server-enablement.json"),
+        r#"{"fixture": {"enabled": false}}"#,
+    )
+    .unwrap();
+    let mut h = start(home.path(), answers_at_once());
+    let events = h.turn("add please").await;
+    assert_eq!(status(&events), TurnStatus::Completed, "{events:#?}");
+    let warnings = agent_warnings(&events);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("'calc'") && w.contains("'fixture'") && w.contains("disabled")),
+        "{warnings:?}"
+    );
+    assert!(marked_processes(&marker).is_empty());
+    let last = h.bodies().last().unwrap()["contents"].to_string();
+    assert!(last.contains("answered without it"), "{last}");
 }

@@ -18,6 +18,25 @@ pub struct AgentCatalog {
     notes: Vec<(String, String)>,
     /// Problems reported at launch (broken overrides, duplicate names).
     warnings: Vec<String>,
+    /// How agents' own MCP servers start (see [`OwnMcp`]).
+    own_mcp: OwnMcp,
+}
+
+/// Whether and how agents' own MCP servers (`mcp_servers`) may start.
+/// Gemini CLI 0.61 starts them through its session MCP manager, so the
+/// session's rules hold for them too: nothing starts in an untrusted folder
+/// (a command could come from the repository), and `mcp.allowed` /
+/// `mcp.excluded` and servers the user turned off apply.
+#[derive(Debug, Clone, Default)]
+pub enum OwnMcp {
+    /// No settings (a catalog built by hand): plain options.
+    #[default]
+    Defaults,
+    /// The session's options (filter, enablement file, OAuth); their
+    /// `servers` are replaced by the agent's.
+    Settings(Box<gd_mcp::McpOptions>),
+    /// An untrusted folder: no agent's server starts.
+    Untrusted,
 }
 
 impl AgentCatalog {
@@ -27,7 +46,19 @@ impl AgentCatalog {
             errors,
             notes: Vec::new(),
             warnings: Vec::new(),
+            own_mcp: OwnMcp::Defaults,
         }
+    }
+
+    /// Sets how agents' own MCP servers start.
+    pub fn with_own_mcp(mut self, own_mcp: OwnMcp) -> Self {
+        self.own_mcp = own_mcp;
+        self
+    }
+
+    /// How agents' own MCP servers start in this session.
+    pub fn own_mcp(&self) -> &OwnMcp {
+        &self.own_mcp
     }
 
     /// Adds the listing's notes (agent name, note) and the launch warnings.

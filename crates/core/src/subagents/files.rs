@@ -208,8 +208,13 @@ fn local(
         Some(model) => ModelChoiceForAgent::Named(model.to_owned()),
     };
     let mcp_servers = match meta.mcp_servers {
-        Some(servers) => super::inline_mcp::parse(servers)
-            .map_err(|message| error(path, text, Some("mcp_servers"), &message))?,
+        Some(servers) => super::inline_mcp::parse(servers).map_err(|(server, message)| {
+            let mut e = error(path, text, Some("mcp_servers"), &message);
+            if let Some(line) = server.and_then(|s| server_line(text, &s)) {
+                e.line = Some(line);
+            }
+            e
+        })?,
         None => serde_json::Map::new(),
     };
     Ok(FileAgent {
@@ -436,6 +441,29 @@ fn line_of(text: &str, key: &str) -> Option<u32> {
         })
 }
 
+/// The line of server `name`'s entry under the top-level `mcp_servers:`
+/// (a key at the indentation of its first entry, before the next
+/// top-level key).
+fn server_line(text: &str, name: &str) -> Option<u32> {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let mut entries = front_matter_lines(text)
+        .skip_while(|(_, l)| !l.starts_with("mcp_servers:"))
+        .skip(1)
+        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .take_while(|(_, l)| indent(l) > 0)
+        .peekable();
+    let depth = indent(entries.peek()?.1);
+    entries.find_map(|(n, line)| {
+        let key = line.trim_start().trim_start_matches(['"', '\'']);
+        let named = key.strip_prefix(name).is_some_and(|rest| {
+            rest.trim_start_matches(['"', '\''])
+                .trim_start()
+                .starts_with(':')
+        });
+        (indent(line) == depth && named).then_some(n)
+    })
+}
+
 /// Whether `key` is a top-level key (or a list item's first key), not a
 /// nested one such as an MCP server's `auth`.
 fn has_key(text: &str, key: &str) -> bool {
@@ -461,6 +489,16 @@ mod tests {
 
     fn parse(text: &str) -> Result<Vec<FileAgent>, FrontMatterError> {
         parse_file(Path::new("/a/b.md"), text, DefinitionSource::User)
+    }
+
+    #[test]
+    fn a_broken_server_is_reported_at_its_own_entry() {
+        // `command` is both x's field and a server's name: the server wins.
+        let text = "---\nname: a\ndescription: d\nmcp_servers:\n  x:\n    command: ok\n\n  \"command\":\n    args: 3\nmodel: m\n---\n";
+        let error = parse(text).unwrap_err();
+        assert_eq!(error.line, Some(8), "{error}");
+        assert!(error.message.contains("mcp_servers.command"), "{error}");
+        assert_eq!(server_line(text, "model"), None, "not a server");
     }
 
     #[test]

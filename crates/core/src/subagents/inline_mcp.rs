@@ -29,13 +29,25 @@ const RENAMES: &[(&str, &str)] = &[
 
 /// The front matter's `mcp_servers` as settings-style entries, each one
 /// checked as a settings entry is. The error names the server and what is
-/// wrong with it.
-pub fn parse(mapping: serde_yaml_ng::Mapping) -> Result<Map<String, Value>, String> {
+/// wrong with it, and gives the server's name apart (so the file's error
+/// can point at the entry's own line).
+pub fn parse(
+    mapping: serde_yaml_ng::Mapping,
+) -> Result<Map<String, Value>, (Option<String>, String)> {
     let mut servers = Map::new();
     for (key, value) in mapping {
         let Some(name) = key.as_str().map(str::to_owned) else {
-            return Err("mcp_servers: a server's name must be a string".into());
+            return Err((None, "mcp_servers: a server's name must be a string".into()));
         };
+        let entry = entry(&name, value).map_err(|message| (Some(name.clone()), message))?;
+        servers.insert(name, entry);
+    }
+    Ok(servers)
+}
+
+/// One server's entry, in settings.json's shape and checked by gd-mcp.
+fn entry(name: &str, value: serde_yaml_ng::Value) -> Result<Value, String> {
+    {
         let mut entry =
             serde_json::to_value(&value).map_err(|e| format!("mcp_servers.{name}: {e}"))?;
         let Value::Object(map) = &mut entry else {
@@ -59,9 +71,8 @@ pub fn parse(mapping: serde_yaml_ng::Mapping) -> Result<Map<String, Value>, Stri
             }
         }
         gd_mcp::config::parse_server(&entry).map_err(|e| format!("mcp_servers.{name}: {e}"))?;
-        servers.insert(name, entry);
+        Ok(entry)
     }
-    Ok(servers)
 }
 
 fn rename(map: &mut Map<String, Value>) {
@@ -70,6 +81,17 @@ fn rename(map: &mut Map<String, Value>) {
             map.insert((*to).to_owned(), value);
         }
     }
+}
+
+/// What an agent's run says when its servers may not start because the
+/// folder is not trusted (it runs without their tools).
+pub(crate) fn untrusted_message(agent: &super::AgentDefinition) -> String {
+    let names: Vec<&str> = agent.mcp_servers.keys().map(String::as_str).collect();
+    format!(
+        "Agent '{}': its MCP servers ({}) are not started because this folder is not trusted.",
+        agent.name,
+        names.join(", ")
+    )
 }
 
 /// The servers of one run. Dropping it stops them (SIGTERM to a stdio
@@ -83,13 +105,27 @@ impl AgentServers {
     /// Starts `servers` and waits for their first discovery (or for
     /// `cancel`). Returns the servers and, in words, the ones that did not
     /// come up: the agent runs without their tools.
+    ///
+    /// `base` holds the session's MCP rules (`mcp.allowed` / `mcp.excluded`,
+    /// servers turned off, OAuth); a server they block is reported like one
+    /// that failed.
     pub(crate) async fn start(
         agent: &str,
         servers: &Map<String, Value>,
+        base: Option<&McpOptions>,
         workspace_dirs: Vec<PathBuf>,
         cancel: &CancellationToken,
     ) -> (Self, Vec<String>) {
-        let manager = McpManager::new(McpOptions::new(servers, workspace_dirs));
+        let options = match base {
+            Some(base) => {
+                let mut options = base.clone();
+                options.servers = gd_mcp::config::parse_servers(servers);
+                options.workspace_dirs = workspace_dirs;
+                options
+            }
+            None => McpOptions::new(servers, workspace_dirs),
+        };
+        let manager = McpManager::new(options);
         manager.start();
         tokio::select! {
             _ = manager.wait_discovery() => {}
@@ -154,12 +190,14 @@ mod tests {
 
     #[test]
     fn a_bad_entry_names_the_server() {
-        let error = parse(yaml("broken:\n  args: 3\n")).unwrap_err();
+        let (server, error) = parse(yaml("broken:\n  args: 3\n")).unwrap_err();
+        assert_eq!(server.as_deref(), Some("broken"));
         assert!(error.starts_with("mcp_servers.broken: "), "{error}");
         let error = parse(yaml(
             "g:\n  command: x\n  auth:\n    type: google-credentials\n",
         ))
-        .unwrap_err();
+        .unwrap_err()
+        .1;
         assert!(error.contains("not supported"), "{error}");
     }
 }

@@ -8,7 +8,8 @@
 //!   warning ("Duplicate agent name"), so a file cannot replace a built-in
 //!   agent, and a workspace agent hides a user agent of the same name;
 //!   a definition that is disabled does not hold its name;
-//! - an untrusted folder's `.gemini/agents` is not read at all.
+//! - an untrusted folder's `.gemini/agents` is not read at all, and no
+//!   agent's own MCP servers start there ([`OwnMcp::Untrusted`]).
 //!
 //! Each folder costs one `read_dir` (a missing one costs nothing), and no
 //! file is read unless it is a `.md` definition.
@@ -19,6 +20,7 @@ use gd_protocol::DefinitionSource;
 use gd_settings::Settings;
 use tracing::debug;
 
+use super::catalog::OwnMcp;
 use super::files::{self, FileAgent};
 use super::overrides::{self, AgentOverride};
 use super::{AgentCatalog, AgentDefinition, builtin};
@@ -69,14 +71,37 @@ pub fn load(
         }
     }
     for agent in agents.iter().filter(|a| !a.mcp_servers.is_empty()) {
-        notes.push((agent.name.clone(), mcp_note(agent)));
+        notes.push((agent.name.clone(), mcp_note(agent, trusted)));
     }
+    let own_mcp = own_mcp(&agents, settings, home, trusted);
     debug!(
         agents = agents.len(),
         errors = errors.len(),
         "agents loaded"
     );
-    AgentCatalog::new(agents, errors).with_notes_and_warnings(notes, warnings)
+    AgentCatalog::new(agents, errors)
+        .with_notes_and_warnings(notes, warnings)
+        .with_own_mcp(own_mcp)
+}
+
+/// How agents' own servers start: with the session's MCP rules (built only
+/// when an agent has servers, so a launch without any pays nothing), and
+/// never in an untrusted folder (0.61's MCP manager starts nothing there).
+fn own_mcp(
+    agents: &[AgentDefinition],
+    settings: &Settings,
+    home: Option<&Path>,
+    trusted: bool,
+) -> OwnMcp {
+    if !trusted {
+        return OwnMcp::Untrusted;
+    }
+    if agents.iter().all(|a| a.mcp_servers.is_empty()) {
+        return OwnMcp::Defaults;
+    }
+    let mut options = gd_mcp::McpOptions::from_settings(settings, Vec::new(), home);
+    options.servers.clear();
+    OwnMcp::Settings(Box::new(options))
 }
 
 /// Adds `agent` unless an enabled agent already holds its name (a disabled
@@ -115,10 +140,17 @@ fn add(
 }
 
 /// The listing's word on an agent's own MCP servers.
-fn mcp_note(agent: &AgentDefinition) -> String {
+fn mcp_note(agent: &AgentDefinition, trusted: bool) -> String {
     let names: Vec<&str> = agent.mcp_servers.keys().map(String::as_str).collect();
-    format!(
-        "its own MCP servers ({}) start when it runs",
-        names.join(", ")
-    )
+    if trusted {
+        format!(
+            "its own MCP servers ({}) start when it runs",
+            names.join(", ")
+        )
+    } else {
+        format!(
+            "its own MCP servers ({}) do not start: this folder is not trusted",
+            names.join(", ")
+        )
+    }
 }

@@ -483,9 +483,20 @@ impl Run<'_> {
         if self.agent.mcp_servers.is_empty() {
             return None;
         }
+        let base = match self.runtime.catalog.own_mcp() {
+            super::catalog::OwnMcp::Untrusted => {
+                let message = super::inline_mcp::untrusted_message(self.agent);
+                tracing::warn!("{message}");
+                self.sink.emit(Event::Warning { message });
+                return None;
+            }
+            super::catalog::OwnMcp::Settings(options) => Some(options.as_ref()),
+            super::catalog::OwnMcp::Defaults => None,
+        };
         let (servers, problems) = super::inline_mcp::AgentServers::start(
             &self.agent.name,
             &self.agent.mcp_servers,
+            base,
             self.ctx.workspace_dirs.to_vec(),
             stop,
         )
