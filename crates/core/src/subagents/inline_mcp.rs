@@ -47,32 +47,29 @@ pub fn parse(
 
 /// One server's entry, in settings.json's shape and checked by gd-mcp.
 fn entry(name: &str, value: serde_yaml_ng::Value) -> Result<Value, String> {
-    {
-        let mut entry =
-            serde_json::to_value(&value).map_err(|e| format!("mcp_servers.{name}: {e}"))?;
-        let Value::Object(map) = &mut entry else {
-            return Err(format!("mcp_servers.{name}: the entry must be a mapping"));
-        };
-        rename(map);
-        // 0.61's `auth: {type: oauth, …}` is settings.json's `oauth` object.
-        if let Some(Value::Object(mut auth)) = map.remove("auth") {
-            match auth.remove("type").as_ref().and_then(Value::as_str) {
-                Some("oauth") => {
-                    rename(&mut auth);
-                    auth.insert("enabled".into(), Value::Bool(true));
-                    map.insert("oauth".into(), Value::Object(auth));
-                }
-                other => {
-                    return Err(format!(
-                        "mcp_servers.{name}.auth: type {} is not supported here (only `oauth`)",
-                        other.unwrap_or("(none)")
-                    ));
-                }
+    let mut entry = serde_json::to_value(&value).map_err(|e| format!("mcp_servers.{name}: {e}"))?;
+    let Value::Object(map) = &mut entry else {
+        return Err(format!("mcp_servers.{name}: the entry must be a mapping"));
+    };
+    rename(map);
+    // 0.61's `auth: {type: oauth, …}` is settings.json's `oauth` object.
+    if let Some(Value::Object(mut auth)) = map.remove("auth") {
+        match auth.remove("type").as_ref().and_then(Value::as_str) {
+            Some("oauth") => {
+                rename(&mut auth);
+                auth.insert("enabled".into(), Value::Bool(true));
+                map.insert("oauth".into(), Value::Object(auth));
+            }
+            other => {
+                return Err(format!(
+                    "mcp_servers.{name}.auth: type {} is not supported here (only `oauth`)",
+                    other.unwrap_or("(none)")
+                ));
             }
         }
-        gd_mcp::config::parse_server(&entry).map_err(|e| format!("mcp_servers.{name}: {e}"))?;
-        Ok(entry)
     }
+    gd_mcp::config::parse_server(&entry).map_err(|e| format!("mcp_servers.{name}: {e}"))?;
+    Ok(entry)
 }
 
 fn rename(map: &mut Map<String, Value>) {
