@@ -152,10 +152,8 @@ async fn skills_are_listed_toggled_consented_to_and_their_files_read() -> Result
         k == "activate_skill"
     })
     .await?;
-    app.wait_for_text("skill-consent-name", "names the skill", |t| {
-        t == USER_SKILL
-    })
-    .await?;
+    app.wait_for_text("skill-consent-name", "names the skill", |t| t == USER_SKILL)
+        .await?;
     let location = app.texts("skill-consent-location").await?;
     ensure!(
         location.iter().any(|l| l.contains(USER_SKILL)),
@@ -198,7 +196,10 @@ async fn skills_are_listed_toggled_consented_to_and_their_files_read() -> Result
         "the skill's file was read: {}",
         text("read_file")
     );
-    ensure!(std::fs::read_to_string(&style)? == STYLE, "and left as it was");
+    ensure!(
+        std::fs::read_to_string(&style)? == STYLE,
+        "and left as it was"
+    );
 
     // 5. Switched on again: out of the workspace's list, offered from the next request.
     app.type_and_enter("prompt-input", "/skills").await?;
