@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,44 +16,20 @@ use gd_settings::Settings;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
 fn settings(value: serde_json::Value) -> Settings {
     serde_json::from_value(value).unwrap()
 }
 
-struct Dirs {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    ws: PathBuf,
-}
-
 impl Dirs {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().join("home");
-        let ws = dir.path().join("ws");
-        std::fs::create_dir_all(&home).unwrap();
-        std::fs::create_dir_all(&ws).unwrap();
-        Self {
-            _dir: dir,
-            home,
-            ws,
-        }
-    }
-
     fn user(&self, file: &str, text: &str) -> PathBuf {
         let path = self.home.join(".gemini/agents").join(file);
-        write(&path, text);
+        write_creating(&path, text);
         path
     }
 
     fn workspace(&self, file: &str, text: &str) -> PathBuf {
         let path = self.ws.join(".gemini/agents").join(file);
-        write(&path, text);
+        write_creating(&path, text);
         path
     }
 

@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,35 +21,11 @@ use gd_protocol::{
 use gd_settings::Settings;
 use serde_json::{Value, json};
 
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
 fn skill_md(name: &str, description: &str, body: &str) -> String {
     format!("---\nname: {name}\ndescription: {description}\n---\n{body}\n")
 }
 
-struct Dirs {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    ws: PathBuf,
-}
-
 impl Dirs {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().join("home");
-        let ws = dir.path().join("ws");
-        std::fs::create_dir_all(&home).unwrap();
-        std::fs::create_dir_all(&ws).unwrap();
-        Self {
-            _dir: dir,
-            home,
-            ws,
-        }
-    }
-
     fn catalog(&self, settings: &Settings, trusted: bool) -> SkillCatalog {
         load(settings, Some(&self.home), &self.ws, trusted)
     }
@@ -59,35 +34,35 @@ impl Dirs {
 /// One skill in every tier, and one name in two tiers.
 fn every_tier(d: &Dirs) {
     let ext = d.home.join(".gemini/extensions/tools-ext");
-    write(
+    write_creating(
         &ext.join("gemini-extension.json"),
         r#"{"name": "tools-ext", "version": "1.0.0"}"#,
     );
-    write(
+    write_creating(
         &ext.join("skills/from-ext/SKILL.md"),
         &skill_md("from-ext", "Extension skill.", "E"),
     );
-    write(
+    write_creating(
         &d.home.join(".gemini/skills/from-user/SKILL.md"),
         &skill_md("from-user", "User skill.", "U"),
     );
-    write(
+    write_creating(
         &d.home.join(".agents/skills/from-alias/SKILL.md"),
         &skill_md("from-alias", "User alias skill.", "A"),
     );
-    write(
+    write_creating(
         &d.ws.join(".gemini/skills/from-ws/SKILL.md"),
         &skill_md("from-ws", "Workspace skill.", "W"),
     );
-    write(
+    write_creating(
         &d.ws.join(".agents/skills/from-ws-alias/SKILL.md"),
         &skill_md("from-ws-alias", "Workspace alias skill.", "WA"),
     );
-    write(
+    write_creating(
         &d.home.join(".gemini/skills/dup/SKILL.md"),
         &skill_md("dup", "User dup.", "user body"),
     );
-    write(
+    write_creating(
         &d.ws.join(".gemini/skills/dup/SKILL.md"),
         &skill_md("dup", "Workspace dup.", "ws body"),
     );
@@ -142,8 +117,8 @@ fn an_untrusted_folder_does_not_load_workspace_skills() {
 fn a_bad_front_matter_names_the_file_and_line_and_the_others_load() {
     let d = Dirs::new();
     let bad = d.home.join(".gemini/skills/bad/SKILL.md");
-    write(&bad, "---\nname: bad\ndescription: [unclosed\n---\nbody\n");
-    write(
+    write_creating(&bad, "---\nname: bad\ndescription: [unclosed\n---\nbody\n");
+    write_creating(
         &d.home.join(".gemini/skills/good/SKILL.md"),
         &skill_md("good", "Fine.", "G"),
     );
@@ -265,7 +240,7 @@ async fn next_event(h: &mut Harness, want: impl Fn(&Event) -> bool) -> (Event, V
 async fn activating_a_skill_asks_loads_its_instructions_and_makes_its_files_readable() {
     let d = Dirs::new();
     let folder = d.home.join(".gemini/skills/release-notes");
-    write(
+    write_creating(
         &folder.join("SKILL.md"),
         &skill_md(
             "release-notes",
@@ -273,7 +248,7 @@ async fn activating_a_skill_asks_loads_its_instructions_and_makes_its_files_read
             "Group the commits. Read style.md first.",
         ),
     );
-    write(
+    write_creating(
         &folder.join("style.md"),
         "STYLE: past tense, one line each.\n",
     );
@@ -381,11 +356,11 @@ fn function_response(body: &Value, name: &str) -> String {
 #[tokio::test]
 async fn a_disabled_skill_leaves_the_next_requests_declaration() {
     let d = Dirs::new();
-    write(
+    write_creating(
         &d.home.join(".gemini/skills/one/SKILL.md"),
         &skill_md("one", "First.", "1"),
     );
-    write(
+    write_creating(
         &d.home.join(".gemini/skills/two/SKILL.md"),
         &skill_md("two", "Second.", "2"),
     );
@@ -500,12 +475,12 @@ fn skills_session(
 async fn an_active_skills_folder_is_readable_and_never_writable() {
     let d = Dirs::new();
     let folder = d.home.join(".gemini/skills/release-notes");
-    write(
+    write_creating(
         &folder.join("SKILL.md"),
         &skill_md("release-notes", "Use for release notes.", "Read style.md."),
     );
     let style = folder.join("style.md");
-    write(&style, "STYLE: past tense.\n");
+    write_creating(&style, "STYLE: past tense.\n");
     let catalog = Arc::new(d.catalog(&Settings::default(), true));
     let policy = headless_yolo();
     let (dir, file) = (folder.to_str().unwrap(), style.to_str().unwrap());
@@ -577,7 +552,7 @@ async fn an_active_skills_folder_is_readable_and_never_writable() {
 #[tokio::test]
 async fn built_in_skills_activate_unasked_in_the_app() {
     let d = Dirs::new();
-    write(
+    write_creating(
         &d.home.join(".gemini/skills/mine/SKILL.md"),
         &skill_md("mine", "Mine.", "M"),
     );
@@ -639,7 +614,7 @@ async fn built_in_skills_activate_unasked_in_the_app() {
 #[tokio::test]
 async fn listing_reloads_a_skill_written_during_the_session() {
     let d = Dirs::new();
-    write(
+    write_creating(
         &d.home.join(".gemini/skills/old/SKILL.md"),
         &skill_md("old", "Old one.", "O"),
     );
@@ -656,7 +631,7 @@ async fn listing_reloads_a_skill_written_during_the_session() {
         Some(json!(["skill-creator", "antigravity-support", "old"]))
     );
 
-    write(
+    write_creating(
         &d.home.join(".gemini/skills/fresh/SKILL.md"),
         &skill_md("fresh", "Written just now.", "Fresh instructions."),
     );

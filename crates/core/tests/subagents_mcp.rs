@@ -524,10 +524,7 @@ async fn the_server_stops_when_the_agent_runs_out_of_time() {
     assert!(!marked_processes(&marker).is_empty(), "the server runs");
     let events = h.collect_turn().await;
     assert_eq!(status(&events), TurnStatus::Completed, "{events:#?}");
-    let finished = events.iter().find_map(|e| match e {
-        Event::SubagentFinished { status, .. } => Some(*status),
-        _ => None,
-    });
+    let finished = finished_status(&events);
     assert_eq!(
         finished,
         Some(gd_protocol::SubagentStatus::Completed),
@@ -558,10 +555,7 @@ async fn the_server_stops_when_the_agents_request_fails() {
     );
     let events = h.turn("add please").await;
     assert_eq!(status(&events), TurnStatus::Completed, "{events:#?}");
-    let failed = events.iter().find_map(|e| match e {
-        Event::SubagentFinished { status, .. } => Some(*status),
-        _ => None,
-    });
+    let failed = finished_status(&events);
     assert_eq!(
         failed,
         Some(gd_protocol::SubagentStatus::Failed),
@@ -594,4 +588,12 @@ async fn a_server_the_user_turned_off_does_not_start_for_an_agent_either() {
     assert!(marked_processes(&marker).is_empty());
     let last = h.bodies().last().unwrap()["contents"].to_string();
     assert!(last.contains("answered without it"), "{last}");
+}
+
+/// How the agent's run ended, from its `SubagentFinished` event.
+fn finished_status(events: &[Event]) -> Option<gd_protocol::SubagentStatus> {
+    events.iter().find_map(|e| match e {
+        Event::SubagentFinished { status, .. } => Some(*status),
+        _ => None,
+    })
 }

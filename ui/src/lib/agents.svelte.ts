@@ -29,21 +29,18 @@ export function sourceLabel(source: AgentInfo["source"]): string {
   }
 }
 
-export class AgentsStore {
-  /** The last list; null until core answered. */
-  agents = $state.raw<AgentInfo[] | null>(null);
+/** What the two panels share: the open flag, the files core could not read, and asking core
+ * for the list (opening a panel asks again: for skills, core looks in their folders again). */
+abstract class DefinitionListStore {
   errors = $state.raw<DefinitionError[]>([]);
   open = $state(false);
 
   constructor(
-    private readonly session: SessionStore,
-    private readonly failed: (text: string) => void,
+    protected readonly session: SessionStore,
+    protected readonly failed: (text: string) => void,
+    private readonly listOp: "list_agents" | "list_skills",
+    private readonly noun: string,
   ) {}
-
-  handle(event: Extract<Event, { type: "agents" }>): void {
-    this.agents = event.agents;
-    this.errors = event.errors;
-  }
 
   /** Opens the panel and asks for a fresh list. */
   show(): void {
@@ -54,10 +51,24 @@ export class AgentsStore {
   async refresh(): Promise<void> {
     if (!this.session.info) return;
     try {
-      await this.session.submit({ type: "list_agents" });
+      await this.session.submit({ type: this.listOp });
     } catch (error) {
-      this.failed(`Could not list the agents: ${api.errorMessage(error)}`);
+      this.failed(`Could not list the ${this.noun}: ${api.errorMessage(error)}`);
     }
+  }
+}
+
+export class AgentsStore extends DefinitionListStore {
+  /** The last list; null until core answered. */
+  agents = $state.raw<AgentInfo[] | null>(null);
+
+  constructor(session: SessionStore, failed: (text: string) => void) {
+    super(session, failed, "list_agents", "agents");
+  }
+
+  handle(event: Extract<Event, { type: "agents" }>): void {
+    this.agents = event.agents;
+    this.errors = event.errors;
   }
 
   clear(): void {
@@ -66,38 +77,21 @@ export class AgentsStore {
   }
 }
 
-export class SkillsStore {
+export class SkillsStore extends DefinitionListStore {
   skills = $state.raw<SkillInfo[] | null>(null);
-  errors = $state.raw<DefinitionError[]>([]);
-  open = $state(false);
   /** Where the switches write (`skills.disabled` of the user's or the workspace's settings). */
   scope = $state<SettingsScope>("user");
   /** Skills whose switch was sent and not answered by a new list yet. */
   pending = $state.raw<ReadonlySet<string>>(new Set());
 
-  constructor(
-    private readonly session: SessionStore,
-    private readonly failed: (text: string) => void,
-  ) {}
+  constructor(session: SessionStore, failed: (text: string) => void) {
+    super(session, failed, "list_skills", "skills");
+  }
 
   handle(event: Extract<Event, { type: "skills" }>): void {
     this.skills = event.skills;
     this.errors = event.errors;
     this.pending = new Set();
-  }
-
-  show(): void {
-    this.open = true;
-    void this.refresh();
-  }
-
-  async refresh(): Promise<void> {
-    if (!this.session.info) return;
-    try {
-      await this.session.submit({ type: "list_skills" });
-    } catch (error) {
-      this.failed(`Could not list the skills: ${api.errorMessage(error)}`);
-    }
   }
 
   /** Enables or disables a skill in the chosen scope; core answers with the new list. */

@@ -331,3 +331,33 @@ pub fn declared_names(body: &Value) -> Vec<String> {
         })
         .unwrap_or_default()
 }
+
+/// Writes `text` to `path`, creating its folders.
+pub fn write_creating(path: &std::path::Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A home folder and a workspace side by side in one temporary folder,
+/// for the definitions read from both (agents, skills). Test files add
+/// their own loading methods.
+pub struct Dirs {
+    _dir: tempfile::TempDir,
+    pub home: PathBuf,
+    pub ws: PathBuf,
+}
+
+impl Dirs {
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let ws = dir.path().join("ws");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&ws).unwrap();
+        Self {
+            _dir: dir,
+            home,
+            ws,
+        }
+    }
+}
