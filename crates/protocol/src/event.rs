@@ -482,6 +482,44 @@ pub enum Event {
         skills: Vec<crate::SkillInfo>,
         errors: Vec<crate::DefinitionError>,
     },
+    /// A hook ran (sent when its run ended, before the action it guarded
+    /// goes on).
+    HookRan {
+        run: crate::HookRun,
+    },
+    /// The configured hooks (answer to `Op::ListHooks` and
+    /// `Op::SetHookEnabled`, and sent at start when a definition is wrong).
+    Hooks {
+        hooks: Vec<crate::HookInfo>,
+        /// `hooksConfig.enabled` (false: none runs).
+        enabled: bool,
+        /// Hook definitions that could not be read.
+        errors: Vec<crate::DefinitionError>,
+    },
+    /// The installed extensions (answer to the extension ops).
+    Extensions {
+        extensions: Vec<crate::ExtensionInfo>,
+        /// Extension folders that could not be read.
+        errors: Vec<crate::DefinitionError>,
+        /// What the last change did, in words (`Installed foo 1.2.0; its
+        /// server starts now.`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        notice: Option<String>,
+    },
+    /// A staged extension, for the consent screen (answer to
+    /// `Op::PreviewExtension`).
+    ExtensionPreview {
+        preview_id: String,
+        extension: crate::ExtensionInfo,
+    },
+    /// An extension op failed; nothing was changed.
+    ExtensionError {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        name: Option<String>,
+        message: String,
+    },
 }
 
 /// Why a requested compression changed nothing.

@@ -13,7 +13,9 @@ use crate::{ApprovalMode, ConfirmationOutcome};
 #[ts(export)]
 pub enum Op {
     /// Start a turn with the user's input.
-    UserTurn { items: Vec<InputItem> },
+    UserTurn {
+        items: Vec<InputItem>,
+    },
     /// Abort the running turn: the in-flight request is dropped, running
     /// tools are cancelled and history is left valid.
     Interrupt,
@@ -39,18 +41,27 @@ pub enum Op {
     /// `Event::McpDiscovery`). Takes effect immediately.
     McpStatus,
     /// Stop an MCP server and start it again. Takes effect immediately.
-    McpRestartServer { name: String },
+    McpRestartServer {
+        name: String,
+    },
     /// Turn an MCP server off or on. Persisted in
     /// `~/.gemini/mcp-server-enablement.json`, the file Gemini CLI's
     /// `gemini mcp enable/disable` uses. Takes effect immediately.
-    McpSetServerEnabled { name: String, enabled: bool },
+    McpSetServerEnabled {
+        name: String,
+        enabled: bool,
+    },
     /// Sign in to an HTTP MCP server with OAuth (it goes `authenticating`,
     /// the browser opens, then `connected`, or back to `needs_auth` with the
     /// reason). A second request while one runs joins it. Takes effect
     /// immediately.
-    McpAuthenticate { name: String },
+    McpAuthenticate {
+        name: String,
+    },
     /// Send the latest stderr lines of an MCP server (`Event::McpServerLog`).
-    McpServerLog { name: String },
+    McpServerLog {
+        name: String,
+    },
     /// Fetch an MCP prompt with these arguments and run its text as the
     /// user's next turn (Gemini CLI's MCP slash commands).
     McpRunPrompt {
@@ -80,7 +91,9 @@ pub enum Op {
     /// Remember a fact in the global `~/.gemini/GEMINI.md` (what
     /// `save_memory` does), then refresh the memory. Queued behind a running
     /// turn.
-    AddMemory { text: String },
+    AddMemory {
+        text: String,
+    },
     /// List the slash commands for autocomplete (`Event::Commands`): the
     /// built-in ones, the MCP servers' prompts and the custom commands (read
     /// from disk each time). A user turn whose text starts with `/name` of a
@@ -183,7 +196,9 @@ pub enum Op {
         approval: crate::PlanApproval,
     },
     /// The answer to `Event::FallbackRequested`. Takes effect immediately.
-    AnswerFallback { choice: FallbackChoice },
+    AnswerFallback {
+        choice: FallbackChoice,
+    },
     /// Send the agents `invoke_agent` can run (`Event::Agents`). Takes
     /// effect immediately.
     ListAgents,
@@ -202,7 +217,58 @@ pub enum Op {
     /// its calls are cancelled, its history stays valid, and the parent's
     /// call answers that the user stopped it. The parent's turn goes on.
     /// Takes effect immediately.
-    CancelSubagent { parent_call_id: String },
+    CancelSubagent {
+        parent_call_id: String,
+    },
+    /// Send the configured hooks with their last run (`Event::Hooks`).
+    /// Takes effect immediately.
+    ListHooks,
+    /// Turn one hook on or off by its name (or command, when it has no
+    /// name): `hooksConfig.disabled` in the settings of `scope`, as 0.61's
+    /// `/hooks enable|disable <name>`. Then `Event::Hooks`. Applies from
+    /// the next event on.
+    SetHookEnabled {
+        name: String,
+        enabled: bool,
+        scope: crate::SettingsScope,
+    },
+    /// Send the installed extensions (`Event::Extensions`). Takes effect
+    /// immediately.
+    ListExtensions,
+    /// Stage an extension for installing (copy the folder, or clone the
+    /// URL with the user's git, into a private staging folder) and send
+    /// what it would add (`Event::ExtensionPreview`) for the consent
+    /// screen. Nothing of it runs.
+    PreviewExtension {
+        spec: crate::ExtensionSourceSpec,
+    },
+    /// Install exactly the staged copy `preview_id` (the user consented to
+    /// what `Event::ExtensionPreview` listed), with the values of its
+    /// `settings` (env var → value; sensitive ones go to the keyring).
+    /// Then `Event::Extensions`.
+    InstallExtension {
+        preview_id: String,
+        #[serde(default)]
+        settings: std::collections::BTreeMap<String, String>,
+    },
+    /// Drop a staged preview without installing it.
+    DiscardExtensionPreview {
+        preview_id: String,
+    },
+    UninstallExtension {
+        name: String,
+    },
+    /// Enable or disable an extension for the user (every workspace) or
+    /// for this workspace only. Then `Event::Extensions`.
+    SetExtensionEnabled {
+        name: String,
+        enabled: bool,
+        scope: crate::SettingsScope,
+    },
+    /// Update an installed extension from its source (`extensions update`).
+    UpdateExtension {
+        name: String,
+    },
 }
 
 /// What the user chose when the model ran out of quota.

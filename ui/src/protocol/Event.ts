@@ -10,6 +10,9 @@ import type { DefinitionError } from "./DefinitionError";
 import type { DryRunDecision } from "./DryRunDecision";
 import type { EffectiveRule } from "./EffectiveRule";
 import type { ErrorKind } from "./ErrorKind";
+import type { ExtensionInfo } from "./ExtensionInfo";
+import type { HookInfo } from "./HookInfo";
+import type { HookRun } from "./HookRun";
 import type { LoopKind } from "./LoopKind";
 import type { McpDiscoveryState } from "./McpDiscoveryState";
 import type { McpServerState } from "./McpServerState";
@@ -330,4 +333,21 @@ result?: string, error?: string, } | { "type": "agents", agents: Array<AgentInfo
 /**
  * Definition files that could not be read.
  */
-errors: Array<DefinitionError>, } | { "type": "skills", skills: Array<SkillInfo>, errors: Array<DefinitionError>, };
+errors: Array<DefinitionError>, } | { "type": "skills", skills: Array<SkillInfo>, errors: Array<DefinitionError>, } | { "type": "hook_ran", run: HookRun, } | { "type": "hooks", hooks: Array<HookInfo>, 
+/**
+ * `hooksConfig.enabled` (false: none runs).
+ */
+enabled: boolean, 
+/**
+ * Hook definitions that could not be read.
+ */
+errors: Array<DefinitionError>, } | { "type": "extensions", extensions: Array<ExtensionInfo>, 
+/**
+ * Extension folders that could not be read.
+ */
+errors: Array<DefinitionError>, 
+/**
+ * What the last change did, in words (`Installed foo 1.2.0; its
+ * server starts now.`).
+ */
+notice?: string, } | { "type": "extension_preview", preview_id: string, extension: ExtensionInfo, } | { "type": "extension_error", name?: string, message: string, };
