@@ -188,7 +188,7 @@ impl PolicyApproval {
             && match rule.tier {
                 Tier::User => self.sources().and_then(|s| s.user_dir.as_deref()),
                 Tier::Workspace => self.sources().and_then(|s| s.workspace_dir.as_deref()),
-                Tier::Default | Tier::Admin => None,
+                Tier::Default | Tier::Extension | Tier::Admin => None,
             }
             .is_some_and(|dir| path.parent() == Some(dir));
         EffectiveRule {
@@ -332,6 +332,7 @@ fn decision_is_deny(decision: &Decision) -> bool {
 fn tier_out(tier: Tier) -> PolicyTier {
     match tier {
         Tier::Default => PolicyTier::Default,
+        Tier::Extension => PolicyTier::Extension,
         Tier::Workspace => PolicyTier::Workspace,
         Tier::User => PolicyTier::User,
         Tier::Admin => PolicyTier::Admin,
@@ -408,14 +409,16 @@ fn tier_dir(
             }
             Ok((Tier::Workspace, workspace.join(".gemini").join("policies")))
         }
-        PolicyTier::Default | PolicyTier::Admin => Err(PolicyEditError::Invalid(format!(
-            "rules of the {} tier are read-only",
-            if tier == PolicyTier::Admin {
-                "admin"
-            } else {
-                "default"
-            }
-        ))),
+        PolicyTier::Default | PolicyTier::Extension | PolicyTier::Admin => {
+            Err(PolicyEditError::Invalid(format!(
+                "rules of the {} tier are read-only",
+                match tier {
+                    PolicyTier::Admin => "admin",
+                    PolicyTier::Extension => "extension",
+                    _ => "default",
+                }
+            )))
+        }
     }
 }
 

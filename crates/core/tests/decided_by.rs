@@ -36,6 +36,7 @@ fn policy_from(user_dir: &Path, mode: ApprovalMode) -> Arc<PolicyApproval> {
         user_dir: Some(user_dir.to_owned()),
         workspace_dir: None,
         admin_dir: None,
+        extensions: Vec::new(),
     });
     assert!(errors.is_empty(), "{errors:?}");
     Arc::new(PolicyApproval::new(

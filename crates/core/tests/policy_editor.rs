@@ -34,6 +34,7 @@ fn policy_for(home: &Path) -> Arc<PolicyApproval> {
         user_dir: Some(home.join(".gemini").join("policies")),
         workspace_dir: None,
         admin_dir: None,
+        extensions: Vec::new(),
     };
     let (engine, errors) = PolicyEngine::load(&sources);
     assert!(errors.is_empty(), "{errors:?}");

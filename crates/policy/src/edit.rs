@@ -269,7 +269,7 @@ pub fn rule_text(file_text: &str, line: usize) -> String {
 fn editable_tier(tier: Tier) -> Result<(), EditError> {
     match tier {
         Tier::User | Tier::Workspace => Ok(()),
-        Tier::Default | Tier::Admin => Err(EditError::Refused(format!(
+        Tier::Default | Tier::Extension | Tier::Admin => Err(EditError::Refused(format!(
             "rules of the {tier} tier are read-only here"
         ))),
     }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{RwLock, RwLockReadGuard};
 
 use serde_json::Value;
-use tracing::debug;
+use tracing::{debug, warn};
 
 use crate::loader::{PolicyError, load_dir, parse_policy_file};
 use crate::matched::{Downgrade, MatchedRule};
@@ -69,6 +69,17 @@ pub struct PolicySources {
     pub workspace_dir: Option<PathBuf>,
     /// `/etc/gemini-cli/policies` or as configured (Admin tier).
     pub admin_dir: Option<PathBuf>,
+    /// The `policies/` folders of the enabled extensions (Extension tier).
+    pub extensions: Vec<ExtensionPolicies>,
+}
+
+/// One enabled extension's policy folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtensionPolicies {
+    /// The extension's name, for the messages about rules it may not add.
+    pub name: String,
+    /// `<extension>/policies`.
+    pub dir: PathBuf,
 }
 
 impl PolicySources {
@@ -83,6 +94,7 @@ impl PolicySources {
             user_dir: home.map(|h| h.join(".gemini").join("policies")),
             workspace_dir: workspace.map(|w| w.join(".gemini").join("policies")),
             admin_dir: Some(default_admin_dir(env)),
+            extensions: Vec::new(),
         }
     }
 }
@@ -208,6 +220,46 @@ impl Hit {
     }
 }
 
+/// Loads an extension's policy folder at the Extension tier, keeping only
+/// what cannot loosen the user's approvals (0.61's rule): an `allow` rule,
+/// or any rule that names yolo mode, is dropped with a message at its line,
+/// so a user reading the policy errors sees why it has no effect.
+fn load_extension_dir(
+    extension: &ExtensionPolicies,
+    rules: &mut Vec<Rule>,
+    errors: &mut Vec<PolicyError>,
+) {
+    let mut loaded = Vec::new();
+    load_dir(&extension.dir, Tier::Extension, &mut loaded, errors);
+    for rule in loaded {
+        let refused = if rule.decision == RuleDecision::Allow {
+            Some("an ALLOW rule")
+        } else if rule.modes.contains(&Mode::Yolo) {
+            Some("a rule for YOLO mode")
+        } else {
+            None
+        };
+        match (refused, &rule.source) {
+            (None, _) => rules.push(rule),
+            (Some(what), source) => {
+                let message = format!(
+                    "extension \"{}\" attempted to contribute {what}; ignored for security",
+                    extension.name
+                );
+                warn!(extension = %extension.name, "{message}");
+                errors.push(PolicyError {
+                    path: source
+                        .as_ref()
+                        .map_or_else(|| extension.dir.clone(), |s| s.path.clone()),
+                    line: source.as_ref().map_or(0, |s| s.line),
+                    column: usize::from(source.is_some()),
+                    message,
+                });
+            }
+        }
+    }
+}
+
 impl PolicyEngine {
     /// An engine with exactly these rules (no built-in ones; see
     /// [`default_rules`]).
@@ -218,8 +270,8 @@ impl PolicyEngine {
         }
     }
 
-    /// The built-in rules, then every policy file of `sources` (Workspace,
-    /// User, Admin). Never fails as a whole: a file with errors is skipped
+    /// The built-in rules, then every policy file of `sources` (Extension,
+    /// Workspace, User, Admin). Never fails as a whole: a file with errors is skipped
     /// and its errors returned, the others load. A workspace directory that
     /// is the user directory (a workspace at `$HOME`) is read once, as User.
     pub fn load(sources: &PolicySources) -> (PolicyEngine, Vec<PolicyError>) {
@@ -232,6 +284,9 @@ impl PolicyEngine {
             }
             _ => false,
         };
+        for extension in &sources.extensions {
+            load_extension_dir(extension, &mut rules, &mut errors);
+        }
         if let Some(dir) = &sources.workspace_dir
             && !same_as_user
         {

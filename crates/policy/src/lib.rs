@@ -36,8 +36,8 @@ pub use edit::{
     EditError, EditedRule, RuleSpec, add_rule, delete_rule, render_spec, rule_text, update_rule,
 };
 pub use engine::{
-    AUTO_SAVED_POLICY_FILE, PolicyEngine, PolicySources, ToolCall, Verdict, default_admin_dir,
-    default_rules, render_rule,
+    AUTO_SAVED_POLICY_FILE, ExtensionPolicies, PolicyEngine, PolicySources, ToolCall, Verdict,
+    default_admin_dir, default_rules, render_rule,
 };
 pub use lazy_regex::LazyRegex;
 pub use listing::{ListedRule, effective_rules, is_pseudo_path};

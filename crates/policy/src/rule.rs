@@ -142,7 +142,7 @@ impl fmt::Display for RuleDecision {
 /// | tier      | base | directory                     |
 /// |-----------|------|-------------------------------|
 /// | Default   | 1    | built in (`defaults/*.toml`)  |
-/// | (2)       |      | reserved: extension policies  |
+/// | Extension | 2    | an enabled extension's `policies/` (no `allow`, no `yolo`) |
 /// | Workspace | 3    | `<workspace>/.gemini/policies` |
 /// | User      | 4    | `~/.gemini/policies`          |
 /// | Admin     | 5    | `/etc/gemini-cli/policies`    |
@@ -155,6 +155,10 @@ impl fmt::Display for RuleDecision {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Tier {
     Default,
+    /// An enabled extension's `policies/*.toml`. Only `ask_user` and `deny`
+    /// rules outside yolo mode are kept (see `PolicyEngine::load`): an
+    /// extension may make the agent more careful, never less.
+    Extension,
     Workspace,
     User,
     Admin,
@@ -164,6 +168,7 @@ impl Tier {
     pub const fn base(self) -> u32 {
         match self {
             Tier::Default => 1,
+            Tier::Extension => 2,
             Tier::Workspace => 3,
             Tier::User => 4,
             Tier::Admin => 5,
@@ -173,6 +178,7 @@ impl Tier {
     pub fn as_str(self) -> &'static str {
         match self {
             Tier::Default => "default",
+            Tier::Extension => "extension",
             Tier::Workspace => "workspace",
             Tier::User => "user",
             Tier::Admin => "admin",

@@ -207,6 +207,7 @@ fn the_listing_is_in_effective_order_with_sources_and_text() {
         user_dir: Some(user.clone()),
         workspace_dir: Some(ws),
         admin_dir: Some(admin),
+        extensions: Vec::new(),
     });
     assert!(errors.is_empty(), "{errors:?}");
     let mut session = Rule::for_tool("write_file", RuleDecision::Allow);

@@ -56,6 +56,7 @@ impl Dirs {
             user_dir: Some(self.user.clone()),
             workspace_dir: Some(self.workspace.clone()),
             admin_dir: Some(self.admin.clone()),
+            extensions: Vec::new(),
         }
     }
 }
@@ -249,6 +250,7 @@ fn workspace_at_home_is_read_once_as_user() {
         user_dir: Some(dirs.user.clone()),
         workspace_dir: Some(dirs.user.clone()),
         admin_dir: None,
+        extensions: Vec::new(),
     });
     assert!(errors.is_empty());
     let extra: Vec<&Rule> = engine

@@ -32,6 +32,7 @@ fn dirs(workspace: &[(&str, &str)], user: &[(&str, &str)], admin: &[(&str, &str)
         workspace_dir: make("workspace", workspace),
         user_dir: make("user", user),
         admin_dir: make("admin", admin),
+        extensions: Vec::new(),
     };
     Dirs {
         _root: root,

@@ -11,6 +11,8 @@ use ts_rs::TS;
 #[ts(export)]
 pub enum PolicyTier {
     Default,
+    /// An enabled extension's `policies/` (only `ask_user`/`deny` rules).
+    Extension,
     Workspace,
     User,
     Admin,

@@ -4,4 +4,4 @@
  * Where a rule comes from, which decides how much it weighs (Gemini
  * CLI's tiers). Only `user` and `workspace` rules can be edited.
  */
-export type PolicyTier = "default" | "workspace" | "user" | "admin";
+export type PolicyTier = "default" | "extension" | "workspace" | "user" | "admin";
