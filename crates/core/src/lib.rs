@@ -40,6 +40,7 @@ pub mod env_redaction;
 pub mod events;
 pub mod frontmatter;
 pub mod history;
+pub mod hooks;
 pub mod launch;
 pub(crate) mod launch_settings;
 mod launch_tools;
