@@ -54,7 +54,11 @@ pub fn signature(def: &Value) -> String {
             Value::Object(m) => {
                 let mut keys: Vec<&String> = m.keys().collect();
                 keys.sort();
-                Value::Object(keys.into_iter().map(|k| (k.clone(), sorted(&m[k]))).collect())
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), sorted(&m[k])))
+                        .collect(),
+                )
             }
             Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
             other => other.clone(),
@@ -68,7 +72,9 @@ pub fn signature(def: &Value) -> String {
 }
 
 fn masked(key: &str, value: &str, pattern: &str) -> String {
-    let re = regex::RegexBuilder::new(pattern).case_insensitive(true).build();
+    let re = regex::RegexBuilder::new(pattern)
+        .case_insensitive(true)
+        .build();
     if !value.is_empty() && re.is_ok_and(|r| r.is_match(key)) {
         "********".into()
     } else {
@@ -82,7 +88,10 @@ pub fn text(manifest: &Manifest, has_hooks: bool, skills: &[String]) -> String {
     if !manifest.mcp_servers.is_empty() {
         out.push("This extension will run the following MCP servers:".into());
         for (name, def) in &manifest.mcp_servers {
-            let local = def.get("command").and_then(Value::as_str).is_some_and(|c| !c.is_empty());
+            let local = def
+                .get("command")
+                .and_then(Value::as_str)
+                .is_some_and(|c| !c.is_empty());
             out.push(format!(
                 "  * {name} ({}): {}",
                 if local { "local" } else { "remote" },
@@ -92,15 +101,30 @@ pub fn text(manifest: &Manifest, has_hooks: bool, skills: &[String]) -> String {
                 out.push(format!("    Working directory: {cwd}"));
             }
             for (key, title, pattern) in [
-                ("env", "Environment variables:", "token|secret|password|passwd|key|auth|credential|creds|private|cert"),
-                ("headers", "Headers:", "authorization|key|cookie|token|secret"),
+                (
+                    "env",
+                    "Environment variables:",
+                    "token|secret|password|passwd|key|auth|credential|creds|private|cert",
+                ),
+                (
+                    "headers",
+                    "Headers:",
+                    "authorization|key|cookie|token|secret",
+                ),
             ] {
-                if let Some(map) = def.get(key).and_then(Value::as_object).filter(|m| !m.is_empty()) {
+                if let Some(map) = def
+                    .get(key)
+                    .and_then(Value::as_object)
+                    .filter(|m| !m.is_empty())
+                {
                     out.push(format!("    {title}"));
                     let mut entries: Vec<_> = map.iter().collect();
                     entries.sort_by(|a, b| a.0.cmp(b.0));
                     for (k, v) in entries {
-                        out.push(format!("      - {k}: {}", masked(k, &js_string(v), pattern)));
+                        out.push(format!(
+                            "      - {k}: {}",
+                            masked(k, &js_string(v), pattern)
+                        ));
                     }
                 }
             }
@@ -116,8 +140,15 @@ pub fn text(manifest: &Manifest, has_hooks: bool, skills: &[String]) -> String {
                     out.push(format!("    {label}: {}", js_string(v)));
                 }
             }
-            for (key, label) in [("includeTools", "Include tools"), ("excludeTools", "Exclude tools")] {
-                if let Some(a) = def.get(key).and_then(Value::as_array).filter(|a| !a.is_empty()) {
+            for (key, label) in [
+                ("includeTools", "Include tools"),
+                ("excludeTools", "Exclude tools"),
+            ] {
+                if let Some(a) = def
+                    .get(key)
+                    .and_then(Value::as_array)
+                    .filter(|a| !a.is_empty())
+                {
                     let items: Vec<String> = a.iter().map(js_string).collect();
                     out.push(format!("    {label}: {}", items.join(", ")));
                 }

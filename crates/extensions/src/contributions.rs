@@ -82,7 +82,9 @@ pub fn read(dir: &Path, manifest: &Manifest, vars: &Variables) -> Contributions 
         match context_file(dir, &name) {
             Ok(path) if path.is_file() => c.context_files.push(path),
             Ok(_) => {}
-            Err(why) => c.notes.push(format!("contextFileName \"{name}\" ignored: {why}")),
+            Err(why) => c
+                .notes
+                .push(format!("contextFileName \"{name}\" ignored: {why}")),
         }
     }
     let commands = dir.join("commands");
@@ -147,7 +149,11 @@ fn collect_commands(root: &Path, dir: &Path, out: &mut Vec<CommandFile>) {
         if path.is_dir() {
             collect_commands(root, &path, out);
         } else if path.extension().is_some_and(|e| e == "toml") {
-            let Ok(rel) = path.with_extension("").strip_prefix(root).map(Path::to_path_buf) else {
+            let Ok(rel) = path
+                .with_extension("")
+                .strip_prefix(root)
+                .map(Path::to_path_buf)
+            else {
                 continue;
             };
             let name = rel
@@ -206,7 +212,12 @@ pub fn policy_lines(dir: &Path) -> Vec<String> {
             lines.push(format!("{}: unreadable", file.display()));
             continue;
         };
-        for rule in doc.get("rule").and_then(|r| r.as_array()).into_iter().flatten() {
+        for rule in doc
+            .get("rule")
+            .and_then(|r| r.as_array())
+            .into_iter()
+            .flatten()
+        {
             let decision = rule.get("decision").and_then(|d| d.as_str()).unwrap_or("?");
             let tool = match rule.get("toolName") {
                 Some(toml::Value::String(s)) => s.clone(),
@@ -239,7 +250,12 @@ pub fn hook_lines(hooks: &Value) -> Vec<String> {
     for (event, defs) in events {
         for def in defs.as_array().into_iter().flatten() {
             let matcher = def.get("matcher").and_then(Value::as_str).unwrap_or("");
-            for hook in def.get("hooks").and_then(Value::as_array).into_iter().flatten() {
+            for hook in def
+                .get("hooks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 let command = hook.get("command").and_then(Value::as_str).unwrap_or("");
                 let head = if matcher.is_empty() {
                     event.clone()

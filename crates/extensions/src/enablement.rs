@@ -44,15 +44,27 @@ impl Override {
     fn from_input(rule: &str, subdirs: bool) -> Self {
         let disable = rule.starts_with('!');
         let base = with_slashes(rule.trim_start_matches('!'));
-        Override { base, disable, subdirs }
+        Override {
+            base,
+            disable,
+            subdirs,
+        }
     }
 
     fn from_file(rule: &str) -> Self {
         let disable = rule.starts_with('!');
         let base = if disable { &rule[1..] } else { rule };
         let subdirs = base.ends_with('*');
-        let base = if subdirs { &base[..base.len() - 1] } else { base };
-        Override { base: base.to_owned(), disable, subdirs }
+        let base = if subdirs {
+            &base[..base.len() - 1]
+        } else {
+            base
+        };
+        Override {
+            base: base.to_owned(),
+            disable,
+            subdirs,
+        }
     }
 
     /// 0.61's glob: regex characters escaped, each `*` (with the `/` before
@@ -60,7 +72,9 @@ impl Override {
     fn regex(&self) -> Option<regex::Regex> {
         let glob = format!("{}{}", self.base, if self.subdirs { "*" } else { "" });
         let escaped = regex::escape(&glob).replace("\\*", "*");
-        let pattern = regex::Regex::new(r"(/?)\*").ok()?.replace_all(&escaped, "(${1}.*)?");
+        let pattern = regex::Regex::new(r"(/?)\*")
+            .ok()?
+            .replace_all(&escaped, "(${1}.*)?");
         regex::Regex::new(&format!("^{pattern}$")).ok()
     }
 
@@ -193,10 +207,14 @@ impl Enablement {
         let mut map = Map::new();
         for name in &self.order {
             if let Some(entry) = self.entries.get(name) {
-                map.insert(name.clone(), serde_json::to_value(entry).map_err(std::io::Error::other)?);
+                map.insert(
+                    name.clone(),
+                    serde_json::to_value(entry).map_err(std::io::Error::other)?,
+                );
             }
         }
-        let text = serde_json::to_string_pretty(&Value::Object(map)).map_err(std::io::Error::other)?;
+        let text =
+            serde_json::to_string_pretty(&Value::Object(map)).map_err(std::io::Error::other)?;
         write_private(&self.path, text.as_bytes())
     }
 }
@@ -221,7 +239,9 @@ mod tests {
         let hs = h.to_string_lossy();
         assert_eq!(
             text,
-            format!("{{\n  \"a\": {{\n    \"overrides\": [\n      \"{hs}/*\",\n      \"!{hs}/ws/*\"\n    ]\n  }}\n}}")
+            format!(
+                "{{\n  \"a\": {{\n    \"overrides\": [\n      \"{hs}/*\",\n      \"!{hs}/ws/*\"\n    ]\n  }}\n}}"
+            )
         );
         // Enabling the home folder again replaces the rules inside it.
         e.enable("a", h).unwrap();
@@ -237,7 +257,12 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join(ENABLEMENT_FILE), "{ nope").unwrap();
         let e = Enablement::load(home.path());
-        assert!(e.error.as_deref().unwrap().contains("extension-enablement.json:1"));
+        assert!(
+            e.error
+                .as_deref()
+                .unwrap()
+                .contains("extension-enablement.json:1")
+        );
         assert!(e.is_enabled("x", home.path()));
     }
 }

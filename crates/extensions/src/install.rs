@@ -136,8 +136,8 @@ pub fn stage(request: &Request, workspace: &Path) -> Result<Staged, InstallError
         } else {
             workspace.join(given)
         };
-        let real = std::fs::canonicalize(&absolute)
-            .map_err(|_| msg("Install source not found."))?;
+        let real =
+            std::fs::canonicalize(&absolute).map_err(|_| msg("Install source not found."))?;
         if !real.is_dir() {
             return Err(msg(format!("{}: not a folder", absolute.display())));
         }
@@ -222,7 +222,14 @@ fn clone(source: &str, git_ref: Option<&str>, dest: &Path) -> Result<(), Install
     let dest_s = dest.to_string_lossy().into_owned();
     git(&["clone", "--quiet", "--depth", "1", source, &dest_s], None).map_err(fail)?;
     git(
-        &["fetch", "--quiet", "--depth", "1", "origin", git_ref.unwrap_or("HEAD")],
+        &[
+            "fetch",
+            "--quiet",
+            "--depth",
+            "1",
+            "origin",
+            git_ref.unwrap_or("HEAD"),
+        ],
         Some(dest),
     )
     .map_err(fail)?;
@@ -270,11 +277,7 @@ pub fn copy_tree(from: &Path, to: &Path) -> Result<(), InstallError> {
 /// Installs exactly the staged extension into `~/.gemini/extensions/<name>`
 /// and enables it for the user. Refuses when one of that name is installed
 /// (0.61's messages).
-pub fn install(
-    home: &Path,
-    workspace: &Path,
-    staged: &Staged,
-) -> Result<Extension, InstallError> {
+pub fn install(home: &Path, workspace: &Path, staged: &Staged) -> Result<Extension, InstallError> {
     let loaded = crate::load(home, workspace);
     let name = &staged.manifest.name;
     if loaded.get(name).is_some() {
@@ -307,7 +310,8 @@ fn put_in_place(home: &Path, staged: &Staged) -> Result<(), InstallError> {
     let _ = std::fs::remove_dir_all(&partial);
     let result = (|| {
         if staged.metadata.kind == InstallType::Link {
-            create_private_dir(&partial).map_err(io(format!("cannot create {}", partial.display())))?;
+            create_private_dir(&partial)
+                .map_err(io(format!("cannot create {}", partial.display())))?;
         } else {
             copy_tree(&staged.dir, &partial)?;
         }
@@ -326,7 +330,9 @@ fn find<'a>(loaded: &'a crate::Loaded, key: &str) -> Option<&'a Extension> {
     let key_l = key.to_lowercase();
     loaded.extensions.iter().find(|e| {
         e.manifest.name.to_lowercase() == key_l
-            || e.install.as_ref().is_some_and(|m| m.source.to_lowercase() == key_l)
+            || e.install
+                .as_ref()
+                .is_some_and(|m| m.source.to_lowercase() == key_l)
     })
 }
 
@@ -335,7 +341,8 @@ fn find<'a>(loaded: &'a crate::Loaded, key: &str) -> Option<&'a Extension> {
 pub fn uninstall(home: &Path, workspace: &Path, key: &str) -> Result<String, InstallError> {
     let loaded = crate::load(home, workspace);
     let ext = find(&loaded, key).ok_or_else(|| msg("Extension not found."))?;
-    std::fs::remove_dir_all(&ext.dir).map_err(io(format!("cannot remove {}", ext.dir.display())))?;
+    std::fs::remove_dir_all(&ext.dir)
+        .map_err(io(format!("cannot remove {}", ext.dir.display())))?;
     let name = ext.manifest.name.clone();
     Enablement::load(home)
         .remove(&name)
@@ -409,7 +416,9 @@ pub fn update(
     let _ = std::fs::remove_dir_all(&backup);
     if let Some(env) = env {
         let _ = layout::write_private(
-            &extensions_dir(home).join(name).join(crate::settings::ENV_FILE),
+            &extensions_dir(home)
+                .join(name)
+                .join(crate::settings::ENV_FILE),
             &env,
         );
     }

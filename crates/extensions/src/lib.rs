@@ -77,7 +77,11 @@ impl Extension {
                         shadowed_by: None,
                     })
                     .collect(),
-                commands: c.commands.iter().map(|cmd| format!("/{}", cmd.name)).collect(),
+                commands: c
+                    .commands
+                    .iter()
+                    .map(|cmd| format!("/{}", cmd.name))
+                    .collect(),
                 context_files: c
                     .context_files
                     .iter()

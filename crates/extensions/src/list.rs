@@ -17,7 +17,11 @@ pub fn block(ext: &Extension) -> String {
     out.push_str(&format!("\n name: {}", sha256_hex(&ext.manifest.name)));
     out.push_str(&format!("\n Path: {}", ext.path.display()));
     if let Some(m) = &ext.install {
-        out.push_str(&format!("\n Source: {} (Type: {})", m.source, m.kind.as_str()));
+        out.push_str(&format!(
+            "\n Source: {} (Type: {})",
+            m.source,
+            m.kind.as_str()
+        ));
         if let Some(r) = &m.git_ref {
             out.push_str(&format!("\n Ref: {r}"));
         }
@@ -61,7 +65,11 @@ pub fn text(extensions: &[Extension]) -> String {
     if extensions.is_empty() {
         return "No extensions installed.".into();
     }
-    extensions.iter().map(block).collect::<Vec<_>>().join("\n\n")
+    extensions
+        .iter()
+        .map(block)
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }
 
 /// For messages: a path shown as given.

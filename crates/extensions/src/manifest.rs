@@ -117,7 +117,9 @@ impl Variables {
             }
             Value::Object(map) => Value::Object(
                 map.iter()
-                    .filter(|(k, _)| !matches!(k.as_str(), "__proto__" | "constructor" | "prototype"))
+                    .filter(|(k, _)| {
+                        !matches!(k.as_str(), "__proto__" | "constructor" | "prototype")
+                    })
                     .map(|(k, v)| (k.clone(), self.substitute_value(v)))
                     .collect(),
             ),
@@ -168,7 +170,10 @@ pub fn parse(path: &Path, text: &str, vars: &Variables) -> Result<Manifest, Mani
         return Err(err(None, "invalid configuration: missing \"name\"".into()));
     };
     let Some(version) = version else {
-        return Err(err(None, "invalid configuration: missing \"version\"".into()));
+        return Err(err(
+            None,
+            "invalid configuration: missing \"version\"".into(),
+        ));
     };
     if !valid_name(&name) {
         return Err(err(
@@ -200,7 +205,10 @@ pub fn parse(path: &Path, text: &str, vars: &Variables) -> Result<Manifest, Mani
                 })
                 .collect::<Result<Vec<_>, _>>()
                 .map(Some),
-            Some(_) => Err(err(None, format!("\"{key}\" must be a string or a list of strings"))),
+            Some(_) => Err(err(
+                None,
+                format!("\"{key}\" must be a string or a list of strings"),
+            )),
         }
     };
     let context_file_name = string_list("contextFileName")?;
@@ -212,7 +220,10 @@ pub fn parse(path: &Path, text: &str, vars: &Variables) -> Result<Manifest, Mani
                 let o = s.as_object()?;
                 Some(SettingDecl {
                     name: o.get("name")?.as_str()?.to_owned(),
-                    description: o.get("description").and_then(Value::as_str).map(str::to_owned),
+                    description: o
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
                     env_var: o.get("envVar")?.as_str()?.to_owned(),
                     sensitive: o.get("sensitive").and_then(Value::as_bool).unwrap_or(false),
                 })
@@ -285,22 +296,42 @@ mod tests {
     #[test]
     fn broken_json_names_the_line() {
         let vars = Variables::default();
-        let e = parse(Path::new("/e/gemini-extension.json"), "{\n \"name\": \"a\",\n oops\n}", &vars)
-            .unwrap_err();
+        let e = parse(
+            Path::new("/e/gemini-extension.json"),
+            "{\n \"name\": \"a\",\n oops\n}",
+            &vars,
+        )
+        .unwrap_err();
         assert_eq!(e.line, Some(3));
-        assert!(e.to_string().starts_with("/e/gemini-extension.json:3: invalid JSON"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("/e/gemini-extension.json:3: invalid JSON"),
+            "{e}"
+        );
     }
 
     #[test]
     fn name_and_version_are_required_and_names_checked() {
         let vars = Variables::default();
         let p = Path::new("m.json");
-        assert!(parse(p, r#"{"version":"1"}"#, &vars).unwrap_err().message.contains("\"name\""));
-        assert!(parse(p, r#"{"name":"a"}"#, &vars).unwrap_err().message.contains("\"version\""));
-        assert!(parse(p, r#"{"name":"a b","version":"1"}"#, &vars)
-            .unwrap_err()
-            .message
-            .contains("Invalid extension name".to_lowercase().as_str()));
+        assert!(
+            parse(p, r#"{"version":"1"}"#, &vars)
+                .unwrap_err()
+                .message
+                .contains("\"name\"")
+        );
+        assert!(
+            parse(p, r#"{"name":"a"}"#, &vars)
+                .unwrap_err()
+                .message
+                .contains("\"version\"")
+        );
+        assert!(
+            parse(p, r#"{"name":"a b","version":"1"}"#, &vars)
+                .unwrap_err()
+                .message
+                .contains("Invalid extension name".to_lowercase().as_str())
+        );
     }
 
     #[test]

@@ -72,9 +72,26 @@ pub fn write_env(
 /// (tokens, keys of other tools) is kept away from third-party servers.
 pub fn allowed_env_vars(decls: &[SettingDecl]) -> Vec<String> {
     const SAFE: &[&str] = &[
-        "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR",
-        "TEMP", "TMP", "PWD", "SYSTEMROOT", "COMSPEC", "PATHEXT", "WINDIR", "USERPROFILE",
-        "APPDATA", "LOCALAPPDATA",
+        "PATH",
+        "HOME",
+        "USER",
+        "LOGNAME",
+        "SHELL",
+        "TERM",
+        "LANG",
+        "LC_ALL",
+        "LC_CTYPE",
+        "TMPDIR",
+        "TEMP",
+        "TMP",
+        "PWD",
+        "SYSTEMROOT",
+        "COMSPEC",
+        "PATHEXT",
+        "WINDIR",
+        "USERPROFILE",
+        "APPDATA",
+        "LOCALAPPDATA",
     ];
     let mut vars: Vec<String> = SAFE.iter().map(|s| (*s).to_owned()).collect();
     vars.extend(decls.iter().map(|d| d.env_var.clone()));
@@ -89,8 +106,18 @@ mod tests {
     fn env_round_trips_without_sensitive_values() {
         let dir = tempfile::tempdir().unwrap();
         let decls = vec![
-            SettingDecl { name: "A".into(), description: None, env_var: "A_VAR".into(), sensitive: false },
-            SettingDecl { name: "K".into(), description: None, env_var: "KEY".into(), sensitive: true },
+            SettingDecl {
+                name: "A".into(),
+                description: None,
+                env_var: "A_VAR".into(),
+                sensitive: false,
+            },
+            SettingDecl {
+                name: "K".into(),
+                description: None,
+                env_var: "KEY".into(),
+                sensitive: true,
+            },
         ];
         let values = HashMap::from([
             ("A_VAR".to_owned(), "x \"y\"".to_owned()),
@@ -99,6 +126,9 @@ mod tests {
         write_env(dir.path(), &decls, &values).unwrap();
         let text = std::fs::read_to_string(dir.path().join(ENV_FILE)).unwrap();
         assert!(!text.contains("secret"));
-        assert_eq!(read_env(dir.path()).get("A_VAR").map(String::as_str), Some("x \"y\""));
+        assert_eq!(
+            read_env(dir.path()).get("A_VAR").map(String::as_str),
+            Some("x \"y\"")
+        );
     }
 }
