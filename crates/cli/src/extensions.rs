@@ -126,11 +126,9 @@ fn add(
             return exit::GENERAL_ERROR;
         }
     };
-    if !consent {
-        if let Err(e) = ask_consent(&staged.consent_text(), &staged.manifest.name) {
-            eprintln!("{e}");
-            return exit::GENERAL_ERROR;
-        }
+    if !consent && let Err(e) = ask_consent(&staged.consent_text(), &staged.manifest.name) {
+        eprintln!("{e}");
+        return exit::GENERAL_ERROR;
     }
     match install::install(home, workspace, &staged) {
         Ok(ext) => {
@@ -268,24 +266,25 @@ fn update(home: &Path, workspace: &Path, name: Option<&str>, all: bool) -> i32 {
             return exit::GENERAL_ERROR;
         }
     };
-    if let Some(n) = name {
-        if loaded.get(n).is_none() {
-            if loaded.extensions.is_empty() {
-                eprintln!("Extension \"{n}\" not found.\n\nNo extensions installed.");
-            } else {
-                let installed: Vec<String> = loaded
-                    .extensions
-                    .iter()
-                    .map(|e| format!("{} ({})", e.manifest.name, e.manifest.version))
-                    .collect();
-                eprintln!(
-                    "Extension \"{n}\" not found.\n\nInstalled extensions:\n{}\n\nRun \"gemini-desktop-cli extensions list\" for details.",
-                    installed.join("\n")
-                );
-            }
-            return exit::GENERAL_ERROR;
+    if let Some(n) = name
+        && loaded.get(n).is_none()
+    {
+        if loaded.extensions.is_empty() {
+            eprintln!("Extension \"{n}\" not found.\n\nNo extensions installed.");
+        } else {
+            let installed: Vec<String> = loaded
+                .extensions
+                .iter()
+                .map(|e| format!("{} ({})", e.manifest.name, e.manifest.version))
+                .collect();
+            eprintln!(
+                "Extension \"{n}\" not found.\n\nInstalled extensions:\n{}\n\nRun \"gemini-desktop-cli extensions list\" for details.",
+                installed.join("\n")
+            );
         }
+        return exit::GENERAL_ERROR;
     }
+
     let mut updated = Vec::new();
     let mut code = exit::SUCCESS;
     for n in &names {

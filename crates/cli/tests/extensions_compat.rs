@@ -42,15 +42,18 @@ impl Home {
     }
 
     fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_gemini-desktop-cli"))
-            .args(args)
+        self.command(args).output().unwrap()
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_gemini-desktop-cli"));
+        cmd.args(args)
             .current_dir(&self.ws)
             .env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("HOME", &self.home)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
+            .stdin(Stdio::null());
+        cmd
     }
 
     fn ok(&self, args: &[&str]) -> String {
@@ -73,10 +76,11 @@ impl Home {
                     .replace(self.ws.to_str().unwrap(), "$WORKSPACE")
                     .replace(self.home.to_str().unwrap(), "$HOME");
                 for key in [" ID: ", " name: "] {
-                    if let Some(hash) = line.strip_prefix(key) {
-                        if hash.len() == 64 && hash.chars().all(|c| c.is_ascii_hexdigit()) {
-                            return format!("{key}<sha256>");
-                        }
+                    if let Some(hash) = line.strip_prefix(key)
+                        && hash.len() == 64
+                        && hash.chars().all(|c| c.is_ascii_hexdigit())
+                    {
+                        return format!("{key}<sha256>");
                     }
                 }
                 line

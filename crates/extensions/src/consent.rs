@@ -26,10 +26,11 @@ pub fn launches(def: &Value) -> String {
         .and_then(Value::as_array)
         .map(|a| a.iter().map(js_string).collect())
         .unwrap_or_default();
-    if command.is_empty() && args.is_empty() {
-        if let Some(url) = def.get("url").and_then(Value::as_str) {
-            return url.to_owned();
-        }
+    if command.is_empty()
+        && args.is_empty()
+        && let Some(url) = def.get("url").and_then(Value::as_str)
+    {
+        return url.to_owned();
     }
     if def.get("args").is_some() {
         format!("{command} {}", args.join(" "))

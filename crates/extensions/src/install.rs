@@ -177,10 +177,10 @@ pub fn stage(request: &Request, workspace: &Path) -> Result<Staged, InstallError
     let manifest = manifest::read(&dir, &Variables::new(&shown, workspace)).map_err(|e| {
         // Name the file the user knows, not the staged copy.
         let mut e = e;
-        if metadata.kind != InstallType::Link {
-            if let Ok(rel) = e.path.strip_prefix(&dir) {
-                e.path = PathBuf::from(&metadata.source).join(rel);
-            }
+        if metadata.kind != InstallType::Link
+            && let Ok(rel) = e.path.strip_prefix(&dir)
+        {
+            e.path = PathBuf::from(&metadata.source).join(rel);
         }
         InstallError::Manifest(e)
     })?;

@@ -145,15 +145,11 @@ pub fn extension_id(name: &str, install: Option<&InstallMetadata>) -> String {
 /// `owner/repo` of a GitHub URL (`https://github.com/o/r(.git)`,
 /// `git@github.com:o/r.git`, `o/r`), else `None`.
 pub fn github_repo(source: &str) -> Option<(String, String)> {
-    let rest = if let Some(r) = source.strip_prefix("git@github.com:") {
-        r
-    } else if let Some(r) = source
-        .strip_prefix("https://github.com/")
-        .or_else(|| source.strip_prefix("http://github.com/"))
-    {
-        r
-    } else {
-        return None;
+    let rest = match source.strip_prefix("git@github.com:") {
+        Some(r) => r,
+        None => source
+            .strip_prefix("https://github.com/")
+            .or_else(|| source.strip_prefix("http://github.com/"))?,
     };
     let parts: Vec<&str> = rest.split('/').filter(|p| !p.is_empty()).collect();
     if parts.len() != 2 {
