@@ -147,6 +147,76 @@ pub enum Command {
     /// Agent skills: list them, enable or disable one.
     #[command(subcommand)]
     Skills(SkillsCommand),
+    /// Extensions (Gemini CLI 0.61's `gemini extensions`): list, install,
+    /// uninstall, enable, disable, link, update.
+    #[command(subcommand)]
+    Extensions(ExtensionsCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ExtensionsCommand {
+    /// Lists installed extensions.
+    List {
+        /// `text` (the default) or `json`.
+        #[arg(short = 'o', long = "output-format", value_enum)]
+        output_format: Option<OutputFormat>,
+    },
+    /// Installs an extension from a git repository URL or a local path.
+    Install {
+        /// The git URL or local path of the extension to install.
+        source: String,
+        /// The git ref to install from.
+        #[arg(long = "ref")]
+        git_ref: Option<String>,
+        /// Enable auto-update for this extension.
+        #[arg(long = "auto-update")]
+        auto_update: bool,
+        /// Enable pre-release versions for this extension.
+        #[arg(long = "pre-release")]
+        pre_release: bool,
+        /// Acknowledge the security risks of installing an extension and skip the confirmation prompt.
+        #[arg(long)]
+        consent: bool,
+        /// Skip the configuration on install process.
+        #[arg(long = "skip-settings")]
+        skip_settings: bool,
+    },
+    /// Uninstalls one or more extensions.
+    Uninstall {
+        /// The name(s) or source path(s) of the extension(s) to uninstall.
+        names: Vec<String>,
+        /// Uninstall all installed extensions.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Enables an extension.
+    Enable {
+        name: String,
+        /// `user` or `workspace`; without it, enabled in all scopes.
+        #[arg(long)]
+        scope: Option<String>,
+    },
+    /// Disables an extension.
+    Disable {
+        name: String,
+        /// `user` (the default) or `workspace`.
+        #[arg(long, default_value = "User")]
+        scope: String,
+    },
+    /// Links an extension from a local path. Updates made to the local path will always be reflected.
+    Link {
+        path: String,
+        /// Acknowledge the security risks and skip the confirmation prompt.
+        #[arg(long)]
+        consent: bool,
+    },
+    /// Updates all extensions or a named extension to the latest version.
+    Update {
+        name: Option<String>,
+        /// Update all extensions.
+        #[arg(long, conflicts_with = "name")]
+        all: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

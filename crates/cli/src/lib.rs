@@ -7,6 +7,7 @@ pub mod args;
 pub mod auth;
 pub mod checkpoints;
 pub mod exit;
+pub mod extensions;
 pub mod history;
 pub mod mcp;
 pub mod output;
@@ -92,6 +93,13 @@ pub fn main_entry() -> i32 {
             return exit::INPUT_ERROR;
         }
         return skills::run(command, args.output_format, args.skip_trust);
+    }
+    if let Some(Command::Extensions(command)) = &args.command {
+        if args.prompt.is_some() || args.query.is_some() {
+            eprintln!("Error: `extensions` takes no prompt.");
+            return exit::INPUT_ERROR;
+        }
+        return extensions::run(command);
     }
     if args.list_checkpoints || args.restore_checkpoint.is_some() {
         return runtime.block_on(checkpoints::run(&args));

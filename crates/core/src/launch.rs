@@ -281,6 +281,11 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         }
     }
 
+    // The enabled extensions' servers and excluded tools join the settings
+    // (settings.json wins on a name clash, as in 0.61).
+    let extensions = crate::extensions::load(home.as_deref(), &workspace);
+    let extension_notes = crate::extensions::apply_to_settings(&mut settings, &extensions);
+
     // MCP servers are usually the slowest part of a start: start them before
     // anything else (they are stopped again if the launch fails below).
     // An untrusted folder starts no MCP server at all (Gemini CLI's rule:
@@ -417,6 +422,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         .map(|problem| format!("Setting {problem}"))
         .chain(server_command)
         .chain(header_problems)
+        .chain(extension_notes)
         .collect();
     if let Some(dir) = settings.general.plan.directory.as_deref() {
         match crate::plan::custom_plans_dir(&config.workspace_dirs[0], dir) {
@@ -431,7 +437,8 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     config.checkpointing = checkpointing(&settings, options.interactive, &getter, home.as_deref());
     // Workspace policies only count in a trusted folder.
     let policy_workspace = trusted.then_some(config.workspace_dirs[0].as_path());
-    let sources = PolicySources::standard(home.as_deref(), policy_workspace, &getter);
+    let mut sources = PolicySources::standard(home.as_deref(), policy_workspace, &getter);
+    sources.extensions = crate::extensions::policy_dirs(&extensions);
     let (mut engine, errors) = PolicyEngine::load(&sources);
     warnings.extend(errors.iter().map(|e| format!("Policy file skipped: {e}")));
     let mut settings_rules = mcp_settings_rules(&settings);

@@ -38,6 +38,7 @@ pub mod diff;
 pub mod diff3;
 pub mod env_redaction;
 pub mod events;
+pub mod extensions;
 pub mod frontmatter;
 pub mod history;
 pub mod hooks;

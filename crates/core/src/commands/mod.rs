@@ -143,7 +143,53 @@ pub fn load_commands(
             }
         }
     }
+    if let Some(home) = home {
+        add_extension_commands(
+            home,
+            workspace.unwrap_or(home),
+            &mut commands,
+            &mut problems,
+        );
+    }
     (commands, problems)
+}
+
+/// The enabled extensions' `commands/**/*.toml`. A name a user or project
+/// command (or an earlier extension) already has becomes
+/// `<extension>:<name>`, as 0.61's command resolver renames extension
+/// commands.
+fn add_extension_commands(
+    home: &Path,
+    workspace: &Path,
+    commands: &mut BTreeMap<String, CustomCommand>,
+    problems: &mut Vec<String>,
+) {
+    let loaded = crate::extensions::load(Some(home), workspace);
+    for ext in loaded.enabled() {
+        let dir = ext.path.join("commands");
+        for file in &ext.contributions.commands {
+            match load_one(&dir, &file.path, SlashCommandSource::User) {
+                Ok(mut command) => {
+                    if commands.contains_key(&command.name) {
+                        let base = format!("{}:{}", ext.manifest.name, command.name);
+                        let mut name = base.clone();
+                        let mut n = 1;
+                        while commands.contains_key(&name) {
+                            name = format!("{base}{n}");
+                            n += 1;
+                        }
+                        command.name = name;
+                    }
+                    commands.insert(command.name.clone(), command);
+                }
+                Err(message) => problems.push(format!(
+                    "Custom command {} (extension {}) skipped: {message}",
+                    file.path.display(),
+                    ext.manifest.name
+                )),
+            }
+        }
+    }
 }
 
 fn collect_toml(dir: &Path, out: &mut Vec<PathBuf>) {

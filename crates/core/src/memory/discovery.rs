@@ -103,6 +103,11 @@ pub fn discover(options: &DiscoveryOptions) -> Vec<PathBuf> {
             }
         }
     }
+    // The enabled extensions' context files (`contextFileName` or
+    // GEMINI.md), read each time so enabling one applies at once.
+    for path in crate::extensions::context_files(options.home.as_deref(), &options.workspace) {
+        push(path, &mut found);
+    }
     if !options.workspace_files {
         return found;
     }

@@ -53,7 +53,7 @@ impl Roots {
     pub fn folders(&self) -> Vec<(DefinitionSource, PathBuf)> {
         let mut folders = Vec::new();
         if let Some(home) = &self.home {
-            folders.extend(extension_skill_dirs(home));
+            folders.extend(extension_skill_dirs(home, self.workspace.as_deref()));
             folders.push((DefinitionSource::User, home.join(".gemini/skills")));
             folders.push((DefinitionSource::User, home.join(".agents/skills")));
         }
@@ -98,21 +98,12 @@ pub fn builtin() -> Vec<Skill> {
     ]
 }
 
-/// `~/.gemini/extensions/<name>/skills` of each installed extension (a
-/// folder with a `gemini-extension.json`). Enabling and disabling
-/// extensions is not read yet: every installed extension counts.
-fn extension_skill_dirs(home: &Path) -> Vec<(DefinitionSource, PathBuf)> {
-    let Ok(entries) = std::fs::read_dir(home.join(".gemini/extensions")) else {
-        return Vec::new();
-    };
-    let mut dirs: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("gemini-extension.json").is_file())
-        .map(|p| p.join("skills"))
-        .collect();
-    dirs.sort();
-    dirs.into_iter()
+/// The `skills/` folders of the ENABLED extensions (0.61 reads skills only
+/// from active extensions).
+fn extension_skill_dirs(home: &Path, workspace: Option<&Path>) -> Vec<(DefinitionSource, PathBuf)> {
+    let workspace = workspace.unwrap_or(home);
+    crate::extensions::skill_dirs(home, workspace)
+        .into_iter()
         .map(|d| (DefinitionSource::Extension, d))
         .collect()
 }

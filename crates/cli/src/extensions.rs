@@ -1,0 +1,315 @@
+//! `gemini-desktop-cli extensions …`: Gemini CLI 0.61's `gemini extensions`
+//! commands with its wording and exit codes, on gd-extensions. Messages go
+//! to standard output, errors to standard error with exit code 1 (`enable`
+//! fails with the configuration error code, as 0.61's FatalConfigError).
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use gd_core::launch::home_dir;
+use gd_extensions::consent::{INSTALL_WARNING, QUESTION};
+use gd_extensions::install::{self, Request, Staged};
+use gd_extensions::{Enablement, load};
+
+use crate::args::{ExtensionsCommand, OutputFormat};
+use crate::exit;
+
+/// Runs one `extensions` subcommand; returns the exit code.
+pub fn run(command: &ExtensionsCommand) -> i32 {
+    let Some(home) = home_dir() else {
+        eprintln!("Error: no home folder to keep extensions in (HOME is not set).");
+        return exit::CONFIG_ERROR;
+    };
+    let workspace = match std::env::current_dir() {
+        Ok(dir) => dir,
+        Err(e) => {
+            eprintln!("Error: cannot use the current directory: {e}");
+            return exit::INPUT_ERROR;
+        }
+    };
+    match command {
+        ExtensionsCommand::List { output_format } => list(&home, &workspace, *output_format),
+        ExtensionsCommand::Install {
+            source,
+            git_ref,
+            auto_update,
+            pre_release,
+            consent,
+            skip_settings,
+        } => {
+            let request = Request {
+                source: source.clone(),
+                git_ref: git_ref.clone(),
+                auto_update: *auto_update,
+                pre_release: *pre_release,
+                link: false,
+            };
+            add(&home, &workspace, &request, *consent, *skip_settings)
+        }
+        ExtensionsCommand::Link { path, consent } => {
+            let request = Request {
+                source: path.clone(),
+                link: true,
+                ..Default::default()
+            };
+            add(&home, &workspace, &request, *consent, true)
+        }
+        ExtensionsCommand::Uninstall { names, all } => uninstall(&home, &workspace, names, *all),
+        ExtensionsCommand::Enable { name, scope } => {
+            toggle(&home, &workspace, name, scope.as_deref(), true)
+        }
+        ExtensionsCommand::Disable { name, scope } => {
+            toggle(&home, &workspace, name, Some(scope), false)
+        }
+        ExtensionsCommand::Update { name, all } => update(&home, &workspace, name.as_deref(), *all),
+    }
+}
+
+fn list(home: &Path, workspace: &Path, format: Option<OutputFormat>) -> i32 {
+    let loaded = load(home, workspace);
+    for e in &loaded.errors {
+        eprintln!("Warning: Skipping extension: {e}");
+    }
+    if matches!(format, Some(OutputFormat::Json)) {
+        match serde_json::to_string_pretty(&loaded.infos()) {
+            Ok(text) => println!("{text}"),
+            Err(e) => {
+                eprintln!("Error: {e}");
+                return exit::GENERAL_ERROR;
+            }
+        }
+    } else {
+        println!("{}", gd_extensions::list::text(&loaded.extensions));
+    }
+    exit::SUCCESS
+}
+
+/// Asks the consent question on a terminal; refuses without one.
+fn ask_consent(text: &str, name: &str) -> Result<(), String> {
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "{text}");
+    let _ = write!(out, "{QUESTION}");
+    let _ = out.flush();
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        return Err(format!(
+            "Installation cancelled for \"{name}\": there is no terminal to answer on. Read the above and run again with --consent to accept it."
+        ));
+    }
+    let mut answer = String::new();
+    if stdin.lock().read_line(&mut answer).is_err() {
+        return Err(format!("Installation cancelled for \"{name}\"."));
+    }
+    let answer = answer.trim().to_lowercase();
+    if answer.is_empty() || answer == "y" || answer == "yes" {
+        Ok(())
+    } else {
+        Err(format!("Installation cancelled for \"{name}\"."))
+    }
+}
+
+fn add(
+    home: &Path,
+    workspace: &Path,
+    request: &Request,
+    consent: bool,
+    skip_settings: bool,
+) -> i32 {
+    if consent {
+        println!("You have consented to the following:");
+        println!("{INSTALL_WARNING}");
+    }
+    let staged: Staged = match install::stage(request, workspace) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return exit::GENERAL_ERROR;
+        }
+    };
+    if !consent && let Err(e) = ask_consent(&staged.consent_text(), &staged.manifest.name) {
+        eprintln!("{e}");
+        return exit::GENERAL_ERROR;
+    }
+    match install::install(home, workspace, &staged) {
+        Ok(ext) => {
+            let info = ext.info();
+            let missing: Vec<&str> = info
+                .contributes
+                .settings
+                .iter()
+                .filter(|s| !s.is_set)
+                .map(|s| s.name.as_str())
+                .collect();
+            if !skip_settings && !missing.is_empty() {
+                eprintln!(
+                    "Extension \"{}\" has missing settings: {}. Set them in the app's Extensions panel, or in {}.",
+                    ext.name(),
+                    missing.join(", "),
+                    ext.dir.join(gd_extensions::settings::ENV_FILE).display()
+                );
+            }
+            if request.link {
+                println!(
+                    "Extension \"{}\" linked successfully and enabled.",
+                    ext.name()
+                );
+            } else {
+                println!(
+                    "Extension \"{}\" installed successfully and enabled.",
+                    ext.name()
+                );
+            }
+            exit::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            exit::GENERAL_ERROR
+        }
+    }
+}
+
+fn uninstall(home: &Path, workspace: &Path, names: &[String], all: bool) -> i32 {
+    let mut targets: Vec<String> = if all {
+        load(home, workspace)
+            .extensions
+            .iter()
+            .map(|e| e.manifest.name.clone())
+            .collect()
+    } else {
+        let mut seen = Vec::new();
+        for n in names {
+            if !seen.contains(n) {
+                seen.push(n.clone());
+            }
+        }
+        seen
+    };
+    if targets.is_empty() {
+        if all {
+            println!("No extensions currently installed.");
+            return exit::SUCCESS;
+        }
+        eprintln!(
+            "Please include at least one extension name to uninstall as a positional argument, or use the --all flag."
+        );
+        return exit::GENERAL_ERROR;
+    }
+    let mut errors = Vec::new();
+    for name in targets.drain(..) {
+        match install::uninstall(home, workspace, &name) {
+            Ok(_) => println!("Extension \"{name}\" successfully uninstalled."),
+            Err(e) => errors.push((name, e.to_string())),
+        }
+    }
+    for (name, e) in &errors {
+        eprintln!("Failed to uninstall \"{name}\": {e}");
+    }
+    if errors.is_empty() {
+        exit::SUCCESS
+    } else {
+        exit::GENERAL_ERROR
+    }
+}
+
+fn toggle(home: &Path, workspace: &Path, name: &str, scope: Option<&str>, enable: bool) -> i32 {
+    let fail = if enable {
+        exit::CONFIG_ERROR
+    } else {
+        exit::GENERAL_ERROR
+    };
+    let folder: PathBuf = match scope.map(str::to_lowercase).as_deref() {
+        None | Some("user") => home.to_path_buf(),
+        Some("workspace") => workspace.to_path_buf(),
+        Some("system") | Some("systemdefaults") => {
+            eprintln!("System and SystemDefaults scopes are not supported.");
+            return fail;
+        }
+        Some(other) => {
+            eprintln!("Invalid scope: {other}. Please use one of user, workspace.");
+            return fail;
+        }
+    };
+    if load(home, workspace).get(name).is_none() {
+        eprintln!("Extension with name {name} does not exist.");
+        return fail;
+    }
+    let mut enablement = Enablement::load(home);
+    let result = if enable {
+        enablement.enable(name, &folder)
+    } else {
+        enablement.disable(name, &folder)
+    };
+    if let Err(e) = result {
+        eprintln!("Error: cannot write the extension enablement file: {e}");
+        return fail;
+    }
+    let verb = if enable { "enabled" } else { "disabled" };
+    match scope {
+        Some(scope) => println!("Extension \"{name}\" successfully {verb} for scope \"{scope}\"."),
+        None => println!("Extension \"{name}\" successfully {verb} in all scopes."),
+    }
+    exit::SUCCESS
+}
+
+fn update(home: &Path, workspace: &Path, name: Option<&str>, all: bool) -> i32 {
+    let loaded = load(home, workspace);
+    let names: Vec<String> = match (name, all) {
+        (Some(n), _) => vec![n.to_owned()],
+        (None, true) => loaded
+            .extensions
+            .iter()
+            .filter(|e| e.install.is_some())
+            .map(|e| e.manifest.name.clone())
+            .collect(),
+        (None, false) => {
+            eprintln!("Either an extension name or --all must be provided");
+            return exit::GENERAL_ERROR;
+        }
+    };
+    if let Some(n) = name
+        && loaded.get(n).is_none()
+    {
+        if loaded.extensions.is_empty() {
+            eprintln!("Extension \"{n}\" not found.\n\nNo extensions installed.");
+        } else {
+            let installed: Vec<String> = loaded
+                .extensions
+                .iter()
+                .map(|e| format!("{} ({})", e.manifest.name, e.manifest.version))
+                .collect();
+            eprintln!(
+                "Extension \"{n}\" not found.\n\nInstalled extensions:\n{}\n\nRun \"gemini-desktop-cli extensions list\" for details.",
+                installed.join("\n")
+            );
+        }
+        return exit::GENERAL_ERROR;
+    }
+
+    let mut updated = Vec::new();
+    let mut code = exit::SUCCESS;
+    for n in &names {
+        let mut consent = |text: &str| ask_consent(text, n).is_ok();
+        match install::update(home, workspace, n, &mut consent) {
+            Ok(u) if u.from_version != u.to_version => updated.push(u),
+            Ok(_) => {
+                if !all {
+                    println!("Extension \"{n}\" is already up to date.");
+                }
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                code = exit::GENERAL_ERROR;
+            }
+        }
+    }
+    if all && updated.is_empty() && code == exit::SUCCESS {
+        println!("No extensions to update.");
+    }
+    for u in &updated {
+        println!(
+            "Extension \"{}\" successfully updated: {} \u{2192} {}.",
+            u.name, u.from_version, u.to_version
+        );
+    }
+    code
+}

@@ -1,0 +1,87 @@
+//! Glue between gd-extensions and a session: what the enabled extensions
+//! of the user's `~/.gemini/extensions` add to a launch (MCP servers,
+//! excluded tools, policies; context files and skills are read by memory
+//! and skills discovery through [`enabled`]).
+//!
+//! Only ENABLED extensions count (0.61's `isActive`: the enablement rules
+//! for the workspace folder).
+
+use std::path::{Path, PathBuf};
+
+use gd_extensions::Loaded;
+use gd_settings::model::Settings;
+
+/// The extensions of `home` as seen from `workspace`.
+pub fn load(home: Option<&Path>, workspace: &Path) -> Loaded {
+    match home {
+        Some(home) => gd_extensions::load(home, workspace),
+        None => Loaded::default(),
+    }
+}
+
+/// The enabled extensions' context files, in load order.
+pub fn context_files(home: Option<&Path>, workspace: &Path) -> Vec<PathBuf> {
+    load(home, workspace)
+        .enabled()
+        .flat_map(|e| e.contributions.context_files.clone())
+        .collect()
+}
+
+/// The enabled extensions' `skills/` folders.
+pub fn skill_dirs(home: &Path, workspace: &Path) -> Vec<PathBuf> {
+    gd_extensions::load(home, workspace)
+        .enabled()
+        .filter_map(|e| e.contributions.skills_dir.clone())
+        .collect()
+}
+
+/// The enabled extensions' `agents/` folders.
+pub fn agent_dirs(home: &Path, workspace: &Path) -> Vec<PathBuf> {
+    gd_extensions::load(home, workspace)
+        .enabled()
+        .filter_map(|e| e.contributions.agents_dir.clone())
+        .collect()
+}
+
+/// The Extension policy tier: `(name, policies/)` of each enabled one.
+pub fn policy_dirs(loaded: &Loaded) -> Vec<gd_policy::ExtensionPolicies> {
+    loaded
+        .enabled()
+        .filter_map(|e| {
+            e.contributions
+                .policies_dir
+                .clone()
+                .map(|dir| gd_policy::ExtensionPolicies {
+                    name: e.manifest.name.clone(),
+                    dir,
+                })
+        })
+        .collect()
+}
+
+/// Adds the enabled extensions' MCP servers (a settings.json server of the
+/// same name wins; between extensions the first wins) and `excludeTools`
+/// to the settings a session starts with. Returns the notes about servers
+/// left out and extension folders that could not be read.
+pub fn apply_to_settings(settings: &mut Settings, loaded: &Loaded) -> Vec<String> {
+    let configured: Vec<String> = settings.mcp_servers.keys().cloned().collect();
+    let (servers, mut notes) =
+        gd_extensions::conflicts::session_servers(loaded.enabled(), &configured);
+    for (_ext, name, def) in servers {
+        settings.mcp_servers.insert(name, def);
+    }
+    for ext in loaded.enabled() {
+        for tool in &ext.contributions.exclude_tools {
+            if !settings.tools.exclude.contains(tool) {
+                settings.tools.exclude.push(tool.clone());
+            }
+        }
+    }
+    notes.extend(
+        loaded
+            .errors
+            .iter()
+            .map(|e| format!("Extension skipped: {e}")),
+    );
+    notes
+}
