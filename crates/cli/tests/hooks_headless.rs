@@ -173,3 +173,34 @@ fn a_broken_hook_definition_is_reported_and_the_others_run() {
     );
     assert!(marker.exists());
 }
+
+#[test]
+fn an_enabled_extensions_hooks_run_and_a_disabled_ones_do_not() {
+    let run = Run::new(json!({"steps": [{"text": "ok"}]}));
+    let ext = run.home.join(".gemini/extensions/guard");
+    let marker = run.home.join("ext-hook-ran");
+    run.write_settings(
+        &ext.join("gemini-extension.json"),
+        &json!({"name": "guard", "version": "1.0.0"}).to_string(),
+    );
+    run.write_settings(
+        &ext.join("hooks/hooks.json"),
+        &json!({"hooks": {"BeforeAgent": [{"hooks": [
+            {"name": "guard-log", "command": format!("cat > '{}'; echo '{{}}'", marker.display())}
+        ]}]}})
+        .to_string(),
+    );
+    let out = run.run(&["-p", "hello"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let input: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&marker).unwrap()).unwrap();
+    assert_eq!(input["hook_event_name"], "BeforeAgent");
+    assert_eq!(input["prompt"], "hello");
+
+    std::fs::remove_file(&marker).unwrap();
+    let out = run.run(&["extensions", "disable", "guard"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run.run(&["-p", "hello"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!marker.exists(), "a disabled extension's hook ran");
+}

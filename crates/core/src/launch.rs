@@ -390,8 +390,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         &ws,
         trusted,
     ));
-    // TODO(extensions): the enabled extensions' `hooks/hooks.json`.
-    let extension_hooks: Vec<(String, PathBuf, serde_json::Value)> = Vec::new();
+    let extension_hooks = crate::extensions::hooks(&extensions);
     let (hooks, hook_errors) = crate::hooks::load(
         &layers,
         &merged,

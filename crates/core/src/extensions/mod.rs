@@ -43,6 +43,17 @@ pub fn agent_dirs(home: &Path, workspace: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The enabled extensions' hooks: `(name, hooks/hooks.json, its object)`.
+pub fn hooks(loaded: &Loaded) -> Vec<(String, PathBuf, serde_json::Value)> {
+    loaded
+        .enabled()
+        .filter_map(|e| {
+            let (path, value) = e.contributions.hooks.clone()?;
+            Some((e.manifest.name.clone(), path, value))
+        })
+        .collect()
+}
+
 /// The Extension policy tier: `(name, policies/)` of each enabled one.
 pub fn policy_dirs(loaded: &Loaded) -> Vec<gd_policy::ExtensionPolicies> {
     loaded
