@@ -315,17 +315,19 @@ impl OpLoop {
                 super::policy_ops::take(op, self.policy.as_ref(), &self.env.sink);
                 return None;
             }
-            // Issue 20 in progress: the hooks and extensions ops are answered
-            // by `hook_ops` / `extension_ops` once those land.
-            Op::ListHooks
-            | Op::SetHookEnabled { .. }
-            | Op::ListExtensions
+            Op::ListExtensions
             | Op::PreviewExtension { .. }
             | Op::InstallExtension { .. }
             | Op::DiscardExtensionPreview { .. }
             | Op::UninstallExtension { .. }
             | Op::SetExtensionEnabled { .. }
             | Op::UpdateExtension { .. } => {
+                super::extension_ops::take(op, &self.skills, &self.commands, &self.env.sink);
+                return None;
+            }
+            // Issue 20 in progress: the hooks ops are answered by `hook_ops`
+            // once it lands.
+            Op::ListHooks | Op::SetHookEnabled { .. } => {
                 self.env.sink.emit(Event::ExtensionError {
                     name: None,
                     message: "Hooks and extensions are not available in this build yet.".into(),
