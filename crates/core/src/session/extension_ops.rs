@@ -101,7 +101,8 @@ fn run(op: Op, home: &Path, workspace: &Path) -> Result<Answer, Failure> {
                 .remove(&preview_id)
                 .ok_or_else(|| fail(None, "This preview is gone; preview the extension again."))?;
             let name = staged.manifest.name.clone();
-            let ext = install::install(home, workspace, &staged).map_err(|e| fail(Some(&name), e))?;
+            let ext =
+                install::install(home, workspace, &staged).map_err(|e| fail(Some(&name), e))?;
             if !settings.is_empty() {
                 let values: HashMap<String, String> = settings.into_iter().collect();
                 gd_extensions::settings::write_env(&ext.dir, &ext.manifest.settings, &values)
@@ -147,7 +148,9 @@ fn run(op: Op, home: &Path, workspace: &Path) -> Result<Answer, Failure> {
                 SettingsScope::Workspace => "in this workspace",
                 _ => "for the user",
             };
-            Ok(Answer::List(Some(format!("{verb} {name} {where_}. {LATER}"))))
+            Ok(Answer::List(Some(format!(
+                "{verb} {name} {where_}. {LATER}"
+            ))))
         }
         Op::UpdateExtension { name } => {
             // The panel asked for it; a changed consent text is accepted
@@ -161,7 +164,9 @@ fn run(op: Op, home: &Path, workspace: &Path) -> Result<Answer, Failure> {
                 Ok(_) => Ok(Answer::List(Some(format!("{name} is already up to date.")))),
                 Err(e) => Err(fail(
                     Some(&name),
-                    format!("{e} (what it adds changed: uninstall it and install it again to review the new version)"),
+                    format!(
+                        "{e} (what it adds changed: uninstall it and install it again to review the new version)"
+                    ),
                 )),
             }
         }
