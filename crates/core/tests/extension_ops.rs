@@ -175,3 +175,37 @@ async fn preview_install_disable_and_uninstall_through_the_session() {
     };
     assert_eq!(message, "Extension not found.");
 }
+
+#[test]
+fn skills_come_only_from_enabled_extensions() {
+    let d = Dirs::new();
+    let ext = d.home.join(".gemini/extensions/sk");
+    std::fs::create_dir_all(ext.join("skills/ext-skill")).unwrap();
+    std::fs::write(
+        ext.join("gemini-extension.json"),
+        r#"{"name": "sk", "version": "1.0.0"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        ext.join("skills/ext-skill/SKILL.md"),
+        "---\nname: ext-skill\ndescription: From an extension.\n---\nBody\n",
+    )
+    .unwrap();
+    let names = || -> Vec<String> {
+        gd_core::skills::load(
+            &gd_settings::Settings::default(),
+            Some(&d.home),
+            &d.ws,
+            true,
+        )
+        .infos()
+        .into_iter()
+        .map(|s| s.name)
+        .collect()
+    };
+    assert!(names().contains(&"ext-skill".to_owned()));
+    gd_extensions::Enablement::load(&d.home)
+        .disable("sk", &d.ws)
+        .unwrap();
+    assert!(!names().contains(&"ext-skill".to_owned()), "{:?}", names());
+}
