@@ -3,6 +3,7 @@
 //! ([`tasks`]), and a cheap handle to talk to it ([`handle`]).
 
 pub(crate) mod context;
+mod extension_ops;
 mod handle;
 mod hook_ops;
 mod mcp_events;

@@ -335,8 +335,6 @@ impl OpLoop {
                 super::policy_ops::take(op, self.policy.as_ref(), &self.env.sink);
                 return None;
             }
-            // Issue 20 in progress: the extension ops are answered by
-            // `extension_ops` once it lands.
             Op::ListHooks | Op::SetHookEnabled { .. } => {
                 super::hook_ops::take(op, &self.hooks, &self.env.sink);
                 return None;
@@ -348,10 +346,7 @@ impl OpLoop {
             | Op::UninstallExtension { .. }
             | Op::SetExtensionEnabled { .. }
             | Op::UpdateExtension { .. } => {
-                self.env.sink.emit(Event::ExtensionError {
-                    name: None,
-                    message: "Extensions are not available in this build yet.".into(),
-                });
+                super::extension_ops::take(op, &self.skills, &self.commands, &self.env.sink);
                 return None;
             }
         };

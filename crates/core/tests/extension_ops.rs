@@ -1,0 +1,211 @@
+//! The extension ops through a real session on a temporary HOME: preview
+//! (staged, nothing installed yet), install exactly the previewed copy,
+//! disable in the workspace, uninstall; errors leave things unchanged.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use gd_core::config::FileFiltering;
+use gd_core::memory::DiscoveryOptions;
+use gd_protocol::{Event, ExtensionSourceSpec, Op, SettingsScope};
+use serde_json::json;
+
+fn headless_yolo() -> std::sync::Arc<gd_core::policy::PolicyApproval> {
+    std::sync::Arc::new(gd_core::policy::PolicyApproval::new(
+        gd_policy::PolicyEngine::new(gd_policy::default_rules()),
+        gd_protocol::ApprovalMode::Yolo,
+        false,
+        None,
+    ))
+}
+
+async fn next(h: &mut Harness, want: impl Fn(&Event) -> bool) -> Event {
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(20), h.events.recv())
+            .await
+            .expect("an event in time")
+            .expect("the session is running");
+        if want(&event) {
+            return event;
+        }
+    }
+}
+
+fn is_answer(e: &Event) -> bool {
+    matches!(
+        e,
+        Event::Extensions { .. } | Event::ExtensionPreview { .. } | Event::ExtensionError { .. }
+    )
+}
+
+#[tokio::test]
+async fn preview_install_disable_and_uninstall_through_the_session() {
+    let d = Dirs::new();
+    let src = d.home.parent().unwrap().join("src-ext");
+    std::fs::create_dir_all(src.join("commands")).unwrap();
+    std::fs::write(
+        src.join("gemini-extension.json"),
+        json!({"name": "demo", "version": "1.0.0",
+               "mcpServers": {"srv": {"command": "run-me", "args": ["${extensionPath}/x"]}}})
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(src.join("commands/hello.toml"), "prompt = \"Say hello\"\n").unwrap();
+    let (home, ws) = (d.home.clone(), d.ws.clone());
+    let mut h = Harness::start_with_tools(
+        json!({"steps": []}),
+        move |c| {
+            c.workspace_trusted = true;
+            c.memory = Some(DiscoveryOptions {
+                workspace: ws,
+                home: Some(home),
+                file_names: vec!["GEMINI.md".into()],
+                max_dirs: 10,
+                filtering: FileFiltering::default(),
+                workspace_files: true,
+                boundary_markers: None,
+                include_directories: false,
+            });
+        },
+        headless_yolo(),
+        |_| gd_core::tools::ToolRegistry::with_builtins().into(),
+    );
+
+    h.handle
+        .submit(Op::PreviewExtension {
+            spec: ExtensionSourceSpec {
+                source: src.to_str().unwrap().into(),
+                git_ref: None,
+                link: false,
+                auto_update: false,
+            },
+        })
+        .unwrap();
+    let Event::ExtensionPreview {
+        preview_id,
+        extension,
+    } = next(&mut h, is_answer).await
+    else {
+        panic!("no preview")
+    };
+    assert_eq!(extension.name, "demo");
+    assert_eq!(extension.contributes.commands, ["/hello"]);
+    assert_eq!(extension.contributes.mcp_servers[0].name, "srv");
+    assert!(
+        extension.contributes.mcp_servers[0]
+            .launches
+            .starts_with("run-me ")
+    );
+    assert!(
+        !d.home.join(".gemini/extensions/demo").exists(),
+        "a preview installs nothing"
+    );
+
+    // What was previewed is installed, even if the source changes meanwhile.
+    std::fs::write(src.join("commands/later.toml"), "prompt = \"Later\"\n").unwrap();
+    h.handle
+        .submit(Op::InstallExtension {
+            preview_id: preview_id.clone(),
+            settings: Default::default(),
+        })
+        .unwrap();
+    let Event::Extensions {
+        extensions, notice, ..
+    } = next(&mut h, is_answer).await
+    else {
+        panic!("no list")
+    };
+    assert_eq!(extensions.len(), 1);
+    assert_eq!(extensions[0].contributes.commands, ["/hello"]);
+    assert!(notice.unwrap().contains("next conversation"));
+    assert!(
+        d.home
+            .join(".gemini/extensions/demo/commands/hello.toml")
+            .exists()
+    );
+    assert!(
+        !d.home
+            .join(".gemini/extensions/demo/commands/later.toml")
+            .exists()
+    );
+
+    // The preview was used up.
+    h.handle
+        .submit(Op::InstallExtension {
+            preview_id,
+            settings: Default::default(),
+        })
+        .unwrap();
+    assert!(matches!(
+        next(&mut h, is_answer).await,
+        Event::ExtensionError { .. }
+    ));
+
+    h.handle
+        .submit(Op::SetExtensionEnabled {
+            name: "demo".into(),
+            enabled: false,
+            scope: SettingsScope::Workspace,
+        })
+        .unwrap();
+    let Event::Extensions { extensions, .. } = next(&mut h, is_answer).await else {
+        panic!("no list")
+    };
+    assert!(!extensions[0].enabled);
+    assert!(extensions[0].enabled_for_user);
+
+    h.handle
+        .submit(Op::UninstallExtension {
+            name: "demo".into(),
+        })
+        .unwrap();
+    let Event::Extensions { extensions, .. } = next(&mut h, is_answer).await else {
+        panic!("no list")
+    };
+    assert!(extensions.is_empty());
+    h.handle
+        .submit(Op::UninstallExtension {
+            name: "demo".into(),
+        })
+        .unwrap();
+    let Event::ExtensionError { message, .. } = next(&mut h, is_answer).await else {
+        panic!("no error")
+    };
+    assert_eq!(message, "Extension not found.");
+}
+
+#[test]
+fn skills_come_only_from_enabled_extensions() {
+    let d = Dirs::new();
+    let ext = d.home.join(".gemini/extensions/sk");
+    std::fs::create_dir_all(ext.join("skills/ext-skill")).unwrap();
+    std::fs::write(
+        ext.join("gemini-extension.json"),
+        r#"{"name": "sk", "version": "1.0.0"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        ext.join("skills/ext-skill/SKILL.md"),
+        "---\nname: ext-skill\ndescription: From an extension.\n---\nBody\n",
+    )
+    .unwrap();
+    let names = || -> Vec<String> {
+        gd_core::skills::load(
+            &gd_settings::Settings::default(),
+            Some(&d.home),
+            &d.ws,
+            true,
+        )
+        .infos()
+        .into_iter()
+        .map(|s| s.name)
+        .collect()
+    };
+    assert!(names().contains(&"ext-skill".to_owned()));
+    gd_extensions::Enablement::load(&d.home)
+        .disable("sk", &d.ws)
+        .unwrap();
+    assert!(!names().contains(&"ext-skill".to_owned()), "{:?}", names());
+}
