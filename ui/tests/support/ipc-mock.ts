@@ -60,6 +60,8 @@ const BUILT_IN_COMMANDS: [string, string[], string][] = [
   ["policies", [], "The policy rules of every tier: edit them, and test which rule decides a call"],
   ["agents", [], "The agents invoke_agent can run, and definition files with errors"],
   ["skills", [], "The agent skills: list them, enable or disable them"],
+  ["hooks", [], "The configured hooks and their last runs: /hooks [list|enable|disable] [name]"],
+  ["extensions", [], "Installed extensions: list, install, enable or disable, update, uninstall"],
 ];
 
 /** Core's settings screen fields (crates/core/src/settings_screen.rs), as `settings_get` sends them. */
