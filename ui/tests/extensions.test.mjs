@@ -160,11 +160,14 @@ describe("/extensions", () => {
 
 describe("install with consent", () => {
   test("the consent screen lists exactly what the preview adds, servers first; Cancel discards; nothing installed before Install", async () => {
-    const app = await env.open({ viewport: { width: 800, height: 820 } });
+    const app = await env.open({ viewport: { width: 800, height: 820 }, config: { chooseFolder: "/home/dev/src/e2e-demo" } });
     await openPanel(app);
     await app.emit(listEvent([]));
     await app.tid("extensions-install-open").click();
-    await app.tid("ext-install-source").fill("/home/dev/src/e2e-demo");
+    // The native folder dialog fills the field.
+    await app.tid("ext-install-browse").click();
+    await app.waitForCall("choose_folder");
+    await app.until(() => document.querySelector('[data-testid="ext-install-source"]')?.value === "/home/dev/src/e2e-demo");
     await app.tid("ext-install-link").check();
     await app.tid("ext-install-preview").click();
     let op = await app.waitForOp("preview_extension");

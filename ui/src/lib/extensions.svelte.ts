@@ -110,6 +110,19 @@ export class ExtensionsStore extends DefinitionListStore {
     if (this.stage === "closed") this.stage = "form";
   }
 
+  /** "Browse…": the native folder dialog fills the source field (a cancelled dialog changes nothing). */
+  async browse(): Promise<void> {
+    try {
+      const picked = await api.commands.chooseFolder({ title: "Choose an extension folder" });
+      if (picked) {
+        this.source = picked;
+        this.installError = null;
+      }
+    } catch (error) {
+      this.installError = `Could not open the folder dialog: ${api.errorMessage(error)}`;
+    }
+  }
+
   /** Asks core to stage the typed source and say what it would add. */
   async requestPreview(): Promise<void> {
     const source = this.source.trim();

@@ -14,6 +14,8 @@ interface MockConfig {
   startError?: unknown;
   models?: { name: string; display_name: string }[];
   openWorkspace?: string | null;
+  /** What `choose_folder` answers (the dialog cancelled when unset). */
+  chooseFolder?: string | null;
   /** MCP server statuses `mcp_status` answers with (as events on the session channel). */
   mcpServers?: Record<string, unknown>[];
   /** The rejection of `mcp_authenticate` (resolves when unset). */
@@ -396,6 +398,8 @@ mockIPC(async (cmd, args) => {
       Object.assign(turnContext, { approval_mode: info.approval_mode, model: info.model });
       return info;
     }
+    case "choose_folder":
+      return config.chooseFolder ?? null;
     case "open_workspace": {
       const picked = (args as { path?: string | null }).path ?? config.openWorkspace ?? null;
       if (picked) workspace = picked;
