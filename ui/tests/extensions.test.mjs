@@ -77,7 +77,7 @@ async function openPanel(app) {
 
 describe("/extensions", () => {
   test("lists each extension with version, source, state, what it adds, notes; folders that could not be read first", async () => {
-    const app = await env.open();
+    const app = await env.open({ viewport: { width: 1440, height: 900 } });
     await openPanel(app);
     await app.emit(
       listEvent([demo, linked], { errors: [{ path: "/home/dev/.gemini/extensions/bad/gemini-extension.json", line: 4, message: "expected a string for `version`" }] }),
@@ -108,12 +108,12 @@ describe("/extensions", () => {
       assert.ok(adds.includes(part), `${part} in ${adds}`);
     }
     assert.equal(await row.locator(`${sel("ext-setting")}[data-env="DEMO_REGION"]`).getAttribute("data-set"), "true");
-    await app.page.screenshot({ path: screenshotPath("extensions-panel-light-1200.png") });
+    await app.page.screenshot({ path: screenshotPath("extensions-panel-light-1440.png") });
     await app.close();
   });
 
   test("enable and disable everywhere (user) or here (workspace); Update; Uninstall asks first", async () => {
-    const app = await env.open({ colorScheme: "dark" });
+    const app = await env.open({ colorScheme: "dark", viewport: { width: 800, height: 820 } });
     await openPanel(app);
     await app.emit(listEvent([demo, linked]));
     const row = app.page.locator(`${sel("ext-item")}[data-name="e2e-demo"]`);
@@ -127,6 +127,7 @@ describe("/extensions", () => {
     await waitForText(app.page, sel("extensions-notice"), "Disabled e2e-demo in this workspace.");
     await app.until(() => document.querySelector('[data-testid="ext-item"][data-name="e2e-demo"]')?.getAttribute("data-enabled") === "false");
     assert.match(await row.innerText(), /Everywhere: on[\s\S]*Here: off/);
+    await app.page.screenshot({ path: screenshotPath("extensions-panel-dark-800.png") });
 
     let from = app.calls.length;
     await row.getByTestId("ext-toggle-user").click();
@@ -153,7 +154,6 @@ describe("/extensions", () => {
     assert.deepEqual(op.args, { sessionId: "s1", name: "e2e-demo" });
     await app.emit(listEvent([linked], { notice: "Uninstalled e2e-demo." }));
     await app.until(() => document.querySelectorAll('[data-testid="ext-item"]').length === 1);
-    await app.page.screenshot({ path: screenshotPath("extensions-panel-dark-1200.png") });
     await app.close();
   });
 });

@@ -51,7 +51,7 @@ async function openView(app) {
 
 describe("/hooks", () => {
   test("lists hooks by event with matcher, command, source, last result; untrusted ones as not run; errors with file:line", async () => {
-    const app = await env.open();
+    const app = await env.open({ viewport: { width: 1440, height: 900 } });
     await openView(app);
     await app.emit(hooksEvent());
     await app.page.waitForSelector(sel("hooks-item"));
@@ -71,7 +71,7 @@ describe("/hooks", () => {
       (await app.tid("hooks-error").innerText()).replace(/\s+/g, " ").trim(),
       "/home/dev/project/.gemini/settings.json:12: hooks.BeforeTool[1]: missing `command`",
     );
-    await app.page.screenshot({ path: screenshotPath("hooks-view-light-1200.png") });
+    await app.page.screenshot({ path: screenshotPath("hooks-view-light-1440.png") });
 
     // A run that comes in updates the row's last result; clicking it shows what it wrote.
     await app.emit({
@@ -86,7 +86,7 @@ describe("/hooks", () => {
   });
 
   test("the switch sends set_hook_enabled in the user's settings by default, or the workspace's", async () => {
-    const app = await env.open({ colorScheme: "dark" });
+    const app = await env.open({ colorScheme: "dark", viewport: { width: 800, height: 820 } });
     await openView(app);
     await app.emit(hooksEvent());
     const guard = app.page.locator(`${sel("hooks-item")}[data-name="guard"]`);
@@ -95,7 +95,7 @@ describe("/hooks", () => {
     let op = await app.waitForOp("set_hook_enabled");
     assert.deepEqual(op.args, { sessionId: "s1", name: "guard", enabled: false, scope: "user" });
     assert.ok(await guard.getByTestId("hooks-toggle").isDisabled(), "busy until core answers");
-    await app.page.screenshot({ path: screenshotPath("hooks-view-dark-1200.png") });
+    await app.page.screenshot({ path: screenshotPath("hooks-view-dark-800.png") });
     await app.emit(hooksEvent());
     await app.tid("hooks-scope-workspace").check();
     const from = app.calls.length;
