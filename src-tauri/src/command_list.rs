@@ -20,6 +20,8 @@ app_commands! {
     commands::app_info() -> AppInfo;
     first_paint::ui_ready();
     commands::open_workspace(path: Option<String>) -> Option<String>;
+    // A folder picked in the native dialog (an extension to install).
+    commands::choose_folder(title: String) -> Option<String>;
     // Calling the user back when a conversation needs them (notification, urgency hint, badge).
     attention::attention_notify(request: AttentionRequest, pending: u32);
     attention::attention_clear(pending: u32);

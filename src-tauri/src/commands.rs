@@ -56,7 +56,7 @@ pub async fn open_workspace<R: Runtime>(
 ) -> Result<Option<String>, CommandError> {
     let path = match path {
         Some(path) => PathBuf::from(path),
-        None => match pick_folder(&window, state.workspace()).await? {
+        None => match pick_folder(&window, state.workspace(), "Open a folder").await? {
             Some(path) => path,
             None => return Ok(None),
         },
@@ -68,6 +68,19 @@ pub async fn open_workspace<R: Runtime>(
     Ok(Some(workspace.to_string_lossy().into_owned()))
 }
 
+/// Lets the user pick a folder in the native dialog (the Extensions panel's "Browse…" for an
+/// extension to install), starting in the window's folder; `None` when they cancel it. Only
+/// the path is returned: what is done with it is an op of the session, which checks it.
+#[tauri::command]
+pub async fn choose_folder<R: Runtime>(
+    window: WebviewWindow<R>,
+    state: State<'_, AppState>,
+    title: String,
+) -> Result<Option<String>, CommandError> {
+    let picked = pick_folder(&window, state.workspace(), &title).await?;
+    Ok(picked.map(|path| path.to_string_lossy().into_owned()))
+}
+
 /// Shows the native folder picker over `window`, starting in `start`; `None` when cancelled.
 ///
 /// The dialog plugin's callback API is used (not `blocking_pick_folder`): it runs the dialog
@@ -76,13 +89,10 @@ pub async fn open_workspace<R: Runtime>(
 async fn pick_folder<R: Runtime>(
     window: &WebviewWindow<R>,
     start: Option<PathBuf>,
+    title: &str,
 ) -> Result<Option<PathBuf>, CommandError> {
     let (tx, rx) = tokio::sync::oneshot::channel();
-    let mut dialog = window
-        .dialog()
-        .file()
-        .set_title("Open a folder")
-        .set_parent(window);
+    let mut dialog = window.dialog().file().set_title(title).set_parent(window);
     if let Some(start) = start {
         dialog = dialog.set_directory(start);
     }

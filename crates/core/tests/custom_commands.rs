@@ -107,12 +107,14 @@ async fn commands_are_listed_with_built_ins_and_project_wins() {
             ("policies", SlashCommandSource::BuiltIn),
             ("agents", SlashCommandSource::BuiltIn),
             ("skills", SlashCommandSource::BuiltIn),
+            ("hooks", SlashCommandSource::BuiltIn),
+            ("extensions", SlashCommandSource::BuiltIn),
             ("git:commit", SlashCommandSource::User),
             ("review", SlashCommandSource::Project),
         ]
     );
-    assert_eq!(commands[8].description, "Writes a commit message");
-    assert_eq!(commands[9].description, "Project review");
+    assert_eq!(commands[10].description, "Writes a commit message");
+    assert_eq!(commands[11].description, "Project review");
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0].contains("broken.toml"), "{warnings:?}");
     // Listing again (each `/` typed in the composer) does not repeat it.

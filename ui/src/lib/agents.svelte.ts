@@ -29,16 +29,17 @@ export function sourceLabel(source: AgentInfo["source"]): string {
   }
 }
 
-/** What the two panels share: the open flag, the files core could not read, and asking core
- * for the list (opening a panel asks again: for skills, core looks in their folders again). */
-abstract class DefinitionListStore {
+/** What the definition panels (agents, skills, hooks, extensions) share: the open flag, the
+ * files core could not read, and asking core for the list (opening a panel asks again: for
+ * skills, core looks in their folders again). */
+export abstract class DefinitionListStore {
   errors = $state.raw<DefinitionError[]>([]);
   open = $state(false);
 
   constructor(
     protected readonly session: SessionStore,
     protected readonly failed: (text: string) => void,
-    private readonly listOp: "list_agents" | "list_skills",
+    private readonly listOp: "list_agents" | "list_skills" | "list_hooks" | "list_extensions",
     private readonly noun: string,
   ) {}
 

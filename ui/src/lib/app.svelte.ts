@@ -134,6 +134,12 @@ export class AppController {
   get skills() {
     return this.active.skills;
   }
+  get hooks() {
+    return this.active.hooks;
+  }
+  get extensions() {
+    return this.active.extensions;
+  }
   /** The shown conversation's folder (the header's path). */
   get workspace(): string | null {
     return this.active.workspace;

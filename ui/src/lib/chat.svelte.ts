@@ -10,11 +10,13 @@ import type { Event } from "../protocol/Event";
 import type { McpToolRef } from "../protocol/McpToolRef";
 import type { SessionStats } from "../protocol/SessionStats";
 import type { StoredMessage } from "../protocol/StoredMessage";
+import type { HookRun } from "../protocol/HookRun";
 import type { ToolCallState } from "../protocol/ToolCallState";
 import type { ToolCallStatus } from "../protocol/ToolCallStatus";
 import type { TurnStatus } from "../protocol/TurnStatus";
 import type { TurnUsage } from "../protocol/TurnUsage";
 import { type Checkpoint, CheckpointStore } from "./checkpoints.svelte";
+import { HookRunsItem } from "./hooks.svelte";
 import type { Block, MarkdownStream } from "./markdown";
 import { markdown } from "./markdown-loader.svelte";
 import { describeCall } from "./tools";
@@ -95,6 +97,8 @@ export class ToolItem {
   checkpoint = $state<Checkpoint | null>(null);
   /** An `invoke_agent` call: the subagent's run, nested under it (lib/subagents.svelte.ts). */
   subagent = $state.raw<SubagentRun | null>(null);
+  /** The hooks that ran for this call (BeforeTool, AfterTool…), as markers on the card. */
+  hookRuns = $state.raw<HookRun[]>([]);
   readonly description: string;
   constructor(
     readonly callId: string,
@@ -208,7 +212,8 @@ export type Item =
   | NoticeItem
   | FooterItem
   | CompressionItem
-  | StatsItem;
+  | StatsItem
+  | HookRunsItem;
 
 /** Restored items shown at once (more than a window's height of rows), then per frame. */
 const RESTORE_FIRST = 24;
@@ -385,6 +390,7 @@ export class ChatStore {
     this.pending = "";
     this.answer = null;
     this.tools.clear();
+    this.earlyHookRuns.clear();
     this.checkpoints.clear();
     this.items = [];
     this.promptItems.clear();
@@ -396,6 +402,29 @@ export class ChatStore {
 
   tool(callId: string): ToolItem | undefined {
     return this.tools.get(callId);
+  }
+
+  /** Hook runs for calls whose card is not shown yet (core does not promise the order). */
+  private readonly earlyHookRuns = new Map<string, HookRun[]>();
+
+  /**
+   * A hook ran: a marker on the card of the call it ran for, else a line in the turn (runs in a
+   * row share one line). Its `systemMessage` is for the user: a notice, as 0.61 prints it.
+   */
+  hookRan(run: HookRun): void {
+    this.flush();
+    if (run.call_id) {
+      const tool = this.tools.get(run.call_id);
+      if (tool) tool.hookRuns = [...tool.hookRuns, run];
+      else this.earlyHookRuns.set(run.call_id, [...(this.earlyHookRuns.get(run.call_id) ?? []), run]);
+    } else {
+      this.endAnswer();
+      const last = this.items.at(-1);
+      if (last instanceof HookRunsItem) last.runs = [...last.runs, run];
+      else this.push(new HookRunsItem(nextId++, run));
+    }
+    // 0.61 adds it as an info line, the text as the hook wrote it.
+    if (run.system_message) this.addNotice("info", run.system_message);
   }
 
   /** Applies one event of the conversation (lib/events.ts routes them here). */
@@ -419,6 +448,8 @@ export class ChatStore {
       case "tool_call_request": {
         this.endAnswer();
         const item = new ToolItem(event.call_id, event.name, event.args, this.workspace, event.mcp ?? null);
+        item.hookRuns = this.earlyHookRuns.get(event.call_id) ?? [];
+        this.earlyHookRuns.delete(event.call_id);
         this.tools.set(event.call_id, item);
         this.push(item);
         return;

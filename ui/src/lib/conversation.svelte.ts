@@ -24,6 +24,8 @@ import { UsageStore } from "./usage.svelte";
 import { FallbackStore } from "./fallback.svelte";
 import { SubagentStore } from "./subagents.svelte";
 import { AgentsStore, SkillsStore } from "./agents.svelte";
+import { ExtensionsStore } from "./extensions.svelte";
+import { HooksStore } from "./hooks.svelte";
 
 /** What a conversation is doing, as its sidebar entry shows it (`data-status`). */
 export type ConversationStatus = "idle" | "streaming" | "tool" | "approval" | "failed";
@@ -66,6 +68,9 @@ export class Conversation {
   readonly subagents = new SubagentStore(() => this.workspace);
   readonly agents = new AgentsStore(this.session, (text) => this.chat.addNotice("error", text));
   readonly skills = new SkillsStore(this.session, (text) => this.chat.addNotice("error", text));
+  /** The /hooks view and the /extensions panel (with its install flow). */
+  readonly hooks = new HooksStore(this.session, (text) => this.chat.addNotice("error", text));
+  readonly extensions = new ExtensionsStore(this.session, (text) => this.chat.addNotice("error", text));
   readonly slash: SlashCommands = new SlashCommands({
     session: this.session,
     chat: this.chat,
@@ -75,6 +80,8 @@ export class Conversation {
     policies: this.policies,
     agents: this.agents,
     skills: this.skills,
+    hooks: this.hooks,
+    extensions: this.extensions,
   });
 
   /** What the conversation used and the quota left (the header's meter, the usage panel). */
@@ -105,6 +112,8 @@ export class Conversation {
       subagents: this.subagents,
       agents: this.agents,
       skills: this.skills,
+      hooks: this.hooks,
+      extensions: this.extensions,
       authFailed: (message) => this.host.authFailed(message),
       approvalRequested: (_name, details) => this.host.needsUser(this, "approval", summarize(details)),
       fallbackRequested: (detail) => this.host.needsUser(this, "approval", detail),
@@ -222,6 +231,8 @@ export class Conversation {
     this.policies.clear();
     this.agents.clear();
     this.skills.clear();
+    this.hooks.clear();
+    this.extensions.clear();
     this.slash.reset();
     this.review.clear();
     this.usage.reset();

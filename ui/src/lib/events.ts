@@ -19,6 +19,8 @@ import type { SlashCommands } from "./slash-commands.svelte";
 import type { UsageStore } from "./usage.svelte";
 import type { SubagentStore } from "./subagents.svelte";
 import type { AgentsStore, SkillsStore } from "./agents.svelte";
+import type { ExtensionsStore } from "./extensions.svelte";
+import type { HooksStore } from "./hooks.svelte";
 
 /** The owners of the session's events. */
 export interface EventOwners {
@@ -54,6 +56,10 @@ export interface EventOwners {
   /** `/agents` and `/skills`: the lists core sends. */
   agents: AgentsStore;
   skills: SkillsStore;
+  /** `/hooks`: the configured hooks with their last runs. */
+  hooks: HooksStore;
+  /** `/extensions`: the installed extensions and the install flow. */
+  extensions: ExtensionsStore;
 }
 
 export function routeEvent(o: EventOwners, event: Event): void {
@@ -221,12 +227,23 @@ export function routeEvent(o: EventOwners, event: Event): void {
     case "skills":
       o.skills.handle(event);
       return;
-    // Issue 20 in progress: the hooks and extensions stores route these once they land.
+    // A hook's run: the hooks view's last result, then a marker on its call's card (or the
+    // turn's line) and its system message in the chat.
     case "hook_ran":
+      o.hooks.ran(event.run);
+      o.chat.hookRan(event.run);
+      return;
     case "hooks":
+      o.hooks.handle(event);
+      return;
     case "extensions":
+      o.extensions.handle(event);
+      // A change (install, enable, uninstall) may add or remove commands: `/` completion asks again.
+      if (event.notice) void o.slash.load();
+      return;
     case "extension_preview":
     case "extension_error":
+      o.extensions.handle(event);
       return;
     default:
       unrouted(event);

@@ -14,6 +14,8 @@ import type { McpStore } from "./mcp.svelte";
 import type { MemoryStore } from "./memory.svelte";
 import type { PolicyStore } from "./policies.svelte";
 import type { AgentsStore, SkillsStore } from "./agents.svelte";
+import type { ExtensionsStore } from "./extensions.svelte";
+import type { HooksStore } from "./hooks.svelte";
 import type { SessionStore } from "./session.svelte";
 import { findCommand, parseSlash, promptHelp } from "./slash";
 
@@ -30,6 +32,9 @@ export interface SlashContext {
   /** `/agents` and `/skills` open their panels. */
   agents: AgentsStore;
   skills: SkillsStore;
+  /** `/hooks` and `/extensions` open theirs. */
+  hooks: HooksStore;
+  extensions: ExtensionsStore;
 }
 
 type Handler = (args: string) => Promise<boolean>;
@@ -72,6 +77,14 @@ export class SlashCommands {
     },
     skills: async () => {
       this.ctx.skills.show();
+      return true;
+    },
+    hooks: async () => {
+      this.ctx.hooks.show();
+      return true;
+    },
+    extensions: async () => {
+      this.ctx.extensions.show();
       return true;
     },
   };

@@ -62,6 +62,10 @@ export const commands = {
   openWorkspace(args: { path?: string | null } = {}): Promise<string | null> {
     return invoke("open_workspace", args);
   },
+  /** `choose_folder` (src-tauri/src/commands.rs). */
+  chooseFolder(args: { title: string }): Promise<string | null> {
+    return invoke("choose_folder", args);
+  },
   /** `attention_notify` (src-tauri/src/attention.rs). */
   attentionNotify(args: { request: AttentionRequest; pending: number }): Promise<void> {
     return invoke("attention_notify", args);

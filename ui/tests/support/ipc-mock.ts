@@ -14,6 +14,8 @@ interface MockConfig {
   startError?: unknown;
   models?: { name: string; display_name: string }[];
   openWorkspace?: string | null;
+  /** What `choose_folder` answers (the dialog cancelled when unset). */
+  chooseFolder?: string | null;
   /** MCP server statuses `mcp_status` answers with (as events on the session channel). */
   mcpServers?: Record<string, unknown>[];
   /** The rejection of `mcp_authenticate` (resolves when unset). */
@@ -60,6 +62,8 @@ const BUILT_IN_COMMANDS: [string, string[], string][] = [
   ["policies", [], "The policy rules of every tier: edit them, and test which rule decides a call"],
   ["agents", [], "The agents invoke_agent can run, and definition files with errors"],
   ["skills", [], "The agent skills: list them, enable or disable them"],
+  ["hooks", [], "The configured hooks and their last runs: /hooks [list|enable|disable] [name]"],
+  ["extensions", [], "Installed extensions: list, install, enable or disable, update, uninstall"],
 ];
 
 /** Core's settings screen fields (crates/core/src/settings_screen.rs), as `settings_get` sends them. */
@@ -394,6 +398,8 @@ mockIPC(async (cmd, args) => {
       Object.assign(turnContext, { approval_mode: info.approval_mode, model: info.model });
       return info;
     }
+    case "choose_folder":
+      return config.chooseFolder ?? null;
     case "open_workspace": {
       const picked = (args as { path?: string | null }).path ?? config.openWorkspace ?? null;
       if (picked) workspace = picked;

@@ -248,6 +248,8 @@ mod tests {
                 "policies",
                 "agents",
                 "skills",
+                "hooks",
+                "extensions",
                 "a.greet",
                 "b.greet",
                 "a.stats",

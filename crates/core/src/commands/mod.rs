@@ -84,6 +84,16 @@ pub const BUILT_IN: &[BuiltIn] = &[
         alt_names: &[],
         description: "Agent skills: list them, or turn one off or on: /skills [list|enable|disable] [name]",
     },
+    BuiltIn {
+        name: "hooks",
+        alt_names: &[],
+        description: "The configured hooks and their last runs: /hooks [list|enable|disable] [name]",
+    },
+    BuiltIn {
+        name: "extensions",
+        alt_names: &[],
+        description: "Installed extensions: list, install, enable or disable, update, uninstall",
+    },
 ];
 
 /// The built-in command `name` (or one of its other names) is, if any.
