@@ -198,7 +198,9 @@ fn an_enabled_extensions_hooks_run_and_a_disabled_ones_do_not() {
     assert_eq!(input["prompt"], "hello");
 
     std::fs::remove_file(&marker).unwrap();
-    let out = run.run(&["extensions", "disable", "guard"]);
+    // The workspace is not under HOME here, so the user scope (0.61's `$HOME/*`) would not
+    // reach it: turn it off for this workspace.
+    let out = run.run(&["extensions", "disable", "guard", "--scope", "workspace"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let out = run.run(&["-p", "hello"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
