@@ -91,6 +91,15 @@ pub fn history_tokens(chat: &Chat) -> u64 {
 /// window, or always when `force` is set. The summary request's usage is
 /// reported on `sink` under the `utility_compressor` role (Gemini CLI 0.61
 /// counts it apart from the conversation's own requests).
+/// Whether [`maybe_compress`] would summarise (before it asks the model),
+/// so a PreCompress hook can run first.
+pub fn would_compress(chat: &Chat, threshold: f64, pending: &Content, force: bool) -> bool {
+    let original_tokens = history_tokens(chat) + estimate_tokens(std::slice::from_ref(pending));
+    let limit = token_limit(chat.model()) as f64;
+    (force || (original_tokens as f64) >= threshold * limit)
+        && find_split_point(chat.history(), 1.0 - PRESERVE_FRACTION) > 0
+}
+
 pub async fn maybe_compress(
     chat: &mut Chat,
     threshold: f64,

@@ -73,6 +73,8 @@ pub struct SessionConfig {
     /// The agent skills (`activate_skill`), read at launch; their enabled
     /// and active state changes during the session.
     pub skills: std::sync::Arc<crate::skills::SkillCatalog>,
+    /// The hooks (settings and enabled extensions), read at launch.
+    pub hooks: crate::hooks::Hooks,
 }
 
 impl SessionConfig {
@@ -102,6 +104,7 @@ impl SessionConfig {
             include_directory_tree: true,
             agents: Default::default(),
             skills: Default::default(),
+            hooks: std::sync::Arc::new(gd_hooks::HookRegistry::empty()),
         }
     }
 

@@ -256,6 +256,8 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     // older keys: see gd_settings::model::ignored_values).
     let ignored = gd_settings::model::ignored_values(&loaded.merged);
     let mut settings = loaded.settings;
+    let (layers, merged, skipped_workspace) =
+        (loaded.layers, loaded.merged, loaded.skipped_workspace);
     let server_command = crate::launch_settings::add_server_command(&mut settings).err();
 
     let mut workspace_dirs = vec![workspace.clone()];
@@ -388,6 +390,24 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         &ws,
         trusted,
     ));
+    // The enabled extensions' `hooks/hooks.json` (its `hooks` object,
+    // variables substituted), after the settings' hooks as in 0.61.
+    let extension_hooks: Vec<(String, PathBuf, serde_json::Value)> = extensions
+        .enabled()
+        .filter_map(|e| {
+            let (path, value) = e.contributions.hooks.clone()?;
+            Some((e.manifest.name.clone(), path, value))
+        })
+        .collect();
+    let (hooks, hook_errors) = crate::hooks::load(
+        &layers,
+        &merged,
+        skipped_workspace.as_deref(),
+        trusted,
+        &extension_hooks,
+        crate::hooks::load::hook_env(&config),
+    );
+    config.hooks = Arc::new(hooks);
     // No fixed generation config: each request takes its model's defaults
     // (a routed prompt may go to another family than the configured name).
     config.memory = Some(crate::memory::DiscoveryOptions {
@@ -463,6 +483,11 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     }
     warnings.extend(config.agents.launch_warnings());
     warnings.extend(crate::skills::launch_warnings(&config.skills));
+    warnings.extend(
+        hook_errors
+            .iter()
+            .map(|e| format!("Hook skipped: {}: {}", e.path, e.message)),
+    );
     for warning in &warnings {
         warn!("{warning}");
     }

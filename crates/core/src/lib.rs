@@ -41,6 +41,7 @@ pub mod events;
 pub mod extensions;
 pub mod frontmatter;
 pub mod history;
+pub mod hooks;
 pub mod launch;
 pub(crate) mod launch_settings;
 mod launch_tools;

@@ -34,6 +34,7 @@ use crate::events::EventSink;
 use crate::tools::{LiveTools, OutputSink, Tool, ToolContext, ToolRegistry, ToolResult, schema};
 
 mod decided;
+mod hooked;
 mod partial;
 mod response;
 
@@ -61,6 +62,8 @@ pub struct CompletedCall {
     /// `Event::ToolCallResponse`): the full output, a command's exit code,
     /// whether the user declined the call, the diff an edit applied.
     pub shown: ShownResult,
+    /// A hook answered `continue: false` for this call, with this reason.
+    pub hook_stop: Option<String>,
 }
 
 /// The parts of a finished call that only people see (the card).
@@ -86,6 +89,13 @@ pub struct BatchOutcome {
     /// The user declined a call: the results are recorded but the model is
     /// not asked to continue, so the user can say what to do instead.
     pub declined: bool,
+}
+
+impl BatchOutcome {
+    /// A hook stopped the agent loop (`continue: false`), with its reason.
+    pub fn stopped_by_hook(&self) -> Option<&str> {
+        self.completed.iter().find_map(|c| c.hook_stop.as_deref())
+    }
 }
 
 impl BatchOutcome {
@@ -137,6 +147,8 @@ struct Call {
     started: Instant,
     /// What decided the call so far (see `decided`).
     decided_by: Option<gd_protocol::DecidedBy>,
+    /// What BeforeTool / AfterTool hooks did to it.
+    hooks: hooked::CallHooks,
 }
 
 impl Scheduler {
@@ -258,6 +270,7 @@ impl Scheduler {
             hunk_report: None,
             started: Instant::now(),
             decided_by: None,
+            hooks: Default::default(),
         };
         call.stage = 'stage: {
             if ctx.cancel.is_cancelled() {
@@ -272,6 +285,9 @@ impl Scheduler {
                     request.name
                 ));
             }
+            if let Some(stage) = hooked::before(&mut call, tool.as_ref(), ctx, sink).await {
+                break 'stage stage;
+            }
             match tool.prepare(&call.args, ctx).await {
                 Ok(details) => call.details = details,
                 Err(error) => break 'stage Stage::Failed(error.message),
@@ -279,6 +295,8 @@ impl Scheduler {
             let (verdict, why) = self.policy.decide_why(tool.as_ref(), &call.args);
             decided::note(&mut call, why, sink);
             match verdict {
+                // A BeforeTool hook asked for a confirmation.
+                Verdict::Allow if call.hooks.ask => Stage::NeedsApproval,
                 // Review mode: an edit the policy does not deny is staged,
                 // not asked (the user reviews the whole turn at its end).
                 Verdict::Allow | Verdict::Ask
@@ -323,7 +341,7 @@ impl Scheduler {
             }
             // An "always allow" given for an earlier call may cover this one.
             let (verdict, why) = self.policy.decide_why(tool.as_ref(), &call.args);
-            if verdict == Verdict::Allow {
+            if verdict == Verdict::Allow && !call.hooks.ask {
                 decided::note(call, why, sink);
                 call.stage = Stage::Approved { confirmed: false };
                 emit_state(sink, &call.request.call_id, ToolCallState::Scheduled);
@@ -428,6 +446,7 @@ impl Scheduler {
     ) -> Option<Answer> {
         let answer = self.confirmations.register(&request.call_id);
         emit_state(sink, &request.call_id, ToolCallState::AwaitingApproval);
+        hooked::notify(request, &details, ctx, sink).await;
         sink.emit(Event::ToolConfirmationRequest {
             call_id: request.call_id.clone(),
             name: request.name.clone(),
@@ -521,6 +540,7 @@ impl Scheduler {
         }
         .instrument(span)
         .await;
+        let outcome = hooked::after(&mut call, outcome, ctx, sink).await;
         let completed = self.complete(&call, outcome, ctx);
         // A staged edit (review mode) wrote nothing: not revertable.
         if let Some(diff) = &completed.shown.diff
@@ -716,6 +736,7 @@ impl Scheduler {
                 if let Some(report) = &call.hunk_report {
                     content = append_note(content, report);
                 }
+                content = hooked::notes(call, content);
                 (
                     ToolCallStatus::Success,
                     function_response_parts(id, name, content),
@@ -747,6 +768,7 @@ impl Scheduler {
             error,
             duration: call.started.elapsed(),
             shown,
+            hook_stop: call.hooks.stop.clone(),
         }
     }
 }

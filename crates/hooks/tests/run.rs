@@ -170,9 +170,15 @@ async fn a_time_out_stops_the_whole_process_group_and_keeps_stderr() {
     // shell, is gone: it is not running any more either way).
     let state = std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .ok()
-        .and_then(|s| s.rsplit_once(')').map(|(_, rest)| rest.trim().chars().next()))
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, rest)| rest.trim().chars().next())
+        })
         .flatten();
-    assert!(matches!(state, None | Some('Z')), "the grandchild {pid} outlived the time-out ({state:?})");
+    assert!(
+        matches!(state, None | Some('Z')),
+        "the grandchild {pid} outlived the time-out ({state:?})"
+    );
     assert!(!dir.path().join("grandchild-survived").exists());
 }
 

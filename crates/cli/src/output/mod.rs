@@ -1,5 +1,6 @@
 //! The three output formats of the headless CLI.
 
+mod hooks;
 mod json;
 mod stream_json;
 pub mod terminal;

@@ -47,7 +47,15 @@ impl Output for TextOutput<'_> {
                 self.wrote_any = true;
                 self.ends_with_newline = text.ends_with('\n');
             }
-            Event::Warning { message } => writeln!(self.err, "Warning: {message}")?,
+            Event::Warning { message } => match super::hooks::turn_line(message) {
+                Some(line) => writeln!(self.err, "{line}")?,
+                None => writeln!(self.err, "Warning: {message}")?,
+            },
+            Event::HookRan { run } => {
+                for line in super::hooks::run_lines(run) {
+                    writeln!(self.err, "{line}")?;
+                }
+            }
             // A subagent's work, one short line per tool call and one at
             // its end, on stderr: stdout stays the answer alone.
             Event::Subagent {

@@ -21,6 +21,7 @@ use crate::scheduler::{CompletedCall, Scheduler};
 use crate::session::context::SharedContext;
 use crate::tools::{ToolContext, ToolServices};
 
+mod hooks;
 mod input;
 mod models;
 mod notes;
@@ -60,6 +61,8 @@ pub struct Agent {
     notes: NextMessageNotes,
     /// The pending whole-turn review's staged files (see [`crate::review`]).
     staging: Arc<crate::review::Staging>,
+    /// A SessionStart hook's context, for the next prompt.
+    start_context: Option<String>,
 }
 
 /// How long a `/name` that is not known (yet) waits, after the MCP
@@ -101,6 +104,7 @@ impl Agent {
             staging: Arc::new(crate::review::Staging::new(Some(
                 crate::review::review_store_path(&config_temp, &config_session),
             ))),
+            start_context: None,
         }
     }
 
@@ -215,6 +219,9 @@ impl Agent {
                 message,
             })
         };
+        if crate::compression::would_compress(&self.chat, threshold, &nothing, true) {
+            self.pre_compress_hook("manual", sink).await;
+        }
         match maybe_compress(&mut self.chat, threshold, &nothing, true, cancel, sink).await {
             CompressionOutcome::NotNeeded => skipped(
                 CompressionSkipReason::NothingToCompress,
@@ -355,12 +362,19 @@ impl Agent {
                 sink.clone(),
             ))),
         };
-        let parts = match self.prompt_parts(input, &tool_ctx, sink).await {
+        let mut parts = match self.prompt_parts(input, &tool_ctx, sink).await {
             Ok(parts) => parts,
             Err(status) => return status,
         };
+        if let Some(status) = self.before_agent_hook(&typed, &mut parts, sink).await {
+            return status;
+        }
+        if let Some(context) = self.start_context.take() {
+            parts.insert(0, Part::text(context));
+        }
         let mut message = self.user_message(parts);
-        let mut pending = Pending::Prompt(typed);
+        let mut pending = Pending::Prompt(typed.clone());
+        let mut after_agent_retries = 0;
         let prompt_id = self.chat.next_prompt_id();
         loop {
             if let Some(max) = self.config.max_session_turns
@@ -396,6 +410,10 @@ impl Agent {
                 self.route_prompt(&message, &prompt_id, cancel, sink).await;
             }
 
+            let hook_request = match self.before_model_hook(&message, sink).await {
+                Ok(request) => request,
+                Err(status) => return status,
+            };
             // Committed before any of the answer is handled: a crash from
             // here on loses nothing the user saw.
             let sent = self.record_before_answer(&message, &pending, sink).await;
@@ -453,11 +471,32 @@ impl Agent {
                     .await;
             }
             self.report_response(&response, sink);
+            let finish = response.finish_reason.as_ref().map(|r| format!("{r:?}"));
+            if let Some(status) = self
+                .after_model_hook(
+                    hook_request.as_ref(),
+                    &response.text,
+                    finish.as_deref(),
+                    sink,
+                )
+                .await
+            {
+                return status;
+            }
             if let Some(hit) = response.loop_detected.clone() {
                 self.stop_for_loop(hit, &response, sink).await;
                 return TurnStatus::LoopDetected;
             }
             if response.calls.is_empty() {
+                if let Some(again) = self
+                    .after_agent_hook(&typed, &response.text, after_agent_retries, sink)
+                    .await
+                {
+                    after_agent_retries += 1;
+                    message = self.user_message(vec![Part::text(again.clone())]);
+                    pending = Pending::Prompt(again);
+                    continue;
+                }
                 return TurnStatus::Completed;
             }
             if self.config.loop_detection {
@@ -482,6 +521,7 @@ impl Agent {
                 add_turn_usage(&mut self.turn_usage, &run.usage);
             }
             message = Content::user(batch.parts());
+            let hook_stop = batch.stopped_by_hook().map(str::to_owned);
             pending = Pending::Results(batch.completed);
             if cancel.is_cancelled() {
                 self.record(&message, &pending, sink).await;
@@ -492,6 +532,14 @@ impl Agent {
                 self.record(&message, &pending, sink).await;
                 self.chat.append(message);
                 return TurnStatus::Declined;
+            }
+            if let Some(reason) = hook_stop {
+                sink.emit(Event::Warning {
+                    message: format!("Agent execution stopped: {reason}"),
+                });
+                self.record(&message, &pending, sink).await;
+                self.chat.append(message);
+                return TurnStatus::Completed;
             }
         }
     }
@@ -525,6 +573,14 @@ impl Agent {
     ) {
         if self.compression_disabled {
             return;
+        }
+        if crate::compression::would_compress(
+            &self.chat,
+            self.config.compression_threshold,
+            pending,
+            false,
+        ) {
+            self.pre_compress_hook("auto", sink).await;
         }
         let outcome = maybe_compress(
             &mut self.chat,

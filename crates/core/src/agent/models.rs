@@ -48,6 +48,7 @@ impl Agent {
             shell: services.shell.clone(),
             topic: services.topic.clone(),
             subagents: services.subagents.clone(),
+            hooks: services.hooks.clone(),
         });
     }
 

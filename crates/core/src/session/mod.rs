@@ -5,6 +5,7 @@
 pub(crate) mod context;
 mod extension_ops;
 mod handle;
+mod hook_ops;
 mod mcp_events;
 mod op_loop;
 mod policy_ops;
@@ -69,6 +70,10 @@ impl Session {
         mut history: Option<HistoryRecorder>,
     ) -> (SessionHandle, mpsc::UnboundedReceiver<Event>) {
         let tools: SessionTools = tools.into();
+        // A resumed session has taken the stored session's id since launch.
+        if config.hooks.is_enabled() {
+            config.hooks.set_env(crate::hooks::load::hook_env(&config));
+        }
         let mcp = tools.mcp.as_ref().map(|m| m.manager.clone());
         let mcp_events = mcp.as_ref().map(|m| {
             let events = m.subscribe();
@@ -96,6 +101,7 @@ impl Session {
         let context = SharedContext::new(config.approval_mode, &config.model);
         let agents = config.agents.clone();
         let skills = config.skills.clone();
+        let hooks = config.hooks.clone();
         let handle = SessionHandle {
             session_id: config.session_id.clone(),
             ops: ops_tx,
@@ -202,6 +208,7 @@ impl Session {
             shell: config.shell.clone(),
             topic: resumed_topic,
             subagents,
+            hooks: Some(config.hooks.clone()),
         });
         let mut agent = Agent::new(config, chat, scheduler, services, context.clone());
         agent.history = history;
@@ -225,6 +232,7 @@ impl Session {
             agents,
             running_subagents,
             skills,
+            hooks,
         };
         tokio::spawn(op_loop.run().instrument(span));
         (handle, events)

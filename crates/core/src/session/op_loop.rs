@@ -66,6 +66,8 @@ pub(super) struct OpLoop {
     pub agents: Arc<crate::subagents::AgentCatalog>,
     /// The subagents running now (`Op::CancelSubagent` stops one).
     pub running_subagents: Arc<crate::subagents::RunningSubagents>,
+    /// The hooks `Op::ListHooks` lists and `Op::SetHookEnabled` changes.
+    pub(super) hooks: crate::hooks::Hooks,
     /// The skills `Op::ListSkills` lists and `Op::SetSkillEnabled` changes.
     pub skills: Arc<crate::skills::SkillCatalog>,
 }
@@ -75,6 +77,21 @@ impl OpLoop {
     /// after the work already submitted), then stops the MCP servers.
     pub async fn run(mut self) {
         let mut queue: VecDeque<Queued> = VecDeque::new();
+        if let Some(agent) = &self.agent
+            && agent
+                .config
+                .hooks
+                .has(gd_hooks::HookEventName::SessionStart)
+        {
+            let source = if agent.chat.history().is_empty() {
+                "startup"
+            } else {
+                "resume"
+            };
+            queue.push_back(Queued::Conversation(ConversationOp::SessionStart {
+                source,
+            }));
+        }
         let mut running: Option<Running> = None;
         let mut turns = 0u64;
         let mut open = true;
@@ -141,6 +158,9 @@ impl OpLoop {
             let _ = running.task.await;
         }
         self.ops.close();
+        if let Some(agent) = &self.agent {
+            agent.session_end_hook("exit", &self.env.sink).await;
+        }
         if let Some(manager) = &self.mcp {
             manager.shutdown(MCP_SHUTDOWN_GRACE).await;
         }
@@ -315,6 +335,10 @@ impl OpLoop {
                 super::policy_ops::take(op, self.policy.as_ref(), &self.env.sink);
                 return None;
             }
+            Op::ListHooks | Op::SetHookEnabled { .. } => {
+                super::hook_ops::take(op, &self.hooks, &self.env.sink);
+                return None;
+            }
             Op::ListExtensions
             | Op::PreviewExtension { .. }
             | Op::InstallExtension { .. }
@@ -323,15 +347,6 @@ impl OpLoop {
             | Op::SetExtensionEnabled { .. }
             | Op::UpdateExtension { .. } => {
                 super::extension_ops::take(op, &self.skills, &self.commands, &self.env.sink);
-                return None;
-            }
-            // Issue 20 in progress: the hooks ops are answered by `hook_ops`
-            // once it lands.
-            Op::ListHooks | Op::SetHookEnabled { .. } => {
-                self.env.sink.emit(Event::ExtensionError {
-                    name: None,
-                    message: "Hooks and extensions are not available in this build yet.".into(),
-                });
                 return None;
             }
         };

@@ -44,6 +44,11 @@ pub(super) enum ConversationOp {
     ApplyTurnReview {
         decisions: Vec<gd_protocol::ReviewDecision>,
     },
+    /// The session began (`startup`) or was reopened (`resume`): the
+    /// SessionStart hooks run before anything else.
+    SessionStart {
+        source: &'static str,
+    },
 }
 
 /// What the tasks share with the op loop.
@@ -75,8 +80,14 @@ pub(super) async fn run(
             name,
             arguments,
         },
+        ConversationOp::SessionStart { source } => {
+            agent.session_start_hook(source, sink).await;
+            return agent;
+        }
         ConversationOp::Clear => {
+            agent.session_end_hook("clear", sink).await;
             let id = agent.clear(sink).await;
+            agent.session_start_hook("clear", sink).await;
             env.stats
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())

@@ -24,6 +24,8 @@ pub struct ToolServices {
     pub shell: ShellSettings,
     /// What `invoke_agent` runs subagents with (none outside a session).
     pub subagents: Option<std::sync::Arc<crate::subagents::SubagentRuntime>>,
+    /// The session's hooks (none outside a session).
+    pub hooks: Option<crate::hooks::Hooks>,
 }
 
 /// `tools.shell.*` as the shell tool applies them.
