@@ -459,3 +459,46 @@ fn a_settings_server_wins_over_an_extensions_server_of_the_same_name() {
         "settings' server runs: {names:?}"
     );
 }
+
+#[test]
+fn an_enabled_extensions_hooks_run_with_its_path_substituted() {
+    let run = Run::new(json!({"steps": [{"text": "one"}, {"text": "two"}]}));
+    let src = run.home.parent().unwrap().join("src/hooked");
+    std::fs::create_dir_all(src.join("hooks")).unwrap();
+    std::fs::write(
+        src.join("gemini-extension.json"),
+        json!({"name": "hooked", "version": "1.0.0"}).to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        src.join("hooks/hooks.json"),
+        json!({"hooks": {"BeforeAgent": [{"hooks": [
+            {"type": "command", "command": "touch '${extensionPath}/ran'"}
+        ]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    ok(
+        &run,
+        &["extensions", "install", src.to_str().unwrap(), "--consent"],
+    );
+    let installed = run.home.join(".gemini/extensions/hooked");
+    let out = run.run(&["-p", "one", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        installed.join("ran").exists(),
+        "the hook ran in the installed copy"
+    );
+
+    std::fs::remove_file(installed.join("ran")).unwrap();
+    ok(
+        &run,
+        &["extensions", "disable", "hooked", "--scope", "workspace"],
+    );
+    let out = run.run(&["-p", "two", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        !installed.join("ran").exists(),
+        "a disabled extension's hook does not run"
+    );
+}

@@ -390,6 +390,8 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         &ws,
         trusted,
     ));
+    // The enabled extensions' `hooks/hooks.json`, after the settings' hooks
+    // as in 0.61.
     let extension_hooks = crate::extensions::hooks(&extensions);
     let (hooks, hook_errors) = crate::hooks::load(
         &layers,
