@@ -147,3 +147,47 @@ fn an_agent_mention_in_a_headless_prompt_adds_the_note() {
     let texts = prompt_texts(&run.bodies()[0]);
     assert!(!texts.concat().contains("<system_note>"), "{texts:?}");
 }
+
+#[test]
+fn an_enabled_extensions_agents_are_listed_and_a_disabled_ones_are_not() {
+    let run = Run::new(json!({"steps": []}));
+    let ext = run.home.join(".gemini/extensions/helpers");
+    run.write_settings(
+        &ext.join("gemini-extension.json"),
+        &json!({"name": "helpers", "version": "1.0.0"}).to_string(),
+    );
+    run.write_settings(
+        &ext.join("agents/tester.md"),
+        "---\nname: tester\ndescription: Writes tests.\n---\nWrite tests.\n",
+    );
+    // A user agent of the same name as an extension's wins.
+    run.write_settings(
+        &ext.join("agents/reviewer.md"),
+        "---\nname: reviewer\ndescription: The extension's reviewer.\n---\nReview.\n",
+    );
+    run.write_settings(
+        &run.home.join(".gemini/agents/reviewer.md"),
+        "---\nname: reviewer\ndescription: Mine.\n---\nYou review.\n",
+    );
+    let out = run.run(&["agents", "list", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let listing = stdout_json(&out);
+    let agents = listing["agents"].as_array().unwrap();
+    let tester = agents.iter().find(|a| a["name"] == "tester").unwrap();
+    assert_eq!(tester["source"], "extension");
+    let reviewer = agents.iter().find(|a| a["name"] == "reviewer").unwrap();
+    assert_eq!(reviewer["source"], "user");
+    assert_eq!(reviewer["description"], "Mine.");
+
+    let out = run.run(&["extensions", "disable", "helpers", "--scope", "workspace"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let listing = stdout_json(&run.run(&["agents", "list", "-o", "json"]));
+    assert!(
+        !listing["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["name"] == "tester"),
+        "a disabled extension's agent is listed"
+    );
+}

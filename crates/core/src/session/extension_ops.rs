@@ -32,6 +32,9 @@ fn previews() -> &'static Mutex<HashMap<String, Staged>> {
 const LATER: &str = "Its commands and skills are available now; its MCP servers, policies, context files and excluded tools apply from the next conversation.";
 
 pub(super) fn take(op: Op, skills: &SkillCatalog, sources: &CommandSources, sink: &EventSink) {
+    // One change at a time (they run on blocking threads, see `op_loop`).
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let (Some(home), Some(workspace)) = (sources.home.clone(), sources.workspace.clone()) else {
         sink.emit(Event::ExtensionError {
             name: None,

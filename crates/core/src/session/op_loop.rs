@@ -346,7 +346,19 @@ impl OpLoop {
             | Op::UninstallExtension { .. }
             | Op::SetExtensionEnabled { .. }
             | Op::UpdateExtension { .. } => {
-                super::extension_ops::take(op, &self.skills, &self.commands, &self.env.sink);
+                // Installing may clone a repository: off the op loop, so
+                // confirmations and interrupts are still taken meanwhile.
+                let (skills, sink) = (self.skills.clone(), self.env.sink.clone());
+                let mut sources = self.commands.clone();
+                // An untrusted folder reads no commands, but its extensions
+                // can still be listed and switched for it.
+                if sources.workspace.is_none() {
+                    sources.workspace =
+                        Some(self.hooks.env().cwd).filter(|d| !d.as_os_str().is_empty());
+                }
+                tokio::task::spawn_blocking(move || {
+                    super::extension_ops::take(op, &skills, &sources, &sink)
+                });
                 return None;
             }
         };

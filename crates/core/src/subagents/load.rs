@@ -63,6 +63,13 @@ pub fn load(
             tiers.push((user, DefinitionSource::User));
         }
     }
+    // Enabled extensions' `agents/` last: a user's or workspace's agent of
+    // the same name wins, as 0.61 ranks the tiers.
+    if let Some(home) = home {
+        for dir in crate::extensions::agent_dirs(home, workspace) {
+            tiers.push((dir, DefinitionSource::Extension));
+        }
+    }
     for (dir, source) in tiers {
         let found = files::read_folder(&dir, source);
         errors.extend(found.errors);
