@@ -363,6 +363,12 @@ fn full_extension(run: &Run) -> PathBuf {
     )
     .unwrap();
     std::fs::write(src.join("CONTEXT.md"), "FULL-EXTENSION-CONTEXT-MARKER").unwrap();
+    std::fs::create_dir_all(src.join("commands")).unwrap();
+    std::fs::write(
+        src.join("commands/shipit.toml"),
+        "prompt = \"FULL-EXTENSION-COMMAND-PROMPT {{args}}\"\n",
+    )
+    .unwrap();
     std::fs::write(
         src.join("policies/rules.toml"),
         "[[rule]]\ntoolName = \"mcp_extfix_add\"\ndecision = \"allow\"\npriority = 900\n\n[[rule]]\ntoolName = \"mcp_extfix_echo\"\ndecision = \"deny\"\npriority = 100\n",
@@ -382,7 +388,7 @@ fn declared_names(body: &Value) -> Vec<String> {
 
 #[test]
 fn an_extensions_server_policy_context_and_excluded_tool_apply_only_while_enabled() {
-    let run = Run::new(json!({"steps": [{"text": "one"}, {"text": "two"}, {"text": "three"}]}));
+    let run = Run::new(json!({"steps": [{"text": "one"}], "after_steps": {"text": "more"}}));
     let src = full_extension(&run);
     ok(
         &run,
@@ -417,10 +423,21 @@ fn an_extensions_server_policy_context_and_excluded_tool_apply_only_while_enable
     let names = declared_names(run.bodies().last().unwrap());
     assert!(!names.contains(&"mcp_extfix_add".to_owned()), "{names:?}");
 
+    // Its command runs while it is enabled.
+    let out = run.run(&["-p", "/shipit now", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let sent = run.bodies().last().unwrap().to_string();
+    assert!(sent.contains("FULL-EXTENSION-COMMAND-PROMPT now"), "{sent}");
+
     ok(
         &run,
         &["extensions", "disable", "full", "--scope", "workspace"],
     );
+    // Disabled, `/shipit` is no command: it reaches the model as typed.
+    let out = run.run(&["-p", "/shipit now", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let sent = run.bodies().last().unwrap().to_string();
+    assert!(!sent.contains("FULL-EXTENSION-COMMAND-PROMPT"), "{sent}");
     let out = run.run(&["-p", "three", "-o", "json", "--approval-mode", "yolo"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let last = run.bodies().last().unwrap().clone();
