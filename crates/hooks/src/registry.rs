@@ -123,6 +123,11 @@ impl HookRegistry {
         self.env.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
+    /// Any hook configured at all (run or not).
+    pub fn has_hooks(&self) -> bool {
+        !self.hooks.is_empty()
+    }
+
     pub fn is_enabled(&self) -> bool {
         self.enabled
     }

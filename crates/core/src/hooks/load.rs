@@ -67,6 +67,12 @@ pub fn load(
         }
     }
     let config = HooksConfig::from_settings(merged);
+    // The sanitized environment costs regex compilations: only a session
+    // with hooks pays for it.
+    let mut env = env;
+    if !hooks.is_empty() {
+        env.base_env = base_env();
+    }
     let registry = HookRegistry::new(hooks, config, env).with_not_run(not_run, UNTRUSTED_NOTE);
     (registry, errors)
 }
@@ -95,6 +101,7 @@ pub fn hook_env(config: &crate::config::SessionConfig) -> HookEnv {
             .plans_dir
             .clone()
             .unwrap_or_else(|| config.temp_dir.join(&config.session_id).join("plans")),
-        base_env: base_env(),
+        // Filled by `load` when there are hooks to run.
+        base_env: Vec::new(),
     }
 }

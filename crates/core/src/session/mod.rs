@@ -71,8 +71,10 @@ impl Session {
     ) -> (SessionHandle, mpsc::UnboundedReceiver<Event>) {
         let tools: SessionTools = tools.into();
         // A resumed session has taken the stored session's id since launch.
-        if config.hooks.is_enabled() {
-            config.hooks.set_env(crate::hooks::load::hook_env(&config));
+        if config.hooks.has_hooks() {
+            let mut env = crate::hooks::load::hook_env(&config);
+            env.base_env = crate::hooks::load::base_env();
+            config.hooks.set_env(env);
         }
         let mcp = tools.mcp.as_ref().map(|m| m.manager.clone());
         let mcp_events = mcp.as_ref().map(|m| {
