@@ -155,7 +155,7 @@ impl Agent {
         let Some(hooks) = self.hooks() else {
             return;
         };
-        turn::advisory(
+        crate::hooks::fire(
             &hooks,
             sink,
             HookEventName::PreCompress,
@@ -172,7 +172,7 @@ impl Agent {
         let Some(hooks) = self.hooks() else {
             return;
         };
-        let fired = turn::advisory(
+        let fired = crate::hooks::fire(
             &hooks,
             sink,
             HookEventName::SessionStart,
@@ -192,7 +192,7 @@ impl Agent {
         let Some(hooks) = self.hooks() else {
             return;
         };
-        turn::advisory(
+        crate::hooks::fire(
             &hooks,
             sink,
             HookEventName::SessionEnd,

@@ -5,8 +5,8 @@
 
 use gd_gemini::types::Content;
 use gd_hooks::registry::CallRef;
-use gd_hooks::{Fired, HookEventName, HookRegistry};
-use serde_json::{Map, Value, json};
+use gd_hooks::{HookEventName, HookRegistry};
+use serde_json::{Value, json};
 
 use super::{fields, fire};
 use crate::events::EventSink;
@@ -190,17 +190,4 @@ pub async fn after_model(
     )
     .await;
     fired.stopped().or_else(|| fired.blocked())
-}
-
-/// An advisory event (SessionStart, SessionEnd, PreCompress,
-/// Notification): runs, is shown, and only its context is used.
-pub async fn advisory(
-    hooks: &HookRegistry,
-    sink: &EventSink,
-    event: HookEventName,
-    trigger: Option<&str>,
-    extra: Map<String, Value>,
-    call: CallRef,
-) -> Fired {
-    fire(hooks, sink, event, trigger, extra, call).await
 }

@@ -132,7 +132,7 @@ pub(super) async fn notify(
     if let Some(map) = details.as_object_mut() {
         map.insert("tool_name".into(), name.as_str().into());
     }
-    crate::hooks::turn::advisory(
+    crate::hooks::fire(
         hooks,
         sink,
         gd_hooks::HookEventName::Notification,
