@@ -25,6 +25,7 @@ use tracing::{debug, warn};
 
 use crate::events::EventSink;
 use crate::history::HistoryRecorder;
+use crate::hooks::model::{AfterChunk, BeforeRequest, ModelHooks};
 use crate::loop_detection::{LoopDetected, LoopDetector};
 use crate::thought::parse_thought;
 
@@ -35,6 +36,9 @@ use crate::thought::parse_thought;
 pub struct Gate<'a> {
     pub recorder: Option<&'a mut HistoryRecorder>,
     pub sent: Option<Sent>,
+    /// The session's BeforeModel / BeforeToolSelection / AfterModel hooks
+    /// (the main chat's requests only).
+    pub model_hooks: Option<ModelHooks>,
 }
 
 /// The signature Gemini accepts in place of a real one on function calls
@@ -80,6 +84,21 @@ pub enum ChatError {
     InvalidResponse(String),
     #[error("Request cancelled.")]
     Cancelled,
+    /// A model hook ended the turn: `stopped` for `continue: false` ("Agent
+    /// execution stopped"), else a deny ("Agent execution blocked").
+    #[error("Agent execution {}: {reason}", if *stopped { "stopped" } else { "blocked" })]
+    Hook { reason: String, stopped: bool },
+}
+
+/// Where one request goes and what it carries (the request as the hooks
+/// left it).
+struct Target<'a> {
+    model: &'a str,
+    request: &'a GenerateContentRequest,
+    meta: &'a RequestMeta,
+    /// The `llm_request` AfterModel hooks get with each chunk (`None`: no
+    /// AfterModel hook).
+    hook_request: Option<&'a Value>,
 }
 
 /// The chat state of a session.
@@ -178,6 +197,13 @@ impl Chat {
         self.history.clear();
         self.session_id = session_id;
         self.prompt_count = 0;
+        self.last_prompt_tokens = 0;
+    }
+
+    /// Forgets the conversation, keeping the session and its prompt count
+    /// (an AfterAgent hook's `clearContext`).
+    pub fn forget(&mut self) {
+        self.history.clear();
         self.last_prompt_tokens = 0;
     }
 
@@ -291,10 +317,45 @@ impl Chat {
         loops: &mut LoopDetector,
         gate: &mut Gate<'_>,
     ) -> Result<ModelResponse, ChatError> {
-        let request = self.build_request();
+        let mut request = self.build_request();
+        let mut model = self.model.clone();
+        let mut hook_request = None;
+        if let Some(hooks) = gate.model_hooks.clone() {
+            let before = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Err(ChatError::Cancelled),
+                before = hooks.before_request(&mut model, &mut request) => before,
+            };
+            match before {
+                BeforeRequest::Send { llm_request } => {
+                    hook_request = hooks.has_after_model().then_some(llm_request);
+                }
+                BeforeRequest::Answer(parts) => {
+                    return Ok(self.hook_answer(parts, prompt_id, sink, gate).await);
+                }
+                BeforeRequest::Blocked(reason) => {
+                    return Err(ChatError::Hook {
+                        reason,
+                        stopped: false,
+                    });
+                }
+                BeforeRequest::Stopped(reason) => {
+                    return Err(ChatError::Hook {
+                        reason,
+                        stopped: true,
+                    });
+                }
+            }
+        }
         let meta = RequestMeta {
             session_id: self.session_id.clone(),
             prompt_id: prompt_id.to_owned(),
+        };
+        let target = Target {
+            model: &model,
+            request: &request,
+            meta: &meta,
+            hook_request: hook_request.as_ref(),
         };
         let mut attempt = 1;
         loop {
@@ -302,7 +363,7 @@ impl Chat {
             let collected = tokio::select! {
                 biased;
                 _ = cancel.cancelled() => return Err(ChatError::Cancelled),
-                collected = self.collect_stream(&request, &meta, sink, loops, gate) => collected?,
+                collected = self.collect_stream(&target, sink, loops, gate) => collected?,
             };
             let latency = started.elapsed();
             if let Some(reason) = collected.block_reason {
@@ -337,15 +398,17 @@ impl Chat {
     /// `sink` before the prompt is on disk.
     async fn collect_stream(
         &self,
-        request: &GenerateContentRequest,
-        meta: &RequestMeta,
+        target: &Target<'_>,
         sink: &EventSink,
         loops: &mut LoopDetector,
         gate: &mut Gate<'_>,
     ) -> Result<Collected, ChatError> {
-        let stream = self
-            .client
-            .stream_notifying(&self.model, request, meta, gate.sent.take());
+        let stream = self.client.stream_notifying(
+            target.model,
+            target.request,
+            target.meta,
+            gate.sent.take(),
+        );
         let mut stream = std::pin::pin!(stream);
         let mut collected = Collected::default();
         loop {
@@ -368,6 +431,25 @@ impl Chat {
                 }
                 StreamEvent::Chunk(chunk) => chunk,
             };
+            let mut chunk = chunk;
+            if let (Some(hooks), Some(llm_request)) = (&gate.model_hooks, target.hook_request) {
+                // Nothing of a chunk is shown or kept before AfterModel saw it.
+                match hooks.after_chunk(llm_request, &mut chunk).await {
+                    AfterChunk::Keep => {}
+                    AfterChunk::Blocked(reason) => {
+                        return Err(ChatError::Hook {
+                            reason,
+                            stopped: false,
+                        });
+                    }
+                    AfterChunk::Stopped(reason) => {
+                        return Err(ChatError::Hook {
+                            reason,
+                            stopped: true,
+                        });
+                    }
+                }
+            }
             if let Some(reason) = chunk.block_reason() {
                 collected.block_reason = Some(reason.to_owned());
                 collected.block_message = chunk
@@ -416,6 +498,35 @@ impl Chat {
             }
         }
         Ok(collected)
+    }
+
+    /// A BeforeModel hook's answer, in place of a request: shown and kept
+    /// as the model's.
+    async fn hook_answer(
+        &mut self,
+        parts: Vec<Part>,
+        prompt_id: &str,
+        sink: &EventSink,
+        gate: &mut Gate<'_>,
+    ) -> ModelResponse {
+        if let Some(recorder) = gate.recorder.take() {
+            recorder.settle(sink).await;
+        }
+        let mut collected = Collected {
+            finish_reason: Some(FinishReason::Stop),
+            ..Collected::default()
+        };
+        for part in parts {
+            if let Some(text) = part.text.as_deref().filter(|t| !t.is_empty()) {
+                collected.text.push_str(text);
+                collected.showed_text = true;
+                sink.emit(Event::ContentDelta {
+                    text: text.to_owned(),
+                });
+            }
+            collected.parts.push(part);
+        }
+        self.record(collected, Duration::ZERO, prompt_id)
     }
 
     /// Records the model message (with generated call ids) and extracts calls.

@@ -37,6 +37,7 @@ mod decided;
 mod hooked;
 mod partial;
 mod response;
+mod tail;
 
 use response::append_note;
 pub use response::{error_response, function_response_parts};
@@ -64,6 +65,9 @@ pub struct CompletedCall {
     pub shown: ShownResult,
     /// A hook answered `continue: false` for this call, with this reason.
     pub hook_stop: Option<String>,
+    /// An AfterTool hook's `tailToolCallRequest`: run this in the call's
+    /// place (see `tail`). Taken by the batch.
+    pub tail_call: Option<ToolCallRequest>,
 }
 
 /// The parts of a finished call that only people see (the card).
@@ -230,14 +234,7 @@ impl Scheduler {
     ) -> BatchOutcome {
         let registry = self.tools.current();
         for call in calls {
-            let mcp = registry.get(&call.name).and_then(|t| mcp_ref(t.as_ref()));
-            sink.emit(Event::ToolCallRequest {
-                call_id: call.call_id.clone(),
-                name: call.name.clone(),
-                args: call.args.clone(),
-                mcp,
-            });
-            emit_state(sink, &call.call_id, ToolCallState::Validating);
+            announce(&registry, call, sink);
         }
         let mut batch = Vec::with_capacity(calls.len());
         for request in calls {
@@ -245,9 +242,10 @@ impl Scheduler {
         }
         let declined = self.ask_approvals(&mut batch, ctx, sink).await;
         let completed = self.execute_all(batch, ctx, sink).await;
+        let (completed, tail_declined) = self.tail_calls(&registry, completed, ctx, sink).await;
         BatchOutcome {
             completed,
-            declined,
+            declined: declined || tail_declined,
         }
     }
 
@@ -769,8 +767,21 @@ impl Scheduler {
             duration: call.started.elapsed(),
             shown,
             hook_stop: call.hooks.stop.clone(),
+            tail_call: call.hooks.tail.clone(),
         }
     }
+}
+
+/// Tells the frontend a call is coming (its card appears, validating).
+fn announce(registry: &ToolRegistry, call: &ToolCallRequest, sink: &EventSink) {
+    let mcp = registry.get(&call.name).and_then(|t| mcp_ref(t.as_ref()));
+    sink.emit(Event::ToolCallRequest {
+        call_id: call.call_id.clone(),
+        name: call.name.clone(),
+        args: call.args.clone(),
+        mcp,
+    });
+    emit_state(sink, &call.call_id, ToolCallState::Validating);
 }
 
 /// The server and tool an MCP tool's card is titled with ("tiny › add").

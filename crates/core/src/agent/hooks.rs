@@ -2,13 +2,13 @@
 //! answer means). Kept out of the loop itself so it reads as before: each
 //! method is one event, and says whether the turn ends there.
 
-use gd_gemini::{Content, Part};
+use gd_gemini::Part;
 use gd_hooks::HookEventName;
 use gd_protocol::{Event, TurnStatus};
-use serde_json::Value;
 
 use super::Agent;
 use crate::events::EventSink;
+use crate::hooks::model::ModelHooks;
 use crate::hooks::turn::{self, AfterAgent, BeforeAgent};
 
 /// How many times AfterAgent may send the model back to work in one turn
@@ -58,69 +58,16 @@ impl Agent {
         }
     }
 
-    /// BeforeModel and BeforeToolSelection for the request about to carry
-    /// `message`. `Err` ends the turn; `Ok(true)` when the declared tools
-    /// were narrowed for this request (the caller restores them after).
-    pub(super) async fn before_model_hook(
-        &mut self,
-        message: &Content,
-        sink: &EventSink,
-    ) -> Result<Option<Value>, TurnStatus> {
-        let Some(hooks) = self.hooks() else {
-            return Ok(None);
-        };
-        let wanted = [
-            HookEventName::BeforeModel,
-            HookEventName::BeforeToolSelection,
-            HookEventName::AfterModel,
-        ];
-        if !wanted.iter().any(|e| hooks.has(*e)) {
-            return Ok(None);
-        }
-        let request = turn::llm_request(self.chat.model(), self.chat.history(), message);
-        let before = turn::before_model(&hooks, sink, &request).await;
-        if let Some(reason) = before.blocked {
-            sink.emit(Event::Warning {
-                message: format!("Agent execution blocked: {reason}"),
-            });
-            return Err(TurnStatus::Completed);
-        }
-        if before.tools_none || !before.allowed_tools.is_empty() {
-            let kept = self
-                .chat
-                .tools()
-                .iter()
-                .filter(|d| !before.tools_none && before.allowed_tools.contains(&d.name))
-                .cloned()
-                .collect();
-            self.chat.set_tools(kept);
-            // The next request declares the session's tools again.
-            self.tools_generation = None;
-        }
-        Ok(Some(request))
-    }
-
-    /// AfterModel on a whole answer. `Some` ends the turn (the answer's
-    /// tool calls are not run).
-    pub(super) async fn after_model_hook(
-        &self,
-        request: Option<&Value>,
-        text: &str,
-        finish_reason: Option<&str>,
-        sink: &EventSink,
-    ) -> Option<TurnStatus> {
-        let (hooks, request) = (self.hooks()?, request?);
-        let reason = turn::after_model(&hooks, sink, request, text, finish_reason).await?;
-        sink.emit(Event::Warning {
-            message: format!("Agent execution blocked: {reason}"),
-        });
-        Some(TurnStatus::Completed)
+    /// The model events' hooks for the next request (`None` when there
+    /// are none: the request path builds nothing for them).
+    pub(super) fn model_hooks(&self, sink: &EventSink) -> Option<ModelHooks> {
+        ModelHooks::new(self.services.hooks.as_ref()?, sink)
     }
 
     /// AfterAgent on the turn's final answer: `Some(prompt)` sends the
     /// model back to work with the hook's reason as the next prompt.
     pub(super) async fn after_agent_hook(
-        &self,
+        &mut self,
         prompt: &str,
         answer: &str,
         retries: u32,
@@ -130,23 +77,35 @@ impl Agent {
         if !hooks.has(HookEventName::AfterAgent) {
             return None;
         }
+        let warn = |message: String| sink.emit(Event::Warning { message });
         match turn::after_agent(&hooks, sink, prompt, answer, retries > 0).await {
             AfterAgent::Accept => None,
-            AfterAgent::Retry(reason) if retries < MAX_AFTER_AGENT_RETRIES => Some(reason),
-            AfterAgent::Retry(reason) => {
-                sink.emit(Event::Warning {
-                    message: format!(
+            AfterAgent::Retry { reason, clear } => {
+                self.clear_context_for_hook(clear);
+                if retries < MAX_AFTER_AGENT_RETRIES {
+                    warn(format!("Agent execution blocked: {reason}"));
+                    Some(reason)
+                } else {
+                    warn(format!(
                         "An AfterAgent hook rejected the answer {MAX_AFTER_AGENT_RETRIES} times; the turn ends here: {reason}"
-                    ),
-                });
+                    ));
+                    None
+                }
+            }
+            AfterAgent::Stop { reason, clear } => {
+                self.clear_context_for_hook(clear);
+                warn(format!("Agent execution stopped: {reason}"));
                 None
             }
-            AfterAgent::Stop(reason) => {
-                sink.emit(Event::Warning {
-                    message: format!("Agent execution stopped: {reason}"),
-                });
-                None
-            }
+        }
+    }
+
+    /// `clearContext`: the model starts from an empty conversation (0.61's
+    /// `resetChat`); what the user sees and the saved session stay.
+    fn clear_context_for_hook(&mut self, clear: bool) {
+        if clear {
+            self.chat.forget();
+            self.loops.reset();
         }
     }
 

@@ -410,10 +410,7 @@ impl Agent {
                 self.route_prompt(&message, &prompt_id, cancel, sink).await;
             }
 
-            let hook_request = match self.before_model_hook(&message, sink).await {
-                Ok(request) => request,
-                Err(status) => return status,
-            };
+            let model_hooks = self.model_hooks(sink);
             // Committed before any of the answer is handled: a crash from
             // here on loses nothing the user saw.
             let sent = self.record_before_answer(&message, &pending, sink).await;
@@ -431,6 +428,7 @@ impl Agent {
                     Gate {
                         recorder: self.history.as_mut(),
                         sent,
+                        model_hooks,
                     },
                 )
                 .await;
@@ -457,6 +455,13 @@ impl Agent {
                     if matches!(error, ChatError::Cancelled) {
                         return TurnStatus::Cancelled;
                     }
+                    if let ChatError::Hook { .. } = error {
+                        // 0.61 shows a hook's end of the turn as a warning.
+                        sink.emit(Event::Warning {
+                            message: error.to_string(),
+                        });
+                        return TurnStatus::Completed;
+                    }
                     report_chat_error(&error, sink);
                     return TurnStatus::Failed;
                 }
@@ -471,18 +476,6 @@ impl Agent {
                     .await;
             }
             self.report_response(&response, sink);
-            let finish = response.finish_reason.as_ref().map(|r| format!("{r:?}"));
-            if let Some(status) = self
-                .after_model_hook(
-                    hook_request.as_ref(),
-                    &response.text,
-                    finish.as_deref(),
-                    sink,
-                )
-                .await
-            {
-                return status;
-            }
             if let Some(hit) = response.loop_detected.clone() {
                 self.stop_for_loop(hit, &response, sink).await;
                 return TurnStatus::LoopDetected;
@@ -713,7 +706,7 @@ fn report_chat_error(error: &ChatError, sink: &EventSink) {
         }
         ChatError::Blocked { .. } => (ErrorKind::Blocked, None),
         ChatError::InvalidResponse(_) => (ErrorKind::InvalidResponse, None),
-        ChatError::Cancelled => (ErrorKind::Internal, None),
+        ChatError::Cancelled | ChatError::Hook { .. } => (ErrorKind::Internal, None),
     };
     sink.emit(Event::Error {
         kind,

@@ -179,6 +179,7 @@ impl Agent {
             if let Some(prompt) = prompt {
                 self.chat.append(prompt.clone());
             }
+            let model_hooks = self.model_hooks(sink);
             sent = self
                 .chat
                 .resend(
@@ -189,6 +190,7 @@ impl Agent {
                     Gate {
                         recorder: self.history.as_mut(),
                         sent: None,
+                        model_hooks,
                     },
                 )
                 .await;

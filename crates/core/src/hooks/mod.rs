@@ -5,6 +5,7 @@
 //! the tool events ([`tool`]) and the turn and model events ([`turn`]).
 
 pub mod load;
+pub mod model;
 pub mod tool;
 pub mod turn;
 

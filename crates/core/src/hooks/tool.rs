@@ -101,6 +101,9 @@ pub struct AfterTool {
     pub context: Option<String>,
     /// `continue: false`.
     pub stop: Option<String>,
+    /// `tailToolCallRequest`: the tool (name, arguments) to run in this
+    /// call's place.
+    pub tail: Option<(String, Value)>,
 }
 
 pub async fn after_tool(
@@ -149,8 +152,25 @@ pub async fn after_tool(
         out.context = fired
             .additional_context()
             .map(|c| format!("<hook_context>{c}</hook_context>"));
+        out.tail = fired
+            .merged
+            .as_ref()
+            .and_then(|m| m.specific("tailToolCallRequest"))
+            .and_then(tail_request);
     }
     out
+}
+
+/// A `tailToolCallRequest` object: a tool name and its arguments (an
+/// object; absent means none).
+fn tail_request(value: &Value) -> Option<(String, Value)> {
+    let name = value.get("name")?.as_str()?.to_owned();
+    let args = match value.get("args") {
+        None | Some(Value::Null) => json!({}),
+        Some(args @ Value::Object(_)) => args.clone(),
+        Some(_) => return None,
+    };
+    Some((name, args))
 }
 
 fn call_ref(call_id: &str, name: &str) -> CallRef {

@@ -1,12 +1,8 @@
-//! The turn and model events: BeforeAgent and AfterAgent around a user
-//! turn, BeforeModel, BeforeToolSelection and AfterModel around each model
-//! request, and the advisory ones (SessionStart, SessionEnd, PreCompress,
-//! Notification), with 0.61's meaning of their answers.
+//! The turn events, BeforeAgent and AfterAgent around a user turn, with
+//! 0.61's meaning of their answers (the model events are `super::model`).
 
-use gd_gemini::types::Content;
 use gd_hooks::registry::CallRef;
 use gd_hooks::{HookEventName, HookRegistry};
-use serde_json::{Value, json};
 
 use super::{fields, fire};
 use crate::events::EventSink;
@@ -45,14 +41,22 @@ pub async fn before_agent(hooks: &HookRegistry, sink: &EventSink, prompt: &str) 
     )
 }
 
-/// What AfterAgent decided about the turn's final answer.
+/// What AfterAgent decided about the turn's final answer. `clear`:
+/// `hookSpecificOutput.clearContext` — the model forgets the conversation
+/// (the user still sees it), honoured with a retry or a stop as in 0.61.
 #[derive(Debug, PartialEq)]
 pub enum AfterAgent {
     Accept,
-    /// `deny`: send this to the model as a new prompt and go on.
-    Retry(String),
+    /// `deny`: send `reason` to the model as a new prompt and go on.
+    Retry {
+        reason: String,
+        clear: bool,
+    },
     /// `continue: false`: stop here.
-    Stop(String),
+    Stop {
+        reason: String,
+        clear: bool,
+    },
 }
 
 pub async fn after_agent(
@@ -75,119 +79,16 @@ pub async fn after_agent(
         CallRef::default(),
     )
     .await;
+    let clear = fired
+        .merged
+        .as_ref()
+        .and_then(|m| m.specific("clearContext"))
+        == Some(&serde_json::Value::Bool(true));
     if let Some(reason) = fired.stopped() {
-        AfterAgent::Stop(reason)
+        AfterAgent::Stop { reason, clear }
     } else if let Some(reason) = fired.blocked() {
-        AfterAgent::Retry(reason)
+        AfterAgent::Retry { reason, clear }
     } else {
         AfterAgent::Accept
     }
-}
-
-/// The stable request shape hooks see (0.61's `LLMRequest`): text only.
-pub fn llm_request(model: &str, history: &[Content], next: &Content) -> Value {
-    let messages: Vec<Value> = history
-        .iter()
-        .chain(std::iter::once(next))
-        .map(|c| {
-            let text: String = c
-                .parts
-                .iter()
-                .filter_map(|p| p.text.as_deref())
-                .collect::<Vec<_>>()
-                .join("");
-            let role = match c.role {
-                Some(gd_gemini::types::Role::Model) => "model",
-                _ => "user",
-            };
-            json!({ "role": role, "content": text })
-        })
-        .collect();
-    json!({ "model": model, "messages": messages, "config": {} })
-}
-
-/// What BeforeModel and BeforeToolSelection decided for one request.
-#[derive(Debug, Default)]
-pub struct BeforeModel {
-    /// The request is not sent; the turn ends with this reason.
-    pub blocked: Option<String>,
-    /// `NONE`: declare no tools; else the names to keep (empty: all).
-    pub tools_none: bool,
-    pub allowed_tools: Vec<String>,
-}
-
-pub async fn before_model(hooks: &HookRegistry, sink: &EventSink, request: &Value) -> BeforeModel {
-    let mut out = BeforeModel::default();
-    if hooks.has(HookEventName::BeforeModel) {
-        let fired = fire(
-            hooks,
-            sink,
-            HookEventName::BeforeModel,
-            None,
-            fields([("llm_request", request.clone())]),
-            CallRef::default(),
-        )
-        .await;
-        if let Some(reason) = fired.stopped().or_else(|| fired.blocked()) {
-            out.blocked = Some(reason);
-            return out;
-        }
-    }
-    if hooks.has(HookEventName::BeforeToolSelection) {
-        let fired = fire(
-            hooks,
-            sink,
-            HookEventName::BeforeToolSelection,
-            None,
-            fields([("llm_request", request.clone())]),
-            CallRef::default(),
-        )
-        .await;
-        if let Some(config) = fired.merged.as_ref().and_then(|m| m.specific("toolConfig")) {
-            out.tools_none = config.get("mode").and_then(Value::as_str) == Some("NONE");
-            out.allowed_tools = config
-                .get("allowedFunctionNames")
-                .and_then(Value::as_array)
-                .map(|names| {
-                    names
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect()
-                })
-                .unwrap_or_default();
-        }
-    }
-    out
-}
-
-/// AfterModel for a whole answer: `Some(reason)` when a hook denies it (the
-/// turn ends) or stops the loop.
-pub async fn after_model(
-    hooks: &HookRegistry,
-    sink: &EventSink,
-    request: &Value,
-    text: &str,
-    finish_reason: Option<&str>,
-) -> Option<String> {
-    if !hooks.has(HookEventName::AfterModel) {
-        return None;
-    }
-    let response = json!({
-        "text": text,
-        "candidates": [{
-            "content": {"role": "model", "parts": [text]},
-            "finishReason": finish_reason.unwrap_or("STOP"),
-        }],
-    });
-    let fired = fire(
-        hooks,
-        sink,
-        HookEventName::AfterModel,
-        None,
-        fields([("llm_request", request.clone()), ("llm_response", response)]),
-        CallRef::default(),
-    )
-    .await;
-    fired.stopped().or_else(|| fired.blocked())
 }

@@ -20,6 +20,8 @@ pub(super) struct CallHooks {
     context: Option<String>,
     /// `continue: false` from either hook: the turn stops after the batch.
     pub(super) stop: Option<String>,
+    /// AfterTool's `tailToolCallRequest` (see `super::tail`).
+    pub(super) tail: Option<crate::chat::ToolCallRequest>,
 }
 
 /// BeforeTool for a call being validated; `Some(stage)` when a hook
@@ -88,6 +90,11 @@ pub(super) async fn after(
         call.hooks.stop = out.stop;
     }
     call.hooks.context = out.context;
+    call.hooks.tail = out.tail.map(|(name, args)| crate::chat::ToolCallRequest {
+        call_id: call.request.call_id.clone(),
+        name,
+        args,
+    });
     match out.replaced {
         Some(message) => Outcome::Failed(message),
         None => outcome,

@@ -532,10 +532,7 @@ impl Run<'_> {
                 &ctx.cancel,
                 &self.sink,
                 &mut loops,
-                Gate {
-                    recorder: None,
-                    sent: None,
-                },
+                Gate::default(),
             )
             .await;
         let response = match sent {
