@@ -206,3 +206,24 @@ fn an_enabled_extensions_hooks_run_and_a_disabled_ones_do_not() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(!marker.exists(), "a disabled extension's hook ran");
 }
+
+#[test]
+fn a_trusted_workspaces_new_hooks_are_named_once() {
+    let run = Run::new(json!({"steps": [{"text": "ok"}]}));
+    let log = hook_script(&run, "log.sh", "cat >/dev/null; echo '{}'");
+    run.write_settings(
+        &run.ws.join(".gemini/settings.json"),
+        &json!({"hooks": {"BeforeAgent": [{"hooks": [
+            {"type": "command", "name": "audit-log", "command": log}
+        ]}]}})
+        .to_string(),
+    );
+    let heading = "The following project-level hooks have been detected in this workspace:";
+    let first = stderr(&run.run(&["-p", "hello"]));
+    assert!(first.contains(heading), "{first}");
+    assert!(first.contains("  - audit-log\n"), "{first}");
+    // Remembered in 0.61's file: the next run says nothing.
+    assert!(run.home.join(".gemini/trusted_hooks.json").exists());
+    let second = stderr(&run.run(&["-p", "hello"]));
+    assert!(!second.contains(heading), "{second}");
+}

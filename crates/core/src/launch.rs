@@ -482,6 +482,18 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
             .iter()
             .map(|e| format!("Hook skipped: {}: {}", e.path, e.message)),
     );
+    // A trusted workspace's hooks not seen before are named once (0.61).
+    let project_hooks = layers
+        .iter()
+        .filter(|l| trusted && l.kind == gd_settings::layers::LayerKind::Workspace)
+        .find_map(|l| l.value.get("hooks"));
+    if let (Some(hooks), Some(home)) = (project_hooks, home.as_deref()) {
+        warnings.extend(crate::hooks::trusted::check(
+            &home.join(".gemini"),
+            &config.workspace_dirs[0],
+            hooks,
+        ));
+    }
     for warning in &warnings {
         warn!("{warning}");
     }

@@ -33,13 +33,13 @@ use crate::checkpoint::SessionCheckpoints;
 use crate::events::EventSink;
 use crate::tools::{LiveTools, OutputSink, Tool, ToolContext, ToolRegistry, ToolResult, schema};
 
+mod complete;
 mod decided;
 mod hooked;
 mod partial;
 mod response;
 mod tail;
 
-use response::append_note;
 pub use response::{error_response, function_response_parts};
 
 /// The message sent to the model for a call that was cancelled.
@@ -677,97 +677,6 @@ impl Scheduler {
                 _ => {}
             }
             emit_state(sink, &call.request.call_id, ToolCallState::Scheduled);
-        }
-    }
-
-    fn complete(&self, call: &Call, outcome: Outcome, ctx: &ToolContext) -> CompletedCall {
-        let id = &call.request.call_id;
-        let name = &call.request.name;
-        let mut shown = ShownResult {
-            mcp: call.tool.as_deref().and_then(mcp_ref),
-            decided_by: call.decided_by.clone(),
-            subagent: ctx
-                .services
-                .subagents
-                .as_ref()
-                .and_then(|s| s.take_transcript(id))
-                .map(Box::new),
-            ..ShownResult::default()
-        };
-        let (status, parts, display, error) = match outcome {
-            Outcome::Ran(ToolResult {
-                error: Some(error),
-                output,
-                exit_code,
-                ..
-            }) => {
-                shown.output = output;
-                shown.exit_code = exit_code;
-                (
-                    ToolCallStatus::Error,
-                    vec![error_response(id, name, &error.message)],
-                    None,
-                    Some(error.people_text().to_owned()),
-                )
-            }
-            Outcome::Ran(ToolResult {
-                llm_content,
-                display,
-                output,
-                exit_code,
-                ..
-            }) => {
-                // The full result for people: the tool's own, else the model's text
-                // before truncation (when it says more than `display`).
-                shown.output = output.or_else(|| {
-                    let text = llm_content.text();
-                    (!text.is_empty() && text != display).then_some(text)
-                });
-                shown.exit_code = exit_code;
-                if let Some(details @ ConfirmationDetails::Edit { .. }) = &call.details {
-                    shown.diff = Some(details.clone());
-                }
-                let mut content = crate::truncation::limit_content(llm_content, id, ctx);
-                if call.modified {
-                    content = append_note(content, MODIFIED_NOTE);
-                }
-                if let Some(report) = &call.hunk_report {
-                    content = append_note(content, report);
-                }
-                content = hooked::notes(call, content);
-                (
-                    ToolCallStatus::Success,
-                    function_response_parts(id, name, content),
-                    Some(display),
-                    None,
-                )
-            }
-            Outcome::Failed(message) => (
-                ToolCallStatus::Error,
-                vec![error_response(id, name, &message)],
-                None,
-                Some(message),
-            ),
-            Outcome::Cancelled(message) => {
-                shown.declined = message == DECLINED_MESSAGE;
-                (
-                    ToolCallStatus::Cancelled,
-                    vec![error_response(id, name, message)],
-                    None,
-                    Some(message.to_owned()),
-                )
-            }
-        };
-        CompletedCall {
-            request: call.request.clone(),
-            status,
-            parts,
-            display,
-            error,
-            duration: call.started.elapsed(),
-            shown,
-            hook_stop: call.hooks.stop.clone(),
-            tail_call: call.hooks.tail.clone(),
         }
     }
 }

@@ -7,6 +7,7 @@
 pub mod load;
 pub mod model;
 pub mod tool;
+pub mod trusted;
 pub mod turn;
 
 use std::sync::Arc;
