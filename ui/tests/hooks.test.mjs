@@ -162,4 +162,46 @@ describe("markers", () => {
     await app.page.screenshot({ path: screenshotPath("hook-markers-light-800.png") });
     await app.close();
   });
+
+  test("AfterModel runs once per streamed chunk: one marker with a count above one whole answer", async () => {
+    const app = await env.open({ viewport: { width: 800, height: 700 } });
+    await app.sendPrompt("explain");
+    const chunk = (i) => ({
+      type: "hook_ran",
+      run: run("user:AfterModel:0:0", "AfterModel", "redact", "success", { stdout: `{"chunk":${i}}` }),
+    });
+    await app.emitAll([E.turnStarted(), chunk(1), E.delta("The answer "), chunk(2), E.delta("comes in "), chunk(3), E.delta("three chunks."), E.turnComplete()]);
+    const marker = app.tid("hook-line").getByTestId("hook-marker");
+    await marker.waitFor();
+    assert.equal(await app.tid("hook-line").count(), 1, "one line for the request");
+    assert.equal(await marker.count(), 1, "one marker for the three runs");
+    assert.match(await marker.innerText(), /^AfterModel\s*hook: ran\s*×3$/);
+    assert.equal(await app.tid("message-model").count(), 1, "the answer is in one piece");
+    assert.equal(await app.tid("message-model").innerText(), "The answer comes in three chunks.");
+    await marker.click();
+    assert.equal(await app.tid("hook-details-stdout").innerText(), '{"chunk":3}');
+    await app.page.screenshot({ path: screenshotPath("hook-after-model-light-800.png") });
+    await app.close();
+  });
+
+  test("a hook's tail call is its own card saying which call it answers for", async () => {
+    const app = await env.open({ viewport: { width: 800, height: 700 } });
+    await app.sendPrompt("read it");
+    await app.emitAll([
+      E.turnStarted(),
+      E.toolRequest("c1", "read_file", { absolute_path: "/home/dev/project/a.txt" }),
+      { type: "hook_ran", run: run("user:AfterTool:0:0", "AfterTool", "route", "success", { call_id: "c1", tool_name: "read_file" }) },
+      E.toolResponse("c1", "read_file", "success", "Read a.txt"),
+      { ...E.toolRequest("c1#tail1", "grep_search", { pattern: "TODO" }), in_place_of: "c1" },
+      E.toolResponse("c1#tail1", "grep_search", "success", "Found 2 matches"),
+      E.turnComplete(),
+    ]);
+    const tail = app.page.locator(`${sel("tool-card")}[data-call-id="c1#tail1"]`);
+    await tail.waitFor();
+    assert.equal(await tail.getByTestId("tool-tail-note").innerText(), "Run by a hook in place of read_file: the model gets this result.");
+    const first = app.page.locator(`${sel("tool-card")}[data-call-id="c1"]`);
+    assert.equal(await first.getByTestId("tool-tail-note").count(), 0);
+    await app.page.screenshot({ path: screenshotPath("hook-tail-call-light-800.png") });
+    await app.close();
+  });
 });

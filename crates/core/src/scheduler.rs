@@ -234,7 +234,7 @@ impl Scheduler {
     ) -> BatchOutcome {
         let registry = self.tools.current();
         for call in calls {
-            announce(&registry, call, sink);
+            announce(&registry, call, None, sink);
         }
         let mut batch = Vec::with_capacity(calls.len());
         for request in calls {
@@ -682,13 +682,20 @@ impl Scheduler {
 }
 
 /// Tells the frontend a call is coming (its card appears, validating).
-fn announce(registry: &ToolRegistry, call: &ToolCallRequest, sink: &EventSink) {
+/// `in_place_of`: a tail call's original call (see `tail`).
+fn announce(
+    registry: &ToolRegistry,
+    call: &ToolCallRequest,
+    in_place_of: Option<&str>,
+    sink: &EventSink,
+) {
     let mcp = registry.get(&call.name).and_then(|t| mcp_ref(t.as_ref()));
     sink.emit(Event::ToolCallRequest {
         call_id: call.call_id.clone(),
         name: call.name.clone(),
         args: call.args.clone(),
         mcp,
+        in_place_of: in_place_of.map(str::to_owned),
     });
     emit_state(sink, &call.call_id, ToolCallState::Validating);
 }

@@ -58,6 +58,12 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         mcp: Option<McpToolRef>,
+        /// A hook's tail call (AfterTool `tailToolCallRequest`): the id of the
+        /// model's call it runs in place of; the model receives this call's
+        /// result as that call's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        in_place_of: Option<String>,
     },
     /// A tool call moved to another state (validating, scheduled,
     /// awaiting_approval, executing, success, error, cancelled).
@@ -689,6 +695,7 @@ mod tests {
             name: "list_directory".into(),
             args: json!({"dir_path": "/"}),
             mcp: None,
+            in_place_of: None,
         };
         assert_eq!(
             serde_json::to_value(&e).unwrap(),

@@ -99,6 +99,8 @@ export class ToolItem {
   subagent = $state.raw<SubagentRun | null>(null);
   /** The hooks that ran for this call (BeforeTool, AfterTool…), as markers on the card. */
   hookRuns = $state.raw<HookRun[]>([]);
+  /** A hook's tail call: the name of the model's call it ran in place of (core's `in_place_of`). */
+  inPlaceOf = $state<string | null>(null);
   readonly description: string;
   constructor(
     readonly callId: string,
@@ -271,6 +273,7 @@ export class ChatStore {
   }
 
   private push(item: Item): void {
+    if (!(item instanceof ModelItem) && !(item instanceof HookRunsItem)) this.requestHooks = null;
     this.items = [...this.items, item];
   }
 
@@ -404,6 +407,10 @@ export class ChatStore {
     return this.tools.get(callId);
   }
 
+  /** The hook line of the model request now answering (see `hookRan`); null once anything but
+   * its answer follows it. */
+  private requestHooks: HookRunsItem | null = null;
+
   /** Hook runs for calls whose card is not shown yet (core does not promise the order). */
   private readonly earlyHookRuns = new Map<string, HookRun[]>();
 
@@ -417,11 +424,16 @@ export class ChatStore {
       const tool = this.tools.get(run.call_id);
       if (tool) tool.hookRuns = [...tool.hookRuns, run];
       else this.earlyHookRuns.set(run.call_id, [...(this.earlyHookRuns.get(run.call_id) ?? []), run]);
+    } else if (run.event === "AfterModel" && this.answer && this.requestHooks) {
+      // AfterModel runs once per streamed chunk: its runs join the line above the answer
+      // instead of cutting the answer into pieces.
+      this.requestHooks.runs = [...this.requestHooks.runs, run];
     } else {
       this.endAnswer();
       const last = this.items.at(-1);
       if (last instanceof HookRunsItem) last.runs = [...last.runs, run];
       else this.push(new HookRunsItem(nextId++, run));
+      this.requestHooks = this.items.at(-1) as HookRunsItem;
     }
     // 0.61 adds it as an info line, the text as the hook wrote it.
     if (run.system_message) this.addNotice("info", run.system_message);
@@ -448,6 +460,7 @@ export class ChatStore {
       case "tool_call_request": {
         this.endAnswer();
         const item = new ToolItem(event.call_id, event.name, event.args, this.workspace, event.mcp ?? null);
+        if (event.in_place_of) item.inPlaceOf = this.tools.get(event.in_place_of)?.name ?? event.in_place_of;
         item.hookRuns = this.earlyHookRuns.get(event.call_id) ?? [];
         this.earlyHookRuns.delete(event.call_id);
         this.tools.set(event.call_id, item);

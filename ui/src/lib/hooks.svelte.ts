@@ -49,6 +49,21 @@ export function markerLabel(run: HookRun): string {
   }
 }
 
+/** Consecutive runs of one hook with the same marker, as one group with its latest run. */
+export function groupRuns(runs: readonly HookRun[]): { run: HookRun; count: number }[] {
+  const groups: { run: HookRun; count: number }[] = [];
+  for (const run of runs) {
+    const last = groups.at(-1);
+    if (last && last.run.hook_id === run.hook_id && last.run.event === run.event && markerLabel(last.run) === markerLabel(run)) {
+      last.run = run;
+      last.count += 1;
+    } else {
+      groups.push({ run, count: 1 });
+    }
+  }
+  return groups;
+}
+
 /** A run's outcome in words (the view's last result, the details' heading). */
 export function outcomeLabel(outcome: HookOutcome): string {
   switch (outcome) {

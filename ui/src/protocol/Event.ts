@@ -55,7 +55,13 @@ tools: Array<string>, } | { "type": "turn_started", turn_id: string, } | { "type
  * server and the server's own name of the tool, for titles such as
  * "tiny › add" (the declared name cannot be split back reliably).
  */
-mcp?: McpToolRef, } | { "type": "tool_call_state", call_id: string, state: ToolCallState, } | { "type": "tool_confirmation_request", call_id: string, name: string, details: ConfirmationDetails, } | { "type": "tool_call_output", call_id: string, output: string, } | { "type": "tool_call_response", call_id: string, name: string, status: ToolCallStatus, 
+mcp?: McpToolRef, 
+/**
+ * A hook's tail call (AfterTool `tailToolCallRequest`): the id of the
+ * model's call it runs in place of; the model receives this call's
+ * result as that call's.
+ */
+in_place_of?: string, } | { "type": "tool_call_state", call_id: string, state: ToolCallState, } | { "type": "tool_confirmation_request", call_id: string, name: string, details: ConfirmationDetails, } | { "type": "tool_call_output", call_id: string, output: string, } | { "type": "tool_call_response", call_id: string, name: string, status: ToolCallStatus, 
 /**
  * A short human-readable result for display.
  */

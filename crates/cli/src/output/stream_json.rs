@@ -209,6 +209,7 @@ mod tests {
                 name: "list_directory".into(),
                 args: json!({"dir_path": "/w"}),
                 mcp: None,
+                in_place_of: None,
             })
             .unwrap();
             out.event(&Event::ToolCallResponse {

@@ -59,7 +59,7 @@ impl Scheduler {
                     name: tail.name,
                     args: tail.args,
                 };
-                super::announce(registry, &request, sink);
+                super::announce(registry, &request, Some(&original.call_id), sink);
                 let mut call = self.validate(registry, &request, ctx, sink).await;
                 declined |= self
                     .ask_approvals(std::slice::from_mut(&mut call), ctx, sink)
