@@ -217,6 +217,19 @@ pub enum ExtensionsCommand {
         #[arg(long, conflicts_with = "name")]
         all: bool,
     },
+    /// Create a new extension from a boilerplate example.
+    New {
+        /// The path to create the extension in.
+        path: String,
+        /// The boilerplate template to use: custom-commands, exclude-tools,
+        /// hooks, mcp-server, policies, skills or themes-example.
+        template: Option<String>,
+    },
+    /// Validates an extension from a local path.
+    Validate {
+        /// The path of the extension to validate.
+        path: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]

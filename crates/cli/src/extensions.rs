@@ -62,6 +62,12 @@ pub fn run(command: &ExtensionsCommand) -> i32 {
             toggle(&home, &workspace, name, Some(scope), false)
         }
         ExtensionsCommand::Update { name, all } => update(&home, &workspace, name.as_deref(), *all),
+        ExtensionsCommand::New { path, template } => {
+            crate::extensions_new::new(&workspace.join(path), path, template.as_deref())
+        }
+        ExtensionsCommand::Validate { path } => {
+            crate::extensions_new::validate(&workspace.join(path), path)
+        }
     }
 }
 

@@ -44,7 +44,7 @@ pub struct Contributions {
 
 /// 0.61's checks on a `contextFileName`: relative, no `..`, inside the
 /// extension.
-fn context_file(dir: &Path, name: &str) -> Result<PathBuf, String> {
+pub(crate) fn context_file(dir: &Path, name: &str) -> Result<PathBuf, String> {
     if name.trim().is_empty() {
         return Err("expected a non-empty string.".into());
     }

@@ -15,6 +15,8 @@ pub mod layout;
 pub mod list;
 pub mod manifest;
 pub mod settings;
+pub mod templates;
+pub mod validate;
 
 use std::path::{Path, PathBuf};
 
