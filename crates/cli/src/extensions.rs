@@ -6,10 +6,11 @@
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
+use gd_core::extensions::security;
 use gd_core::launch::home_dir;
 use gd_extensions::consent::{INSTALL_WARNING, QUESTION};
 use gd_extensions::install::{self, Request, Staged};
-use gd_extensions::{Enablement, load};
+use gd_extensions::{Enablement, Loaded};
 
 use crate::args::{ExtensionsCommand, OutputFormat};
 use crate::exit;
@@ -71,6 +72,12 @@ pub fn run(command: &ExtensionsCommand) -> i32 {
     }
 }
 
+/// The installed extensions the security settings allow (see
+/// `gd_core::extensions::load`).
+fn load(home: &Path, workspace: &Path) -> Loaded {
+    gd_core::extensions::load(Some(home), workspace)
+}
+
 fn list(home: &Path, workspace: &Path, format: Option<OutputFormat>) -> i32 {
     let loaded = load(home, workspace);
     for e in &loaded.errors {
@@ -125,7 +132,7 @@ fn add(
         println!("You have consented to the following:");
         println!("{INSTALL_WARNING}");
     }
-    let staged: Staged = match install::stage(request, workspace) {
+    let staged: Staged = match install::stage(request, workspace, &security(home)) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("{e}");
@@ -295,7 +302,7 @@ fn update(home: &Path, workspace: &Path, name: Option<&str>, all: bool) -> i32 {
     let mut code = exit::SUCCESS;
     for n in &names {
         let mut consent = |text: &str| ask_consent(text, n).is_ok();
-        match install::update(home, workspace, n, &mut consent) {
+        match install::update(home, workspace, n, &security(home), &mut consent) {
             Ok(u) if u.from_version != u.to_version => updated.push(u),
             Ok(_) => {
                 if !all {

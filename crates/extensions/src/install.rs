@@ -9,6 +9,7 @@ use std::process::Command;
 
 use crate::layout::{self, InstallMetadata, InstallType, create_private_dir, extensions_dir};
 use crate::manifest::{self, Manifest, Variables};
+use crate::security::Security;
 use crate::{Enablement, Extension, contributions, read_extension};
 
 /// An install, update or uninstall that failed; nothing was changed.
@@ -106,11 +107,27 @@ fn temp_dir() -> Result<tempfile::TempDir, InstallError> {
 }
 
 /// Copies, clones or (for a link) checks the source, and reads its manifest.
-pub fn stage(request: &Request, workspace: &Path) -> Result<Staged, InstallError> {
+/// Nothing is fetched for a source `security` does not allow.
+pub fn stage(
+    request: &Request,
+    workspace: &Path,
+    security: &Security,
+) -> Result<Staged, InstallError> {
     let git = is_git_url(&request.source);
     if request.link && git {
         return Err(msg("Only a local folder can be linked."));
     }
+    let kind = match (git, request.link) {
+        (true, _) => InstallType::Git,
+        (false, true) => InstallType::Link,
+        (false, false) => InstallType::Local,
+    };
+    let source = if git {
+        request.source.clone()
+    } else {
+        workspace.join(&request.source).display().to_string()
+    };
+    security.check_install(&source, kind).map_err(msg)?;
     if !git && (request.git_ref.is_some() || request.auto_update) {
         return Err(msg(
             "--ref and --auto-update are not applicable for local extensions.",
@@ -278,7 +295,8 @@ pub fn copy_tree(from: &Path, to: &Path) -> Result<(), InstallError> {
 /// and enables it for the user. Refuses when one of that name is installed
 /// (0.61's messages).
 pub fn install(home: &Path, workspace: &Path, staged: &Staged) -> Result<Extension, InstallError> {
-    let loaded = crate::load(home, workspace);
+    // Every installed one, allowed or not: a name is taken either way.
+    let loaded = crate::load(home, workspace, &Security::default());
     let name = &staged.manifest.name;
     if loaded.get(name).is_some() {
         return Err(msg(format!(
@@ -339,7 +357,8 @@ fn find<'a>(loaded: &'a crate::Loaded, key: &str) -> Option<&'a Extension> {
 /// Removes an extension's folder (for a link, only its record) and its
 /// enablement. Returns its name.
 pub fn uninstall(home: &Path, workspace: &Path, key: &str) -> Result<String, InstallError> {
-    let loaded = crate::load(home, workspace);
+    // An extension the security settings no longer allow can still go.
+    let loaded = crate::load(home, workspace, &Security::default());
     let ext = find(&loaded, key).ok_or_else(|| msg("Extension not found."))?;
     std::fs::remove_dir_all(&ext.dir)
         .map_err(io(format!("cannot remove {}", ext.dir.display())))?;
@@ -366,9 +385,10 @@ pub fn update(
     home: &Path,
     workspace: &Path,
     name: &str,
+    security: &Security,
     consent: &mut dyn FnMut(&str) -> bool,
 ) -> Result<Updated, InstallError> {
-    let loaded = crate::load(home, workspace);
+    let loaded = crate::load(home, workspace, security);
     let ext = loaded
         .get(name)
         .ok_or_else(|| msg(format!("Extension \"{name}\" not found.")))?;
@@ -388,7 +408,7 @@ pub fn update(
         pre_release: metadata.allow_pre_release.unwrap_or(false),
         link: metadata.kind == InstallType::Link,
     };
-    let staged = stage(&request, workspace)?;
+    let staged = stage(&request, workspace, security)?;
     if staged.manifest.name != ext.manifest.name {
         return Err(msg(format!(
             "Cannot update \"{name}\": the new version is named \"{}\".",

@@ -14,6 +14,7 @@ pub mod install;
 pub mod layout;
 pub mod list;
 pub mod manifest;
+pub mod security;
 pub mod settings;
 pub mod templates;
 pub mod validate;
@@ -223,7 +224,9 @@ pub fn read_extension(
 
 /// Reads every extension of `home` for `workspace`, and resolves the
 /// conflicts between them (see [`conflicts`]).
-pub fn load(home: &Path, workspace: &Path) -> Loaded {
+/// Extensions `security` does not allow are skipped, each with the reason
+/// in `errors`.
+pub fn load(home: &Path, workspace: &Path, security: &security::Security) -> Loaded {
     let root = layout::extensions_dir(home);
     let enablement = Enablement::load(home);
     let mut loaded = Loaded::default();
@@ -240,6 +243,13 @@ pub fn load(home: &Path, workspace: &Path) -> Loaded {
         .collect();
     dirs.sort();
     for dir in dirs {
+        if security.restricts()
+            && let Err(e) = security.check_load(&dir, layout::read_metadata(&dir).as_ref())
+        {
+            tracing::warn!("{e}");
+            loaded.errors.push(e);
+            continue;
+        }
         match read_extension(&dir, home, workspace, &enablement) {
             Ok(ext) => {
                 if loaded.get(ext.name()).is_some() {

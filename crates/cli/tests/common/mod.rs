@@ -173,3 +173,21 @@ pub fn workspace_settings(run: &Run, python: &str, script: &str, trust: bool) {
         &serde_json::to_string_pretty(&settings).unwrap(),
     );
 }
+
+/// Runs `git` in `dir` with a fixed identity; panics with its error.
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

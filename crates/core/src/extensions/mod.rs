@@ -9,14 +9,49 @@
 use std::path::{Path, PathBuf};
 
 use gd_extensions::Loaded;
+use gd_extensions::security::Security;
+use gd_settings::layers;
 use gd_settings::model::Settings;
 
-/// The extensions of `home` as seen from `workspace`.
+/// The extensions of `home` as seen from `workspace`, as far as the
+/// extension security settings allow them.
 pub fn load(home: Option<&Path>, workspace: &Path) -> Loaded {
-    match home {
-        Some(home) => gd_extensions::load(home, workspace),
-        None => Loaded::default(),
+    let Some(home) = home else {
+        return Loaded::default();
+    };
+    if !gd_extensions::layout::extensions_dir(home).is_dir() {
+        // Nothing installed: no settings to read for it.
+        return Loaded::default();
     }
+    gd_extensions::load(home, workspace, &security(home))
+}
+
+/// `security.allowedExtensions` / `security.blockGitExtensions` of the
+/// system settings, the system defaults and the user's settings (see
+/// `gd_extensions::security` for why not the workspace's). A file that
+/// exists but cannot be read or parsed allows nothing.
+pub fn security(home: &Path) -> Security {
+    let env = |name: &str| std::env::var(name).ok();
+    let paths = [
+        layers::system_defaults_path(&env),
+        layers::system_settings_path(&env),
+        layers::user_settings_path(home),
+    ];
+    let mut values = Vec::new();
+    for path in paths {
+        let read = layers::read_optional(&path)
+            .and_then(|text| text.map(|t| layers::parse_file(&path, &t)).transpose());
+        match read {
+            Ok(Some(value)) => values.push(value),
+            Ok(None) => {}
+            Err(error) => {
+                return Security::refuse_all(format!(
+                    "the extension security settings cannot be read ({error})."
+                ));
+            }
+        }
+    }
+    Security::from_settings(&values)
 }
 
 /// The enabled extensions' context files, in load order.
@@ -29,7 +64,7 @@ pub fn context_files(home: Option<&Path>, workspace: &Path) -> Vec<PathBuf> {
 
 /// The enabled extensions' `skills/` folders.
 pub fn skill_dirs(home: &Path, workspace: &Path) -> Vec<PathBuf> {
-    gd_extensions::load(home, workspace)
+    load(Some(home), workspace)
         .enabled()
         .filter_map(|e| e.contributions.skills_dir.clone())
         .collect()
@@ -37,7 +72,7 @@ pub fn skill_dirs(home: &Path, workspace: &Path) -> Vec<PathBuf> {
 
 /// The enabled extensions' `agents/` folders.
 pub fn agent_dirs(home: &Path, workspace: &Path) -> Vec<PathBuf> {
-    gd_extensions::load(home, workspace)
+    load(Some(home), workspace)
         .enabled()
         .filter_map(|e| e.contributions.agents_dir.clone())
         .collect()

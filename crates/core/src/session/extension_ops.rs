@@ -79,7 +79,8 @@ fn run(op: Op, home: &Path, workspace: &Path) -> Result<Answer, Failure> {
                 pre_release: false,
                 link: spec.link,
             };
-            let staged = install::stage(&request, workspace).map_err(|e| fail(None, e))?;
+            let staged = install::stage(&request, workspace, &crate::extensions::security(home))
+                .map_err(|e| fail(None, e))?;
             let info = staged.preview(home, workspace).info();
             let id = format!("preview-{}", uuid::Uuid::new_v4());
             previews()
@@ -128,7 +129,7 @@ fn run(op: Op, home: &Path, workspace: &Path) -> Result<Answer, Failure> {
             enabled,
             scope,
         } => {
-            let loaded = gd_extensions::load(home, workspace);
+            let loaded = crate::extensions::load(Some(home), workspace);
             if loaded.get(&name).is_none() {
                 return Err(fail(
                     Some(&name),
@@ -159,7 +160,8 @@ fn run(op: Op, home: &Path, workspace: &Path) -> Result<Answer, Failure> {
             // The panel asked for it; a changed consent text is accepted
             // here only if nothing new runs (no new servers or hooks).
             let mut consent = |_: &str| false;
-            match install::update(home, workspace, &name, &mut consent) {
+            let security = crate::extensions::security(home);
+            match install::update(home, workspace, &name, &security, &mut consent) {
                 Ok(u) if u.from_version != u.to_version => Ok(Answer::List(Some(format!(
                     "Updated {name}: {} \u{2192} {}. {LATER}",
                     u.from_version, u.to_version
@@ -178,7 +180,7 @@ fn run(op: Op, home: &Path, workspace: &Path) -> Result<Answer, Failure> {
 }
 
 fn emit_list(home: &Path, workspace: &Path, notice: Option<String>, sink: &EventSink) {
-    let loaded = gd_extensions::load(home, workspace);
+    let loaded = crate::extensions::load(Some(home), workspace);
     sink.emit(Event::Extensions {
         extensions: loaded.infos(),
         errors: loaded.errors.iter().map(|e| definition_error(e)).collect(),
