@@ -116,6 +116,21 @@ pub struct Args {
     )]
     pub resume: Option<String>,
 
+    /// Use only these extensions (names, comma-separated or repeated; `none`
+    /// for none). Without it, every enabled extension is used.
+    #[arg(
+        short = 'e',
+        long = "extensions",
+        value_name = "NAME",
+        value_delimiter = ',',
+        num_args = 1
+    )]
+    pub extensions: Vec<String>,
+
+    /// List all available extensions and exit.
+    #[arg(short = 'l', long = "list-extensions")]
+    pub list_extensions: bool,
+
     /// List this project's sessions (Gemini Desktop's and Gemini CLI's) and exit.
     #[arg(long = "list-sessions", conflicts_with_all = ["resume", "delete_session"])]
     pub list_sessions: bool,

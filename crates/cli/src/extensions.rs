@@ -326,3 +326,28 @@ fn update(home: &Path, workspace: &Path, name: Option<&str>, all: bool) -> i32 {
     }
     code
 }
+
+/// `-e/--extensions` and `-l/--list-extensions` of a run: limits the run
+/// to the named extensions (0.61's override: named ones are used even if
+/// disabled, `none` uses none, an unknown name is reported and skipped);
+/// `-l` lists the installed ones and ends the run (`Some(exit code)`).
+pub fn only_these(names: &[String], list: bool) -> Option<i32> {
+    if !names.is_empty() {
+        gd_core::extensions::limit_to(names);
+    }
+    let workspace = std::env::current_dir().ok()?;
+    let loaded = gd_core::extensions::load(home_dir().as_deref(), &workspace);
+    for name in names.iter().filter(|n| !n.eq_ignore_ascii_case("none")) {
+        if loaded.get_ignoring_case(name).is_none() {
+            eprintln!("Extension not found: {name}");
+        }
+    }
+    if !list {
+        return None;
+    }
+    println!("Installed extensions:");
+    for ext in &loaded.extensions {
+        println!("- {}", ext.name());
+    }
+    Some(exit::SUCCESS)
+}

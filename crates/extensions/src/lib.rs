@@ -180,6 +180,13 @@ impl Loaded {
         self.extensions.iter().find(|e| e.manifest.name == name)
     }
 
+    /// By name, ignoring case (how 0.61 matches `-e` names).
+    pub fn get_ignoring_case(&self, name: &str) -> Option<&Extension> {
+        self.extensions
+            .iter()
+            .find(|e| e.manifest.name.eq_ignore_ascii_case(name))
+    }
+
     pub fn infos(&self) -> Vec<gd_protocol::ExtensionInfo> {
         self.extensions.iter().map(Extension::info).collect()
     }

@@ -7,14 +7,28 @@
 //! for the workspace folder).
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use gd_extensions::Loaded;
 use gd_extensions::security::Security;
 use gd_settings::layers;
 use gd_settings::model::Settings;
 
+/// The extensions this process may use: `-e/--extensions` of a headless
+/// run. A property of the whole run (every part that reads extensions —
+/// servers, context, skills, agents, commands, hooks — must see the same
+/// set), so it is set once at start rather than threaded through each.
+static ONLY: OnceLock<Vec<String>> = OnceLock::new();
+
+/// Limits this process to the named extensions (lower-cased; `none`: no
+/// extension). The first call wins.
+pub fn limit_to(names: &[String]) {
+    let _ = ONLY.set(names.iter().map(|n| n.to_lowercase()).collect());
+}
+
 /// The extensions of `home` as seen from `workspace`, as far as the
-/// extension security settings allow them.
+/// extension security settings allow them; with [`limit_to`], exactly the
+/// named ones are enabled (0.61: even ones disabled in the enablement file).
 pub fn load(home: Option<&Path>, workspace: &Path) -> Loaded {
     let Some(home) = home else {
         return Loaded::default();
@@ -23,7 +37,14 @@ pub fn load(home: Option<&Path>, workspace: &Path) -> Loaded {
         // Nothing installed: no settings to read for it.
         return Loaded::default();
     }
-    gd_extensions::load(home, workspace, &security(home))
+    let mut loaded = gd_extensions::load(home, workspace, &security(home));
+    if let Some(only) = ONLY.get() {
+        let none = only.len() == 1 && only[0] == "none";
+        for ext in &mut loaded.extensions {
+            ext.enabled = !none && only.contains(&ext.manifest.name.to_lowercase());
+        }
+    }
+    loaded
 }
 
 /// `security.allowedExtensions` / `security.blockGitExtensions` of the
