@@ -102,10 +102,10 @@ pub fn main_entry() -> i32 {
         }
         return extensions::run(command);
     }
-    if !args.extensions.is_empty() || args.list_extensions {
-        if let Some(code) = extensions::only_these(&args.extensions, args.list_extensions) {
-            return code;
-        }
+    if (!args.extensions.is_empty() || args.list_extensions)
+        && let Some(code) = extensions::only_these(&args.extensions, args.list_extensions)
+    {
+        return code;
     }
     if args.list_checkpoints || args.restore_checkpoint.is_some() {
         return runtime.block_on(checkpoints::run(&args));
