@@ -25,7 +25,7 @@ use tracing::{debug, warn};
 
 use crate::events::EventSink;
 use crate::history::HistoryRecorder;
-use crate::hooks::model::{AfterChunk, BeforeRequest, ModelHooks};
+use crate::hooks::model::{BeforeRequest, HookEnd, ModelHooks};
 use crate::loop_detection::{LoopDetected, LoopDetector};
 use crate::thought::parse_thought;
 
@@ -88,6 +88,15 @@ pub enum ChatError {
     /// execution stopped"), else a deny ("Agent execution blocked").
     #[error("Agent execution {}: {reason}", if *stopped { "stopped" } else { "blocked" })]
     Hook { reason: String, stopped: bool },
+}
+
+impl From<HookEnd> for ChatError {
+    fn from(end: HookEnd) -> Self {
+        ChatError::Hook {
+            reason: end.reason,
+            stopped: end.stopped,
+        }
+    }
 }
 
 /// Where one request goes and what it carries (the request as the hooks
@@ -333,18 +342,7 @@ impl Chat {
                 BeforeRequest::Answer(parts) => {
                     return Ok(self.hook_answer(parts, prompt_id, sink, gate).await);
                 }
-                BeforeRequest::Blocked(reason) => {
-                    return Err(ChatError::Hook {
-                        reason,
-                        stopped: false,
-                    });
-                }
-                BeforeRequest::Stopped(reason) => {
-                    return Err(ChatError::Hook {
-                        reason,
-                        stopped: true,
-                    });
-                }
+                BeforeRequest::End(end) => return Err(end.into()),
             }
         }
         let meta = RequestMeta {
@@ -434,21 +432,7 @@ impl Chat {
             let mut chunk = chunk;
             if let (Some(hooks), Some(llm_request)) = (&gate.model_hooks, target.hook_request) {
                 // Nothing of a chunk is shown or kept before AfterModel saw it.
-                match hooks.after_chunk(llm_request, &mut chunk).await {
-                    AfterChunk::Keep => {}
-                    AfterChunk::Blocked(reason) => {
-                        return Err(ChatError::Hook {
-                            reason,
-                            stopped: false,
-                        });
-                    }
-                    AfterChunk::Stopped(reason) => {
-                        return Err(ChatError::Hook {
-                            reason,
-                            stopped: true,
-                        });
-                    }
-                }
+                hooks.after_chunk(llm_request, &mut chunk).await?;
             }
             if let Some(reason) = chunk.block_reason() {
                 collected.block_reason = Some(reason.to_owned());

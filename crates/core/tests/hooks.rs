@@ -4,38 +4,16 @@
 
 mod common;
 
-use std::path::Path;
 use std::sync::Arc;
 
-use common::{Harness, status};
+use common::{Harness, hook_registry, hook_script, request_texts, status};
 use gd_core::approval::{ApprovalPolicy, Verdict};
 use gd_core::tools::Tool;
-use gd_hooks::config::parse_hooks;
-use gd_hooks::{HookEnv, HookRegistry, HookSource, HooksConfig};
 use gd_protocol::{Event, HookEventName, HookOutcome, HookRun, Op, TurnStatus};
 use serde_json::{Value, json};
 
-/// A hook script in `dir`, made executable.
-fn script(dir: &Path, name: &str, body: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path.display().to_string()
-}
-
-fn registry(hooks: Value) -> Arc<HookRegistry> {
-    let (defs, errors) = parse_hooks(&hooks, HookSource::User, None, Path::new("settings.json"));
-    assert!(errors.is_empty(), "{errors:?}");
-    Arc::new(HookRegistry::new(
-        defs,
-        HooksConfig::default(),
-        HookEnv::default(),
-    ))
-}
-
 fn start(scenario: Value, hooks: Value) -> Harness {
-    let hooks = registry(hooks);
+    let hooks = hook_registry(hooks);
     Harness::start_with(scenario, move |c| c.hooks = hooks)
 }
 
@@ -68,20 +46,10 @@ fn function_response(h: &Harness) -> Value {
     last["parts"][0]["functionResponse"]["response"].clone()
 }
 
-fn request_texts(body: &Value) -> Vec<String> {
-    body["contents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|c| c["parts"].as_array().unwrap().iter())
-        .filter_map(|p| p["text"].as_str().map(str::to_owned))
-        .collect()
-}
-
 #[tokio::test]
 async fn a_before_tool_hook_exiting_2_blocks_the_write_and_the_model_hears_why() {
     let dir = tempfile::tempdir().unwrap();
-    let block = script(
+    let block = hook_script(
         dir.path(),
         "block.sh",
         "cat >/dev/null; echo 'writes are blocked by policy' >&2; exit 2",
@@ -116,7 +84,7 @@ async fn a_before_tool_hook_exiting_2_blocks_the_write_and_the_model_hears_why()
 #[tokio::test]
 async fn a_json_deny_blocks_too_and_other_tools_are_not_matched() {
     let dir = tempfile::tempdir().unwrap();
-    let deny = script(
+    let deny = hook_script(
         dir.path(),
         "deny.sh",
         r#"cat >/dev/null; echo '{"decision":"deny","reason":"not today"}'"#,
@@ -144,7 +112,7 @@ async fn a_json_deny_blocks_too_and_other_tools_are_not_matched() {
 #[tokio::test]
 async fn an_after_tool_hook_adds_context_to_the_result_the_model_receives() {
     let dir = tempfile::tempdir().unwrap();
-    let ctx = script(
+    let ctx = hook_script(
         dir.path(),
         "ctx.sh",
         r#"cat > "$(dirname "$0")/after-input.json"; echo '{"hookSpecificOutput":{"hookEventName":"AfterTool","additionalContext":"HOOK-CONTEXT-42 <b>"},"systemMessage":"context hook ran"}'"#,
@@ -202,12 +170,12 @@ impl ApprovalPolicy for SafePathsOnly {
 async fn a_rewrite_by_a_hook_is_judged_by_the_policy_it_cannot_slip_past() {
     let dir = tempfile::tempdir().unwrap();
     // The model writes safe.txt; the hook redirects it elsewhere.
-    let redirect = script(
+    let redirect = hook_script(
         dir.path(),
         "redirect.sh",
         r#"cat >/dev/null; printf '{"hookSpecificOutput":{"tool_input":{"file_path":"%s/elsewhere.txt"}}}' "$GEMINI_PROJECT_DIR""#,
     );
-    let hooks = registry(json!({"BeforeTool": [{"hooks": [{"command": redirect}]}]}));
+    let hooks = hook_registry(json!({"BeforeTool": [{"hooks": [{"command": redirect}]}]}));
     let mut h = Harness::start_with_policy(
         write_scenario("safe.txt"),
         move |c| c.hooks = hooks,
@@ -225,12 +193,12 @@ async fn a_rewrite_by_a_hook_is_judged_by_the_policy_it_cannot_slip_past() {
     );
 
     // A rewrite the policy allows runs, and the model is told.
-    let keep = script(
+    let keep = hook_script(
         dir.path(),
         "keep.sh",
         r#"cat >/dev/null; echo '{"hookSpecificOutput":{"tool_input":{"content":"rewritten"}}}'"#,
     );
-    let hooks = registry(json!({"BeforeTool": [{"hooks": [{"command": keep}]}]}));
+    let hooks = hook_registry(json!({"BeforeTool": [{"hooks": [{"command": keep}]}]}));
     let mut h = Harness::start_with_policy(
         write_scenario("safe.txt"),
         move |c| c.hooks = hooks,
@@ -253,7 +221,7 @@ async fn a_rewrite_by_a_hook_is_judged_by_the_policy_it_cannot_slip_past() {
 #[tokio::test]
 async fn a_hook_that_times_out_is_a_warning_with_its_stderr_and_the_write_goes_on() {
     let dir = tempfile::tempdir().unwrap();
-    let slow = script(
+    let slow = hook_script(
         dir.path(),
         "slow.sh",
         "cat >/dev/null; echo 'slow hook started' >&2; sleep 30; echo '{}'",
@@ -282,7 +250,7 @@ async fn a_hook_that_times_out_is_a_warning_with_its_stderr_and_the_write_goes_o
 #[tokio::test]
 async fn before_agent_adds_context_or_drops_the_prompt() {
     let dir = tempfile::tempdir().unwrap();
-    let ctx = script(
+    let ctx = hook_script(
         dir.path(),
         "ctx.sh",
         r#"cat >/dev/null; echo '{"hookSpecificOutput":{"additionalContext":"BRANCH=main"}}'"#,
@@ -300,7 +268,7 @@ async fn before_agent_adds_context_or_drops_the_prompt() {
         "{texts:?}"
     );
 
-    let deny = script(
+    let deny = hook_script(
         dir.path(),
         "deny.sh",
         "cat >/dev/null; echo 'no prompts about secrets' >&2; exit 2",
@@ -321,7 +289,7 @@ async fn before_agent_adds_context_or_drops_the_prompt() {
 async fn model_hooks_block_a_request_restrict_the_tools_or_reject_an_answer() {
     let dir = tempfile::tempdir().unwrap();
     // BeforeModel deny: nothing is sent.
-    let deny = script(
+    let deny = hook_script(
         dir.path(),
         "deny.sh",
         r#"cat >/dev/null; echo '{"decision":"deny","reason":"offline hours"}'"#,
@@ -334,7 +302,7 @@ async fn model_hooks_block_a_request_restrict_the_tools_or_reject_an_answer() {
     assert!(h.fake.main_requests().is_empty());
 
     // BeforeToolSelection: only read_file is declared for the request.
-    let only_read = script(
+    let only_read = hook_script(
         dir.path(),
         "only-read.sh",
         r#"cat >/dev/null; echo '{"hookSpecificOutput":{"toolConfig":{"mode":"AUTO","allowedFunctionNames":["read_file"]}}}'"#,
@@ -350,7 +318,7 @@ async fn model_hooks_block_a_request_restrict_the_tools_or_reject_an_answer() {
     );
 
     // AfterModel deny: the answer's tool call is not run.
-    let reject = script(
+    let reject = hook_script(
         dir.path(),
         "reject.sh",
         "cat >/dev/null; echo 'redacted' >&2; exit 2",
@@ -369,7 +337,7 @@ async fn model_hooks_block_a_request_restrict_the_tools_or_reject_an_answer() {
 async fn after_agent_can_send_the_model_back_to_work() {
     let dir = tempfile::tempdir().unwrap();
     // Rejects the first answer only (a marker file remembers).
-    let once = script(
+    let once = hook_script(
         dir.path(),
         "once.sh",
         r#"cat >/dev/null; m="$(dirname "$0")/seen"; if [ -e "$m" ]; then echo '{}'; else touch "$m"; echo 'Please add tests.' >&2; exit 2; fi"#,
@@ -398,7 +366,7 @@ async fn after_agent_can_send_the_model_back_to_work() {
 async fn session_start_context_pre_compress_and_notification() {
     let dir = tempfile::tempdir().unwrap();
     let log = |name: &str| {
-        script(
+        hook_script(
             dir.path(),
             &format!("{name}.sh"),
             &format!(
@@ -407,7 +375,7 @@ async fn session_start_context_pre_compress_and_notification() {
         )
     };
     let (start_hook, compress, notify) = (log("start"), log("compress"), log("notify"));
-    let hooks = registry(json!({
+    let hooks = hook_registry(json!({
         "SessionStart": [{"matcher": "startup", "hooks": [{"command": start_hook}]}],
         "PreCompress": [{"hooks": [{"command": compress}]}],
         "Notification": [{"hooks": [{"command": notify}]}]
@@ -504,12 +472,13 @@ async fn session_start_context_pre_compress_and_notification() {
 #[tokio::test]
 async fn hooks_are_listed_and_turned_off_by_name() {
     let dir = tempfile::tempdir().unwrap();
-    let block = script(
+    let block = hook_script(
         dir.path(),
         "block.sh",
         "cat >/dev/null; echo no >&2; exit 2",
     );
-    let hooks = registry(json!({"BeforeTool": [{"hooks": [{"command": block, "name": "guard"}]}]}));
+    let hooks =
+        hook_registry(json!({"BeforeTool": [{"hooks": [{"command": block, "name": "guard"}]}]}));
     let home = tempfile::tempdir().unwrap();
     let mut h = Harness::start_with(write_scenario("out.txt"), move |c| c.hooks = hooks);
     // SAFETY of the test: HOME points at a temporary folder for the settings write.

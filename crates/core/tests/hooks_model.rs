@@ -8,31 +8,14 @@ mod common;
 use std::path::Path;
 use std::sync::Arc;
 
-use common::{Harness, status, text};
+use common::{Harness, hook_registry, hook_script, request_texts, status, text};
 use gd_core::approval::{ApprovalPolicy, Verdict};
 use gd_core::tools::Tool;
-use gd_hooks::config::parse_hooks;
-use gd_hooks::{HookEnv, HookRegistry, HookSource, HooksConfig};
 use gd_protocol::{ConfirmationOutcome, Event, HookEventName, Op, TurnStatus};
 use serde_json::{Value, json};
 
-/// A hook script in `dir`, made executable.
-fn script(dir: &Path, name: &str, body: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path.display().to_string()
-}
-
 fn start_with_policy(scenario: Value, hooks: Value, policy: Arc<dyn ApprovalPolicy>) -> Harness {
-    let (defs, errors) = parse_hooks(&hooks, HookSource::User, None, Path::new("settings.json"));
-    assert!(errors.is_empty(), "{errors:?}");
-    let hooks = Arc::new(HookRegistry::new(
-        defs,
-        HooksConfig::default(),
-        HookEnv::default(),
-    ));
+    let hooks = hook_registry(hooks);
     Harness::start_with_policy(scenario, move |c| c.hooks = hooks, policy)
 }
 
@@ -67,21 +50,10 @@ fn runs_of(events: &[Event], event: HookEventName) -> usize {
         .count()
 }
 
-/// Every text part of a request's contents, in order.
-fn texts(body: &Value) -> Vec<String> {
-    body["contents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|c| c["parts"].as_array().unwrap().iter())
-        .filter_map(|p| p["text"].as_str().map(str::to_owned))
-        .collect()
-}
-
 #[tokio::test]
 async fn before_model_changes_the_model_sampling_and_text_of_one_request() {
     let dir = tempfile::tempdir().unwrap();
-    let rewrite = script(
+    let rewrite = hook_script(
         dir.path(),
         "rewrite.sh",
         r#"cat >/dev/null; echo '{"hookSpecificOutput":{"llm_request":{"model":"gemini-2.5-pro","config":{"temperature":0.25},"messages":[{"role":"user","content":"the rewritten prompt"}]}}}'"#,
@@ -101,14 +73,17 @@ async fn before_model_changes_the_model_sampling_and_text_of_one_request() {
     );
     let body = h.bodies().remove(0);
     assert_eq!(body["generationConfig"]["temperature"], json!(0.25));
-    assert_eq!(texts(&body), vec!["the rewritten prompt".to_owned()]);
+    assert_eq!(
+        request_texts(&body),
+        vec!["the rewritten prompt".to_owned()]
+    );
 }
 
 #[tokio::test]
 async fn before_model_answers_itself_or_stops_and_nothing_is_sent() {
     let dir = tempfile::tempdir().unwrap();
     // Answers every prompt itself until one says "now live".
-    let cache = script(
+    let cache = hook_script(
         dir.path(),
         "cache.sh",
         r#"if grep -q 'now live'; then echo '{}'; else echo '{"hookSpecificOutput":{"llm_response":{"candidates":[{"content":{"role":"model","parts":["the cached answer"]}}]}}}'; fi"#,
@@ -125,9 +100,9 @@ async fn before_model_answers_itself_or_stops_and_nothing_is_sent() {
     let events = h.turn("and now live").await;
     assert_eq!(text(&events), "live answer");
     let body = h.bodies().remove(0);
-    assert!(texts(&body).contains(&"the cached answer".to_owned()));
+    assert!(request_texts(&body).contains(&"the cached answer".to_owned()));
 
-    let stop = script(
+    let stop = hook_script(
         dir.path(),
         "stop.sh",
         r#"cat >/dev/null; echo '{"continue":false,"stopReason":"quota for today"}'"#,
@@ -148,7 +123,7 @@ async fn before_model_answers_itself_or_stops_and_nothing_is_sent() {
 #[tokio::test]
 async fn after_model_replaces_each_chunk_before_it_is_shown_or_kept() {
     let dir = tempfile::tempdir().unwrap();
-    let redact = script(
+    let redact = hook_script(
         dir.path(),
         "redact.sh",
         r#"cat >/dev/null; echo '{"hookSpecificOutput":{"llm_response":{"candidates":[{"content":{"role":"model","parts":["[x]"]}}]}}}'"#,
@@ -169,7 +144,7 @@ async fn after_model_replaces_each_chunk_before_it_is_shown_or_kept() {
     // What the model hears next is what was shown.
     h.turn("again").await;
     let body = h.bodies().remove(1);
-    let all = texts(&body).join("|");
+    let all = request_texts(&body).join("|");
     assert!(!all.contains("secret"), "{all}");
     assert!(all.contains("[x][x]"), "{all}");
 }
@@ -177,7 +152,7 @@ async fn after_model_replaces_each_chunk_before_it_is_shown_or_kept() {
 #[tokio::test]
 async fn after_agent_clear_context_makes_the_model_start_over() {
     let dir = tempfile::tempdir().unwrap();
-    let once = script(
+    let once = hook_script(
         dir.path(),
         "once.sh",
         r#"cat >/dev/null; m="$(dirname "$0")/seen"; if [ -e "$m" ]; then echo '{}'; else touch "$m"; echo '{"decision":"deny","reason":"Start over, shorter.","hookSpecificOutput":{"clearContext":true}}'; fi"#,
@@ -193,7 +168,7 @@ async fn after_agent_clear_context_makes_the_model_start_over() {
     );
     let bodies = h.bodies();
     assert_eq!(bodies.len(), 2);
-    let second = texts(&bodies[1]).join("|");
+    let second = request_texts(&bodies[1]).join("|");
     assert!(second.contains("Start over, shorter."), "{second}");
     assert!(!second.contains("a long first answer"), "{second}");
     assert!(!second.contains("explain it"), "{second}");
@@ -210,7 +185,7 @@ fn read_then_answer() -> Value {
 }
 
 fn tail_to(dir: &Path, name: &str, tail: Value) -> String {
-    script(
+    hook_script(
         dir,
         name,
         &format!(

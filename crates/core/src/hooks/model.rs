@@ -51,19 +51,32 @@ pub enum BeforeRequest {
     Send { llm_request: Value },
     /// Do not send it: this is the answer.
     Answer(Vec<Part>),
-    /// Denied: the turn ends with "Agent execution blocked: <reason>".
-    Blocked(String),
-    /// `continue: false`: the turn ends with "Agent execution stopped".
-    Stopped(String),
+    /// The turn ends here.
+    End(HookEnd),
 }
 
-/// What AfterModel decided for one chunk.
-#[derive(Debug, PartialEq)]
-pub enum AfterChunk {
-    /// Go on with the chunk (its text may have been replaced in place).
-    Keep,
-    Blocked(String),
-    Stopped(String),
+/// A model hook ended the turn: a deny ("Agent execution blocked: …") or
+/// `continue: false` (`stopped`: "Agent execution stopped: …").
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookEnd {
+    pub reason: String,
+    pub stopped: bool,
+}
+
+impl HookEnd {
+    /// The end `fired` asks for, if any (a stop before a deny).
+    fn of(fired: &Fired) -> Option<HookEnd> {
+        if let Some(reason) = fired.stopped() {
+            return Some(HookEnd {
+                reason,
+                stopped: true,
+            });
+        }
+        fired.blocked().map(|reason| HookEnd {
+            reason,
+            stopped: false,
+        })
+    }
 }
 
 impl ModelHooks {
@@ -107,8 +120,9 @@ impl ModelHooks {
                     fields([("llm_request", llm_request(model, request))]),
                 )
                 .await;
-            if let Some(reason) = fired.stopped() {
-                return BeforeRequest::Stopped(reason);
+            let end = HookEnd::of(&fired);
+            if let Some(end @ HookEnd { stopped: true, .. }) = end {
+                return BeforeRequest::End(end);
             }
             let specific = fired.merged.as_ref().map(|m| {
                 (
@@ -118,12 +132,12 @@ impl ModelHooks {
             });
             let (synthetic, changes) = specific.unwrap_or_default();
             let answer = synthetic.as_ref().and_then(response_parts);
-            if let Some(reason) = fired.blocked() {
+            if let Some(end) = end {
                 let Some(parts) = answer else {
-                    return BeforeRequest::Blocked(reason);
+                    return BeforeRequest::End(end);
                 };
                 self.sink.emit(Event::Warning {
-                    message: format!("Agent execution blocked: {reason}"),
+                    message: format!("Agent execution blocked: {}", end.reason),
                 });
                 return BeforeRequest::Answer(parts);
             }
@@ -155,11 +169,12 @@ impl ModelHooks {
     }
 
     /// AfterModel on one streamed chunk; a replacement is written into it.
+    /// `Err`: the turn ends and the chunk is dropped.
     pub async fn after_chunk(
         &self,
         llm_request: &Value,
         chunk: &mut GenerateContentResponse,
-    ) -> AfterChunk {
+    ) -> Result<(), HookEnd> {
         let fired = self
             .fire(
                 HookEventName::AfterModel,
@@ -169,11 +184,8 @@ impl ModelHooks {
                 ]),
             )
             .await;
-        if let Some(reason) = fired.stopped() {
-            return AfterChunk::Stopped(reason);
-        }
-        if let Some(reason) = fired.blocked() {
-            return AfterChunk::Blocked(reason);
+        if let Some(end) = HookEnd::of(&fired) {
+            return Err(end);
         }
         let replacement = fired
             .merged
@@ -183,7 +195,7 @@ impl ModelHooks {
         if let Some(text) = replacement {
             replace_chunk_text(chunk, text);
         }
-        AfterChunk::Keep
+        Ok(())
     }
 }
 

@@ -361,3 +361,39 @@ impl Dirs {
         }
     }
 }
+
+/// A hook script in `dir` (`#!/bin/sh` and `body`), made executable; its path.
+pub fn hook_script(dir: &std::path::Path, name: &str, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.display().to_string()
+}
+
+/// A session's hooks from a `hooks` settings object (the user's).
+pub fn hook_registry(hooks: Value) -> std::sync::Arc<gd_hooks::HookRegistry> {
+    let (defs, errors) = gd_hooks::config::parse_hooks(
+        &hooks,
+        gd_hooks::HookSource::User,
+        None,
+        std::path::Path::new("settings.json"),
+    );
+    assert!(errors.is_empty(), "{errors:?}");
+    std::sync::Arc::new(gd_hooks::HookRegistry::new(
+        defs,
+        gd_hooks::HooksConfig::default(),
+        gd_hooks::HookEnv::default(),
+    ))
+}
+
+/// Every text part of a request's contents, in order.
+pub fn request_texts(body: &Value) -> Vec<String> {
+    body["contents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["parts"].as_array().unwrap().iter())
+        .filter_map(|p| p["text"].as_str().map(str::to_owned))
+        .collect()
+}
