@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use gd_hooks::config::parse_hooks;
 use gd_hooks::registry::CallRef;
-use gd_hooks::{HookEnv, HookEventName, HookOutcome, HookRegistry, HookSource, HooksConfig};
+use gd_hooks::{Fired, HookEnv, HookEventName, HookOutcome, HookRegistry, HookSource, HooksConfig};
 use serde_json::{Map, Value, json};
 
 fn registry(dir: &Path, hooks: Value) -> HookRegistry {
@@ -32,6 +32,22 @@ fn tool_fields(name: &str) -> Map<String, Value> {
     m
 }
 
+/// Fires BeforeTool for a call of `tool` (no call id).
+async fn before_tool(reg: &HookRegistry, tool: &str) -> Fired {
+    reg.fire(
+        HookEventName::BeforeTool,
+        Some(tool),
+        tool_fields(tool),
+        CallRef::default(),
+    )
+    .await
+}
+
+/// A JSON file a hook wrote into `dir`.
+fn written(dir: &Path, name: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap()
+}
+
 #[tokio::test]
 async fn the_hook_reads_its_input_and_sees_the_gemini_variables() {
     let dir = tempfile::tempdir().unwrap();
@@ -40,19 +56,10 @@ async fn the_hook_reads_its_input_and_sees_the_gemini_variables() {
         dir.path(),
         json!({"BeforeTool": [{"matcher": "write_.*", "hooks": [{"command": cmd, "name": "log"}]}]}),
     );
-    let fired = reg
-        .fire(
-            HookEventName::BeforeTool,
-            Some("write_file"),
-            tool_fields("write_file"),
-            CallRef::default(),
-        )
-        .await;
+    let fired = before_tool(&reg, "write_file").await;
     assert_eq!(fired.runs.len(), 1);
     assert_eq!(fired.runs[0].outcome, HookOutcome::Success);
-    let input: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("input.json")).unwrap())
-            .unwrap();
+    let input: Value = written(dir.path(), "input.json");
     // The field names of 0.61's BeforeTool input (tests/fixtures/hooks).
     let fixture: Value = serde_json::from_str(include_str!(
         "../../../tests/fixtures/hooks/gemini-cli-0.61/input-BeforeTool.json"
@@ -85,14 +92,7 @@ async fn the_hook_reads_its_input_and_sees_the_gemini_variables() {
     assert!(!env.contains("GEMINI_API_KEY"), "{env}");
 
     // Another tool does not match.
-    let fired = reg
-        .fire(
-            HookEventName::BeforeTool,
-            Some("read_file"),
-            tool_fields("read_file"),
-            CallRef::default(),
-        )
-        .await;
+    let fired = before_tool(&reg, "read_file").await;
     assert!(fired.runs.is_empty());
 }
 
@@ -139,14 +139,7 @@ async fn a_time_out_stops_the_whole_process_group_and_keeps_stderr() {
         json!({"BeforeTool": [{"hooks": [{"command": cmd, "name": "slow", "timeout": 500}]}]}),
     );
     let started = Instant::now();
-    let fired = reg
-        .fire(
-            HookEventName::BeforeTool,
-            Some("x"),
-            tool_fields("x"),
-            CallRef::default(),
-        )
-        .await;
+    let fired = before_tool(&reg, "x").await;
     assert!(
         started.elapsed() < Duration::from_secs(10),
         "waited {:?}",
@@ -192,18 +185,9 @@ async fn a_sequential_group_passes_rewritten_input_on() {
         dir.path(),
         json!({"BeforeTool": [{"sequential": true, "hooks": [{"command": first}, {"command": second}]}]}),
     );
-    let fired = reg
-        .fire(
-            HookEventName::BeforeTool,
-            Some("write_file"),
-            tool_fields("write_file"),
-            CallRef::default(),
-        )
-        .await;
+    let fired = before_tool(&reg, "write_file").await;
     assert_eq!(fired.runs.len(), 2);
-    let seen: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("seen.json")).unwrap())
-            .unwrap();
+    let seen: Value = written(dir.path(), "seen.json");
     assert_eq!(seen["tool_input"]["file_path"], "b.txt");
     assert_eq!(
         fired.merged.unwrap().specific("tool_input").unwrap()["file_path"],
