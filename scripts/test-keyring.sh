@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the keyring tests (crates/auth/tests/keyring.rs) against a real Secret Service: a private
+# Runs the keyring tests (crates/auth/tests/keyring.rs, and gd-core's
+# tests/extensions_keyring.rs: an extension's sensitive setting) against a real Secret Service: a private
 # D-Bus session with a throwaway gnome-keyring, unlocked with a dummy password. Its data and
 # control socket live in a temporary directory, so the developer's own keyring is never touched.
 # Needs gnome-keyring, dbus-x11 (dbus-run-session) and libsecret-tools (secret-tool); see
@@ -20,9 +21,11 @@ chmod 700 "$tmp/run"
 
 # Build first (outside the session) so the session only runs tests.
 cargo test -p gd-auth --features keyring-tests --test keyring --no-run
+cargo test -p gd-core --features keyring-tests --test extensions_keyring --no-run
 
 XDG_DATA_HOME="$tmp/data" XDG_RUNTIME_DIR="$tmp/run" dbus-run-session -- bash -c '
   set -euo pipefail
   echo -n throwaway-test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null
   cargo test -p gd-auth --features keyring-tests --test keyring -- --test-threads=1 "$@"
+  cargo test -p gd-core --features keyring-tests --test extensions_keyring -- --test-threads=1 "$@"
 ' bash "$@"

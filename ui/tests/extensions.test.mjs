@@ -197,6 +197,9 @@ describe("install with consent", () => {
     assert.equal(await app.tid("ext-consent-setting").count(), 2);
     assert.equal(await app.page.locator(`${sel("ext-consent-setting")}[data-env="DEMO_API_KEY"]`).getAttribute("type"), "password");
     assert.equal(await app.page.locator(`${sel("ext-consent-setting")}[data-env="DEMO_REGION"]`).getAttribute("type"), "text");
+    // Where the sensitive one goes, said where it is typed.
+    assert.equal(await app.tid("ext-consent-sensitive").count(), 1);
+    assert.match(await app.tid("ext-consent-sensitive").innerText(), /kept in your system keyring/);
     assert.equal(app.calls.filter((c) => c.cmd === "submit" && c.args.op.type === "install_extension").length, 0, "nothing installed yet");
     await app.page.screenshot({ path: screenshotPath("extensions-consent-light-800.png") });
 

@@ -123,6 +123,27 @@ pub trait SecretStore: Send + Sync + fmt::Debug {
     fn set(&self, key: SecretKey, value: &SecretString) -> Result<(), StoreError>;
     /// Deleting a missing secret is not an error.
     fn delete(&self, key: SecretKey) -> Result<(), StoreError>;
+
+    /// A secret under a keyring service and account the caller names, not
+    /// one of the app's own [`SecretKey`]s: an extension's sensitive
+    /// settings live where Gemini CLI 0.61 keeps them (service
+    /// `Gemini CLI Extensions <name> <id>`, account `__secret__<ENV_VAR>`),
+    /// so both programs find them. The file store keys them by both names.
+    fn get_entry(&self, service: &str, account: &str) -> Result<Option<SecretString>, StoreError>;
+    fn set_entry(
+        &self,
+        service: &str,
+        account: &str,
+        value: &SecretString,
+    ) -> Result<(), StoreError>;
+    /// Deleting a missing entry is not an error.
+    fn delete_entry(&self, service: &str, account: &str) -> Result<(), StoreError>;
+}
+
+/// The file and memory stores' key for a named entry (a service name may
+/// hold spaces and paths; a newline separates it from the account).
+fn entry_key(service: &str, account: &str) -> String {
+    format!("{service}\n{account}")
 }
 
 // ---------------------------------------------------------------------------
@@ -223,6 +244,47 @@ impl SecretStore for KeyringStore {
             file.delete(key)?;
         }
         match self.entry(key)?.delete_credential() {
+            Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
+            Err(e) => Err(keyring_error(e)),
+        }
+    }
+
+    fn get_entry(&self, service: &str, account: &str) -> Result<Option<SecretString>, StoreError> {
+        let entry = keyring::Entry::new(service, account).map_err(keyring_error)?;
+        match entry.get_password() {
+            Ok(value) => Ok(Some(SecretString::new(value))),
+            Err(keyring::Error::NoEntry) => match &self.legacy_file {
+                Some(file) => file.get_entry(service, account),
+                None => Ok(None),
+            },
+            Err(e) => Err(keyring_error(e)),
+        }
+    }
+
+    fn set_entry(
+        &self,
+        service: &str,
+        account: &str,
+        value: &SecretString,
+    ) -> Result<(), StoreError> {
+        keyring::Entry::new(service, account)
+            .map_err(keyring_error)?
+            .set_password(value.expose())
+            .map_err(keyring_error)?;
+        if let Some(file) = &self.legacy_file {
+            let _ = file.delete_entry(service, account);
+        }
+        Ok(())
+    }
+
+    fn delete_entry(&self, service: &str, account: &str) -> Result<(), StoreError> {
+        if let Some(file) = &self.legacy_file {
+            file.delete_entry(service, account)?;
+        }
+        match keyring::Entry::new(service, account)
+            .map_err(keyring_error)?
+            .delete_credential()
+        {
             Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
             Err(e) => Err(keyring_error(e)),
         }
@@ -338,6 +400,34 @@ impl FileStore {
     }
 }
 
+impl FileStore {
+    fn get_key(&self, key: &str) -> Result<Option<SecretString>, StoreError> {
+        let _guard = FILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(self.read_map()?.remove(key).map(SecretString::new))
+    }
+
+    fn set_key(&self, key: &str, value: &SecretString) -> Result<(), StoreError> {
+        let _guard = FILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let mut map = self.read_map()?;
+        map.insert(key.to_owned(), value.expose().to_owned());
+        self.write_map(&map)
+    }
+
+    fn delete_key(&self, key: &str) -> Result<(), StoreError> {
+        let _guard = FILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let mut map = match self.read_map() {
+            Ok(map) => map,
+            // A broken file cannot hold a usable secret: start over.
+            Err(StoreError::Corrupt { .. }) => BTreeMap::new(),
+            Err(e) => return Err(e),
+        };
+        if map.remove(key).is_none() && self.path.exists() && !map.is_empty() {
+            return Ok(());
+        }
+        self.write_map(&map)
+    }
+}
+
 impl SecretStore for FileStore {
     fn kind(&self) -> StoreKind {
         StoreKind::File {
@@ -346,32 +436,32 @@ impl SecretStore for FileStore {
     }
 
     fn get(&self, key: SecretKey) -> Result<Option<SecretString>, StoreError> {
-        let _guard = FILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-        Ok(self
-            .read_map()?
-            .remove(key.account())
-            .map(SecretString::new))
+        self.get_key(key.account())
     }
 
     fn set(&self, key: SecretKey, value: &SecretString) -> Result<(), StoreError> {
-        let _guard = FILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-        let mut map = self.read_map()?;
-        map.insert(key.account().into(), value.expose().to_owned());
-        self.write_map(&map)
+        self.set_key(key.account(), value)
     }
 
     fn delete(&self, key: SecretKey) -> Result<(), StoreError> {
-        let _guard = FILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-        let mut map = match self.read_map() {
-            Ok(map) => map,
-            // A broken file cannot hold a usable secret: start over.
-            Err(StoreError::Corrupt { .. }) => BTreeMap::new(),
-            Err(e) => return Err(e),
-        };
-        if map.remove(key.account()).is_none() && self.path.exists() && !map.is_empty() {
-            return Ok(());
-        }
-        self.write_map(&map)
+        self.delete_key(key.account())
+    }
+
+    fn get_entry(&self, service: &str, account: &str) -> Result<Option<SecretString>, StoreError> {
+        self.get_key(&entry_key(service, account))
+    }
+
+    fn set_entry(
+        &self,
+        service: &str,
+        account: &str,
+        value: &SecretString,
+    ) -> Result<(), StoreError> {
+        self.set_key(&entry_key(service, account), value)
+    }
+
+    fn delete_entry(&self, service: &str, account: &str) -> Result<(), StoreError> {
+        self.delete_key(&entry_key(service, account))
     }
 }
 
@@ -429,7 +519,32 @@ fn tighten_permissions(path: &Path) {
 /// Secrets in process memory: for tests and for shells that must not persist.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
-    map: Mutex<BTreeMap<SecretKey, SecretString>>,
+    /// By account (the app's keys) or [`entry_key`] (named entries).
+    map: Mutex<BTreeMap<String, SecretString>>,
+}
+
+impl MemoryStore {
+    fn get_key(&self, key: &str) -> Option<SecretString> {
+        self.map
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+            .cloned()
+    }
+
+    fn set_key(&self, key: String, value: &SecretString) {
+        self.map
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, value.clone());
+    }
+
+    fn delete_key(&self, key: &str) {
+        self.map
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(key);
+    }
 }
 
 impl SecretStore for MemoryStore {
@@ -438,27 +553,35 @@ impl SecretStore for MemoryStore {
     }
 
     fn get(&self, key: SecretKey) -> Result<Option<SecretString>, StoreError> {
-        Ok(self
-            .map
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&key)
-            .cloned())
+        Ok(self.get_key(key.account()))
     }
 
     fn set(&self, key: SecretKey, value: &SecretString) -> Result<(), StoreError> {
-        self.map
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key, value.clone());
+        self.set_key(key.account().to_owned(), value);
         Ok(())
     }
 
     fn delete(&self, key: SecretKey) -> Result<(), StoreError> {
-        self.map
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&key);
+        self.delete_key(key.account());
+        Ok(())
+    }
+
+    fn get_entry(&self, service: &str, account: &str) -> Result<Option<SecretString>, StoreError> {
+        Ok(self.get_key(&entry_key(service, account)))
+    }
+
+    fn set_entry(
+        &self,
+        service: &str,
+        account: &str,
+        value: &SecretString,
+    ) -> Result<(), StoreError> {
+        self.set_key(entry_key(service, account), value);
+        Ok(())
+    }
+
+    fn delete_entry(&self, service: &str, account: &str) -> Result<(), StoreError> {
+        self.delete_key(&entry_key(service, account));
         Ok(())
     }
 }
@@ -569,98 +692,5 @@ fn cached_probe(service: &str) -> Result<(), String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn file_store_round_trip_with_private_mode() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("auth/secrets.json");
-        let store = FileStore::new(path.clone());
-        assert_eq!(store.get(SecretKey::GeminiApiKey).unwrap(), None);
-        store
-            .set(SecretKey::GeminiApiKey, &SecretString::new("AIza-one"))
-            .unwrap();
-        store
-            .set(SecretKey::GoogleOauth, &SecretString::new("{\"t\":1}"))
-            .unwrap();
-        assert_eq!(
-            store
-                .get(SecretKey::GeminiApiKey)
-                .unwrap()
-                .unwrap()
-                .expose(),
-            "AIza-one"
-        );
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
-            assert_eq!(mode, 0o600);
-            let dir_mode = std::fs::metadata(path.parent().unwrap())
-                .unwrap()
-                .permissions()
-                .mode()
-                & 0o777;
-            assert_eq!(dir_mode, 0o700);
-        }
-        store.delete(SecretKey::GeminiApiKey).unwrap();
-        store.delete(SecretKey::GeminiApiKey).unwrap();
-        assert_eq!(store.get(SecretKey::GeminiApiKey).unwrap(), None);
-        assert!(store.get(SecretKey::GoogleOauth).unwrap().is_some());
-        store.delete(SecretKey::GoogleOauth).unwrap();
-        assert!(!path.exists(), "an empty store leaves no file");
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn loose_permissions_are_tightened() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("secrets.json");
-        std::fs::write(&path, r#"{"gemini-api-key": "k"}"#).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
-        let store = FileStore::new(path.clone());
-        assert_eq!(
-            store
-                .get(SecretKey::GeminiApiKey)
-                .unwrap()
-                .unwrap()
-                .expose(),
-            "k"
-        );
-        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o600);
-    }
-
-    #[test]
-    fn corrupt_file_is_reported_without_content() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("secrets.json");
-        std::fs::write(&path, "AIzaSecretValue not json").unwrap();
-        let err = FileStore::new(path)
-            .get(SecretKey::GeminiApiKey)
-            .unwrap_err();
-        assert!(matches!(err, StoreError::Corrupt { .. }));
-        assert!(!err.to_string().contains("AIzaSecretValue"), "{err}");
-    }
-
-    #[test]
-    fn preference_parsing() {
-        assert_eq!(StorePreference::parse(None), Ok(StorePreference::Auto));
-        assert_eq!(
-            StorePreference::parse(Some(" File ")),
-            Ok(StorePreference::File)
-        );
-        assert!(StorePreference::parse(Some("vault")).is_err());
-    }
-
-    #[test]
-    fn file_preference_is_reported() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("secrets.json");
-        let selected = select_store("gd-test", path.clone(), StorePreference::File).unwrap();
-        assert_eq!(selected.info.kind, StoreKind::File { path });
-        assert_eq!(selected.info.fallback_reason, None);
-    }
-}
+#[path = "secret_store_tests.rs"]
+mod tests;

@@ -84,7 +84,8 @@ fn list(home: &Path, workspace: &Path, format: Option<OutputFormat>) -> i32 {
         eprintln!("Warning: Skipping extension: {e}");
     }
     if matches!(format, Some(OutputFormat::Json)) {
-        match serde_json::to_string_pretty(&loaded.infos()) {
+        let store = secrets_if_needed(&loaded, home, workspace);
+        match serde_json::to_string_pretty(&loaded.infos_with(store.as_deref())) {
             Ok(text) => println!("{text}"),
             Err(e) => {
                 eprintln!("Error: {e}");
@@ -95,6 +96,22 @@ fn list(home: &Path, workspace: &Path, format: Option<OutputFormat>) -> i32 {
         println!("{}", gd_extensions::list::text(&loaded.extensions));
     }
     exit::SUCCESS
+}
+
+/// The secret store, when an extension has a sensitive setting (a store
+/// that cannot be opened is said on standard error; values then show
+/// unset).
+fn secrets_if_needed(
+    loaded: &gd_extensions::Loaded,
+    home: &Path,
+    workspace: &Path,
+) -> Option<std::sync::Arc<dyn gd_auth::SecretStore>> {
+    if !gd_core::extensions::has_sensitive_settings(loaded.extensions.iter()) {
+        return None;
+    }
+    gd_core::extensions::secret_store(home, workspace)
+        .map_err(|e| eprintln!("Warning: cannot open the secret store: {e}"))
+        .ok()
 }
 
 /// Asks the consent question on a terminal; refuses without one.
@@ -145,21 +162,29 @@ fn add(
     }
     match install::install(home, workspace, &staged) {
         Ok(ext) => {
-            let info = ext.info();
-            let missing: Vec<&str> = info
-                .contributes
-                .settings
-                .iter()
-                .filter(|s| !s.is_set)
-                .map(|s| s.name.as_str())
-                .collect();
-            if !skip_settings && !missing.is_empty() {
-                eprintln!(
-                    "Extension \"{}\" has missing settings: {}. Set them in the app's Extensions panel, or in {}.",
-                    ext.name(),
-                    missing.join(", "),
-                    ext.dir.join(gd_extensions::settings::ENV_FILE).display()
-                );
+            if !skip_settings && !ext.manifest.settings.is_empty() {
+                if std::io::stdin().is_terminal() {
+                    if let Err(e) = prompt_settings(home, workspace, &ext) {
+                        // Installed without the values it asked for would
+                        // look done and fail later: undo it.
+                        let _ = install::uninstall(home, workspace, ext.name(), None);
+                        eprintln!("Installation of \"{}\" cancelled: {e}", ext.name());
+                        return exit::GENERAL_ERROR;
+                    }
+                } else {
+                    let names: Vec<&str> = ext
+                        .manifest
+                        .settings
+                        .iter()
+                        .map(|s| s.name.as_str())
+                        .collect();
+                    eprintln!(
+                        "Extension \"{}\" has settings nobody was asked for (no terminal): {}. Set them in the app's Extensions panel, or in {}.",
+                        ext.name(),
+                        names.join(", "),
+                        ext.dir.join(gd_extensions::settings::ENV_FILE).display()
+                    );
+                }
             }
             if request.link {
                 println!(
@@ -207,9 +232,21 @@ fn uninstall(home: &Path, workspace: &Path, names: &[String], all: bool) -> i32 
         );
         return exit::GENERAL_ERROR;
     }
+    let loaded = load(home, workspace);
+    let store = if gd_core::extensions::has_sensitive_settings(loaded.extensions.iter()) {
+        match gd_core::extensions::secret_store(home, workspace) {
+            Ok(store) => Some(store),
+            Err(e) => {
+                eprintln!("Error: cannot open the secret store to remove extension settings: {e}");
+                return exit::GENERAL_ERROR;
+            }
+        }
+    } else {
+        None
+    };
     let mut errors = Vec::new();
     for name in targets.drain(..) {
-        match install::uninstall(home, workspace, &name) {
+        match install::uninstall(home, workspace, &name, store.as_deref()) {
             Ok(_) => println!("Extension \"{name}\" successfully uninstalled."),
             Err(e) => errors.push((name, e.to_string())),
         }
@@ -350,4 +387,43 @@ pub fn only_these(names: &[String], list: bool) -> Option<i32> {
         println!("- {}", ext.name());
     }
     Some(exit::SUCCESS)
+}
+
+/// Asks for each of a newly installed extension's settings on the terminal
+/// (0.61's prompt: its name, then its description; a sensitive one without
+/// echo) and keeps the answers: plain ones in its `.env`, sensitive ones in
+/// the secret store. An empty answer leaves a setting unset.
+fn prompt_settings(
+    home: &Path,
+    workspace: &Path,
+    ext: &gd_extensions::Extension,
+) -> Result<(), String> {
+    let mut values = std::collections::HashMap::new();
+    for setting in &ext.manifest.settings {
+        let message = match &setting.description {
+            Some(d) => format!("? {}\n{d} › ", setting.name),
+            None => format!("? {} › ", setting.name),
+        };
+        let answer = crate::prompt::ask(&message, setting.sensitive).map_err(|e| e.to_string())?;
+        if !answer.is_empty() {
+            values.insert(setting.env_var.clone(), answer);
+        }
+    }
+    let wants_store = ext
+        .manifest
+        .settings
+        .iter()
+        .any(|d| d.sensitive && values.contains_key(&d.env_var));
+    let store = if wants_store {
+        Some(gd_core::extensions::secret_store(home, workspace)?)
+    } else {
+        None
+    };
+    let id = ext.id();
+    gd_extensions::settings::save_install_values(
+        &gd_extensions::settings::Owner::of(ext, &id),
+        &values,
+        store.as_deref(),
+    )
+    .map_err(|e| e.to_string())
 }

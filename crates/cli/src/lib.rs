@@ -12,6 +12,7 @@ pub mod extensions_new;
 pub mod history;
 pub mod mcp;
 pub mod output;
+mod prompt;
 pub mod setup;
 pub mod skills;
 pub mod slash;

@@ -283,8 +283,17 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
 
     // The enabled extensions' servers and excluded tools join the settings
     // (settings.json wins on a name clash, as in 0.61).
-    let extensions = crate::extensions::load(home.as_deref(), &workspace);
-    let extension_notes = crate::extensions::apply_to_settings(&mut settings, &extensions);
+    let mut extensions = crate::extensions::load(home.as_deref(), &workspace);
+    let mut extension_notes = crate::extensions::with_setting_values(
+        &mut extensions,
+        home.as_deref(),
+        &workspace,
+        trusted,
+    );
+    extension_notes.extend(crate::extensions::apply_to_settings(
+        &mut settings,
+        &extensions,
+    ));
 
     // MCP servers are usually the slowest part of a start: start them before
     // anything else (they are stopped again if the launch fails below).

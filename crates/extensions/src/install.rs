@@ -354,12 +354,23 @@ fn find<'a>(loaded: &'a crate::Loaded, key: &str) -> Option<&'a Extension> {
     })
 }
 
-/// Removes an extension's folder (for a link, only its record) and its
-/// enablement. Returns its name.
-pub fn uninstall(home: &Path, workspace: &Path, key: &str) -> Result<String, InstallError> {
+/// Removes an extension's folder (for a link, only its record), its
+/// enablement and, given the store, its sensitive settings (user scope and
+/// `workspace`'s). Returns its name.
+pub fn uninstall(
+    home: &Path,
+    workspace: &Path,
+    key: &str,
+    secrets: Option<&dyn gd_auth::SecretStore>,
+) -> Result<String, InstallError> {
     // An extension the security settings no longer allow can still go.
     let loaded = crate::load(home, workspace, &Security::default());
     let ext = find(&loaded, key).ok_or_else(|| msg("Extension not found."))?;
+    if let Some(store) = secrets {
+        let id = ext.id();
+        crate::settings::clear_secrets(&crate::settings::Owner::of(ext, &id), store, &[workspace])
+            .map_err(|e| msg(format!("cannot remove its stored settings: {e}")))?;
+    }
     std::fs::remove_dir_all(&ext.dir)
         .map_err(io(format!("cannot remove {}", ext.dir.display())))?;
     let name = ext.manifest.name.clone();

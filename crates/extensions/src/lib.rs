@@ -57,10 +57,31 @@ impl Extension {
         extension_id(&self.manifest.name, self.install.as_ref())
     }
 
-    /// For the protocol (the panel and the consent screen).
+    /// For the protocol (the panel and the consent screen), without the
+    /// secret store: a sensitive setting is reported unset.
     pub fn info(&self) -> gd_protocol::ExtensionInfo {
+        self.info_with(None)
+    }
+
+    /// The values stored for this extension's settings (user scope, then
+    /// the workspace scope of `workspace` over it).
+    pub fn setting_values(
+        &self,
+        store: Option<&dyn gd_auth::SecretStore>,
+        workspace: Option<&Path>,
+    ) -> std::collections::HashMap<String, String> {
+        let id = self.id();
+        settings::values(&settings::Owner::of(self, &id), store, workspace)
+    }
+
+    /// [`Extension::info`], with `is_set` of sensitive settings read from
+    /// `store` (the user scope, where the panel and the install keep them).
+    pub fn info_with(
+        &self,
+        store: Option<&dyn gd_auth::SecretStore>,
+    ) -> gd_protocol::ExtensionInfo {
         let c = &self.contributions;
-        let settings_values = settings::read_env(&self.dir);
+        let settings_values = self.setting_values(store, None);
         gd_protocol::ExtensionInfo {
             name: self.manifest.name.clone(),
             version: self.manifest.version.clone(),
@@ -112,7 +133,7 @@ impl Extension {
                         description: s.description.clone(),
                         env_var: s.env_var.clone(),
                         sensitive: s.sensitive,
-                        is_set: !s.sensitive && settings_values.contains_key(&s.env_var),
+                        is_set: settings_values.contains_key(&s.env_var),
                     })
                     .collect(),
                 themes: c.themes.clone(),
@@ -188,7 +209,15 @@ impl Loaded {
     }
 
     pub fn infos(&self) -> Vec<gd_protocol::ExtensionInfo> {
-        self.extensions.iter().map(Extension::info).collect()
+        self.infos_with(None)
+    }
+
+    /// [`Loaded::infos`] with sensitive settings looked up in `store`.
+    pub fn infos_with(
+        &self,
+        store: Option<&dyn gd_auth::SecretStore>,
+    ) -> Vec<gd_protocol::ExtensionInfo> {
+        self.extensions.iter().map(|e| e.info_with(store)).collect()
     }
 }
 
@@ -227,6 +256,28 @@ pub fn read_extension(
         contributions,
         notes: Vec::new(),
     })
+}
+
+impl Extension {
+    /// This extension read again with its settings `values` (the `.env`'s
+    /// and the secret store's, workspace over user) substituted into its
+    /// manifest and contributions: `${API_TOKEN}` in a server's `env` or
+    /// `args` becomes the value kept in the keyring. Done for a launch only
+    /// (it needs the store); listing and previews show the names.
+    pub fn with_values(
+        &self,
+        workspace: &Path,
+        values: &std::collections::HashMap<String, String>,
+    ) -> Result<Extension, String> {
+        let vars = Variables::new(&self.path, workspace).with(values);
+        let manifest = manifest::read(&self.path, &vars).map_err(|e| e.to_string())?;
+        let contributions = contributions::read(&self.path, &manifest, &vars);
+        Ok(Extension {
+            manifest,
+            contributions,
+            ..self.clone()
+        })
+    }
 }
 
 /// Reads every extension of `home` for `workspace`, and resolves the

@@ -7,12 +7,85 @@
 //! for the workspace folder).
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
+use gd_auth::SecretStore;
 use gd_extensions::Loaded;
 use gd_extensions::security::Security;
 use gd_settings::layers;
 use gd_settings::model::Settings;
+
+/// Where extensions' sensitive settings are kept: the store the app keeps
+/// its sign-in in (gd-auth's choice for `home` and this workspace's
+/// settings and environment: the OS keyring, else the 0600 secrets file in
+/// `home`). Blocking (a keyring probe); call it off the async runtime.
+pub fn secret_store(home: &Path, workspace: &Path) -> Result<Arc<dyn SecretStore>, String> {
+    let loaded =
+        crate::launch::load_workspace(workspace, Some(home), crate::launch::TrustOverride::Decide)
+            .map_err(|e| e.to_string())?;
+    let env = loaded.env.clone();
+    let config =
+        gd_auth::AuthConfig::from_settings(loaded.settings(), &|name| env.get(name), Some(home))
+            .map_err(|e| e.to_string())?;
+    let manager = gd_auth::AuthManager::new(
+        config,
+        Arc::new(move |name: &str| env.get(name)),
+        Some(home.to_path_buf()),
+    )
+    .map_err(|e| e.to_string())?;
+    manager
+        .store()
+        .map(|s| s.store.clone())
+        .map_err(|e| e.to_string())
+}
+
+/// The enabled extensions of a launch with their settings' values —
+/// sensitive ones from the secret store — substituted, so their servers
+/// start with them. The store is opened only when an enabled extension
+/// declares a sensitive setting; one that cannot be opened is a warning
+/// (the servers start without those values).
+pub fn with_setting_values(
+    loaded: &mut Loaded,
+    home: Option<&Path>,
+    workspace: &Path,
+    trusted: bool,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let store = match home {
+        Some(home) if has_sensitive_settings(loaded.enabled()) => {
+            match secret_store(home, workspace) {
+                Ok(store) => Some(store),
+                Err(e) => {
+                    warnings.push(format!(
+                        "Extension settings kept in the keyring are not available: {e}"
+                    ));
+                    None
+                }
+            }
+        }
+        _ => None,
+    };
+    let workspace_scope = trusted.then_some(workspace);
+    for ext in loaded.extensions.iter_mut().filter(|e| e.enabled) {
+        if ext.manifest.settings.is_empty() {
+            continue;
+        }
+        let values = ext.setting_values(store.as_deref(), workspace_scope);
+        match ext.with_values(workspace, &values) {
+            Ok(read) => *ext = read,
+            Err(e) => warnings.push(format!("Extension {}: {e}", ext.name())),
+        }
+    }
+    warnings
+}
+
+/// Whether any of `loaded`'s extensions declares a sensitive setting (so
+/// the store is only opened when it can hold something).
+pub fn has_sensitive_settings<'a>(
+    mut extensions: impl Iterator<Item = &'a gd_extensions::Extension>,
+) -> bool {
+    extensions.any(|e| e.manifest.settings.iter().any(|s| s.sensitive))
+}
 
 /// The extensions this process may use: `-e/--extensions` of a headless
 /// run. A property of the whole run (every part that reads extensions —

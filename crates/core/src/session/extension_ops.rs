@@ -105,12 +105,45 @@ fn run(op: Op, home: &Path, workspace: &Path) -> Result<Answer, Failure> {
                 .remove(&preview_id)
                 .ok_or_else(|| fail(None, "This preview is gone; preview the extension again."))?;
             let name = staged.manifest.name.clone();
+            let values: HashMap<String, String> = settings
+                .into_iter()
+                .filter(|(_, v)| !v.is_empty())
+                .collect();
+            // A sensitive value needs the store: opened (and checked)
+            // before anything is installed, so a refusal loses nothing.
+            let wants_store = staged
+                .manifest
+                .settings
+                .iter()
+                .any(|d| d.sensitive && values.contains_key(&d.env_var));
+            let store = if wants_store {
+                Some(
+                    crate::extensions::secret_store(home, workspace).map_err(|e| {
+                        fail(
+                            Some(&name),
+                            format!("cannot keep its sensitive settings: {e}"),
+                        )
+                    })?,
+                )
+            } else {
+                None
+            };
             let ext =
                 install::install(home, workspace, &staged).map_err(|e| fail(Some(&name), e))?;
-            if !settings.is_empty() {
-                let values: HashMap<String, String> = settings.into_iter().collect();
-                gd_extensions::settings::write_env(&ext.dir, &ext.manifest.settings, &values)
-                    .map_err(|e| fail(Some(&name), format!("cannot save its settings: {e}")))?;
+            if !values.is_empty() {
+                let id = ext.id();
+                let owner = gd_extensions::settings::Owner::of(&ext, &id);
+                if let Err(e) =
+                    gd_extensions::settings::save_install_values(&owner, &values, store.as_deref())
+                {
+                    // Installed without its values would look done and
+                    // fail later: undo the install and say why.
+                    let _ = install::uninstall(home, workspace, &name, store.as_deref());
+                    return Err(fail(
+                        Some(&name),
+                        format!("cannot save its settings (nothing was installed): {e}"),
+                    ));
+                }
             }
             Ok(Answer::List(Some(format!(
                 "Installed {name} {}. {LATER}",
@@ -118,8 +151,21 @@ fn run(op: Op, home: &Path, workspace: &Path) -> Result<Answer, Failure> {
             ))))
         }
         Op::UninstallExtension { name } => {
-            let removed =
-                install::uninstall(home, workspace, &name).map_err(|e| fail(Some(&name), e))?;
+            let loaded = crate::extensions::load(Some(home), workspace);
+            let store = if crate::extensions::has_sensitive_settings(loaded.extensions.iter()) {
+                Some(
+                    crate::extensions::secret_store(home, workspace).map_err(|e| {
+                        fail(
+                            Some(&name),
+                            format!("cannot remove its sensitive settings: {e}"),
+                        )
+                    })?,
+                )
+            } else {
+                None
+            };
+            let removed = install::uninstall(home, workspace, &name, store.as_deref())
+                .map_err(|e| fail(Some(&name), e))?;
             Ok(Answer::List(Some(format!(
                 "Uninstalled {removed}. Its commands and skills are gone now; its MCP servers, policies and context stop with the next conversation."
             ))))
@@ -181,8 +227,17 @@ fn run(op: Op, home: &Path, workspace: &Path) -> Result<Answer, Failure> {
 
 fn emit_list(home: &Path, workspace: &Path, notice: Option<String>, sink: &EventSink) {
     let loaded = crate::extensions::load(Some(home), workspace);
+    // Sensitive settings are `is_set` when the store holds them; a store
+    // that cannot be opened shows them unset (and is logged).
+    let store = if crate::extensions::has_sensitive_settings(loaded.extensions.iter()) {
+        crate::extensions::secret_store(home, workspace)
+            .map_err(|e| tracing::warn!("extension settings: {e}"))
+            .ok()
+    } else {
+        None
+    };
     sink.emit(Event::Extensions {
-        extensions: loaded.infos(),
+        extensions: loaded.infos_with(store.as_deref()),
         errors: loaded.errors.iter().map(|e| definition_error(e)).collect(),
         notice,
     });
