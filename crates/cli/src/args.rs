@@ -240,6 +240,16 @@ pub enum ExtensionsCommand {
         /// hooks, mcp-server, policies, skills or themes-example.
         template: Option<String>,
     },
+    /// Configure extension settings.
+    Config {
+        /// Name of the extension to configure (all of them without it).
+        name: Option<String>,
+        /// The specific setting to configure (name or env var).
+        setting: Option<String>,
+        /// The scope to set the setting in: `user` (the default) or `workspace`.
+        #[arg(long, default_value = "user", value_parser = ["user", "workspace"])]
+        scope: String,
+    },
     /// Validates an extension from a local path.
     Validate {
         /// The path of the extension to validate.

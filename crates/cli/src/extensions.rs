@@ -66,6 +66,17 @@ pub fn run(command: &ExtensionsCommand) -> i32 {
         ExtensionsCommand::New { path, template } => {
             crate::extensions_new::new(&workspace.join(path), path, template.as_deref())
         }
+        ExtensionsCommand::Config {
+            name,
+            setting,
+            scope,
+        } => crate::extensions_config::run(
+            &home,
+            &workspace,
+            name.as_deref(),
+            setting.as_deref(),
+            scope == "workspace",
+        ),
         ExtensionsCommand::Validate { path } => {
             crate::extensions_new::validate(&workspace.join(path), path)
         }

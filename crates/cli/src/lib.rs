@@ -8,6 +8,7 @@ pub mod auth;
 pub mod checkpoints;
 pub mod exit;
 pub mod extensions;
+pub mod extensions_config;
 pub mod extensions_new;
 pub mod history;
 pub mod mcp;

@@ -11,11 +11,12 @@ use std::process::Command;
 use common::*;
 use serde_json::json;
 
-/// Runs `cli` under a pseudo-terminal, answering each prompt that ends in
-/// "› " with the next answer; prints what the terminal showed, exits with
+/// Runs `cli` under a pseudo-terminal, answering each prompt (ending in
+/// "› " or "(y/N) ") with the next answer; prints what the terminal showed, exits with
 /// the CLI's code.
 const PTY_DRIVER: &str = r#"
-import os, pty, sys
+import os, pty, signal, sys
+signal.alarm(30)  # a prompt that never comes fails the test instead of hanging it
 answers = sys.argv[1].split("\x1f")
 args = sys.argv[2:]
 pid, fd = pty.fork()
@@ -30,8 +31,10 @@ def more():
         return False
     shown += chunk
     return bool(chunk)
-for answer in answers:
-    while shown.count("› ".encode()) <= answers.index(answer) and more():
+def prompts():
+    return shown.count("› ".encode()) + shown.count(b"(y/N) ")
+for i, answer in enumerate(answers):
+    while prompts() <= i and more():
         pass
     os.write(fd, answer.encode() + b"\r")
 while more():
@@ -41,9 +44,34 @@ sys.stdout.write(shown.decode(errors="replace"))
 sys.exit(os.waitstatus_to_exitcode(status))
 "#;
 
-#[test]
-fn install_asks_for_each_setting_and_a_secret_is_neither_echoed_nor_in_a_file() {
-    let run = Run::new(json!({"steps": []}));
+/// Runs the CLI with `args` under a pty answering `answers`; (exit code,
+/// what the terminal showed).
+fn on_terminal(run: &Run, args: &[&str], answers: &[&str]) -> (Option<i32>, String) {
+    let cli = run.command(args);
+    let mut py = Command::new("python3");
+    py.arg("-c")
+        .arg(PTY_DRIVER)
+        .arg(answers.join("\x1f"))
+        .arg(cli.get_program())
+        .args(cli.get_args())
+        .current_dir(cli.get_current_dir().unwrap())
+        .env_clear();
+    for (key, value) in cli.get_envs() {
+        if let Some(value) = value {
+            py.env(key, value);
+        }
+    }
+    // No keyring here: a secret goes to gd-auth's 0600 file.
+    py.env("GEMINI_DESKTOP_SECRET_STORE", "file");
+    let out = py.output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// An extension folder asking for a plain and a sensitive setting.
+fn needs_settings(run: &Run) -> std::path::PathBuf {
     let src = run.home.parent().unwrap().join("needs-settings");
     std::fs::create_dir_all(&src).unwrap();
     std::fs::write(
@@ -55,26 +83,20 @@ fn install_asks_for_each_setting_and_a_secret_is_neither_echoed_nor_in_a_file() 
         .to_string(),
     )
     .unwrap();
+    src
+}
+
+#[test]
+fn install_asks_for_each_setting_and_a_secret_is_neither_echoed_nor_in_a_file() {
+    let run = Run::new(json!({"steps": []}));
+    let src = needs_settings(&run);
     let secret = "pty-secret-7d1c";
-    let cli = run.command(&["extensions", "install", src.to_str().unwrap(), "--consent"]);
-    let mut py = Command::new("python3");
-    py.arg("-c")
-        .arg(PTY_DRIVER)
-        .arg(format!("eu-west\x1f{secret}"))
-        .arg(cli.get_program())
-        .args(cli.get_args())
-        .current_dir(cli.get_current_dir().unwrap())
-        .env_clear();
-    for (key, value) in cli.get_envs() {
-        if let Some(value) = value {
-            py.env(key, value);
-        }
-    }
-    // No keyring here: the secret goes to gd-auth's 0600 file.
-    py.env("GEMINI_DESKTOP_SECRET_STORE", "file");
-    let out = py.output().unwrap();
-    let shown = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{shown}\n{}", stderr(&out));
+    let (code, shown) = on_terminal(
+        &run,
+        &["extensions", "install", src.to_str().unwrap(), "--consent"],
+        &["eu-west", secret],
+    );
+    assert_eq!(code, Some(0), "{shown}");
     assert!(
         shown.contains("? Region\r\nWhere the service runs › "),
         "{shown}"
@@ -107,4 +129,83 @@ fn install_asks_for_each_setting_and_a_secret_is_neither_echoed_nor_in_a_file() 
     let settings = &list[0]["contributes"]["settings"];
     assert_eq!(settings[0]["is_set"], true, "{settings}");
     assert_eq!(settings[1]["is_set"], true, "{settings}");
+}
+
+#[test]
+fn config_sets_one_setting_or_all_asking_before_overwriting() {
+    let run = Run::new(json!({"steps": []}));
+    let src = needs_settings(&run);
+    let out = run.run(&[
+        "extensions",
+        "install",
+        src.to_str().unwrap(),
+        "--consent",
+        "--skip-settings",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let ext = run.home.join(".gemini/extensions/needs-settings");
+
+    // One setting, by its env var.
+    let (code, shown) = on_terminal(
+        &run,
+        &["extensions", "config", "needs-settings", "SVC_REGION"],
+        &["us-east"],
+    );
+    assert_eq!(code, Some(0), "{shown}");
+    assert!(shown.contains("Setting \"SVC_REGION\" updated."), "{shown}");
+    assert_eq!(
+        std::fs::read_to_string(ext.join(".env")).unwrap(),
+        "SVC_REGION=\"us-east\"\n"
+    );
+
+    // All of them: the set one is only replaced when confirmed.
+    let (code, shown) = on_terminal(
+        &run,
+        &["extensions", "config", "needs-settings"],
+        &["n", "tok-42"],
+    );
+    assert_eq!(code, Some(0), "{shown}");
+    assert!(
+        shown.contains("Configuring settings for \"needs-settings\"..."),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("Setting \"Region\" (SVC_REGION) is already set. Overwrite? (y/N) "),
+        "{shown}"
+    );
+    assert!(!shown.contains("tok-42"), "the secret was echoed: {shown}");
+    assert_eq!(
+        std::fs::read_to_string(ext.join(".env")).unwrap(),
+        "SVC_REGION=\"us-east\"\n"
+    );
+    let list = run.run(&["extensions", "list", "-o", "json"]);
+    let list: serde_json::Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(list[0]["contributes"]["settings"][1]["is_set"], true);
+
+    // The workspace scope writes the workspace's own .env.
+    let (code, shown) = on_terminal(
+        &run,
+        &[
+            "extensions",
+            "config",
+            "needs-settings",
+            "Region",
+            "--scope",
+            "workspace",
+        ],
+        &["ap-south"],
+    );
+    assert_eq!(code, Some(0), "{shown}");
+    assert_eq!(
+        std::fs::read_to_string(run.ws.join(".env")).unwrap(),
+        "SVC_REGION=\"ap-south\"\n"
+    );
+
+    let bad = run.run(&["extensions", "config", "../x"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        stderr(&bad).contains("Invalid extension name."),
+        "{}",
+        stderr(&bad)
+    );
 }
