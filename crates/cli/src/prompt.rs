@@ -7,10 +7,12 @@ use std::io::{self, BufRead, Write};
 /// line end). `hidden`: the terminal does not echo what is typed; echo is
 /// restored before returning, whatever happens.
 pub fn ask(message: &str, hidden: bool) -> io::Result<String> {
+    // Echo goes off before the prompt shows: what is typed as soon as it
+    // appears (or typed ahead) is never echoed.
+    let _echo = if hidden { EchoOff::new() } else { None };
     let mut out = io::stdout();
     write!(out, "{message}")?;
     out.flush()?;
-    let _echo = if hidden { EchoOff::new() } else { None };
     let mut line = String::new();
     io::stdin().lock().read_line(&mut line)?;
     if hidden {
