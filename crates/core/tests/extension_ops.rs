@@ -7,19 +7,8 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use gd_core::config::FileFiltering;
-use gd_core::memory::DiscoveryOptions;
 use gd_protocol::{Event, ExtensionSourceSpec, Op, SettingsScope};
 use serde_json::json;
-
-fn headless_yolo() -> std::sync::Arc<gd_core::policy::PolicyApproval> {
-    std::sync::Arc::new(gd_core::policy::PolicyApproval::new(
-        gd_policy::PolicyEngine::new(gd_policy::default_rules()),
-        gd_protocol::ApprovalMode::Yolo,
-        false,
-        None,
-    ))
-}
 
 async fn next(h: &mut Harness, want: impl Fn(&Event) -> bool) -> Event {
     loop {
@@ -53,25 +42,7 @@ async fn preview_install_disable_and_uninstall_through_the_session() {
     )
     .unwrap();
     std::fs::write(src.join("commands/hello.toml"), "prompt = \"Say hello\"\n").unwrap();
-    let (home, ws) = (d.home.clone(), d.ws.clone());
-    let mut h = Harness::start_with_tools(
-        json!({"steps": []}),
-        move |c| {
-            c.workspace_trusted = true;
-            c.memory = Some(DiscoveryOptions {
-                workspace: ws,
-                home: Some(home),
-                file_names: vec!["GEMINI.md".into()],
-                max_dirs: 10,
-                filtering: FileFiltering::default(),
-                workspace_files: true,
-                boundary_markers: None,
-                include_directories: false,
-            });
-        },
-        headless_yolo(),
-        |_| gd_core::tools::ToolRegistry::with_builtins().into(),
-    );
+    let mut h = d.extension_session();
 
     h.handle
         .submit(Op::PreviewExtension {

@@ -13,8 +13,6 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::*;
-use gd_core::config::FileFiltering;
-use gd_core::memory::DiscoveryOptions;
 use gd_protocol::{Event, ExtensionSourceSpec, Op};
 use serde_json::json;
 
@@ -87,30 +85,7 @@ async fn a_sensitive_setting_goes_to_the_keyring_and_nowhere_else() {
         .to_string(),
     )
     .unwrap();
-    let (home, ws) = (d.home.clone(), d.ws.clone());
-    let mut h = Harness::start_with_tools(
-        json!({"steps": []}),
-        move |c| {
-            c.workspace_trusted = true;
-            c.memory = Some(DiscoveryOptions {
-                workspace: ws,
-                home: Some(home),
-                file_names: vec!["GEMINI.md".into()],
-                max_dirs: 10,
-                filtering: FileFiltering::default(),
-                workspace_files: true,
-                boundary_markers: None,
-                include_directories: false,
-            });
-        },
-        std::sync::Arc::new(gd_core::policy::PolicyApproval::new(
-            gd_policy::PolicyEngine::new(gd_policy::default_rules()),
-            gd_protocol::ApprovalMode::Yolo,
-            false,
-            None,
-        )),
-        |_| gd_core::tools::ToolRegistry::with_builtins().into(),
-    );
+    let mut h = d.extension_session();
 
     h.handle
         .submit(Op::PreviewExtension {

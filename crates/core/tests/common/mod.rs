@@ -397,3 +397,35 @@ pub fn request_texts(body: &Value) -> Vec<String> {
         .filter_map(|p| p["text"].as_str().map(str::to_owned))
         .collect()
 }
+
+impl Dirs {
+    /// A headless YOLO session in this trusted workspace whose memory (and
+    /// so extensions' context) is read from these folders: the setup of the
+    /// extension op tests.
+    pub fn extension_session(&self) -> Harness {
+        let (home, ws) = (self.home.clone(), self.ws.clone());
+        Harness::start_with_tools(
+            serde_json::json!({"steps": []}),
+            move |c| {
+                c.workspace_trusted = true;
+                c.memory = Some(gd_core::memory::DiscoveryOptions {
+                    workspace: ws,
+                    home: Some(home),
+                    file_names: vec!["GEMINI.md".into()],
+                    max_dirs: 10,
+                    filtering: gd_core::config::FileFiltering::default(),
+                    workspace_files: true,
+                    boundary_markers: None,
+                    include_directories: false,
+                });
+            },
+            std::sync::Arc::new(gd_core::policy::PolicyApproval::new(
+                gd_policy::PolicyEngine::new(gd_policy::default_rules()),
+                gd_protocol::ApprovalMode::Yolo,
+                false,
+                None,
+            )),
+            |_| ToolRegistry::with_builtins().into(),
+        )
+    }
+}
