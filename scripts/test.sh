@@ -8,21 +8,36 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
+# Each phase's time goes to the log, so a slow CI run says where its minutes went.
+start=$(date +%s)
+phase_start=$start
+phase() {
+  local now
+  now=$(date +%s)
+  echo "== test.sh: $1 took $(( now - phase_start )) s (total $(( now - start )) s)" >&2
+  phase_start=$now
+}
+
 scripts/install-deps.sh --test
+phase "installing dependencies"
 # The MCP tests' servers (installed by install-deps.sh --test).
 export GD_TEST_MCP_PYTHON="${GD_TEST_MCP_PYTHON:-$root/target/test-deps/venv-mcp/bin/python}"
 export GD_TEST_MCP_EVERYTHING="${GD_TEST_MCP_EVERYTHING:-$root/target/test-deps/mcp-node/node_modules/@modelcontextprotocol/server-everything/dist/index.js}"
 npm --prefix ui ci --no-audit --no-fund
 npm --prefix ui run build              # type-checks the UI, then bundles it into ui/dist
 npm --prefix ui test                   # the UI's components in Debian's Chromium (Playwright)
+phase "the UI (install, build, tests)"
 
 # The end-to-end tests drive the built app binary, so build it (and the CLI) first.
 cargo build --workspace --all-targets
+phase "building the workspace"
 cargo test --workspace --no-fail-fast
+phase "the workspace's tests"
 
 # The real keyring (Secret Service). Not part of `cargo test --workspace`: the test binary needs
 # the `keyring-tests` feature, which only this script enables, inside its own D-Bus session.
 scripts/test-keyring.sh
+phase "the keyring tests"
 
 # gd-auth's types for the sign-in screen are exported only with its `ts` feature.
 cargo test -p gd-auth --features ts --lib export_bindings
@@ -30,6 +45,7 @@ cargo test -p gd-auth --features ts --lib export_bindings
 cargo test -p gd-store --features ts --lib export_bindings
 # gd-worktree's plans and diffs for the worktree review panel, likewise.
 cargo test -p gd-worktree --features ts --lib export_bindings
+phase "the ts-only bindings"
 
 # ts-rs regenerates ui/src/protocol during `cargo test`, and gemini-desktop's tests write the UI's
 # IPC client ui/src/protocol/commands.ts from src-tauri/src/command_list.rs: both must match what
