@@ -173,29 +173,23 @@ fn add(
     }
     match install::install(home, workspace, &staged) {
         Ok(ext) => {
-            if !skip_settings && !ext.manifest.settings.is_empty() {
-                if std::io::stdin().is_terminal() {
-                    if let Err(e) = prompt_settings(home, workspace, &ext) {
-                        // Installed without the values it asked for would
-                        // look done and fail later: undo it.
-                        let _ = install::uninstall(home, workspace, ext.name(), None);
-                        eprintln!("Installation of \"{}\" cancelled: {e}", ext.name());
-                        return exit::GENERAL_ERROR;
+            if gd_core::extensions::config_enabled(home, workspace)
+                && !ext.manifest.settings.is_empty()
+            {
+                let mut answered = Vec::new();
+                if !skip_settings && std::io::stdin().is_terminal() {
+                    match prompt_settings(home, workspace, &ext) {
+                        Ok(names) => answered = names,
+                        Err(e) => {
+                            // Installed without the values it asked for would
+                            // look done and fail later: undo it.
+                            let _ = install::uninstall(home, workspace, ext.name(), None);
+                            eprintln!("Installation of \"{}\" cancelled: {e}", ext.name());
+                            return exit::GENERAL_ERROR;
+                        }
                     }
-                } else {
-                    let names: Vec<&str> = ext
-                        .manifest
-                        .settings
-                        .iter()
-                        .map(|s| s.name.as_str())
-                        .collect();
-                    eprintln!(
-                        "Extension \"{}\" has settings nobody was asked for (no terminal): {}. Set them in the app's Extensions panel, or in {}.",
-                        ext.name(),
-                        names.join(", "),
-                        ext.dir.join(gd_extensions::settings::ENV_FILE).display()
-                    );
                 }
+                warn_missing_settings(workspace, &ext, &answered);
             }
             if request.link {
                 println!(
@@ -408,7 +402,7 @@ fn prompt_settings(
     home: &Path,
     workspace: &Path,
     ext: &gd_extensions::Extension,
-) -> Result<(), String> {
+) -> Result<Vec<String>, String> {
     let mut values = std::collections::HashMap::new();
     for setting in &ext.manifest.settings {
         let message = match &setting.description {
@@ -436,5 +430,28 @@ fn prompt_settings(
         &values,
         store.as_deref(),
     )
-    .map_err(|e| e.to_string())
+    .map_err(|e| e.to_string())?;
+    Ok(values.into_keys().collect())
+}
+
+/// 0.61's warning after an install that left settings without a value
+/// (not asked: `--skip-settings` or no terminal; or answered empty).
+/// `answered` are the settings just given; plain values already in the
+/// extension's `.env` count as set.
+fn warn_missing_settings(workspace: &Path, ext: &gd_extensions::Extension, answered: &[String]) {
+    let plain = ext.setting_values(None, Some(workspace));
+    let missing: Vec<&str> = ext
+        .manifest
+        .settings
+        .iter()
+        .filter(|d| !answered.contains(&d.env_var) && !plain.contains_key(&d.env_var))
+        .map(|d| d.name.as_str())
+        .collect();
+    if !missing.is_empty() {
+        eprintln!(
+            "Extension \"{name}\" has missing settings: {}. Please run \"gemini-desktop-cli extensions config {name} [setting-name]\" to configure them.",
+            missing.join(", "),
+            name = ext.name(),
+        );
+    }
 }

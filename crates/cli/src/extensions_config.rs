@@ -28,6 +28,13 @@ pub fn run(
         eprintln!("Invalid extension name. Names cannot contain path separators or \"..\".");
         return exit::GENERAL_ERROR;
     }
+    if !gd_core::extensions::config_enabled(home, workspace) {
+        // 0.61's words, and its exit code (0).
+        eprintln!(
+            "Extension configuration is currently disabled. Enable it by setting \"experimental.extensionConfig\" to true."
+        );
+        return exit::SUCCESS;
+    }
     let scope = if in_workspace {
         Scope::Workspace(workspace)
     } else {

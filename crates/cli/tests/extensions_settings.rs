@@ -2,7 +2,9 @@
 //! terminal (a pty driven by Python): each setting is asked with 0.61's
 //! prompt, a sensitive one is not echoed, and it is kept in the secret
 //! store (here gd-auth's 0600 file: no keyring in this test), never in the
-//! extension's `.env`.
+//! extension's `.env`. A launch gives the values to the extension's
+//! programs: its stdio servers and command hooks find them in their
+//! environment, as in 0.61.
 
 mod common;
 
@@ -107,6 +109,7 @@ fn install_asks_for_each_setting_and_a_secret_is_neither_echoed_nor_in_a_file() 
         "a plain answer is echoed: {shown}"
     );
     assert!(!shown.contains(secret), "the secret was echoed: {shown}");
+    assert!(!shown.contains("has missing settings"), "{shown}");
     assert!(
         shown.contains("Extension \"needs-settings\" installed successfully and enabled."),
         "{shown}"
@@ -207,5 +210,97 @@ fn config_sets_one_setting_or_all_asking_before_overwriting() {
         stderr(&bad).contains("Invalid extension name."),
         "{}",
         stderr(&bad)
+    );
+}
+
+#[test]
+fn setting_values_are_in_the_environment_of_the_extensions_server_and_hooks() {
+    let (python, script) = fixture_server();
+    let run = Run::new(json!({"steps": [
+        {"functionCalls": [{"name": "@mcp:fixture:env", "args": {"name": "SVC_REGION"}}]},
+        {"text": "done"}
+    ]}));
+    let ext = run.home.join(".gemini/extensions/env-demo");
+    let marker = run.home.join("hook-saw");
+    run.write_settings(
+        &ext.join("gemini-extension.json"),
+        &json!({"name": "env-demo", "version": "1.0.0",
+            "settings": [{"name": "Region", "description": "Where", "envVar": "SVC_REGION"}],
+            // The entry does not mention SVC_REGION: the server reads it itself.
+            "mcpServers": {"fixture": {"command": python, "args": [script]}}})
+        .to_string(),
+    );
+    run.write_settings(
+        &ext.join("hooks/hooks.json"),
+        &json!({"hooks": {"BeforeAgent": [{"hooks": [{"name": "region-log",
+            "command": format!("cat >/dev/null; printf %s \"$SVC_REGION\" > '{}'; echo '{{}}'", marker.display())}]}]}})
+        .to_string(),
+    );
+    std::fs::write(ext.join(".env"), "SVC_REGION=\"eu-west\"\n").unwrap();
+
+    let out = run.run(&["-p", "which region?", "--yolo"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "eu-west");
+    let body = &run.bodies()[1];
+    let response = &body["contents"].as_array().unwrap().last().unwrap()["parts"][0]["functionResponse"]
+        ["response"]["output"];
+    assert!(
+        response.as_str().unwrap().contains("eu-west"),
+        "the server saw: {response}"
+    );
+
+    // `experimental.extensionConfig: false`: the programs get no values.
+    run.write_settings(
+        &run.user_settings(),
+        &json!({"experimental": {"extensionConfig": false}}).to_string(),
+    );
+    let out = run.run(&["-p", "which region?", "--yolo"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "");
+}
+
+#[test]
+fn settings_left_unset_are_named_and_extension_config_off_turns_them_off() {
+    let run = Run::new(json!({"steps": []}));
+    let src = needs_settings(&run);
+    // No terminal: nothing is asked, and 0.61's warning says what to run.
+    let out = run.run(&["extensions", "install", src.to_str().unwrap(), "--consent"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "Extension \"needs-settings\" has missing settings: Region, Token. Please run \"gemini-desktop-cli extensions config needs-settings [setting-name]\" to configure them."
+        ),
+        "{}",
+        stderr(&out)
+    );
+
+    run.write_settings(
+        &run.user_settings(),
+        &json!({"experimental": {"extensionConfig": false}}).to_string(),
+    );
+    let out = run.run(&["extensions", "config", "needs-settings", "Region"]);
+    assert_eq!(out.status.code(), Some(0), "0.61 exits 0 here");
+    assert!(
+        stderr(&out).contains(
+            "Extension configuration is currently disabled. Enable it by setting \"experimental.extensionConfig\" to true."
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // Nothing was asked or written.
+    assert!(
+        !run.home
+            .join(".gemini/extensions/needs-settings/.env")
+            .exists()
+    );
+    // An install with the switch off says nothing about settings.
+    let out = run.run(&["extensions", "uninstall", "needs-settings"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run.run(&["extensions", "install", src.to_str().unwrap(), "--consent"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("missing settings"),
+        "{}",
+        stderr(&out)
     );
 }

@@ -177,6 +177,44 @@ fn settings_choose_plan_mode_and_the_plans_directory() {
 }
 
 #[test]
+fn an_enabled_extensions_plan_directory_is_used_unless_the_user_names_one() {
+    let scenario = json!({"steps": [
+        {"functionCalls": [{"name": "write_file", "args": {"file_path": "plan.md", "content": PLAN}}]},
+        {"text": "Planned."}
+    ]});
+    let run = Run::new(scenario.clone());
+    run.write_settings(
+        &run.home
+            .join(".gemini/extensions/planner/gemini-extension.json"),
+        &json!({"name": "planner", "version": "1.0.0", "plan": {"directory": "ext-plans"}})
+            .to_string(),
+    );
+    let out = run.run(&["-p", "plan it", "--approval-mode", "plan"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(run.ws.join("ext-plans/plan.md")).unwrap(),
+        PLAN
+    );
+
+    // The user's own `general.plan.directory` wins over the extension's.
+    let run = Run::new(scenario);
+    run.write_settings(
+        &run.home
+            .join(".gemini/extensions/planner/gemini-extension.json"),
+        &json!({"name": "planner", "version": "1.0.0", "plan": {"directory": "ext-plans"}})
+            .to_string(),
+    );
+    run.write_settings(
+        &run.user_settings(),
+        &json!({"general": {"plan": {"directory": "mine"}}}).to_string(),
+    );
+    let out = run.run(&["-p", "plan it", "--approval-mode", "plan"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(run.ws.join("mine/plan.md").is_file());
+    assert!(!run.ws.join("ext-plans").exists());
+}
+
+#[test]
 fn plan_mode_can_be_turned_off_in_settings() {
     let run = Run::new(json!({"steps": [{"text": "ok"}]}));
     run.write_settings(

@@ -284,12 +284,17 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     // The enabled extensions' servers and excluded tools join the settings
     // (settings.json wins on a name clash, as in 0.61).
     let mut extensions = crate::extensions::load(home.as_deref(), &workspace);
-    let mut extension_notes = crate::extensions::with_setting_values(
-        &mut extensions,
-        home.as_deref(),
-        &workspace,
-        trusted,
-    );
+    // `experimental.extensionConfig: false`: the extensions get no values.
+    let mut extension_notes = if settings.experimental.extension_config == Some(false) {
+        Vec::new()
+    } else {
+        crate::extensions::with_setting_values(
+            &mut extensions,
+            home.as_deref(),
+            &workspace,
+            trusted,
+        )
+    };
     extension_notes.extend(crate::extensions::apply_to_settings(
         &mut settings,
         &extensions,
@@ -434,7 +439,15 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         .chain(header_problems)
         .chain(extension_notes)
         .collect();
-    if let Some(dir) = settings.general.plan.directory.as_deref() {
+    // 0.61: the user's `general.plan.directory`, else the first enabled
+    // extension's `plan.directory` (already refused when absolute or with
+    // `..`), both resolved in the project.
+    let plan_directory = settings.general.plan.directory.as_deref().or_else(|| {
+        extensions
+            .enabled()
+            .find_map(|e| e.contributions.plan_directory.as_deref())
+    });
+    if let Some(dir) = plan_directory {
         match crate::plan::custom_plans_dir(&config.workspace_dirs[0], dir) {
             Ok(dir) => config.plans_dir = Some(dir),
             Err(message) => {

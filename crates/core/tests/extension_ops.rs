@@ -180,3 +180,59 @@ fn skills_come_only_from_enabled_extensions() {
         .unwrap();
     assert!(!names().contains(&"ext-skill".to_owned()), "{:?}", names());
 }
+
+#[tokio::test]
+async fn with_extension_config_off_the_preview_asks_nothing_and_nothing_is_kept() {
+    let d = Dirs::new();
+    std::fs::create_dir_all(d.home.join(".gemini")).unwrap();
+    std::fs::write(
+        d.home.join(".gemini/settings.json"),
+        json!({"experimental": {"extensionConfig": false}}).to_string(),
+    )
+    .unwrap();
+    let src = d.home.parent().unwrap().join("src-ext");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(
+        src.join("gemini-extension.json"),
+        json!({"name": "asks", "version": "1.0.0",
+               "settings": [{"name": "Region", "description": "Where", "envVar": "REGION"}]})
+        .to_string(),
+    )
+    .unwrap();
+    let mut h = d.extension_session();
+    h.handle
+        .submit(Op::PreviewExtension {
+            spec: ExtensionSourceSpec {
+                source: src.to_str().unwrap().into(),
+                git_ref: None,
+                link: false,
+                auto_update: false,
+            },
+        })
+        .unwrap();
+    let Event::ExtensionPreview {
+        preview_id,
+        extension,
+    } = next(&mut h, is_answer).await
+    else {
+        panic!("no preview")
+    };
+    assert!(extension.contributes.settings.is_empty(), "nothing to ask");
+    h.handle
+        .submit(Op::InstallExtension {
+            preview_id,
+            settings: [("REGION".to_owned(), "eu".to_owned())]
+                .into_iter()
+                .collect(),
+        })
+        .unwrap();
+    assert!(matches!(
+        next(&mut h, is_answer).await,
+        Event::Extensions { .. }
+    ));
+    assert!(d.home.join(".gemini/extensions/asks").is_dir());
+    assert!(
+        !d.home.join(".gemini/extensions/asks/.env").exists(),
+        "a value given anyway is not kept"
+    );
+}

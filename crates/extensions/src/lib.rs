@@ -15,6 +15,7 @@ pub mod layout;
 pub mod list;
 pub mod manifest;
 pub mod security;
+pub mod setting_env;
 pub mod settings;
 pub mod templates;
 pub mod validate;
@@ -262,8 +263,10 @@ impl Extension {
     /// This extension read again with its settings `values` (the `.env`'s
     /// and the secret store's, workspace over user) substituted into its
     /// manifest and contributions: `${API_TOKEN}` in a server's `env` or
-    /// `args` becomes the value kept in the keyring. Done for a launch only
-    /// (it needs the store); listing and previews show the names.
+    /// `args` becomes the value kept in the keyring, and the values are in
+    /// the environment of its stdio servers and command hooks
+    /// ([`setting_env`]). Done for a launch only (it needs the store);
+    /// listing and previews show the names.
     pub fn with_values(
         &self,
         workspace: &Path,
@@ -271,7 +274,8 @@ impl Extension {
     ) -> Result<Extension, String> {
         let vars = Variables::new(&self.path, workspace).with(values);
         let manifest = manifest::read(&self.path, &vars).map_err(|e| e.to_string())?;
-        let contributions = contributions::read(&self.path, &manifest, &vars);
+        let mut contributions = contributions::read(&self.path, &manifest, &vars);
+        setting_env::give(&mut contributions, values);
         Ok(Extension {
             manifest,
             contributions,

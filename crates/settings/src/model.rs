@@ -64,6 +64,11 @@ pub struct ExperimentalSettings {
     /// `experimental.enableAgents`: `false` turns subagents off.
     #[serde(deserialize_with = "lenient")]
     pub enable_agents: Option<bool>,
+    /// `experimental.extensionConfig`: `false` turns extension settings
+    /// off — nothing is asked at install, `extensions config` refuses, and
+    /// a launch gives the extensions no values (0.61's default `true`).
+    #[serde(deserialize_with = "lenient")]
+    pub extension_config: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

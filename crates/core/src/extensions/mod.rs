@@ -79,6 +79,15 @@ pub fn with_setting_values(
     warnings
 }
 
+/// `experimental.extensionConfig` of the settings `workspace` opens with
+/// (on unless set to `false`; settings that cannot be read count as on,
+/// their error is reported where they are loaded for the session).
+pub fn config_enabled(home: &Path, workspace: &Path) -> bool {
+    crate::launch::load_workspace(workspace, Some(home), crate::launch::TrustOverride::Decide)
+        .map(|loaded| loaded.settings().experimental.extension_config != Some(false))
+        .unwrap_or(true)
+}
+
 /// Whether any of `loaded`'s extensions declares a sensitive setting (so
 /// the store is only opened when it can hold something).
 pub fn has_sensitive_settings<'a>(

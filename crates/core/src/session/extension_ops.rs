@@ -81,7 +81,11 @@ fn run(op: Op, home: &Path, workspace: &Path) -> Result<Answer, Failure> {
             };
             let staged = install::stage(&request, workspace, &crate::extensions::security(home))
                 .map_err(|e| fail(None, e))?;
-            let info = staged.preview(home, workspace).info();
+            let mut info = staged.preview(home, workspace).info();
+            if !crate::extensions::config_enabled(home, workspace) {
+                // `experimental.extensionConfig: false`: nothing to ask.
+                info.contributes.settings.clear();
+            }
             let id = format!("preview-{}", uuid::Uuid::new_v4());
             previews()
                 .lock()
@@ -105,10 +109,15 @@ fn run(op: Op, home: &Path, workspace: &Path) -> Result<Answer, Failure> {
                 .remove(&preview_id)
                 .ok_or_else(|| fail(None, "This preview is gone; preview the extension again."))?;
             let name = staged.manifest.name.clone();
-            let values: HashMap<String, String> = settings
-                .into_iter()
-                .filter(|(_, v)| !v.is_empty())
-                .collect();
+            let values: HashMap<String, String> =
+                if crate::extensions::config_enabled(home, workspace) {
+                    settings
+                        .into_iter()
+                        .filter(|(_, v)| !v.is_empty())
+                        .collect()
+                } else {
+                    HashMap::new()
+                };
             // A sensitive value needs the store: opened (and checked)
             // before anything is installed, so a refusal loses nothing.
             let wants_store = staged
