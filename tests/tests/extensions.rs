@@ -2,12 +2,14 @@
 //! extension…" → a local folder (the `tests/fixtures/extensions/e2e-demo` fixture: an MCP server
 //! running the repo's python fixture server, a custom command and a policy) → the consent screen
 //! lists the server with its command line, the command and the policy before anything is
-//! installed → Install → the panel lists it enabled, its copy is in `~/.gemini/extensions`, and
-//! its command is offered in `/` completion.
+//! installed → Install → the panel lists it enabled, its copy is in `~/.gemini/extensions`; its
+//! setting is set from the panel into the extension's `.env`; its command is offered in `/`
+//! completion.
 //!
 //! Test ids: `extensions-panel`, `extensions-install-open`, `ext-install-source`,
 //! `ext-install-preview`, `ext-consent`, `ext-server-launches`, `ext-commands`, `ext-policies`,
-//! `ext-consent-install`, `ext-item` (`data-name`, `data-enabled`), `slash-suggestion`
+//! `ext-consent-install`, `ext-item` (`data-name`, `data-enabled`), `ext-setting` (`data-env`,
+//! `data-set`), `ext-setting-edit`, `ext-setting-value`, `ext-setting-save`, `slash-suggestion`
 //! (`data-name`).
 //!
 //! Build first: `npm --prefix ui run build && cargo build -p gemini-desktop`; the python venv
@@ -68,6 +70,9 @@ fn extension_source(dir: &Path) -> Result<PathBuf> {
     let manifest_path = source.join("gemini-extension.json");
     let mut manifest: Value = serde_json::from_str(&std::fs::read_to_string(&manifest_path)?)?;
     manifest["mcpServers"]["e2e-demo-server"]["command"] = json!(python()?);
+    manifest["settings"] = json!([
+        {"name": "Greeting", "description": "What the server says", "envVar": "E2E_GREETING"}
+    ]);
     std::fs::write(&manifest_path, serde_json::to_string_pretty(&manifest)?)?;
     Ok(source)
 }
@@ -151,11 +156,22 @@ async fn a_local_extension_is_installed_through_the_consent_screen() -> Result<(
         "installed into {}",
         installed.display()
     );
+    // 4. Its setting, set from the panel: kept in the extension's `.env`.
+    let setting = format!("ext-item[data-name={NAME}] ext-setting[data-env=E2E_GREETING]");
+    app.click(&format!("{setting} ext-setting-edit")).await?;
+    app.type_into(&format!("{setting} ext-setting-value"), "bonjour")
+        .await?;
+    app.click(&format!("{setting} ext-setting-save")).await?;
+    app.wait_for_attr(&setting, "data-set", "the setting is set", |v| v == "true")
+        .await?;
+    let env = std::fs::read_to_string(installed.join(".env"))?;
+    ensure!(env == "E2E_GREETING=\"bonjour\"\n", "the .env: {env:?}");
+
     app.click(&format!("ext-item[data-name={NAME}] ext-details-toggle"))
         .await?;
     shots(&app, "extensions-panel", "extensions-panel").await?;
 
-    // 4. Its command is offered in `/` completion.
+    // 5. Its command is offered in `/` completion.
     app.client()
         .active_element()
         .await?

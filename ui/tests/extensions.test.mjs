@@ -45,8 +45,8 @@ const demo = {
     policy_rules: ["ask_user run_shell_command priority 100", "allow read_file priority 50 (ignored: extensions cannot allow)"],
     hooks: ["BeforeTool write_file: ./check.sh"],
     settings: [
-      { name: "API key", description: "The demo API key", env_var: "DEMO_API_KEY", sensitive: true, is_set: false },
-      { name: "Region", env_var: "DEMO_REGION", sensitive: false, is_set: true },
+      { name: "API key", description: "The demo API key", env_var: "DEMO_API_KEY", sensitive: true, is_set: false, set_here: false },
+      { name: "Region", env_var: "DEMO_REGION", sensitive: false, is_set: true, set_here: false },
     ],
     themes: ["shades-of-green (e2e-demo)"],
   }),
@@ -100,15 +100,59 @@ describe("/extensions", () => {
     assert.equal(await gcs.getByTestId("ext-toggle-workspace").isChecked(), false);
     assert.equal(await gcs.getByTestId("ext-toggle-user").isChecked(), true);
 
-    // What it adds, on demand: servers with their command line, commands, policies, settings set / not set, themes not applied.
+    // Its settings, each with where it is set.
+    const settings = await row.getByTestId("ext-settings").innerText();
+    for (const part of ["API key", "DEMO_API_KEY", "not set", "in the keyring", "The demo API key", "Region", "set everywhere"]) {
+      assert.ok(settings.includes(part), `${part} in ${settings}`);
+    }
+    assert.equal(await row.locator(`${sel("ext-setting")}[data-env="DEMO_REGION"]`).getAttribute("data-set"), "true");
+
+    // What it adds, on demand: servers with their command line, commands, policies, themes not applied.
     await row.getByTestId("ext-details-toggle").click();
     await waitForText(app.page, `${sel("ext-item")}[data-name="e2e-demo"] ${sel("ext-server-launches")}`, "python3 /home/dev/.gemini/extensions/e2e-demo/server.py --stdio");
     const adds = await row.getByTestId("ext-contributes").innerText();
-    for (const part of ["demo-server", "/demo:hello", "ask_user run_shell_command priority 100", "BeforeTool write_file: ./check.sh", "GEMINI.md", "run_shell_command(rm)", "DEMO_API_KEY", "not set", "DEMO_REGION", "shades-of-green (e2e-demo): not applied"]) {
+    for (const part of ["demo-server", "/demo:hello", "ask_user run_shell_command priority 100", "BeforeTool write_file: ./check.sh", "GEMINI.md", "run_shell_command(rm)", "shades-of-green (e2e-demo): not applied"]) {
       assert.ok(adds.includes(part), `${part} in ${adds}`);
     }
-    assert.equal(await row.locator(`${sel("ext-setting")}[data-env="DEMO_REGION"]`).getAttribute("data-set"), "true");
     await app.page.screenshot({ path: screenshotPath("extensions-panel-light-1440.png") });
+    await app.close();
+  });
+
+  test("a setting is set from the panel for either scope, removed, and its value never shown", async () => {
+    const app = await env.open({ viewport: { width: 800, height: 820 } });
+    await openPanel(app);
+    await app.emit(listEvent([demo]));
+    const row = app.page.locator(`${sel("ext-item")}[data-name="e2e-demo"]`);
+    const key = row.locator(`${sel("ext-setting")}[data-env="DEMO_API_KEY"]`);
+    await key.getByTestId("ext-setting-edit").click();
+    const field = key.getByTestId("ext-setting-value");
+    assert.equal(await field.getAttribute("type"), "password", "a sensitive value is typed unseen");
+    assert.ok(await key.getByTestId("ext-setting-save").isDisabled(), "nothing to save yet");
+    assert.equal(await key.getByTestId("ext-setting-remove").count(), 0, "nothing set to remove");
+    await field.fill("s3cret-key");
+    await key.getByTestId("ext-setting-scope").selectOption("workspace");
+    await field.press("Enter");
+    let op = await app.waitForOp("set_extension_setting");
+    assert.deepEqual(op.args, { sessionId: "s1", name: "e2e-demo", env_var: "DEMO_API_KEY", value: "s3cret-key", scope: "workspace" });
+    assert.equal(await key.getByTestId("ext-setting-editor").count(), 0, "the editor closes");
+    assert.ok(await key.getByTestId("ext-setting-edit").isDisabled(), "busy until core answers");
+
+    const setHere = { ...demo, contributes: { ...demo.contributes, settings: [{ ...demo.contributes.settings[0], set_here: true }, demo.contributes.settings[1]] } };
+    await app.emit(listEvent([setHere], { notice: "Set API key of e2e-demo for this workspace. Its MCP servers and hooks get it from the next conversation." }));
+    await waitForText(app.page, `${sel("ext-item")}[data-name="e2e-demo"] ${sel("ext-setting")}[data-env="DEMO_API_KEY"] ${sel("ext-setting-state")}`, "set here");
+    assert.ok(!(await app.page.content()).includes("s3cret-key"), "the value is nowhere on the page");
+
+    // Remove, from the scope it is set in (the editor opens on it).
+    await key.getByTestId("ext-setting-edit").click();
+    assert.equal(await key.getByTestId("ext-setting-scope").inputValue(), "workspace");
+    await app.page.screenshot({ path: screenshotPath("extensions-setting-editor-light-800.png") });
+    await key.getByTestId("ext-setting-remove").click();
+    op = await app.waitForOp("set_extension_setting", (a) => a.value === "");
+    assert.deepEqual(op.args, { sessionId: "s1", name: "e2e-demo", env_var: "DEMO_API_KEY", value: "", scope: "workspace" });
+
+    // A refusal shows on the row.
+    await app.emit({ type: "extension_error", name: "e2e-demo", message: "Extension configuration is currently disabled." });
+    await waitForText(app.page, `${sel("ext-item")}[data-name="e2e-demo"] ${sel("ext-error")}`, "Extension configuration is currently disabled.");
     await app.close();
   });
 

@@ -236,3 +236,92 @@ async fn with_extension_config_off_the_preview_asks_nothing_and_nothing_is_kept(
         "a value given anyway is not kept"
     );
 }
+
+#[tokio::test]
+async fn the_panel_sets_and_removes_a_setting_in_either_scope() {
+    let d = Dirs::new();
+    let src = d.home.parent().unwrap().join("src-ext");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(
+        src.join("gemini-extension.json"),
+        json!({"name": "cfg", "version": "1.0.0", "settings": [
+            {"name": "Region", "description": "Where", "envVar": "REGION"},
+            {"name": "Token", "description": "Secret", "envVar": "TOKEN", "sensitive": true}
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let mut h = d.extension_session();
+    h.handle
+        .submit(Op::PreviewExtension {
+            spec: ExtensionSourceSpec {
+                source: src.to_str().unwrap().into(),
+                git_ref: None,
+                link: false,
+                auto_update: false,
+            },
+        })
+        .unwrap();
+    let Event::ExtensionPreview { preview_id, .. } = next(&mut h, is_answer).await else {
+        panic!("no preview")
+    };
+    h.handle
+        .submit(Op::InstallExtension {
+            preview_id,
+            settings: Default::default(),
+        })
+        .unwrap();
+    next(&mut h, is_answer).await;
+
+    let mut set = async |env_var: &str, value: &str, scope: SettingsScope| {
+        h.handle
+            .submit(Op::SetExtensionSetting {
+                name: "cfg".into(),
+                env_var: env_var.into(),
+                value: value.into(),
+                scope,
+            })
+            .unwrap();
+        next(&mut h, is_answer).await
+    };
+    let flags = |e: &Event| match e {
+        Event::Extensions { extensions, .. } => extensions[0]
+            .contributes
+            .settings
+            .iter()
+            .map(|s| (s.is_set, s.set_here))
+            .collect::<Vec<_>>(),
+        other => panic!("not a list: {other:?}"),
+    };
+
+    let user_env = d.home.join(".gemini/extensions/cfg/.env");
+    let event = set("REGION", "eu-west", SettingsScope::User).await;
+    assert_eq!(flags(&event), [(true, false), (false, false)]);
+    assert_eq!(
+        std::fs::read_to_string(&user_env).unwrap(),
+        "REGION=\"eu-west\"\n"
+    );
+
+    let secret = "panel-secret-31f";
+    let event = set("TOKEN", secret, SettingsScope::User).await;
+    assert_eq!(flags(&event), [(true, false), (true, false)]);
+    assert!(
+        !format!("{event:?}").contains(secret),
+        "the value is never sent back"
+    );
+    assert!(!std::fs::read_to_string(&user_env).unwrap().contains(secret));
+
+    let event = set("REGION", "us-east", SettingsScope::Workspace).await;
+    assert_eq!(flags(&event), [(true, true), (true, false)]);
+
+    let event = set("REGION", "", SettingsScope::User).await;
+    assert_eq!(flags(&event), [(false, true), (true, false)]);
+    assert_eq!(std::fs::read_to_string(&user_env).unwrap(), "");
+
+    // An unknown setting is an error and changes nothing.
+    let event = set("NOPE", "x", SettingsScope::User).await;
+    let Event::ExtensionError { message, .. } = event else {
+        panic!("not an error: {event:?}")
+    };
+    assert_eq!(message, "Setting NOPE not found.");
+}

@@ -61,7 +61,7 @@ impl Extension {
     /// For the protocol (the panel and the consent screen), without the
     /// secret store: a sensitive setting is reported unset.
     pub fn info(&self) -> gd_protocol::ExtensionInfo {
-        self.info_with(None)
+        self.info_with(None, None)
     }
 
     /// The values stored for this extension's settings (user scope, then
@@ -76,13 +76,24 @@ impl Extension {
     }
 
     /// [`Extension::info`], with `is_set` of sensitive settings read from
-    /// `store` (the user scope, where the panel and the install keep them).
+    /// `store`, and `set_here` from `workspace`'s scope when given.
     pub fn info_with(
         &self,
         store: Option<&dyn gd_auth::SecretStore>,
+        workspace: Option<&Path>,
     ) -> gd_protocol::ExtensionInfo {
         let c = &self.contributions;
         let settings_values = self.setting_values(store, None);
+        let id = self.id();
+        let here = workspace
+            .map(|ws| {
+                settings::scoped_values(
+                    &settings::Owner::of(self, &id),
+                    settings::Scope::Workspace(ws),
+                    store,
+                )
+            })
+            .unwrap_or_default();
         gd_protocol::ExtensionInfo {
             name: self.manifest.name.clone(),
             version: self.manifest.version.clone(),
@@ -135,6 +146,7 @@ impl Extension {
                         env_var: s.env_var.clone(),
                         sensitive: s.sensitive,
                         is_set: settings_values.contains_key(&s.env_var),
+                        set_here: here.contains_key(&s.env_var),
                     })
                     .collect(),
                 themes: c.themes.clone(),
@@ -210,15 +222,20 @@ impl Loaded {
     }
 
     pub fn infos(&self) -> Vec<gd_protocol::ExtensionInfo> {
-        self.infos_with(None)
+        self.infos_with(None, None)
     }
 
-    /// [`Loaded::infos`] with sensitive settings looked up in `store`.
+    /// [`Loaded::infos`] with sensitive settings looked up in `store`, and
+    /// the values of `workspace`'s scope.
     pub fn infos_with(
         &self,
         store: Option<&dyn gd_auth::SecretStore>,
+        workspace: Option<&Path>,
     ) -> Vec<gd_protocol::ExtensionInfo> {
-        self.extensions.iter().map(|e| e.info_with(store)).collect()
+        self.extensions
+            .iter()
+            .map(|e| e.info_with(store, workspace))
+            .collect()
     }
 }
 

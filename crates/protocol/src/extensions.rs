@@ -63,8 +63,11 @@ pub struct ExtensionSetting {
     pub description: Option<String>,
     pub env_var: String,
     pub sensitive: bool,
-    /// A value is stored (never the value itself).
+    /// A value is stored for the user (never the value itself).
     pub is_set: bool,
+    /// A value is stored for this workspace; it wins over the user's.
+    #[serde(default)]
+    pub set_here: bool,
 }
 
 /// Everything an extension adds, for the Extensions panel and the consent

@@ -269,6 +269,17 @@ pub enum Op {
     UpdateExtension {
         name: String,
     },
+    /// Set one of an installed extension's settings (by env var) for the
+    /// user or this workspace, as `extensions config` does: a plain value
+    /// in the scope's `.env`, a sensitive one in the keyring; an empty
+    /// value removes it. Then `Event::Extensions`; the value is never sent
+    /// back. Servers and hooks get it with the next conversation.
+    SetExtensionSetting {
+        name: String,
+        env_var: String,
+        value: String,
+        scope: crate::SettingsScope,
+    },
 }
 
 /// What the user chose when the model ran out of quota.

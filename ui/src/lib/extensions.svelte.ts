@@ -189,6 +189,12 @@ export class ExtensionsStore extends DefinitionListStore {
     await this.onExtension(name, { type: "set_extension_enabled", name, enabled, scope }, `${enabled ? "enable" : "disable"} ${name}`);
   }
 
+  /** Sets (an empty `value`: removes) one setting, as `extensions config` does. */
+  async setSetting(name: string, envVar: string, value: string, scope: SettingsScope): Promise<void> {
+    const what = `${value === "" ? "remove" : "set"} ${envVar} of ${name}`;
+    await this.onExtension(name, { type: "set_extension_setting", name, env_var: envVar, value, scope }, what);
+  }
+
   async uninstall(name: string): Promise<void> {
     await this.onExtension(name, { type: "uninstall_extension", name }, `uninstall ${name}`);
   }

@@ -6,6 +6,10 @@
  */
 export type ExtensionSetting = { name: string, description?: string, env_var: string, sensitive: boolean, 
 /**
- * A value is stored (never the value itself).
+ * A value is stored for the user (never the value itself).
  */
-is_set: boolean, };
+is_set: boolean, 
+/**
+ * A value is stored for this workspace; it wins over the user's.
+ */
+set_here: boolean, };

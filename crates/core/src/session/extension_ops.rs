@@ -1,6 +1,7 @@
 //! The extension ops (`Op::ListExtensions`, `PreviewExtension`,
 //! `InstallExtension`, `DiscardExtensionPreview`, `UninstallExtension`,
-//! `SetExtensionEnabled`, `UpdateExtension`), answered at once with
+//! `SetExtensionEnabled`, `UpdateExtension`, `SetExtensionSetting`),
+//! answered at once with
 //! `Event::Extensions` / `Event::ExtensionPreview` / `Event::ExtensionError`.
 //!
 //! A preview stages the extension in a private temporary folder (copied or
@@ -230,8 +231,74 @@ fn run(op: Op, home: &Path, workspace: &Path) -> Result<Answer, Failure> {
                 )),
             }
         }
+        Op::SetExtensionSetting {
+            name,
+            env_var,
+            value,
+            scope,
+        } => set_setting(home, workspace, &name, &env_var, &value, scope),
         _ => Ok(Answer::List(None)),
     }
+}
+
+/// [`Op::SetExtensionSetting`]: `extensions config <name> <setting>` from
+/// the panel. The value itself is in no message and no log.
+fn set_setting(
+    home: &Path,
+    workspace: &Path,
+    name: &str,
+    env_var: &str,
+    value: &str,
+    scope: SettingsScope,
+) -> Result<Answer, Failure> {
+    if !crate::extensions::config_enabled(home, workspace) {
+        return Err(fail(
+            Some(name),
+            "Extension configuration is currently disabled. Enable it by setting \"experimental.extensionConfig\" to true.",
+        ));
+    }
+    let loaded = crate::extensions::load(Some(home), workspace);
+    let ext = loaded.get(name).ok_or_else(|| {
+        fail(
+            Some(name),
+            format!("Extension with name {name} does not exist."),
+        )
+    })?;
+    let decl = gd_extensions::settings::find(&ext.manifest.settings, env_var)
+        .ok_or_else(|| fail(Some(name), format!("Setting {env_var} not found.")))?;
+    let store = if decl.sensitive {
+        Some(
+            crate::extensions::secret_store(home, workspace).map_err(|e| {
+                fail(
+                    Some(name),
+                    format!("cannot keep its sensitive settings: {e}"),
+                )
+            })?,
+        )
+    } else {
+        None
+    };
+    let (scope, where_) = match scope {
+        SettingsScope::Workspace => (
+            gd_extensions::settings::Scope::Workspace(workspace),
+            "for this workspace",
+        ),
+        _ => (gd_extensions::settings::Scope::User, "for the user"),
+    };
+    let id = ext.id();
+    gd_extensions::settings::set_value(
+        &gd_extensions::settings::Owner::of(ext, &id),
+        decl,
+        value,
+        scope,
+        store.as_deref(),
+    )
+    .map_err(|e| fail(Some(name), e))?;
+    let done = if value.is_empty() { "Removed" } else { "Set" };
+    Ok(Answer::List(Some(format!(
+        "{done} {} of {name} {where_}. Its MCP servers and hooks get it from the next conversation.",
+        decl.name
+    ))))
 }
 
 fn emit_list(home: &Path, workspace: &Path, notice: Option<String>, sink: &EventSink) {
@@ -246,7 +313,7 @@ fn emit_list(home: &Path, workspace: &Path, notice: Option<String>, sink: &Event
         None
     };
     sink.emit(Event::Extensions {
-        extensions: loaded.infos_with(store.as_deref()),
+        extensions: loaded.infos_with(store.as_deref(), Some(workspace)),
         errors: loaded.errors.iter().map(|e| definition_error(e)).collect(),
         notice,
     });

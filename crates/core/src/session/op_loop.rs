@@ -345,7 +345,8 @@ impl OpLoop {
             | Op::DiscardExtensionPreview { .. }
             | Op::UninstallExtension { .. }
             | Op::SetExtensionEnabled { .. }
-            | Op::UpdateExtension { .. } => {
+            | Op::UpdateExtension { .. }
+            | Op::SetExtensionSetting { .. } => {
                 // Installing may clone a repository: off the op loop, so
                 // confirmations and interrupts are still taken meanwhile.
                 let (skills, sink) = (self.skills.clone(), self.env.sink.clone());
