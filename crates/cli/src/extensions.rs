@@ -96,7 +96,7 @@ fn list(home: &Path, workspace: &Path, format: Option<OutputFormat>) -> i32 {
     }
     if matches!(format, Some(OutputFormat::Json)) {
         let store = secrets_if_needed(&loaded, home, workspace);
-        match serde_json::to_string_pretty(&loaded.infos_with(store.as_deref())) {
+        match serde_json::to_string_pretty(&loaded.infos_with(store.as_deref(), Some(workspace))) {
             Ok(text) => println!("{text}"),
             Err(e) => {
                 eprintln!("Error: {e}");
