@@ -19,13 +19,16 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/data" "$tmp/run"
 chmod 700 "$tmp/run"
 
-# Build first (outside the session) so the session only runs tests.
-cargo test -p gd-auth --features keyring-tests --test keyring --no-run
-cargo test -p gd-core --features keyring-tests --test extensions_keyring --no-run
+# The tests are `#[ignore]`d, so a plain `cargo test` never reaches a keyring; here they run with
+# `--ignored`. `--workspace` keeps the features `cargo test --workspace` built with, so after
+# scripts/test.sh's run nothing is compiled again (a `-p` build would resolve features anew and
+# rebuild gd-core and its dependencies: minutes). Build first (outside the session) so the
+# session only runs tests.
+tests=(--workspace --test keyring --test extensions_keyring)
+cargo test "${tests[@]}" --no-run
 
-XDG_DATA_HOME="$tmp/data" XDG_RUNTIME_DIR="$tmp/run" dbus-run-session -- bash -c '
+XDG_DATA_HOME="$tmp/data" XDG_RUNTIME_DIR="$tmp/run" GD_KEYRING_TEST_SESSION=1 dbus-run-session -- bash -c '
   set -euo pipefail
   echo -n throwaway-test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null
-  cargo test -p gd-auth --features keyring-tests --test keyring -- --test-threads=1 "$@"
-  cargo test -p gd-core --features keyring-tests --test extensions_keyring -- --test-threads=1 "$@"
-' bash "$@"
+  cargo test "$@" -- --ignored --test-threads=1
+' bash "${tests[@]}" "$@"
