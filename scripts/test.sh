@@ -34,8 +34,8 @@ phase "building the workspace"
 cargo test --workspace --no-fail-fast
 phase "the workspace's tests"
 
-# The real keyring (Secret Service). Not part of `cargo test --workspace`: the test binary needs
-# the `keyring-tests` feature, which only this script enables, inside its own D-Bus session.
+# The real keyring (Secret Service): `cargo test --workspace` built these tests and left them
+# ignored; the script runs them inside its own D-Bus session with a throwaway keyring.
 scripts/test-keyring.sh
 phase "the keyring tests"
 
