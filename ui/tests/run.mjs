@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // `npm test`: builds ui/dist if it is missing or older than the sources, bundles the IPC mock,
 // then runs the Playwright tests (tests/*.test.mjs) with node's test runner, one file at a time
-// (GD_UI_TEST_JOBS=2 runs two at once: on 2 cores the suite took 628 s that way, not much less,
-// because opening the app in a fresh page — about 0.9 s, for each of ~325 tests — keeps both
-// cores busy; CI stays at one).
+// (GD_UI_TEST_JOBS=2 runs two at once. On 2 cores that took 628 s on an idle machine; one at a
+// time took 897 s on a machine also compiling — not a side-by-side measurement, so CI stays at one.
+// Opening the app in a fresh page costs about 0.9 s for each of ~325 tests.)
 //   node tests/run.mjs [--no-build] [node --test options, e.g. --test-name-pattern=diff] [files...]
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
