@@ -7,7 +7,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use gd_protocol::{Event, ExtensionSourceSpec, Op, SettingsScope};
+use gd_protocol::{Event, Op, SettingsScope};
 use serde_json::json;
 
 async fn next(h: &mut Harness, want: impl Fn(&Event) -> bool) -> Event {
@@ -44,16 +44,7 @@ async fn preview_install_disable_and_uninstall_through_the_session() {
     std::fs::write(src.join("commands/hello.toml"), "prompt = \"Say hello\"\n").unwrap();
     let mut h = d.extension_session();
 
-    h.handle
-        .submit(Op::PreviewExtension {
-            spec: ExtensionSourceSpec {
-                source: src.to_str().unwrap().into(),
-                git_ref: None,
-                link: false,
-                auto_update: false,
-            },
-        })
-        .unwrap();
+    h.preview_extension(&src);
     let Event::ExtensionPreview {
         preview_id,
         extension,
@@ -200,16 +191,7 @@ async fn with_extension_config_off_the_preview_asks_nothing_and_nothing_is_kept(
     )
     .unwrap();
     let mut h = d.extension_session();
-    h.handle
-        .submit(Op::PreviewExtension {
-            spec: ExtensionSourceSpec {
-                source: src.to_str().unwrap().into(),
-                git_ref: None,
-                link: false,
-                auto_update: false,
-            },
-        })
-        .unwrap();
+    h.preview_extension(&src);
     let Event::ExtensionPreview {
         preview_id,
         extension,
@@ -252,16 +234,7 @@ async fn the_panel_sets_and_removes_a_setting_in_either_scope() {
     )
     .unwrap();
     let mut h = d.extension_session();
-    h.handle
-        .submit(Op::PreviewExtension {
-            spec: ExtensionSourceSpec {
-                source: src.to_str().unwrap().into(),
-                git_ref: None,
-                link: false,
-                auto_update: false,
-            },
-        })
-        .unwrap();
+    h.preview_extension(&src);
     let Event::ExtensionPreview { preview_id, .. } = next(&mut h, is_answer).await else {
         panic!("no preview")
     };

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::*;
-use gd_protocol::{Event, ExtensionSourceSpec, Op};
+use gd_protocol::{Event, Op};
 use serde_json::json;
 
 async fn next(h: &mut Harness) -> Event {
@@ -89,16 +89,7 @@ async fn a_sensitive_setting_goes_to_the_keyring_and_nowhere_else() {
     .unwrap();
     let mut h = d.extension_session();
 
-    h.handle
-        .submit(Op::PreviewExtension {
-            spec: ExtensionSourceSpec {
-                source: src.to_str().unwrap().into(),
-                git_ref: None,
-                link: false,
-                auto_update: false,
-            },
-        })
-        .unwrap();
+    h.preview_extension(&src);
     let Event::ExtensionPreview { preview_id, .. } = next(&mut h).await else {
         panic!("no preview")
     };

@@ -429,3 +429,20 @@ impl Dirs {
         )
     }
 }
+
+impl Harness {
+    /// Submits `Op::PreviewExtension` for the extension folder `source`
+    /// (copied, not linked); the answer is `Event::ExtensionPreview`.
+    pub fn preview_extension(&self, source: &std::path::Path) {
+        self.handle
+            .submit(Op::PreviewExtension {
+                spec: gd_protocol::ExtensionSourceSpec {
+                    source: source.to_str().expect("a UTF-8 path").into(),
+                    git_ref: None,
+                    link: false,
+                    auto_update: false,
+                },
+            })
+            .unwrap();
+    }
+}
