@@ -12,6 +12,17 @@ use gd_core::tools::{LlmContent, ShellSettings, ToolContext, ToolServices};
 use serde_json::json;
 
 async fn run(shell: ShellSettings, command: &str) -> String {
+    run_with(shell, json!({"command": command}), None).await
+}
+
+/// Runs the tool with `params`; its text, or with `wait_for`, what the
+/// command wrote to that file (the session's background processes end
+/// when the tools are dropped here, so the wait is inside).
+async fn run_with(
+    shell: ShellSettings,
+    params: serde_json::Value,
+    wait_for: Option<&str>,
+) -> String {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     let mut ctx = ToolContext::new(vec![root.clone()]);
@@ -21,16 +32,29 @@ async fn run(shell: ShellSettings, command: &str) -> String {
         ..Default::default()
     });
     let [run, _, _] = shell::tools(Arc::new(BackgroundProcesses::new()));
-    let result = tokio::time::timeout(
-        Duration::from_secs(20),
-        run.execute(json!({"command": command}), &ctx),
-    )
-    .await
-    .expect("the tool did not finish in time");
-    match result.llm_content {
+    let result = tokio::time::timeout(Duration::from_secs(20), run.execute(params, &ctx))
+        .await
+        .expect("the tool did not finish in time");
+    let text = match result.llm_content {
         LlmContent::Text(t) => t,
         LlmContent::Parts(_) => panic!("expected text"),
+    };
+    let Some(name) = wait_for else {
+        return text;
+    };
+    // The command writes `.tmp` and renames it: the rename says it is
+    // complete. A background process sends no event to wait for.
+    let path = root.join(name);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !path.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the background command wrote nothing: {text}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    drop(run);
+    std::fs::read_to_string(path).unwrap()
 }
 
 #[test]
@@ -58,4 +82,18 @@ fn redaction_keeps_secrets_from_commands() {
         probe,
     ));
     assert!(redacted.contains("[][][ok]"), "{redacted}");
+
+    // A command started in the background gets the same environment.
+    let written = runtime.block_on(run_with(
+        ShellSettings {
+            redaction: Some(EnvRedaction::new(
+                &["GD_REDACT_TEST_ALLOWED_KEY".to_owned()],
+                &["GD_REDACT_TEST_PLAIN".to_owned()],
+            )),
+            ..ShellSettings::default()
+        },
+        json!({"command": format!("{probe} > bg.tmp && mv bg.tmp bg.txt"), "is_background": true}),
+        Some("bg.txt"),
+    ));
+    assert_eq!(written, "[][][ok]\n");
 }

@@ -144,13 +144,21 @@ impl BackgroundProcesses {
     }
 
     /// Starts `command` detached in its own process group, its output going
-    /// to a new log file in `log_dir`. Must be called within a Tokio
-    /// runtime (a task waits for the process).
-    pub fn start(&self, command: &str, cwd: &Path, log_dir: &Path) -> io::Result<u32> {
+    /// to a new log file in `log_dir`, with the environment `settings` give
+    /// a foreground command (the pager, the redacted variables removed: a
+    /// background command must not be a way around the redaction). Must be
+    /// called within a Tokio runtime (a task waits for the process).
+    pub fn start(
+        &self,
+        command: &str,
+        cwd: &Path,
+        log_dir: &Path,
+        settings: &crate::tools::ShellSettings,
+    ) -> io::Result<u32> {
         std::fs::create_dir_all(log_dir)?;
         let log = log_dir.join(format!("background-{}.log", uuid::Uuid::new_v4()));
         let file = std::fs::File::create(&log)?;
-        let mut child = match process::spawn_shell(command, cwd, Stdio::from(file)) {
+        let mut child = match process::spawn_shell_with(command, cwd, Stdio::from(file), settings) {
             Ok(child) => child,
             Err(e) => {
                 let _ = std::fs::remove_file(&log);

@@ -222,10 +222,12 @@ impl RunShellCommand {
     }
 
     async fn run_background(&self, params: &Params, cwd: PathBuf, ctx: &ToolContext) -> ToolResult {
-        let pid = match self
-            .processes
-            .start(&params.command, &cwd, &background::log_dir(ctx))
-        {
+        let pid = match self.processes.start(
+            &params.command,
+            &cwd,
+            &background::log_dir(ctx),
+            &ctx.services.shell,
+        ) {
             Ok(pid) => pid,
             Err(e) => {
                 return ToolResult::error(
