@@ -57,6 +57,17 @@ async fn run_with(
     std::fs::read_to_string(path).unwrap()
 }
 
+/// Redaction on, with one variable allowed and one blocked by name.
+fn redacting() -> ShellSettings {
+    ShellSettings {
+        redaction: Some(EnvRedaction::new(
+            &["GD_REDACT_TEST_ALLOWED_KEY".to_owned()],
+            &["GD_REDACT_TEST_PLAIN".to_owned()],
+        )),
+        ..ShellSettings::default()
+    }
+}
+
 #[test]
 fn redaction_keeps_secrets_from_commands() {
     // SAFETY: the only test of this binary, before its runtime (and any
@@ -71,27 +82,12 @@ fn redaction_keeps_secrets_from_commands() {
         "echo \"[$GD_REDACT_TEST_TOKEN][$GD_REDACT_TEST_PLAIN][$GD_REDACT_TEST_ALLOWED_KEY]\"";
     let open = runtime.block_on(run(ShellSettings::default(), probe));
     assert!(open.contains("[s3cret][visible][ok]"), "{open}");
-    let redacted = runtime.block_on(run(
-        ShellSettings {
-            redaction: Some(EnvRedaction::new(
-                &["GD_REDACT_TEST_ALLOWED_KEY".to_owned()],
-                &["GD_REDACT_TEST_PLAIN".to_owned()],
-            )),
-            ..ShellSettings::default()
-        },
-        probe,
-    ));
+    let redacted = runtime.block_on(run(redacting(), probe));
     assert!(redacted.contains("[][][ok]"), "{redacted}");
 
     // A command started in the background gets the same environment.
     let written = runtime.block_on(run_with(
-        ShellSettings {
-            redaction: Some(EnvRedaction::new(
-                &["GD_REDACT_TEST_ALLOWED_KEY".to_owned()],
-                &["GD_REDACT_TEST_PLAIN".to_owned()],
-            )),
-            ..ShellSettings::default()
-        },
+        redacting(),
         json!({"command": format!("{probe} > bg.tmp && mv bg.tmp bg.txt"), "is_background": true}),
         Some("bg.txt"),
     ));
