@@ -218,20 +218,14 @@ impl SecretStore for KeyringStore {
     }
 
     fn get(&self, key: SecretKey) -> Result<Option<SecretString>, StoreError> {
-        match self.entry(key)?.get_password() {
-            Ok(value) => Ok(Some(SecretString::new(value))),
-            Err(keyring::Error::NoEntry) => match &self.legacy_file {
-                Some(file) => file.get(key),
-                None => Ok(None),
-            },
-            Err(e) => Err(keyring_error(e)),
-        }
+        read(self.entry(key)?, || match &self.legacy_file {
+            Some(file) => file.get(key),
+            None => Ok(None),
+        })
     }
 
     fn set(&self, key: SecretKey, value: &SecretString) -> Result<(), StoreError> {
-        self.entry(key)?
-            .set_password(value.expose())
-            .map_err(keyring_error)?;
+        write(self.entry(key)?, value)?;
         // The keyring copy is now the current one.
         if let Some(file) = &self.legacy_file {
             let _ = file.delete(key);
@@ -243,22 +237,14 @@ impl SecretStore for KeyringStore {
         if let Some(file) = &self.legacy_file {
             file.delete(key)?;
         }
-        match self.entry(key)?.delete_credential() {
-            Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
-            Err(e) => Err(keyring_error(e)),
-        }
+        remove(self.entry(key)?)
     }
 
     fn get_entry(&self, service: &str, account: &str) -> Result<Option<SecretString>, StoreError> {
-        let entry = keyring::Entry::new(service, account).map_err(keyring_error)?;
-        match entry.get_password() {
-            Ok(value) => Ok(Some(SecretString::new(value))),
-            Err(keyring::Error::NoEntry) => match &self.legacy_file {
-                Some(file) => file.get_entry(service, account),
-                None => Ok(None),
-            },
-            Err(e) => Err(keyring_error(e)),
-        }
+        read(named_entry(service, account)?, || match &self.legacy_file {
+            Some(file) => file.get_entry(service, account),
+            None => Ok(None),
+        })
     }
 
     fn set_entry(
@@ -267,10 +253,7 @@ impl SecretStore for KeyringStore {
         account: &str,
         value: &SecretString,
     ) -> Result<(), StoreError> {
-        keyring::Entry::new(service, account)
-            .map_err(keyring_error)?
-            .set_password(value.expose())
-            .map_err(keyring_error)?;
+        write(named_entry(service, account)?, value)?;
         if let Some(file) = &self.legacy_file {
             let _ = file.delete_entry(service, account);
         }
@@ -281,13 +264,38 @@ impl SecretStore for KeyringStore {
         if let Some(file) = &self.legacy_file {
             file.delete_entry(service, account)?;
         }
-        match keyring::Entry::new(service, account)
-            .map_err(keyring_error)?
-            .delete_credential()
-        {
-            Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
-            Err(e) => Err(keyring_error(e)),
-        }
+        remove(named_entry(service, account)?)
+    }
+}
+
+// One keyring entry's read, write and removal, shared by the app's own keys
+// and named entries (an extension's settings): a missing entry falls back to
+// what `legacy` finds (the 0600 file a secret was kept in before the keyring
+// answered), and removing a missing entry is not an error.
+
+fn named_entry(service: &str, account: &str) -> Result<keyring::Entry, StoreError> {
+    keyring::Entry::new(service, account).map_err(keyring_error)
+}
+
+fn read(
+    entry: keyring::Entry,
+    legacy: impl FnOnce() -> Result<Option<SecretString>, StoreError>,
+) -> Result<Option<SecretString>, StoreError> {
+    match entry.get_password() {
+        Ok(value) => Ok(Some(SecretString::new(value))),
+        Err(keyring::Error::NoEntry) => legacy(),
+        Err(e) => Err(keyring_error(e)),
+    }
+}
+
+fn write(entry: keyring::Entry, value: &SecretString) -> Result<(), StoreError> {
+    entry.set_password(value.expose()).map_err(keyring_error)
+}
+
+fn remove(entry: keyring::Entry) -> Result<(), StoreError> {
+    match entry.delete_credential() {
+        Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
+        Err(e) => Err(keyring_error(e)),
     }
 }
 
