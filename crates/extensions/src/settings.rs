@@ -355,38 +355,6 @@ pub fn write_env(
     write_private(&dir.join(ENV_FILE), text.as_bytes())
 }
 
-/// The environment an extension's MCP server may see from ours: what 0.61
-/// lets through its sanitization (the basic variables a program needs) and
-/// the variables the extension declares as settings. Everything else
-/// (tokens, keys of other tools) is kept away from third-party servers.
-pub fn allowed_env_vars(decls: &[SettingDecl]) -> Vec<String> {
-    const SAFE: &[&str] = &[
-        "PATH",
-        "HOME",
-        "USER",
-        "LOGNAME",
-        "SHELL",
-        "TERM",
-        "LANG",
-        "LC_ALL",
-        "LC_CTYPE",
-        "TMPDIR",
-        "TEMP",
-        "TMP",
-        "PWD",
-        "SYSTEMROOT",
-        "COMSPEC",
-        "PATHEXT",
-        "WINDIR",
-        "USERPROFILE",
-        "APPDATA",
-        "LOCALAPPDATA",
-    ];
-    let mut vars: Vec<String> = SAFE.iter().map(|s| (*s).to_owned()).collect();
-    vars.extend(decls.iter().map(|d| d.env_var.clone()));
-    vars
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
