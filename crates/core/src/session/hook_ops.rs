@@ -16,14 +16,16 @@ use serde_json::Value;
 
 use crate::events::EventSink;
 
-pub(super) fn take(op: Op, hooks: &HookRegistry, sink: &EventSink) {
+/// `home`: the session's home folder (its user settings live there), the
+/// one its slash commands and skills use, not a fresh read of `$HOME`.
+pub(super) fn take(op: Op, hooks: &HookRegistry, home: Option<&Path>, sink: &EventSink) {
     if let Op::SetHookEnabled {
         name,
         enabled,
         scope,
     } = op
     {
-        match set(hooks, &name, enabled, scope) {
+        match set(hooks, home, &name, enabled, scope) {
             Ok(()) => {}
             Err(message) => sink.emit(Event::Warning { message }),
         }
@@ -42,6 +44,7 @@ pub fn listing(hooks: &HookRegistry) -> Event {
 
 fn set(
     hooks: &HookRegistry,
+    home: Option<&Path>,
     name: &str,
     enabled: bool,
     scope: SettingsScope,
@@ -54,16 +57,16 @@ fn set(
         return Err(format!("There is no hook named \"{name}\"."));
     }
     let env = hooks.env();
-    let home = crate::launch::home_dir()
+    let home = home
         .ok_or_else(|| "This session has no settings folder to save the change in.".to_owned())?;
     let files = if enabled {
         vec![
             layers::workspace_settings_path(&env.cwd),
-            layers::user_settings_path(&home),
+            layers::user_settings_path(home),
         ]
     } else {
         vec![match scope {
-            SettingsScope::User => layers::user_settings_path(&home),
+            SettingsScope::User => layers::user_settings_path(home),
             SettingsScope::Workspace => layers::workspace_settings_path(&env.cwd),
         }]
     };

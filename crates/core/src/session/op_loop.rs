@@ -336,7 +336,8 @@ impl OpLoop {
                 return None;
             }
             Op::ListHooks | Op::SetHookEnabled { .. } => {
-                super::hook_ops::take(op, &self.hooks, &self.env.sink);
+                let home = self.commands.home.as_deref();
+                super::hook_ops::take(op, &self.hooks, home, &self.env.sink);
                 return None;
             }
             Op::ListExtensions
