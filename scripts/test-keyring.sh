@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the keyring tests (crates/auth/tests/keyring.rs, and gd-core's
-# tests/extensions_keyring.rs: an extension's sensitive setting) against a real Secret Service: a private
+# Runs the keyring tests (crates/auth/tests/it/keyring.rs, and gd-core's
+# tests/it/extensions_keyring.rs: an extension's sensitive setting) against a real Secret Service: a private
 # D-Bus session with a throwaway gnome-keyring, unlocked with a dummy password. Its data and
 # control socket live in a temporary directory, so the developer's own keyring is never touched.
 # Needs gnome-keyring, dbus-x11 (dbus-run-session) and libsecret-tools (secret-tool); see
@@ -24,11 +24,13 @@ chmod 700 "$tmp/run"
 # scripts/test.sh's run nothing is compiled again (a `-p` build would resolve features anew and
 # rebuild gd-core and its dependencies: minutes). Build first (outside the session) so the
 # session only runs tests.
-tests=(--workspace --test keyring --test extensions_keyring)
+tests=(--workspace --test it)
 cargo test "${tests[@]}" --no-run
 
 XDG_DATA_HOME="$tmp/data" XDG_RUNTIME_DIR="$tmp/run" GD_KEYRING_TEST_SESSION=1 dbus-run-session -- bash -c '
   set -euo pipefail
   echo -n throwaway-test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null
-  cargo test "$@" -- --ignored --test-threads=1
+  # The ignored tests of the `it` binaries are the keyring ones; the filter says so
+  # (gd-auth's keyring::, gd-core's extensions_keyring::).
+  cargo test "$@" -- --ignored --test-threads=1 keyring::
 ' bash "${tests[@]}" "$@"

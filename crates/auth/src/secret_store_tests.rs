@@ -1,4 +1,4 @@
-//! The secret store's unit tests (the real keyring: tests/keyring.rs).
+//! The secret store's unit tests (the real keyring: tests/it/keyring.rs).
 
 use super::*;
 

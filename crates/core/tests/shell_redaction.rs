@@ -1,6 +1,7 @@
 //! `security.environmentVariableRedaction` applied by the shell tool to a
 //! real command. A test binary of its own: it sets variables in the
-//! process environment, which no other thread may be reading meanwhile.
+//! process environment, which no other thread may be reading meanwhile (so it
+//! stays out of `tests/it`, where every other test of this crate runs).
 #![cfg(unix)]
 
 use std::sync::Arc;

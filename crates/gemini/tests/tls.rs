@@ -5,7 +5,7 @@
 //! Linux: a private CA made with the `openssl` binary, whose leaf certificate
 //! `openssl s_server` serves on loopback. This file holds one test because
 //! the roots are read once per process, when the first certificate is
-//! checked (gd_http's `LazyVerifier`).
+//! checked (gd_http's `LazyVerifier`): a binary of its own, out of `tests/it`.
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;

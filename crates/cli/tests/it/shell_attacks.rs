@@ -1,0 +1,135 @@
+//! The attacks of issue 12, end to end: the headless CLI in default mode,
+//! a user policy that allows only `echo` and `cat`, and a model that tries
+//! to run something else through the gaps of a shell parser. None of them
+//! may run; the plain `echo`/`cat` commands still do.
+//!
+//! Each attack is also run with real bash first, so the test proves that
+//! the command would have touched its file had the policy allowed it.
+
+use crate::common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{Run, stderr};
+use serde_json::{Value, json};
+
+/// The user's policy: `echo` and `cat` run without asking, nothing else.
+const ECHO_CAT_POLICY: &str = "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = [\"echo\", \"cat\"]\ndecision = \"allow\"\npriority = 100\n";
+
+/// Commands that each create `../x` (the workspace's parent) or
+/// `~/somefile` in bash, while looking like `echo`/`cat` to a naive splitter.
+fn attacks() -> Vec<&'static str> {
+    vec![
+        "echo \"$'\" ; touch ../x ; echo \"'\"",
+        "echo $(echo)#; touch ../x",
+        "echo <(echo)#; touch ../x",
+        // The body's `'` pairs with the last line's for a naive splitter.
+        "cat <<EOF\necho '\nEOF\ntouch ../x\necho '",
+        "echo ${x:='a[$(touch ../x)]'} $((x))",
+        "echo pwned > ~/somefile",
+    ]
+}
+
+/// The `functionResponse.response` objects sent back after the tool calls.
+fn responses(run: &Run) -> Vec<Value> {
+    let bodies = run.bodies();
+    let contents = bodies[1]["contents"].as_array().unwrap();
+    contents.last().unwrap()["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["functionResponse"]["response"].clone())
+        .collect()
+}
+
+/// Runs `command` with bash in `ws` (HOME = `home`) and reports whether it
+/// created `../x` or `~/somefile`, removing them again.
+fn bash_touches(command: &str, ws: &Path, home: &Path) -> bool {
+    let outside = [ws.parent().unwrap().join("x"), home.join("somefile")];
+    // Its exit status does not matter: some cases end in a syntax error
+    // after the payload ran.
+    Command::new("bash")
+        .arg("-c")
+        .arg(command)
+        .current_dir(ws)
+        .env("HOME", home)
+        .output()
+        .expect("bash runs");
+    let mut touched = false;
+    for path in &outside {
+        if path.exists() {
+            touched = true;
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+    touched
+}
+
+#[test]
+fn attacks_on_an_echo_cat_rule_run_nothing() {
+    let mut calls: Vec<Value> = attacks()
+        .into_iter()
+        .map(|c| json!({"name": "run_shell_command", "args": {"command": c}}))
+        .collect();
+    calls.push(json!({"name": "run_shell_command", "args": {"command": "echo hi | cat"}}));
+    let run = Run::new(json!({"steps": [
+        {"functionCalls": calls},
+        {"text": "done"}
+    ]}));
+    for attack in attacks() {
+        assert!(
+            bash_touches(attack, &run.ws, &run.home),
+            "bash itself does not run the payload of {attack:?}: the case proves nothing"
+        );
+    }
+    run.write_settings(
+        &run.home.join(".gemini/policies/echo-cat.toml"),
+        ECHO_CAT_POLICY,
+    );
+
+    let out = run.run(&["-p", "try", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    let answers = responses(&run);
+    assert_eq!(answers.len(), attacks().len() + 1);
+    for (attack, answer) in attacks().iter().zip(&answers) {
+        let error = answer["error"].as_str().unwrap_or_default();
+        assert!(
+            error.contains("needs the user's approval") || error.contains("denied"),
+            "{attack:?} was not refused: {answer}"
+        );
+    }
+    let plain = answers.last().unwrap()["output"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(plain.contains("hi"), "echo hi | cat did not run: {plain}");
+    assert!(
+        !run.ws.parent().unwrap().join("x").exists(),
+        "an attack created ../x"
+    );
+    assert!(
+        !run.home.join("somefile").exists(),
+        "an attack wrote ~/somefile"
+    );
+}
+
+#[test]
+fn a_redirection_runs_when_the_rule_allows_redirection() {
+    let run = Run::new(json!({"steps": [
+        {"functionCalls": [{"name": "run_shell_command", "args": {"command": "echo kept > out.txt"}}]},
+        {"text": "done"}
+    ]}));
+    run.write_settings(
+        &run.home.join(".gemini/policies/echo.toml"),
+        "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"echo\"\ndecision = \"allow\"\npriority = 100\nallow_redirection = true\n",
+    );
+    let out = run.run(&["-p", "try", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(run.ws.join("out.txt")).unwrap(),
+        "kept\n",
+        "{:?}",
+        responses(&run)
+    );
+}
