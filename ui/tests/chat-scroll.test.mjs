@@ -8,7 +8,8 @@ import { screenshotPath, sel, setup, waitForText } from "./support/harness.mjs";
 
 let env;
 before(async () => {
-  env = await setup();
+  // Real scrollbars: a test clicks one.
+  env = await setup({ scrollbars: true });
 });
 after(async () => {
   await env?.close();
@@ -31,6 +32,31 @@ const position = (page) =>
 /** Two animation frames: whatever the list does after an event has been done. */
 const settle = (page) =>
   page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(null)))));
+
+/** Resolves once the list's scrollTop has not changed for ten frames (a smooth scroll is over). */
+const scrollSettled = (page) =>
+  page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        const s = /** @type {HTMLElement} */ (document.querySelector('[data-testid="scroller"]'));
+        let last = s.scrollTop;
+        let still = 0;
+        const step = () => {
+          if (s.scrollTop === last) still++;
+          else [still, last] = [0, s.scrollTop];
+          if (still >= 10) resolve(null);
+          else requestAnimationFrame(step);
+        };
+        requestAnimationFrame(step);
+      }),
+  );
+
+/** Waits until the list holds `n` items at least (rows of a detached view may not be rendered). */
+async function itemsAtLeast(page, n) {
+  await page.waitForFunction((n) => Number(document.querySelector('[data-testid="message-list"]')?.getAttribute("data-count")) >= n, n);
+}
+
+const itemCount = async (app) => Number(await app.tid("message-list").getAttribute("data-count"));
 
 async function atBottom(page) {
   await page.waitForFunction(() => {
@@ -90,20 +116,24 @@ test("keys and the scrollbar detach too; scrolling back to the bottom re-attache
   await app.emitAll(turns(0, 30));
   await waitForText(page, sel("message-model"), /Answer 29:/);
   await atBottom(page);
-  // Let the browser report the list's own scroll to the end first: a user's scroll in the same
-  // frame arrives as one event with it (see the note in MessageList's onScroll).
   await settle(page);
-  // A scrollbar drag (or any script-free scroll): a plain scrollTop change upwards.
-  await page.evaluate(() => {
-    const s = /** @type {HTMLElement} */ (document.querySelector('[data-testid="scroller"]'));
-    s.scrollTop -= 25;
-  });
-  await settle(page);
+  // A real click on the scrollbar's track above its thumb (the thumb is at the bottom): the
+  // browser pages the list up.
+  const bar = await app.tid("scroller").boundingBox();
+  assert.ok(bar);
+  const before = await position(page);
+  await page.mouse.move(bar.x + bar.width - 4, bar.y + bar.height / 3);
+  await page.mouse.down();
+  await page.mouse.up();
   await app.tid("jump-to-latest").waitFor();
+  await scrollSettled(page);
   const up = await position(page);
+  assert.ok(up.top < before.top, `the scrollbar paged the list up (${before.top} -> ${up.top})`);
+  const count = await itemCount(app);
   await app.emitAll(turns(30, 2));
+  await itemsAtLeast(page, count + 4);
   await settle(page);
-  assert.equal((await position(page)).top, up.top, "a small upward scroll already detaches");
+  assert.equal((await position(page)).top, up.top, "the scrollbar detached: new content leaves the view");
 
   // Back to the bottom with the wheel: following again, the button goes.
   const box = await app.tid("scroller").boundingBox();
@@ -128,3 +158,143 @@ test("keys and the scrollbar detach too; scrolling back to the bottom re-attache
   await app.close();
 });
 
+
+/**
+ * In one task of the page: new turns arrive, the list scrolls itself to its new end (Svelte's
+ * update and the list's scroll run as microtasks, so no frame and no `scroll` event comes in
+ * between), then the user's `input` happens before the frame that reports any of it: the
+ * situation of a busy machine, where the frame comes late. Returns where the list had put the
+ * view and where the user then put it.
+ */
+function userScrollBeforeTheFrame(page, events, input) {
+  return page.evaluate(
+    async ({ events, input }) => {
+      const s = /** @type {HTMLElement} */ (document.querySelector('[data-testid="scroller"]'));
+      const before = s.scrollTop;
+      window.__gd.emitAll(events);
+      for (let i = 0; i < 50; i++) await new Promise((r) => queueMicrotask(() => r(null)));
+      const listPut = s.scrollTop;
+      if (listPut <= before) throw new Error(`the list did not scroll itself to its new end first (${before} -> ${listPut})`);
+      if (input === "scrollbar") {
+        // A quick drag of the scrollbar: pressed, moved 25 px up and let go within the frame.
+        s.dispatchEvent(new PointerEvent("pointerdown", { bubbles: true, pointerType: "mouse" }));
+        s.scrollTop -= 25;
+        window.dispatchEvent(new PointerEvent("pointerup", { bubbles: true, pointerType: "mouse" }));
+      } else if (input === "wheel") {
+        s.dispatchEvent(new WheelEvent("wheel", { bubbles: true, deltaY: -25 }));
+        s.scrollTop -= 25;
+      } else if (input === "key") {
+        s.focus();
+        s.dispatchEvent(new KeyboardEvent("keydown", { bubbles: true, key: "ArrowUp" }));
+        s.scrollTop -= 40;
+      } else if (input === "held") {
+        // The scrollbar is pressed and dragged up 25 px; the frame comes before it is let go.
+        s.dispatchEvent(new PointerEvent("pointerdown", { bubbles: true, pointerType: "mouse" }));
+        s.scrollTop -= 25;
+      }
+      return { listPut, userPut: s.scrollTop };
+    },
+    { events, input },
+  );
+}
+
+for (const input of ["scrollbar", "wheel", "key", "held"]) {
+  test(`a scroll input (${input}) arriving while the list's scroll to the end is pending leaves the view where the user put it`, async () => {
+    const app = await env.open();
+    const { page } = app;
+    await app.emitAll(turns(0, 30));
+    await waitForText(page, sel("message-model"), /Answer 29:/);
+    await atBottom(page);
+    await settle(page);
+    const { userPut } = await userScrollBeforeTheFrame(page, turns(30, 2), input);
+    await settle(page);
+    if (input === "held") {
+      await page.evaluate(() => window.dispatchEvent(new PointerEvent("pointerup", { bubbles: true, pointerType: "mouse" })));
+      await settle(page);
+    }
+    assert.equal((await position(page)).top, Math.round(userPut), "the view stayed where the user put it");
+    assert.ok(await app.tid("jump-to-latest").isVisible(), 'detached: "Jump to latest" shows');
+    // More content: still where the user put it.
+    const count = await itemCount(app);
+    await app.emitAll(turns(32, 2));
+    await itemsAtLeast(page, count + 4);
+    await settle(page);
+    assert.equal((await position(page)).top, Math.round(userPut), "new content did not pull the view down");
+    await app.close();
+  });
+}
+
+test("a real wheel step while text streams in every frame detaches and stays detached", async () => {
+  const app = await env.open();
+  const { page } = app;
+  await app.emitAll(turns(0, 30));
+  await waitForText(page, sel("message-model"), /Answer 29:/);
+  await atBottom(page);
+  await settle(page);
+  const box = await app.tid("scroller").boundingBox();
+  assert.ok(box);
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  // An answer streams a line into the list in every frame: the list scrolls itself to the end
+  // in each, and the browser reports that scroll a frame later, after the input it dispatches
+  // at the frame's start. A small wheel step up lands in that gap.
+  await app.emit(E.turnStarted("t-stream"));
+  await page.evaluate((delta) => {
+    let n = 0;
+    const step = () => {
+      if (window.__stopStream) return;
+      window.__gd.emit({ ...delta, text: `Line ${n++} of the streamed answer, and more words to fill it.\n\n` });
+      requestAnimationFrame(step);
+    };
+    requestAnimationFrame(step);
+  }, E.delta(""));
+  await settle(page);
+  await page.mouse.wheel(0, -30);
+  await app.tid("jump-to-latest").waitFor();
+  await scrollSettled(page);
+  const up = await position(page);
+  assert.ok(up.fromBottom >= 20, `the wheel moved the view up from the end (${up.fromBottom} px from the bottom)`);
+  // Thirty more frames of streaming: the view stays where the wheel put it.
+  await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        let frames = 0;
+        const step = () => (++frames >= 30 ? resolve(null) : requestAnimationFrame(step));
+        requestAnimationFrame(step);
+      }),
+  );
+  await page.evaluate(() => (window.__stopStream = true));
+  assert.equal((await position(page)).top, up.top, "streaming did not pull the view back down");
+  await app.close();
+});
+
+test("without the user's input the list keeps following: window resizes and rows changing height", async () => {
+  const app = await env.open();
+  const { page } = app;
+  await app.emitAll(turns(0, 30));
+  await waitForText(page, sel("message-model"), /Answer 29:/);
+  await atBottom(page);
+  for (const [width, height] of [[800, 600], [1440, 900], [1000, 500]]) {
+    await page.setViewportSize({ width, height });
+    const count = await itemCount(app);
+    await app.emitAll(turns(100 + width, 2));
+    await itemsAtLeast(page, count + 4);
+    await settle(page);
+    await atBottom(page);
+    assert.equal(await app.tid("jump-to-latest").count(), 0, `still following at ${width}x${height}`);
+  }
+  // Every rendered row changes height at once (as when the fonts change).
+  const rowHeight = () => page.evaluate(() => /** @type {HTMLElement} */ (document.querySelector(".row-model")).offsetHeight);
+  const before = await rowHeight();
+  await page.evaluate(() => {
+    /** @type {HTMLElement} */ (document.querySelector(".message-list")).style.fontSize = "150%";
+  });
+  await settle(page);
+  assert.notEqual(await rowHeight(), before, "the rows changed height");
+  await settle(page);
+  await app.emitAll(turns(200, 2));
+  await waitForText(page, sel("message-model"), /Answer 201:/);
+  await settle(page);
+  await atBottom(page);
+  assert.equal(await app.tid("jump-to-latest").count(), 0, "still following after rows changed height");
+  await app.close();
+});
