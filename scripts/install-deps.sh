@@ -26,10 +26,11 @@ build_packages=(
   pkg-config build-essential file libxdo-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev
   libdbus-1-dev
 )
-test_packages=(xvfb xauth webkit2gtk-driver dbus xdotool imagemagick git gnome-keyring dbus-x11 libsecret-tools chromium python3-venv
+test_packages=(xvfb xauth webkit2gtk-driver dbus xdotool imagemagick git gnome-keyring dbus-x11 libsecret-tools python3-venv
+  chromium-headless-shell  # the UI tests' browser (ui/tests/support/harness.mjs): no browser UI to start per page
   fd-find  # the file-picker bench compares the index build with fd
   openssl  # crates/gemini/tests/tls.rs makes a CA and serves HTTPS with the openssl binary
-  x11-utils) # xprop: tests/tests/conversations.rs reads the window's urgency hint
+  x11-utils) # xprop: tests/tests/e2e/conversations.rs reads the window's urgency hint
 
 # bench/check.sh: the peers (ripgrep, fd), the counters (valgrind, strace), hyperfine for
 # bench/search.sh, and Debian's python3-gi for the blank WebKitGTK window (bench/app).

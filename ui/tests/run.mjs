@@ -1,9 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: builds ui/dist if it is missing or older than the sources, bundles the IPC mock,
-// then runs the Playwright tests (tests/*.test.mjs) with node's test runner, one file at a time
-// (GD_UI_TEST_JOBS=2 runs two at once. On 2 cores that took 628 s on an idle machine; one at a
-// time took 897 s on a machine also compiling — not a side-by-side measurement, so CI stays at one.
-// Opening the app in a fresh page costs about 0.9 s for each of ~325 tests.)
+// then runs the Playwright tests (tests/*.test.mjs) with node's test runner, two files at a time
+// (GD_UI_TEST_JOBS sets how many), each file in its own headless browser (see
+// support/harness.mjs: Debian's chromium-headless-shell when installed).
 //   node tests/run.mjs [--no-build] [node --test options, e.g. --test-name-pattern=diff] [files...]
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
@@ -45,7 +44,10 @@ const tests =
         .filter((f) => f.endsWith(".test.mjs"))
         .sort()
         .map((f) => path.join("tests", f));
-const r = spawnSync(process.execPath, ["--test", "--test-concurrency=" + (process.env.GD_UI_TEST_JOBS ?? "1"), "--test-reporter=spec", ...testOptions, ...tests], {
+// Two test files at a time: the suite is CPU-bound (Chromium's software rendering), and two
+// files keep both cores of the project's 2-core machines busy where one left gaps (issue 32:
+// 35 s against 44-51 s for one at a time on six files). GD_UI_TEST_JOBS=1 runs one at a time.
+const r = spawnSync(process.execPath, ["--test", "--test-concurrency=" + (process.env.GD_UI_TEST_JOBS ?? "2"), "--test-reporter=spec", ...testOptions, ...tests], {
   cwd: UI_DIR,
   stdio: "inherit",
 });

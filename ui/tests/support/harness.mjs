@@ -87,9 +87,24 @@ export async function serveDist() {
   return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) };
 }
 
-export async function launchBrowser() {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+/**
+ * The browser: Debian's headless shell (package chromium-headless-shell, the "old" headless
+ * Chromium that Playwright itself uses for headless runs) where installed, else Debian's
+ * Chromium; `CHROMIUM_PATH` names another. The full browser in its new headless mode starts
+ * browser-UI pages (the omnibox popup) for every page a test opens: a renderer process and
+ * ~0.8 s of CPU each, about half of the UI suite's CPU on 2 cores (issue 32).
+ */
+export function chromiumPath() {
+  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
+  const shell = "/usr/lib/chromium/chromium-headless-shell";
+  return existsSync(shell) ? shell : "/usr/bin/chromium";
+}
+
+/** How the browser is started (the flags keep it off this machine's closed network). */
+export function browserOptions({ scrollbars = false } = {}) {
+  return {
+    executablePath: chromiumPath(),
+    ignoreDefaultArgs: scrollbars ? ["--hide-scrollbars"] : [],
     args: [
       "--no-sandbox",
       "--disable-gpu",
@@ -100,14 +115,25 @@ export async function launchBrowser() {
       "--disable-sync",
       "--font-render-hinting=none",
     ],
-  });
+  };
 }
 
-/** One browser and server for a test file. */
-export async function setup() {
+/**
+ * A browser of the test file's own. (One browser shared by the whole run, through Playwright's
+ * browser server, was measured slower: every protocol message then passes through the server's
+ * process, which costs more than a headless shell's start per file. Issue 32.) `scrollbars`:
+ * classic scrollbars (Playwright hides them in headless mode), for a test that clicks or drags
+ * one.
+ */
+export async function launchBrowser({ scrollbars = false } = {}) {
+  return chromium.launch(browserOptions({ scrollbars }));
+}
+
+/** One browser and server for a test file (`options`: see `launchBrowser`). */
+export async function setup(options = {}) {
   const mock = readFileSync(await buildMock(), "utf8");
   const server = await serveDist();
-  const browser = await launchBrowser();
+  const browser = await launchBrowser(options);
   return {
     server,
     browser,
