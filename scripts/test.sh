@@ -39,17 +39,11 @@ phase "the workspace's tests"
 scripts/test-keyring.sh
 phase "the keyring tests"
 
-# gd-auth's types for the sign-in screen are exported only with its `ts` feature.
-cargo test -p gd-auth --features ts --lib export_bindings
-# gd-store's history rows (sessions, pages, search hits) for the history browser, likewise.
-cargo test -p gd-store --features ts --lib export_bindings
-# gd-worktree's plans and diffs for the worktree review panel, likewise.
-cargo test -p gd-worktree --features ts --lib export_bindings
-phase "the ts-only bindings"
-
-# ts-rs regenerates ui/src/protocol during `cargo test`, and gemini-desktop's tests write the UI's
-# IPC client ui/src/protocol/commands.ts from src-tauri/src/command_list.rs: both must match what
-# is committed.
+# ts-rs regenerates ui/src/protocol during `cargo test` (gd-auth's, gd-store's and gd-worktree's
+# types too: their `ts` feature is on in the workspace's build, since the app enables it, so
+# their `export_bindings` tests ran above), and gemini-desktop's tests write the UI's IPC client
+# ui/src/protocol/commands.ts from src-tauri/src/command_list.rs: both must match what is
+# committed.
 if ! git diff --quiet -- ui/src/protocol || [ -n "$(git ls-files --others --exclude-standard ui/src/protocol)" ]; then
   echo "error: ui/src/protocol is out of date with the Rust protocol types; commit the regenerated files" >&2
   git status --short -- ui/src/protocol >&2
