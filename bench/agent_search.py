@@ -14,7 +14,11 @@ ratios of medians.
 
 The tree is bench/gen_tree.py's deterministic one (`--files` source files plus 5 % ignored
 under target/, a .gitignore and hidden files), written once under /tmp; `--tree` uses any
-other folder (e.g. ~/.cargo/registry/src).
+other folder. `--real` searches a real source tree instead: the cargo registry's sources that
+building this workspace downloaded (`$CARGO_HOME/registry/src`, ~25k files, ~300 MB: larger
+files, generated C and data files, hundreds of .gitignore files), grep cases only, with the
+figures named agent.real_grep_*: the generated tree alone once read 0.85× where the real one
+read 1.5× on another machine (issue 32).
 
 Figures (`--json`, last line): agent.grep_none_vs_rg (a pattern that matches nothing: the
 walk and the search), agent.grep_some_vs_rg (a pattern with thousands of matching lines: plus
@@ -66,6 +70,15 @@ CASES = {
 }
 
 
+def registry_tree():
+    """The cargo registry's unpacked sources (what `cargo build` downloaded)."""
+    home = Path(os.environ.get("CARGO_HOME", Path.home() / ".cargo"))
+    src = home / "registry" / "src"
+    if not src.is_dir() or not any(src.iterdir()):
+        raise SystemExit(f"no cargo registry sources at {src}: build the workspace first")
+    return src
+
+
 def ensure_tree(files):
     tree = Path(tempfile.gettempdir()) / f"gd-bench-tree-{files}"
     if not (tree / ".gitignore").exists():
@@ -87,17 +100,27 @@ def main():
     ap.add_argument("--runs", type=int, default=11)
     ap.add_argument("--files", type=int, default=25_000)
     ap.add_argument("--tree", type=Path)
+    ap.add_argument("--real", action="store_true", help="the cargo registry's sources, grep only (agent.real_grep_*)")
     ap.add_argument("--cli", type=Path, default=cargo_target() / "release" / "gemini-desktop-cli")
     args = ap.parse_args()
 
-    tree = args.tree.resolve() if args.tree else ensure_tree(args.files)
+    cases = CASES
+    if args.real:
+        tree = registry_tree()
+        cases = {
+            name: (call, {fig.replace("agent.", "agent.real_", 1): cmd for fig, cmd in peers.items()})
+            for name, (call, peers) in CASES.items()
+            if name.startswith("grep")
+        }
+    else:
+        tree = args.tree.resolve() if args.tree else ensure_tree(args.files)
     empty = Path(tempfile.mkdtemp(prefix="gd-bench-empty-"))
     home = Path(tempfile.mkdtemp(prefix="gd-bench-home-"))
     scen_dir = Path(tempfile.mkdtemp(prefix="gd-bench-scen-"))
-    for name, (call, _) in CASES.items():
+    for name, (call, _) in cases.items():
         (scen_dir / f"{name}.json").write_text(json.dumps(scenario(call)))
 
-    samples = {name: {"tree": [], "empty": [], **{fig: [] for fig in peers}} for name, (_, peers) in CASES.items()}
+    samples = {name: {"tree": [], "empty": [], **{fig: [] for fig in peers}} for name, (_, peers) in cases.items()}
     with FakeGemini() as fake:
         env = {
             "PATH": os.environ["PATH"],
@@ -117,7 +140,7 @@ def main():
 
         # One unmeasured round warms the page cache and the CLI's HOME.
         for round_no in range(args.runs + 1):
-            for name, (_, peers) in CASES.items():
+            for name, (_, peers) in cases.items():
                 # Rotate the order within a round so no command always runs first.
                 order = [("tree", tree), ("empty", empty), *((fig, tree) for fig in peers)]
                 shift = round_no % len(order)
@@ -132,7 +155,7 @@ def main():
     figures, meta = {}, {"tree": str(tree), "runs": args.runs, "medians_ms": {}}
     log(f"tree {tree}, {args.runs} rounds, medians (ms):")
     log(f"{'figure':<24} {'agent':>8} {'empty':>8} {'cost':>8} {'peer':>8} {'ratio':>6}")
-    for name, (_, peers) in CASES.items():
+    for name, (_, peers) in cases.items():
         s = samples[name]
         run, base = median_ms(s["tree"]), median_ms(s["empty"])
         cost = run - base
