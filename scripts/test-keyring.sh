@@ -27,10 +27,17 @@ chmod 700 "$tmp/run"
 tests=(--workspace --test it)
 cargo test "${tests[@]}" --no-run
 
+# The ignored tests of the `it` binaries are the keyring ones; the filter names them (gd-auth:
+# keyring::, gd-core: extensions_keyring::). The run must have run some: a filter or a quoting
+# slip that selects nothing would otherwise pass in silence.
 XDG_DATA_HOME="$tmp/data" XDG_RUNTIME_DIR="$tmp/run" GD_KEYRING_TEST_SESSION=1 dbus-run-session -- bash -c '
   set -euo pipefail
   echo -n throwaway-test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null
-  # The ignored tests of the `it` binaries are the keyring ones; the filter says so
-  # (gd-auth's keyring::, gd-core's extensions_keyring::).
   cargo test "$@" -- --ignored --test-threads=1 keyring::
-' bash "${tests[@]}" "$@"
+' bash "${tests[@]}" "$@" 2>&1 | tee "$tmp/log"
+ran=$(awk '/^test result: ok\. [0-9]+ passed/ { n += $4 } END { print n + 0 }' "$tmp/log")
+if [ "${ran:-0}" -eq 0 ]; then
+  echo "error: no keyring test ran" >&2
+  exit 1
+fi
+echo "keyring tests: $ran passed"
