@@ -139,6 +139,50 @@ describe("plan pane", () => {
     assert.equal(await app.tid("plan-approve").count(), 0);
     await app.close();
   });
+
+  // An init script: the `submit` of an answer_plan returns only when the test calls
+  // `window.__gdReleaseAnswer()`: on a busy machine the events the answer causes can arrive
+  // before the call that sent it returns.
+  function holdPlanAnswers() {
+    window.__gdExtraIPC = (cmd, args) => {
+      if (cmd !== "submit" || args.op?.type !== "answer_plan") return undefined;
+      return new Promise((resolve) => {
+        window.__gdReleaseAnswer = () => resolve(null);
+      });
+    };
+  }
+
+  test("a revised plan that arrives before the call answering the first returns can be answered", async () => {
+    const app = await withPlan("p1", PLAN, { init: [holdPlanAnswers] });
+    await app.tid("plan-paragraph").nth(1).click();
+    await app.tid("plan-comment-input").fill("Say hi there.");
+    await app.tid("plan-comment-save").click();
+    await app.tid("plan-ask-changes").click();
+    await app.waitForOp("answer_plan", (a) => a.call_id === "p1");
+    // Core took the answer; the model's revised plan is shown before the call returns.
+    await app.emitAll(presented("p2", "# Plan\n\nSay hi there in hello.txt.\n"));
+    await app.page.waitForSelector(`${sel("plan-pane")}[data-status="review"]`);
+    await app.page.evaluate(() => window.__gdReleaseAnswer());
+    // Settled: the revised plan still waits for review, and can be approved.
+    await app.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    assert.equal(await app.tid("plan-pane").getAttribute("data-status"), "review");
+    assert.match(await app.tid("plan-paragraph").nth(1).innerText(), /Say hi there in hello\.txt/);
+    await app.tid("plan-approve").click();
+    const call = await app.waitForOp("answer_plan", (a) => a.call_id === "p2");
+    assert.equal(call.args.approval.approved, true);
+    await app.close();
+  });
+
+  test("an approval still on its way when the turn ends shows approved, not closed", async () => {
+    const app = await withPlan("p1", PLAN, { init: [holdPlanAnswers] });
+    await app.tid("plan-approve").click();
+    await app.waitForOp("answer_plan", (a) => a.call_id === "p1");
+    // The plan ran and the turn ended before the call returned.
+    await app.emitAll([E.turnComplete("completed")]);
+    await app.page.evaluate(() => window.__gdReleaseAnswer());
+    await app.page.waitForSelector(`${sel("plan-pane")}[data-status="approved"]`);
+    await app.close();
+  });
 });
 
 describe("entering plan mode", () => {

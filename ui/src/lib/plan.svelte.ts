@@ -171,19 +171,26 @@ export class PlanStore {
     const callId = this.callId;
     if (!callId || !this.answerable) return;
     this.status = "sending";
+    // The answer's events can arrive before the call that sent it returns (on a busy machine
+    // the model's revised plan was shown first, and then marked "changes requested" here, so it
+    // could not be answered): the outcome applies only to the plan that was answered.
+    const stillThisOne = () => this.callId === callId && this.status === "sending";
     try {
       await this.session.submit({ type: "answer_plan", call_id: callId, approval });
       this.confirmations.remove(callId);
-      this.status = next;
+      if (stillThisOne()) this.status = next;
     } catch (error) {
-      this.status = "review";
+      if (stillThisOne()) this.status = "review";
       this.failed(`Could not answer the plan: ${api.errorMessage(error)}`);
     }
   }
 
-  /** The turn ended: a plan nobody answered can no longer be (the pane shows it read-only). */
+  /**
+   * The turn ended: a plan nobody answered can no longer be (the pane shows it read-only). One
+   * whose answer is on its way was answered: `send` sets what came of it.
+   */
   turnEnded(): void {
-    if (this.status === "review" || this.status === "sending") this.status = "closed";
+    if (this.status === "review") this.status = "closed";
   }
 
   close(): void {
