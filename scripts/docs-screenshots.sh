@@ -5,8 +5,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 npm --prefix ui run build
-cargo build -p gemini-desktop
+# --workspace, not -p: the workspace's feature set, which the tests' build already compiled
+cargo build --workspace --bins
 mkdir -p docs/screenshots
 GD_DOCS_SCREENSHOTS="$root/docs/screenshots" \
-  cargo test -p gd-e2e --test e2e -- --ignored --nocapture docs_screenshots:: docs_review::
+  cargo test --workspace --test e2e -- --ignored --nocapture docs_screenshots:: docs_review::
 echo "docs/screenshots/ refreshed"

@@ -65,12 +65,18 @@ async function atBottom(page) {
   });
 }
 
-test("small wheel steps up from the bottom scroll, detach, and streaming leaves the view alone", async () => {
+/** The app with thirty answers shown and the list following them at the bottom. */
+async function openFollowing() {
   const app = await env.open();
-  const { page } = app;
   await app.emitAll(turns(0, 30));
-  await waitForText(page, sel("message-model"), /Answer 29:/);
-  await atBottom(page);
+  await waitForText(app.page, sel("message-model"), /Answer 29:/);
+  await atBottom(app.page);
+  return app;
+}
+
+test("small wheel steps up from the bottom scroll, detach, and streaming leaves the view alone", async () => {
+  const app = await openFollowing();
+  const { page } = app;
   const box = await app.tid("scroller").boundingBox();
   assert.ok(box);
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
@@ -111,11 +117,8 @@ test("small wheel steps up from the bottom scroll, detach, and streaming leaves 
 });
 
 test("keys and the scrollbar detach too; scrolling back to the bottom re-attaches", async () => {
-  const app = await env.open();
+  const app = await openFollowing();
   const { page } = app;
-  await app.emitAll(turns(0, 30));
-  await waitForText(page, sel("message-model"), /Answer 29:/);
-  await atBottom(page);
   await settle(page);
   // A real click on the scrollbar's track above its thumb (the thumb is at the bottom): the
   // browser pages the list up.
@@ -200,11 +203,8 @@ function userScrollBeforeTheFrame(page, events, input) {
 
 for (const input of ["scrollbar", "wheel", "key", "held"]) {
   test(`a scroll input (${input}) arriving while the list's scroll to the end is pending leaves the view where the user put it`, async () => {
-    const app = await env.open();
+    const app = await openFollowing();
     const { page } = app;
-    await app.emitAll(turns(0, 30));
-    await waitForText(page, sel("message-model"), /Answer 29:/);
-    await atBottom(page);
     await settle(page);
     const { userPut } = await userScrollBeforeTheFrame(page, turns(30, 2), input);
     await settle(page);
@@ -225,11 +225,8 @@ for (const input of ["scrollbar", "wheel", "key", "held"]) {
 }
 
 test("a real wheel step while text streams in every frame detaches and stays detached", async () => {
-  const app = await env.open();
+  const app = await openFollowing();
   const { page } = app;
-  await app.emitAll(turns(0, 30));
-  await waitForText(page, sel("message-model"), /Answer 29:/);
-  await atBottom(page);
   await settle(page);
   const box = await app.tid("scroller").boundingBox();
   assert.ok(box);
@@ -268,11 +265,8 @@ test("a real wheel step while text streams in every frame detaches and stays det
 });
 
 test("without the user's input the list keeps following: window resizes and rows changing height", async () => {
-  const app = await env.open();
+  const app = await openFollowing();
   const { page } = app;
-  await app.emitAll(turns(0, 30));
-  await waitForText(page, sel("message-model"), /Answer 29:/);
-  await atBottom(page);
   for (const [width, height] of [[800, 600], [1440, 900], [1000, 500]]) {
     await page.setViewportSize({ width, height });
     const count = await itemCount(app);
