@@ -94,28 +94,10 @@ export async function serveDist() {
  * browser-UI pages (the omnibox popup) for every page a test opens: a renderer process and
  * ~0.8 s of CPU each, about half of the UI suite's CPU on 2 cores (issue 32).
  */
-export function chromiumPath() {
+function chromiumPath() {
   if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
   const shell = "/usr/lib/chromium/chromium-headless-shell";
   return existsSync(shell) ? shell : "/usr/bin/chromium";
-}
-
-/** How the browser is started (the flags keep it off this machine's closed network). */
-export function browserOptions({ scrollbars = false } = {}) {
-  return {
-    executablePath: chromiumPath(),
-    ignoreDefaultArgs: scrollbars ? ["--hide-scrollbars"] : [],
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--font-render-hinting=none",
-    ],
-  };
 }
 
 /**
@@ -126,7 +108,21 @@ export function browserOptions({ scrollbars = false } = {}) {
  * one.
  */
 export async function launchBrowser({ scrollbars = false } = {}) {
-  return chromium.launch(browserOptions({ scrollbars }));
+  return chromium.launch({
+    executablePath: chromiumPath(),
+    ignoreDefaultArgs: scrollbars ? ["--hide-scrollbars"] : [],
+    // Keeps the browser off this machine's closed network.
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--font-render-hinting=none",
+    ],
+  });
 }
 
 /** One browser and server for a test file (`options`: see `launchBrowser`). */

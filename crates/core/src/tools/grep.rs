@@ -309,10 +309,10 @@ impl GrepSearch {
             binary: false,
         };
         let searched = match read_whole(entry.path(), buffer) {
-            Ok(Read::Whole(len)) => searcher.search_slice(matcher, &buffer[..len], &mut sink),
+            Ok(Loaded::Whole(len)) => searcher.search_slice(matcher, &buffer[..len], &mut sink),
             // Larger than the buffer: the rest is streamed, as ripgrep does, after what was
             // already read (not read again).
-            Ok(Read::Started(len, rest)) => {
+            Ok(Loaded::Started(len, rest)) => {
                 let whole = std::io::Read::chain(std::io::Cursor::new(&buffer[..len]), rest);
                 searcher.search_reader(matcher, whole, &mut sink)
             }
@@ -410,7 +410,7 @@ impl GrepSearch {
 const WHOLE_FILE_MAX: usize = 256 * 1024;
 
 /// What [`read_whole`] got of a file.
-enum Read {
+enum Loaded {
     /// The whole file, this many bytes of the buffer.
     Whole(usize),
     /// The file is larger than [`WHOLE_FILE_MAX`]: this many bytes of the
@@ -429,9 +429,9 @@ enum Read {
 /// sniffs the BOM in memory (UTF-16 files are still transcoded), and binary
 /// detection behaves the same on a slice. A larger file is searched from what
 /// was read plus the rest of the same open file: in a real source tree (the
-/// cargo registry: 43 of 23k files, a fifth of the bytes) opening and reading
+/// cargo registry: 43 of ~25k files, a fifth of the bytes) opening and reading
 /// its start a second time was 11 MB of reads and 43 `open`s for nothing.
-fn read_whole(path: &std::path::Path, buffer: &mut Vec<u8>) -> std::io::Result<Read> {
+fn read_whole(path: &std::path::Path, buffer: &mut Vec<u8>) -> std::io::Result<Loaded> {
     use std::io::Read as _;
     let mut file = std::fs::File::open(path)?;
     if buffer.len() <= WHOLE_FILE_MAX {
@@ -445,14 +445,14 @@ fn read_whole(path: &std::path::Path, buffer: &mut Vec<u8>) -> std::io::Result<R
             Ok(n) => {
                 filled += n;
                 if filled > WHOLE_FILE_MAX {
-                    return Ok(Read::Started(filled, file));
+                    return Ok(Loaded::Started(filled, file));
                 }
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
     }
-    Ok(Read::Whole(filled))
+    Ok(Loaded::Whole(filled))
 }
 
 /// Collects the matches of one file.
