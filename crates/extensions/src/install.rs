@@ -1,11 +1,10 @@
 //! Installing, linking, updating and uninstalling, as 0.61 does: a local
 //! folder is copied, a git URL is cloned with the user's `git` (then
-//! `--ref` fetched and checked out), a link records the folder and reads it
-//! in place. Every install is staged first in a private temporary folder,
+//! `--ref` fetched and checked out, see [`crate::git`]), a link records the
+//! folder and reads it in place. Every install is staged first in a private temporary folder,
 //! so what the consent text describes is exactly what gets installed.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::layout::{self, InstallMetadata, InstallType, create_private_dir, extensions_dir};
 use crate::manifest::{self, Manifest, Variables};
@@ -136,7 +135,7 @@ pub fn stage(
     let (temp, dir, metadata) = if git {
         let temp = temp_dir()?;
         let dir = temp.path().join("clone");
-        clone(&request.source, request.git_ref.as_deref(), &dir)?;
+        crate::git::clone(&request.source, request.git_ref.as_deref(), &dir).map_err(msg)?;
         let metadata = InstallMetadata {
             source: request.source.clone(),
             kind: InstallType::Git,
@@ -211,47 +210,6 @@ pub fn stage(
         has_hooks,
         skills,
     })
-}
-
-/// Runs the user's git; its stderr becomes the error.
-fn git(args: &[&str], cwd: Option<&Path>) -> Result<(), InstallError> {
-    let mut cmd = Command::new("git");
-    cmd.args(args)
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .stdin(std::process::Stdio::null());
-    if let Some(cwd) = cwd {
-        cmd.current_dir(cwd);
-    }
-    let out = cmd
-        .output()
-        .map_err(|e| msg(format!("cannot run git: {e}")))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(msg(String::from_utf8_lossy(&out.stderr).trim().to_owned()))
-    }
-}
-
-/// 0.61's `cloneFromGit`: a shallow clone, then the ref (or `HEAD`)
-/// fetched and checked out.
-fn clone(source: &str, git_ref: Option<&str>, dest: &Path) -> Result<(), InstallError> {
-    let fail = |e: InstallError| msg(format!("Failed to clone Git repository from {source} {e}"));
-    let dest_s = dest.to_string_lossy().into_owned();
-    git(&["clone", "--quiet", "--depth", "1", source, &dest_s], None).map_err(fail)?;
-    git(
-        &[
-            "fetch",
-            "--quiet",
-            "--depth",
-            "1",
-            "origin",
-            git_ref.unwrap_or("HEAD"),
-        ],
-        Some(dest),
-    )
-    .map_err(fail)?;
-    git(&["checkout", "--quiet", "FETCH_HEAD"], Some(dest)).map_err(fail)?;
-    Ok(())
 }
 
 /// Copies a folder (symlinks as symlinks); new folders 0700 and files

@@ -10,6 +10,7 @@ pub mod conflicts;
 pub mod consent;
 pub mod contributions;
 pub mod enablement;
+pub mod git;
 pub mod install;
 pub mod layout;
 pub mod list;

@@ -9,6 +9,7 @@ mod checkpoints_headless;
 mod common;
 mod extensions_cli;
 mod extensions_compat;
+mod extensions_git_args;
 mod extensions_new;
 mod extensions_only;
 mod extensions_security;
