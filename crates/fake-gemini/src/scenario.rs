@@ -305,12 +305,13 @@ fn empty_object() -> Value {
 }
 
 /// Milliseconds (integer or fractional, like python's `delay_ms / 1000.0`).
+/// A number too big for a `Duration` is an error in the scenario, not a
+/// panic of the server (`Duration::from_secs_f64` panics on it).
 pub(crate) fn millis(v: &Value) -> Result<Duration> {
-    let ms = v
-        .as_f64()
-        .filter(|ms| ms.is_finite() && *ms >= 0.0)
-        .ok_or_else(|| anyhow!("expected a non-negative number of milliseconds, got {v}"))?;
-    Ok(Duration::from_secs_f64(ms / 1000.0))
+    v.as_f64()
+        .filter(|ms| *ms >= 0.0)
+        .and_then(|ms| Duration::try_from_secs_f64(ms / 1000.0).ok())
+        .ok_or_else(|| anyhow!("expected a non-negative number of milliseconds, got {v}"))
 }
 
 fn millis_field(v: Option<&Value>, name: &str) -> Result<Option<Duration>> {
@@ -364,6 +365,15 @@ mod tests {
             .unwrap_err();
         assert!(format!("{err:#}").contains("faults[0]"), "{err:#}");
         assert!(Scenario::from_value(json!([1])).is_err());
+    }
+
+    #[test]
+    fn milliseconds_too_big_for_a_duration_are_an_error_not_a_panic() {
+        assert_eq!(millis(&json!(1.5)).unwrap(), Duration::from_micros(1500));
+        for bad in [json!(1e30), json!(-1), json!("5")] {
+            let err = millis(&bad).unwrap_err();
+            assert!(err.to_string().contains("milliseconds"), "{err}");
+        }
     }
 
     #[test]

@@ -203,23 +203,64 @@ impl GeminiError {
     }
 }
 
-/// `Retry-After` is either delta-seconds or an HTTP date.
+/// The longest wait a server can ask for, as we read it. `Retry-After` and
+/// `RetryInfo` come from the server (or a proxy in between), so any number
+/// of digits may arrive: `99999999999999999999` seconds does not fit a
+/// `Duration` and panicked its conversion. Every wait this long means the
+/// same thing to us, far beyond [`crate::RetryPolicy::max_server_delay`],
+/// so the request is not retried and the error is reported; capping keeps
+/// what is done with the value later (deadlines, "resets in ..." texts)
+/// within range.
+pub const MAX_RETRY_DELAY: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// `Retry-After` is either delta-seconds or an HTTP date. Anything else
+/// (negative, `NaN`, `inf`, exponents) is not a wait: `None`, as for an
+/// unreadable header. Capped at [`MAX_RETRY_DELAY`].
 pub fn parse_retry_after(value: &str) -> Option<Duration> {
     let value = value.trim();
-    if let Ok(seconds) = value.parse::<f64>() {
-        return (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds));
+    if let Some(delay) = parse_seconds(value) {
+        return Some(delay);
     }
     let when = httpdate::parse_http_date(value).ok()?;
     Some(
         when.duration_since(std::time::SystemTime::now())
-            .unwrap_or(Duration::ZERO),
+            .unwrap_or(Duration::ZERO)
+            .min(MAX_RETRY_DELAY),
     )
 }
 
-/// A protobuf JSON duration such as `"1s"`, `"0.5s"` or `"32.123456s"`.
+/// A protobuf JSON duration such as `"1s"`, `"0.5s"` or `"32.123456s"`;
+/// negative ones are not a wait. Capped at [`MAX_RETRY_DELAY`].
 pub fn parse_proto_duration(value: &str) -> Option<Duration> {
-    let seconds: f64 = value.trim().strip_suffix('s')?.parse().ok()?;
-    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds))
+    parse_seconds(value.trim().strip_suffix('s')?)
+}
+
+/// Decimal seconds, `digits[.digits]` (at least one digit), read digit by
+/// digit rather than through `f64`: a float accepts `inf`, `NaN` and
+/// `1e400`, and converting a big one to a `Duration` panics. Digits past
+/// nanoseconds are dropped; the result is at most [`MAX_RETRY_DELAY`].
+fn parse_seconds(text: &str) -> Option<Duration> {
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let digits = |part: &str| part.bytes().all(|b| b.is_ascii_digit());
+    if (whole.is_empty() && fraction.is_empty()) || !digits(whole) || !digits(fraction) {
+        return None;
+    }
+    let cap = MAX_RETRY_DELAY.as_secs();
+    let mut seconds: u64 = 0;
+    for digit in whole.bytes() {
+        // Stops at the cap, long before a u64 could overflow.
+        seconds = seconds * 10 + u64::from(digit - b'0');
+        if seconds >= cap {
+            return Some(MAX_RETRY_DELAY);
+        }
+    }
+    let mut nanos: u32 = 0;
+    let mut scale: u32 = 100_000_000;
+    for digit in fraction.bytes().take(9) {
+        nanos += u32::from(digit - b'0') * scale;
+        scale /= 10;
+    }
+    Some(Duration::new(seconds, nanos).min(MAX_RETRY_DELAY))
 }
 
 pub(crate) fn truncate(text: &str, max: usize) -> String {
@@ -276,5 +317,74 @@ mod tests {
         );
         assert_eq!(parse_proto_duration("-1s"), None);
         assert_eq!(parse_proto_duration("12"), None);
+    }
+
+    /// A server's wait, however absurd, is a bounded `Duration`: never a
+    /// panic (`99999999999999999999` seconds does not fit one), never a
+    /// wait of centuries.
+    #[test]
+    fn absurd_delays_are_capped_and_malformed_ones_ignored() {
+        let huge = "99999999999999999999";
+        assert_eq!(parse_retry_after(huge), Some(MAX_RETRY_DELAY));
+        assert_eq!(
+            parse_proto_duration(&format!("{huge}s")),
+            Some(MAX_RETRY_DELAY)
+        );
+        assert_eq!(
+            parse_proto_duration(&format!("{huge}.5s")),
+            Some(MAX_RETRY_DELAY)
+        );
+        assert_eq!(
+            parse_retry_after(&"9".repeat(10_000)),
+            Some(MAX_RETRY_DELAY)
+        );
+        assert_eq!(parse_retry_after("86401"), Some(MAX_RETRY_DELAY));
+        let far = std::time::UNIX_EPOCH + Duration::from_secs(253_402_300_000);
+        assert_eq!(
+            parse_retry_after(&httpdate::fmt_http_date(far)),
+            Some(MAX_RETRY_DELAY)
+        );
+        let e = ApiError::from_http(429, Some(huge), "");
+        assert_eq!(e.retry_delay, Some(MAX_RETRY_DELAY));
+        let body = format!(
+            r#"{{"error":{{"code":503,"message":"busy","details":[
+                {{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"{huge}s"}}]}}}}"#
+        );
+        assert_eq!(
+            ApiError::from_http(503, None, &body).retry_delay,
+            Some(MAX_RETRY_DELAY)
+        );
+
+        // Not a number of seconds: ignored, as an unreadable header is.
+        for bad in [
+            "-1", "-0.5", "NaN", "nan", "inf", "-inf", "infinity", "+5", "1e3", "1e400", "", " ",
+            ".", "1.2.3", "0x10", "1 5", "5s", "٣",
+        ] {
+            assert_eq!(parse_retry_after(bad), None, "Retry-After {bad:?}");
+            assert_eq!(
+                parse_proto_duration(&format!("{bad}s")),
+                None,
+                "retryDelay {bad:?}s"
+            );
+        }
+
+        // Ordinary values keep their exact value, fractions included.
+        assert_eq!(parse_retry_after(" 120 "), Some(Duration::from_secs(120)));
+        assert_eq!(parse_retry_after("0.15"), Some(Duration::from_millis(150)));
+        assert_eq!(parse_retry_after("0"), Some(Duration::ZERO));
+        assert_eq!(
+            parse_proto_duration("0.000000001s"),
+            Some(Duration::from_nanos(1))
+        );
+        // Beyond nanoseconds the digits are dropped.
+        assert_eq!(
+            parse_proto_duration("1.1234567899s"),
+            Some(Duration::new(1, 123_456_789))
+        );
+        assert_eq!(parse_proto_duration("3.s"), Some(Duration::from_secs(3)));
+        assert_eq!(
+            parse_proto_duration(".5s"),
+            Some(Duration::from_millis(500))
+        );
     }
 }

@@ -22,7 +22,7 @@ pub mod types;
 pub use client::{ClientOptions, GeminiClient, ModelInfo, RetryNotice, StreamEvent};
 pub use credentials::{CredentialSource, StaticToken};
 pub use endpoint::{Auth, Backend, Method, RequestMeta, VertexTarget};
-pub use error::{ApiError, GeminiError};
+pub use error::{ApiError, GeminiError, MAX_RETRY_DELAY};
 pub use quota::QuotaBucketWire;
 pub use retry::RetryPolicy;
 // Re-exported: callers that talk to Gemini get them from here, as before.

@@ -300,6 +300,30 @@ fn api_failure_exits_1_with_the_error() {
     assert_eq!(run.fake.main_requests().len(), 2);
 }
 
+/// A 429 asking for a wait of `99999999999999999999` seconds (more than a
+/// `Duration` holds) once panicked inside the session; the run now ends
+/// with the server's error, at once, as any other API failure.
+#[test]
+fn an_absurd_retry_after_ends_the_run_with_the_error_not_a_panic() {
+    const HUGE: &str = "99999999999999999999";
+    let cases = [
+        json!({"status": 429, "retry_after": HUGE, "message": "slow down"}),
+        json!({"status": 503, "retry_delay": format!("{HUGE}s"), "message": "slow down"}),
+    ];
+    for fail in cases {
+        let run = Run::new(json!({"fail_always": fail, "steps": []}));
+        let out = run.run(&["-p", "hi", "-o", "json"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{fail}: {err}");
+        assert_eq!(out.status.code(), Some(1), "{fail}: {err}");
+        let err = stderr_json(&out);
+        assert_eq!(err["error"]["type"], "ApiError", "{fail}: {err}");
+        let message = err["error"]["message"].as_str().unwrap();
+        assert!(message.contains("slow down"), "{fail}: {message}");
+        assert_eq!(run.fake.main_requests().len(), 1, "{fail}");
+    }
+}
+
 #[test]
 fn sigint_exits_130() {
     let run =

@@ -86,6 +86,11 @@ pub fn fallback_message(failed_model: &str, failure: &QuotaFailure) -> String {
 }
 
 fn human(delay: Duration) -> String {
+    // The client caps a server's wait there (a proxy may ask for any number
+    // of seconds): saying "24 h 0 min" would state what it did not say.
+    if delay >= gd_gemini::MAX_RETRY_DELAY {
+        return "a day or more".to_owned();
+    }
     let secs = delay.as_secs();
     match secs {
         0..=59 => format!("{secs} s"),
@@ -123,6 +128,22 @@ mod tests {
         assert_eq!(
             fallback_message("gemini-3.1-pro-preview", &daily),
             "Usage limit reached for all Pro models."
+        );
+    }
+
+    #[test]
+    fn a_capped_delay_is_not_shown_as_a_number() {
+        let error = api(429, "x", Some(gd_gemini::MAX_RETRY_DELAY.as_secs()));
+        let failure = quota_failure(&error).unwrap();
+        assert!(failure.terminal);
+        assert_eq!(
+            fallback_message("gemini-3-flash-preview", &failure),
+            "Usage limit reached for gemini-3-flash-preview. Access resets in a day or more."
+        );
+        let hours = api(429, "x", Some(5 * 3600 + 120));
+        assert!(
+            fallback_message("m", &quota_failure(&hours).unwrap())
+                .ends_with("Access resets in 5 h 2 min.")
         );
     }
 

@@ -158,6 +158,53 @@ async fn server_delay_above_the_limit_is_not_waited_out() {
     assert_eq!(fake.main_requests().len(), 2);
 }
 
+/// A 429 or 503 asking for more seconds than a `Duration` holds (a broken
+/// proxy's `Retry-After`, or a `RetryInfo.retryDelay`) once panicked the
+/// client ("cannot convert float seconds to Duration") and so ended the
+/// session. It is capped, and, being beyond what the real policy waits
+/// out, reported at once as the server's error.
+#[tokio::test]
+async fn an_absurd_server_delay_is_reported_without_panicking_or_waiting() {
+    const HUGE: &str = "99999999999999999999";
+    let cases = [
+        json!({"status": 429, "retry_after": HUGE}),
+        json!({"status": 503, "retry_after": HUGE}),
+        json!({"status": 429, "retry_delay": format!("{HUGE}s")}),
+        json!({"status": 503, "retry_delay": format!("{HUGE}s")}),
+    ];
+    for fail in cases {
+        let status = fail["status"].as_u64().unwrap() as u16;
+        let fake = FakeGemini::start(json!({"steps": [{"text": "never"}], "fail_always": fail}));
+        let mut opts = options(5);
+        opts.retry.max_server_delay = RetryPolicy::default().max_server_delay;
+        let client = client_at(&fake.base_url(), opts);
+        let started = Instant::now();
+        let collected = stream_main(&client, "hi").await;
+        assert!(started.elapsed() < Duration::from_secs(2), "{fail}");
+        assert!(
+            collected.events.is_empty(),
+            "{fail}: {:?}",
+            collected.events
+        );
+        let GeminiError::Api(api) = collected.err() else {
+            panic!(
+                "{fail}: expected the server's error, got {:?}",
+                collected.err()
+            );
+        };
+        assert_eq!(api.status, status, "{fail}");
+        assert_eq!(api.retry_delay, Some(gd_gemini::MAX_RETRY_DELAY), "{fail}");
+        assert_eq!(fake.main_requests().len(), 1, "{fail}");
+
+        let error = client
+            .generate(MODEL, &main_request("hi"), &meta())
+            .await
+            .unwrap_err();
+        assert_eq!(api_status(&error), status, "{fail}");
+        assert_eq!(fake.main_requests().len(), 2, "{fail}");
+    }
+}
+
 #[tokio::test]
 async fn server_errors_forever_exhaust_exactly_max_attempts() {
     let fake =
