@@ -105,6 +105,8 @@ impl Sessions {
                     .push(format!("Session retention failed: {}", error.message));
             }
         }
+        // Remembered below, once the warnings are on their way to the window.
+        let unseen_hooks = launch.unseen_hooks.take();
         let info = SessionInfo {
             session_id: launch.config.session_id.clone(),
             model: launch.config.model.clone(),
@@ -161,6 +163,10 @@ impl Sessions {
                 sink,
             },
         );
+        // The window shows `info.warnings`, the new hooks' among them.
+        if let Some(hooks) = unseen_hooks {
+            hooks.remember();
+        }
         Ok(info)
     }
 

@@ -25,6 +25,7 @@ use std::time::Instant;
 use clap::Parser;
 use gd_core::Session;
 use gd_core::history::{HistoryRecorder, open_for_launch};
+use gd_core::hooks::trusted::UnseenHooks;
 use gd_protocol::{ErrorKind, Event, McpServerState, Op, TurnStatus};
 use gd_store::Store;
 use gd_store::retention::Retention;
@@ -165,6 +166,9 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
         }
     };
     let mut launch = prepared.launch;
+    // Remembered only once the output has shown the warnings: the early
+    // returns below (listings, a failed start) show none of them.
+    let mut unseen_hooks = launch.unseen_hooks.take();
     let model = launch.config.model.clone();
     if let Some(fatal) = slash::unsupported(&prepared.prompt, launch.config.checkpointing.is_some())
     {
@@ -212,6 +216,7 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
             return broken_pipe(e);
         }
     }
+    remember_once_shown(&mut unseen_hooks, output);
     // One listener for the whole run: a `ctrl_c()` future made anew each
     // time round the loop below misses a signal that lands between two
     // events (and, the handler being installed, nothing else stops us).
@@ -228,7 +233,9 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
             "InternalError",
             "the session ended before the prompt was sent",
         );
-        return report_failure(output, Some(&session_id), &fatal, &Stats::empty(), started);
+        let code = report_failure(output, Some(&session_id), &fatal, &Stats::empty(), started);
+        remember_once_shown(&mut unseen_hooks, output);
+        return code;
     }
 
     let mut last_error: Option<(ErrorKind, String)> = None;
@@ -278,7 +285,19 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
         mcp.terminate();
     }
     let _ = handle.submit(Op::Shutdown);
-    finish(output, &session_id, status, last_error, &stats, started)
+    let code = finish(output, &session_id, status, last_error, &stats, started);
+    remember_once_shown(&mut unseen_hooks, output);
+    code
+}
+
+/// Records the workspace's new hooks as seen once `output` has shown the
+/// warnings, their announcement among them (0.61 names them once).
+fn remember_once_shown(unseen: &mut Option<UnseenHooks>, output: &dyn Output) {
+    if output.warnings_shown()
+        && let Some(hooks) = unseen.take()
+    {
+        hooks.remember();
+    }
 }
 
 /// What the session used (`Op::Stats`); nothing when the session has

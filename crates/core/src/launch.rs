@@ -16,6 +16,7 @@ use thiserror::Error;
 use tracing::{debug, warn};
 
 use crate::config::{ApprovalMode, FileFiltering, SessionConfig};
+use crate::hooks::trusted::UnseenHooks;
 pub use crate::launch_settings::{
     MAX_ATTEMPTS, apply_env_settings, checkpointing, retry_policy, shell_settings,
     tool_output_limit,
@@ -211,6 +212,10 @@ pub struct Launch {
     pub trust: WorkspaceTrust,
     /// Problems that did not stop the launch (e.g. a broken policy file).
     pub warnings: Vec<String>,
+    /// The workspace's hooks not seen before; their warning is among
+    /// `warnings`. Call [`UnseenHooks::remember`] once the warnings have
+    /// reached the user, not before (see there why).
+    pub unseen_hooks: Option<UnseenHooks>,
 }
 
 /// The context file names from `context.fileName` (`GEMINI.md` by default).
@@ -509,13 +514,13 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         .iter()
         .filter(|l| trusted && l.kind == gd_settings::layers::LayerKind::Workspace)
         .find_map(|l| l.value.get("hooks"));
-    if let (Some(hooks), Some(home)) = (project_hooks, home.as_deref()) {
-        warnings.extend(crate::hooks::trusted::check(
-            &home.join(".gemini"),
-            &config.workspace_dirs[0],
-            hooks,
-        ));
-    }
+    let unseen_hooks = match (project_hooks, home.as_deref()) {
+        (Some(hooks), Some(home)) => {
+            crate::hooks::trusted::check(&home.join(".gemini"), &config.workspace_dirs[0], hooks)
+        }
+        _ => None,
+    };
+    warnings.extend(unseen_hooks.as_ref().map(|u| u.message().to_owned()));
     for warning in &warnings {
         warn!("{warning}");
     }
@@ -543,6 +548,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         settings,
         trust,
         warnings,
+        unseen_hooks,
     })
 }
 

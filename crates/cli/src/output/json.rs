@@ -1,5 +1,10 @@
 //! `-o json`: one object at the end, `{session_id, response, stats}` on
 //! stdout, or `{session_id, error: {type, message, code}}` on stderr.
+//!
+//! Gemini CLI 0.61's objects have no place for warnings; ours add
+//! `warnings` (an array of strings) when there were any. Nothing else
+//! reaches the user in this format, and some warnings must: a workspace's
+//! new hooks are announced once, and would otherwise run unannounced.
 
 use std::io::{self, Write};
 
@@ -14,6 +19,10 @@ pub struct JsonOutput<'a> {
     out: Box<dyn Write + 'a>,
     err: Box<dyn Write + 'a>,
     response: String,
+    /// The session's warnings, held for the final object.
+    warnings: Vec<String>,
+    /// The final object has been written.
+    written: bool,
 }
 
 impl<'a> JsonOutput<'a> {
@@ -22,6 +31,16 @@ impl<'a> JsonOutput<'a> {
             out,
             err,
             response: String::new(),
+            warnings: Vec::new(),
+            written: false,
+        }
+    }
+
+    /// Adds `warnings` to the final object `value`, if there were any (an
+    /// object without them keeps 0.61's shape).
+    fn add_warnings(&self, value: &mut serde_json::Value) {
+        if !self.warnings.is_empty() {
+            value["warnings"] = json!(self.warnings);
         }
     }
 }
@@ -32,20 +51,29 @@ impl Output for JsonOutput<'_> {
     }
 
     fn event(&mut self, event: &Event) -> io::Result<()> {
-        if let Event::ContentDelta { text } = event {
-            self.response.push_str(text);
+        match event {
+            Event::ContentDelta { text } => self.response.push_str(text),
+            Event::Warning { message } => self.warnings.push(message.clone()),
+            _ => {}
         }
         Ok(())
     }
 
+    fn warnings_shown(&self) -> bool {
+        self.written
+    }
+
     fn success(&mut self, session_id: &str, stats: &Stats, _duration_ms: u64) -> io::Result<()> {
-        let value = json!({
+        let mut value = json!({
             "session_id": session_id,
             "response": self.response,
             "stats": stats.to_json(),
         });
+        self.add_warnings(&mut value);
         writeln!(self.out, "{}", serde_json::to_string_pretty(&value)?)?;
-        self.out.flush()
+        self.out.flush()?;
+        self.written = true;
+        Ok(())
     }
 
     fn failure(
@@ -61,7 +89,10 @@ impl Output for JsonOutput<'_> {
         if let Some(id) = session_id {
             value["session_id"] = json!(id);
         }
+        self.add_warnings(&mut value);
         writeln!(self.err, "{}", serde_json::to_string_pretty(&value)?)?;
-        self.err.flush()
+        self.err.flush()?;
+        self.written = true;
+        Ok(())
     }
 }

@@ -25,6 +25,11 @@ pub trait Output {
     fn start(&mut self, session_id: &str, model: &str, prompt: &str) -> io::Result<()>;
     /// One session event, in order.
     fn event(&mut self, event: &Event) -> io::Result<()>;
+    /// Whether every [`Event::Warning`] given so far has been written out.
+    /// A warning that must be shown once (a workspace's new hooks) is
+    /// remembered as shown only then: a format that holds warnings back
+    /// until its final object says so until that object is written.
+    fn warnings_shown(&self) -> bool;
     /// The run succeeded.
     fn success(&mut self, session_id: &str, stats: &Stats, duration_ms: u64) -> io::Result<()>;
     /// The run failed; `session_id` is `None` when it never started.

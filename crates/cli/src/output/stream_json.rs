@@ -92,6 +92,11 @@ impl Output for StreamJsonOutput<'_> {
         self.emit("message", json!({"role": "user", "content": prompt}))
     }
 
+    /// Each warning is an event line as it comes (a failed write ends the run).
+    fn warnings_shown(&self) -> bool {
+        true
+    }
+
     fn event(&mut self, event: &Event) -> io::Result<()> {
         match event {
             Event::ContentDelta { text } => {

@@ -39,6 +39,11 @@ impl Output for TextOutput<'_> {
         Ok(())
     }
 
+    /// Each warning goes to stderr as it comes (a failed write ends the run).
+    fn warnings_shown(&self) -> bool {
+        true
+    }
+
     fn event(&mut self, event: &Event) -> io::Result<()> {
         match event {
             Event::ContentDelta { text } => {

