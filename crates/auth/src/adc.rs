@@ -5,7 +5,6 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
@@ -246,11 +245,7 @@ impl AdcInner {
         match answer.access_token {
             Some(token) if status.is_success() => {
                 let token = SecretString::new(token);
-                let expires = now
-                    + chrono::Duration::from_std(Duration::from_secs(
-                        answer.expires_in.unwrap_or(3600),
-                    ))
-                    .unwrap_or_default();
+                let expires = token_expiry(now, answer.expires_in);
                 *cached = Some((token.clone(), expires));
                 Ok(token)
             }
@@ -333,9 +328,41 @@ fn sign_jwt(
     Ok(format!("{message}.{}", URL_SAFE_NO_PAD.encode(signature)))
 }
 
+/// When a token the server says lasts `expires_in` seconds (an hour when
+/// it does not say) expires. Any number may arrive: a lifetime beyond a
+/// year is taken as a year, so the sum stays within the clock (a bigger one
+/// overflowed `DateTime + TimeDelta`, a panic, or became zero, a token
+/// expired on arrival). A token that dies sooner is replaced on its 401.
+fn token_expiry(now: chrono::DateTime<Utc>, expires_in: Option<u64>) -> chrono::DateTime<Utc> {
+    const MAX_LIFETIME_SECS: u64 = 365 * 24 * 60 * 60;
+    let secs = expires_in.unwrap_or(3600).min(MAX_LIFETIME_SECS);
+    now.checked_add_signed(chrono::Duration::seconds(secs as i64))
+        .unwrap_or(chrono::DateTime::<Utc>::MAX_UTC)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The token endpoint's `expires_in` may be any number: it neither
+    /// overflows the clock (a panic) nor makes a token already expired.
+    #[test]
+    fn any_token_lifetime_gives_a_usable_expiry() {
+        let now = Utc::now();
+        let hour = chrono::Duration::hours(1);
+        assert_eq!(token_expiry(now, None), now + hour);
+        assert_eq!(
+            token_expiry(now, Some(3599)),
+            now + hour - chrono::Duration::seconds(1)
+        );
+        for huge in [9_000_000_000_000_000, i64::MAX as u64, u64::MAX] {
+            let expiry = token_expiry(now, Some(huge));
+            assert!(
+                expiry > now + chrono::Duration::days(300),
+                "{huge}: {expiry}"
+            );
+        }
+    }
 
     #[test]
     fn adc_path_precedence() {

@@ -76,7 +76,11 @@ impl StoredTokens {
     /// Whether the access token is good for at least `margin` more.
     pub fn is_fresh(&self, margin: Duration, now: DateTime<Utc>) -> bool {
         match self.expires_at() {
-            Some(at) => at - chrono::Duration::from_std(margin).unwrap_or_default() > now,
+            // Checked: a stored expiry at the clock's very start minus the
+            // margin is before its range (`DateTime - TimeDelta` panics).
+            Some(at) => at
+                .checked_sub_signed(chrono::Duration::from_std(margin).unwrap_or_default())
+                .is_some_and(|fresh_until| fresh_until > now),
             // No expiry given: trust it until the server says otherwise.
             None => true,
         }
@@ -370,8 +374,17 @@ impl GoogleOAuth {
     }
 }
 
+/// When a token lasting `expires_in` (the server's word) expires, in Unix
+/// seconds. Any number may arrive: the sum saturates (it overflowed, a
+/// panic in debug builds, and `as i64` turned `u64::MAX` into a token
+/// expired a second ago); past the clock's range it reads as no expiry
+/// given (see [`StoredTokens::expires_at`]), so the token is used until
+/// the server rejects it.
 fn expiry(expires_in: Option<Duration>) -> Option<i64> {
-    expires_in.map(|d| Utc::now().timestamp() + d.as_secs() as i64)
+    expires_in.map(|d| {
+        let secs = i64::try_from(d.as_secs()).unwrap_or(i64::MAX);
+        Utc::now().timestamp().saturating_add(secs)
+    })
 }
 
 fn snippet(text: &str) -> String {
@@ -429,6 +442,31 @@ mod tests {
         assert_eq!(q["scope"], SCOPES.join(" "));
         assert!(q["code_challenge"].len() >= 43);
         assert!(!q.contains_key("client_secret"), "{}", auth.url);
+    }
+
+    /// The server's `expires_in` may be any number: it neither overflows
+    /// (a panic in debug builds) nor wraps into a token already expired.
+    #[test]
+    fn any_token_lifetime_gives_a_usable_expiry() {
+        let now = Utc::now();
+        let tokens = |expires_at| StoredTokens {
+            access_token: "a".into(),
+            refresh_token: None,
+            expires_at,
+            scopes: vec![],
+            client_id: "c".into(),
+        };
+        let hour = expiry(Some(Duration::from_secs(3600))).unwrap();
+        assert!((hour - now.timestamp() - 3600).abs() <= 1, "{hour}");
+        for huge in [i64::MAX as u64, u64::MAX] {
+            let at = expiry(Some(Duration::from_secs(huge)));
+            let tokens = tokens(at);
+            assert!(tokens.is_fresh(REFRESH_MARGIN, now), "{huge}: {at:?}");
+            assert!(!tokens.is_expired(now), "{huge}: {at:?}");
+        }
+        // A stored expiry at the clock's very start is stale, not a panic.
+        let first = chrono::DateTime::<Utc>::MIN_UTC.timestamp();
+        assert!(!tokens(Some(first)).is_fresh(REFRESH_MARGIN, now));
     }
 
     #[test]
