@@ -2,7 +2,9 @@
 //! `extensionConsentString`: the servers it will run (command line,
 //! working directory, environment with secrets masked, a config
 //! signature), the context it appends, the tools it excludes, hooks, and
-//! the third-party warning.
+//! the third-party warning; beyond 0.61, its symbolic links (an extension
+//! with one leading outside its folder is refused before this is shown, so
+//! the user sees that each stays inside).
 
 use serde_json::Value;
 
@@ -83,8 +85,9 @@ fn masked(key: &str, value: &str, pattern: &str) -> String {
     }
 }
 
-/// The consent text for installing `manifest` (read from the staged copy).
-pub fn text(manifest: &Manifest, has_hooks: bool, skills: &[String]) -> String {
+/// The consent text for installing `manifest` (read from the staged copy),
+/// with its symbolic links as `path -> target` lines.
+pub fn text(manifest: &Manifest, has_hooks: bool, skills: &[String], links: &[String]) -> String {
     let mut out = vec![format!("Installing extension \"{}\".", manifest.name)];
     if !manifest.mcp_servers.is_empty() {
         out.push("This extension will run the following MCP servers:".into());
@@ -180,6 +183,12 @@ pub fn text(manifest: &Manifest, has_hooks: bool, skills: &[String]) -> String {
         out.push("\nThis extension will install the following agent skills:\n".into());
         for s in skills {
             out.push(format!("  * {s}"));
+        }
+    }
+    if !links.is_empty() {
+        out.push("This extension contains symbolic links, each to a file of its own (links that lead outside an extension are refused):".into());
+        for link in links {
+            out.push(format!("  * {link}"));
         }
     }
     out.push(format!("\n{INSTALL_WARNING}"));

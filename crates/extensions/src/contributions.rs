@@ -21,8 +21,13 @@ pub struct CommandFile {
 pub struct Contributions {
     /// Server name → definition (variables substituted, `trust` removed).
     pub mcp_servers: serde_json::Map<String, Value>,
-    /// Context files that exist, absolute.
+    /// Context files that exist, absolute; each lies in the extension's
+    /// folder once links are followed.
     pub context_files: Vec<PathBuf>,
+    /// Context files that are links leading outside the extension's folder:
+    /// never read (one could be `~/.ssh/id_rsa`), kept so the session can
+    /// say which were skipped.
+    pub refused_context_files: Vec<PathBuf>,
     pub exclude_tools: Vec<String>,
     pub commands: Vec<CommandFile>,
     /// `policies/` when it exists.
@@ -60,6 +65,25 @@ pub(crate) fn context_file(dir: &Path, name: &str) -> Result<PathBuf, String> {
     Ok(dir.join(name))
 }
 
+/// Whether `path` lies in the extension folder `dir` once every link is
+/// followed (the name checks of [`context_file`] cannot see a link).
+pub fn inside(dir: &Path, path: &Path) -> Result<(), String> {
+    let real = path
+        .canonicalize()
+        .map_err(|e| format!("{} cannot be resolved ({e})", path.display()))?;
+    let root = dir
+        .canonicalize()
+        .map_err(|e| format!("{} cannot be resolved ({e})", dir.display()))?;
+    if real.starts_with(&root) {
+        Ok(())
+    } else {
+        Err(format!(
+            "it leads to {}, outside the extension's folder",
+            real.display()
+        ))
+    }
+}
+
 /// Reads what the extension in `dir` (its effective folder) contributes.
 pub fn read(dir: &Path, manifest: &Manifest, vars: &Variables) -> Contributions {
     let mut c = Contributions {
@@ -80,7 +104,14 @@ pub fn read(dir: &Path, manifest: &Manifest, vars: &Variables) -> Contributions 
         .unwrap_or_else(|| vec!["GEMINI.md".into()]);
     for name in names {
         match context_file(dir, &name) {
-            Ok(path) if path.is_file() => c.context_files.push(path),
+            Ok(path) if path.is_file() => match inside(dir, &path) {
+                Ok(()) => c.context_files.push(path),
+                Err(why) => {
+                    c.notes
+                        .push(format!("contextFileName \"{name}\" ignored: {why}"));
+                    c.refused_context_files.push(path);
+                }
+            },
             Ok(_) => {}
             Err(why) => c
                 .notes
@@ -267,4 +298,40 @@ pub fn hook_lines(hooks: &Value) -> Vec<String> {
         }
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::symlink;
+
+    use super::*;
+
+    #[test]
+    fn a_context_file_linked_outside_the_folder_is_refused_with_a_note() {
+        let dir = tempfile::tempdir().unwrap();
+        let ext = dir.path().join("ext");
+        std::fs::create_dir_all(ext.join("docs")).unwrap();
+        std::fs::write(dir.path().join("id_rsa"), "secret").unwrap();
+        std::fs::write(ext.join("docs/inside.md"), "inside").unwrap();
+        std::fs::write(
+            ext.join("gemini-extension.json"),
+            r#"{"name": "x", "version": "1.0.0", "contextFileName": ["GEMINI.md", "OK.md"]}"#,
+        )
+        .unwrap();
+        symlink("../id_rsa", ext.join("GEMINI.md")).unwrap();
+        symlink("docs/inside.md", ext.join("OK.md")).unwrap();
+        let vars = Variables::new(&ext, dir.path());
+        let manifest = crate::manifest::read(&ext, &vars).unwrap();
+        let c = read(&ext, &manifest, &vars);
+        assert_eq!(c.context_files, [ext.join("OK.md")]);
+        assert_eq!(c.refused_context_files, [ext.join("GEMINI.md")]);
+        let real = dir.path().join("id_rsa").canonicalize().unwrap();
+        assert_eq!(
+            c.notes,
+            [format!(
+                "contextFileName \"GEMINI.md\" ignored: it leads to {}, outside the extension's folder",
+                real.display()
+            )]
+        );
+    }
 }

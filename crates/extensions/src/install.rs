@@ -1,12 +1,15 @@
 //! Installing, linking, updating and uninstalling, as 0.61 does: a local
 //! folder is copied, a git URL is cloned with the user's `git` (then
 //! `--ref` fetched and checked out, see [`crate::git`]), a link records the
-//! folder and reads it in place. Every install is staged first in a private temporary folder,
-//! so what the consent text describes is exactly what gets installed.
+//! folder and reads it in place. Every install is staged first in a
+//! private temporary folder, so what the consent text describes is exactly
+//! what gets installed. An extension with a symbolic link leading outside
+//! its folder is refused (see [`crate::links`]).
 
 use std::path::{Path, PathBuf};
 
 use crate::layout::{self, InstallMetadata, InstallType, create_private_dir, extensions_dir};
+use crate::links::Link;
 use crate::manifest::{self, Manifest, Variables};
 use crate::security::Security;
 use crate::{Enablement, Extension, contributions, read_extension};
@@ -67,12 +70,20 @@ pub struct Staged {
     pub manifest: Manifest,
     pub has_hooks: bool,
     pub skills: Vec<String>,
+    /// Its symbolic links, each leading to a file of its own (listed in
+    /// the consent text).
+    pub links: Vec<Link>,
 }
 
 impl Staged {
     /// The consent text for this extension.
     pub fn consent_text(&self) -> String {
-        crate::consent::text(&self.manifest, self.has_hooks, &self.skills)
+        crate::consent::text(
+            &self.manifest,
+            self.has_hooks,
+            &self.skills,
+            &link_lines(&self.links),
+        )
     }
 
     /// The extension as it would be once installed, for a preview.
@@ -183,6 +194,10 @@ pub fn stage(
             (Some(temp), dir, metadata)
         }
     };
+    // Before anything in it is read: a link out of the folder would read
+    // (and, once installed, keep reading) a file of the user's.
+    let links = crate::links::audit(&dir)
+        .map_err(|refused| msg(crate::links::refusal(&request.source, &refused)))?;
     // Variables are resolved against where the extension will be read
     // from (0.61 reads the staged copy, so the consent text shows it).
     let shown = if metadata.kind == InstallType::Local {
@@ -209,10 +224,18 @@ pub fn stage(
         manifest,
         has_hooks,
         skills,
+        links,
     })
 }
 
-/// Copies a folder (symlinks as symlinks); new folders 0700 and files
+/// The links as the consent text lists them.
+fn link_lines(links: &[Link]) -> Vec<String> {
+    links.iter().map(Link::shown).collect()
+}
+
+/// Copies a folder (symlinks as symlinks, never followed, so nothing they
+/// point to is read; [`stage`] refuses a folder whose links lead outside
+/// it, which keeps the copy's links inside too); new folders 0700 and files
 /// keep their mode plus the user's write bit (0.61 makes copies writable).
 pub fn copy_tree(from: &Path, to: &Path) -> Result<(), InstallError> {
     create_private_dir(to).map_err(io(format!("cannot create {}", to.display())))?;
@@ -384,10 +407,12 @@ pub fn update(
             staged.manifest.name
         )));
     }
+    let old_links = crate::links::audit(&ext.path).unwrap_or_default();
     let old_text = crate::consent::text(
         &ext.manifest,
         ext.contributions.hooks.is_some(),
         &ext.contributions.skills,
+        &link_lines(&old_links),
     );
     let new_text = staged.consent_text();
     if old_text != new_text && !consent(&new_text) {

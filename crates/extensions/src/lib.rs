@@ -13,6 +13,7 @@ pub mod enablement;
 pub mod git;
 pub mod install;
 pub mod layout;
+pub mod links;
 pub mod list;
 pub mod manifest;
 pub mod security;

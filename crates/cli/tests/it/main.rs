@@ -7,6 +7,7 @@ mod agents_list;
 mod auth;
 mod checkpoints_headless;
 mod common;
+mod context_links;
 mod extensions_cli;
 mod extensions_compat;
 mod extensions_git_args;

@@ -158,10 +158,21 @@ pub fn security(home: &Path) -> Security {
 }
 
 /// The enabled extensions' context files, in load order.
-pub fn context_files(home: Option<&Path>, workspace: &Path) -> Vec<PathBuf> {
+/// Each comes with its extension's name and folder: the file, and what it
+/// imports, must lie in that folder (memory checks again as it reads).
+/// Those gd-extensions already refused (links leading out) are included,
+/// so the session warns about them.
+pub fn context_files(home: Option<&Path>, workspace: &Path) -> Vec<(PathBuf, String, PathBuf)> {
     load(home, workspace)
         .enabled()
-        .flat_map(|e| e.contributions.context_files.clone())
+        .flat_map(|e| {
+            let c = &e.contributions;
+            c.context_files
+                .iter()
+                .chain(&c.refused_context_files)
+                .map(|path| (path.clone(), e.manifest.name.clone(), e.path.clone()))
+                .collect::<Vec<_>>()
+        })
         .collect()
 }
 

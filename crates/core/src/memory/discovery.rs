@@ -11,6 +11,10 @@
 //!    `.gitignore` (inside git repositories) and `.geminiignore`, never
 //!    entering `.git` or `node_modules`, and not following symlinks.
 //!    These are sorted by path, as Gemini CLI does.
+//!
+//! Each file comes with its [`Scope`] (global, an extension's, the
+//! workspace's): where it may lead through links and import from, which
+//! memory checks as it reads it (see `super::scope`).
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -64,11 +68,39 @@ pub fn find_root_with(dir: &Path, markers: &[String]) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// Where a context file was found, which decides where it may lead
+/// through links and import from (see `super::scope`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// `~/.gemini/`: the user's own file.
+    Global,
+    /// An enabled extension's context file; `root` is the extension's
+    /// folder (the linked folder for a link).
+    Extension { name: String, root: PathBuf },
+    /// Around or below a workspace folder.
+    Workspace,
+}
+
+/// A context file and where it was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextFile {
+    pub path: PathBuf,
+    pub scope: Scope,
+}
+
 /// The context files of the first workspace folder (see [`discover`]),
 /// then, with `include_directories`, those around and below each other
 /// folder in `workspace_dirs` (the global files only once).
 pub fn discover_all(options: &DiscoveryOptions, workspace_dirs: &[PathBuf]) -> Vec<PathBuf> {
-    let mut found = discover(options);
+    paths(discover_all_files(options, workspace_dirs))
+}
+
+/// [`discover_all`] with where each file was found.
+pub fn discover_all_files(
+    options: &DiscoveryOptions,
+    workspace_dirs: &[PathBuf],
+) -> Vec<ContextFile> {
+    let mut found = discover_files(options);
     if !options.include_directories || !options.workspace_files {
         return found;
     }
@@ -77,9 +109,9 @@ pub fn discover_all(options: &DiscoveryOptions, workspace_dirs: &[PathBuf]) -> V
             workspace: dir.clone(),
             ..options.clone()
         };
-        for path in discover(&other) {
-            if !found.contains(&path) {
-                found.push(path);
+        for file in discover_files(&other) {
+            if !found.iter().any(|f| f.path == file.path) {
+                found.push(file);
             }
         }
     }
@@ -88,10 +120,19 @@ pub fn discover_all(options: &DiscoveryOptions, workspace_dirs: &[PathBuf]) -> V
 
 /// The context files, in load order, without duplicates.
 pub fn discover(options: &DiscoveryOptions) -> Vec<PathBuf> {
-    let mut found: Vec<PathBuf> = Vec::new();
-    let push = |path: PathBuf, found: &mut Vec<PathBuf>| {
-        if !found.contains(&path) {
-            found.push(path);
+    paths(discover_files(options))
+}
+
+fn paths(files: Vec<ContextFile>) -> Vec<PathBuf> {
+    files.into_iter().map(|f| f.path).collect()
+}
+
+/// [`discover`] with where each file was found.
+pub fn discover_files(options: &DiscoveryOptions) -> Vec<ContextFile> {
+    let mut found: Vec<ContextFile> = Vec::new();
+    let push = |path: PathBuf, scope: Scope, found: &mut Vec<ContextFile>| {
+        if !found.iter().any(|f| f.path == path) {
+            found.push(ContextFile { path, scope });
         }
     };
     let global_dir = options.home.as_ref().map(|h| h.join(".gemini"));
@@ -99,14 +140,16 @@ pub fn discover(options: &DiscoveryOptions) -> Vec<PathBuf> {
         for name in &options.file_names {
             let path = dir.join(name);
             if path.is_file() {
-                push(path, &mut found);
+                push(path, Scope::Global, &mut found);
             }
         }
     }
     // The enabled extensions' context files (`contextFileName` or
     // GEMINI.md), read each time so enabling one applies at once.
-    for path in crate::extensions::context_files(options.home.as_deref(), &options.workspace) {
-        push(path, &mut found);
+    for (path, name, root) in
+        crate::extensions::context_files(options.home.as_deref(), &options.workspace)
+    {
+        push(path, Scope::Extension { name, root }, &mut found);
     }
     if !options.workspace_files {
         return found;
@@ -119,12 +162,12 @@ pub fn discover(options: &DiscoveryOptions) -> Vec<PathBuf> {
         for name in &options.file_names {
             let path = dir.join(name);
             if path.is_file() {
-                push(path, &mut found);
+                push(path, Scope::Workspace, &mut found);
             }
         }
     }
     for path in downward(options, root.as_deref()) {
-        push(path, &mut found);
+        push(path, Scope::Workspace, &mut found);
     }
     found
 }

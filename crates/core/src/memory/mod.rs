@@ -14,13 +14,16 @@ pub mod budget;
 pub mod code_regions;
 pub mod discovery;
 pub mod imports;
+mod scope;
 
 use std::path::{Component, Path, PathBuf};
 
 use tracing::{debug, warn};
 
 pub use budget::{ImportBudget, MAX_INCLUDES_PER_FILE, MAX_MEMORY_BYTES};
-pub use discovery::{DEFAULT_CONTEXT_FILE_NAME, DEFAULT_MAX_DIRS, DiscoveryOptions, discover};
+pub use discovery::{
+    ContextFile, DEFAULT_CONTEXT_FILE_NAME, DEFAULT_MAX_DIRS, DiscoveryOptions, Scope, discover,
+};
 pub use imports::{ImportNode, ImportRules, process_imports, process_imports_with};
 
 /// The memory as loaded for one session.
@@ -63,11 +66,12 @@ impl LoadedMemory {
     }
 }
 
-/// Finds and reads the context files, resolving their imports. Imports may
-/// come from the importing file's project root (or its directory when it is
-/// in no git repository) and from the workspace directories. The whole text
-/// stays within [`MAX_MEMORY_BYTES`] (plus one short marker saying where it
-/// was cut).
+/// Finds and reads the context files, resolving their imports. Where a
+/// file may lead through links and import from depends on where it was
+/// found (see the `scope` module): a file that leads elsewhere is skipped
+/// with a warning, an import from elsewhere is left out with a comment. The
+/// whole text stays within [`MAX_MEMORY_BYTES`] (plus one short marker
+/// saying where it was cut).
 pub fn load_memory(options: &DiscoveryOptions, workspace_dirs: &[PathBuf]) -> LoadedMemory {
     load_memory_with(options, workspace_dirs, ImportBudget::default())
 }
@@ -82,13 +86,23 @@ pub fn load_memory_with(
     let mut blocks = Vec::new();
     let mut files = Vec::new();
     let mut left_out = Vec::new();
-    for path in discovery::discover_all(options, workspace_dirs) {
+    for file in discovery::discover_all_files(options, workspace_dirs) {
+        let path = file.path.clone();
         let shown = display_path(&path, &options.workspace);
         if budget.exhausted() {
             left_out.push(shown);
             continue;
         }
-        let (content, bytes) = match budget.read(&path) {
+        let allowed = scope::import_roots(&file, options, workspace_dirs);
+        let real = match scope::check(&file, &shown, &allowed) {
+            Ok(real) => real,
+            Err(warning) => {
+                warn!(path = %path.display(), "context file leads outside its scope; skipped");
+                budget.add_warning(warning);
+                continue;
+            }
+        };
+        let (content, bytes) = match budget.read(&real) {
             Ok(read) => read,
             Err(error) => {
                 warn!(path = %path.display(), %error, "context file unreadable; skipped");
@@ -107,10 +121,6 @@ pub fn load_memory_with(
             continue;
         }
         budget.begin_context_file();
-        let dir = path.parent().unwrap_or(Path::new("/"));
-        let mut allowed =
-            vec![discovery::find_project_root(dir).unwrap_or_else(|| dir.to_path_buf())];
-        allowed.extend(workspace_dirs.iter().cloned());
         let processed =
             process_imports_with(&content, &path, &ImportRules::new(allowed), &mut budget);
         let mut body = processed.content.trim().to_owned();

@@ -26,6 +26,7 @@ mod mcp_confirmations;
 mod memory;
 mod memory_edits;
 mod memory_limits;
+mod memory_links;
 mod op_loop;
 mod plan_mode;
 mod policy_editor;
