@@ -28,6 +28,16 @@ fn attacks() -> Vec<&'static str> {
         "cat <<EOF\necho '\nEOF\ntouch ../x\necho '",
         "echo ${x:='a[$(touch ../x)]'} $((x))",
         "echo pwned > ~/somefile",
+        // Issue 33: the grammar read `cat;` as the delimiter, and ended a
+        // body at a line that only starts with it; bash ran the `touch`.
+        "cat <<cat;\ncat\ntime touch ../x\ncat;",
+        "cat <<cat&\ncat\ntime touch ../x\ncat;",
+        "cat <<cat|cat\ncat\ntime touch ../x\ncat;",
+        "cat <<cat\ncat;echo '$(time touch ../x)'\ncat",
+        "cat <<cat\ncat | cat '${x:-$(time touch ../x)}'\ncat",
+        "cat <<cat\ncat;echo '$(coproc touch ../x)'\ncat",
+        // Bash joins `EO\<newline>F` into the delimiter line.
+        "cat <<EOF\nEO\\\nF\ntouch ../x\nEOF",
     ]
 }
 
@@ -131,5 +141,98 @@ fn a_redirection_runs_when_the_rule_allows_redirection() {
         "kept\n",
         "{:?}",
         responses(&run)
+    );
+}
+
+/// Issue 33: 6,000 to 10,000 levels of `${x:-...}` or `$((...))` aborted
+/// the whole process (stack overflow, exit 134) and 10,000 of `$(...)` took
+/// ~49 s to analyse. Past the analysis's bounds a command is unproven:
+/// asked, which headless means refused, and the session goes on.
+#[test]
+fn deep_nesting_is_refused_not_a_crash() {
+    let deep = [
+        format!("echo {}a{}", "${x:-".repeat(8_000), "}".repeat(8_000)),
+        format!("echo {}1{}", "$((".repeat(8_000), "))".repeat(8_000)),
+        format!("echo {}a{}", "$(".repeat(10_000), ")".repeat(10_000)),
+    ];
+    let mut calls: Vec<Value> = deep
+        .iter()
+        .map(|c| json!({"name": "run_shell_command", "args": {"command": c}}))
+        .collect();
+    calls.push(json!({"name": "run_shell_command", "args": {"command": "echo still here"}}));
+    let run = Run::new(json!({"steps": [
+        {"functionCalls": calls},
+        {"text": "done"}
+    ]}));
+    run.write_settings(
+        &run.home.join(".gemini/policies/echo-cat.toml"),
+        ECHO_CAT_POLICY,
+    );
+    let out = run.run(&["-p", "try", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let answers = responses(&run);
+    assert_eq!(answers.len(), deep.len() + 1);
+    for answer in &answers[..deep.len()] {
+        let error = answer["error"].as_str().unwrap_or_default();
+        assert!(
+            error.contains("needs the user's approval") || error.contains("denied"),
+            "a deeply nested command was not refused: {}",
+            error.chars().take(300).collect::<String>()
+        );
+        // The reasons shown quote the command only in part.
+        assert!(
+            error.len() < 4_000,
+            "the refusal quotes {} bytes",
+            error.len()
+        );
+    }
+    let plain = answers.last().unwrap()["output"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(plain.contains("still here"), "{plain}");
+}
+
+/// Issue 33: the here-document attacks worked in plan mode too, where the
+/// user's echo/cat rule still lets `cat` run.
+#[test]
+fn here_document_attacks_are_refused_in_plan_mode() {
+    let cases = [
+        "cat <<cat;\ncat\ntime touch ../x\ncat;",
+        "cat <<cat\ncat;echo '$(time touch ../x)'\ncat",
+    ];
+    let mut calls: Vec<Value> = cases
+        .iter()
+        .map(|c| json!({"name": "run_shell_command", "args": {"command": c}}))
+        .collect();
+    calls.push(json!({"name": "run_shell_command", "args": {"command": "cat notes.txt"}}));
+    let run = Run::new(json!({"steps": [
+        {"functionCalls": calls},
+        {"text": "done"}
+    ]}));
+    std::fs::write(run.ws.join("notes.txt"), "plain notes\n").unwrap();
+    run.write_settings(
+        &run.home.join(".gemini/policies/echo-cat.toml"),
+        ECHO_CAT_POLICY,
+    );
+    for case in cases {
+        assert!(bash_touches(case, &run.ws, &run.home), "{case:?}");
+    }
+    let out = run.run(&["-p", "try", "-o", "json", "--approval-mode", "plan"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let answers = responses(&run);
+    assert_eq!(answers.len(), cases.len() + 1, "{answers:?}");
+    for (case, answer) in cases.iter().zip(&answers) {
+        assert!(answer["error"].is_string(), "{case:?} ran: {answer}");
+    }
+    let plain = answers.last().unwrap()["output"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        plain.contains("plain notes"),
+        "cat did not run in plan mode: {answers:?}"
+    );
+    assert!(
+        !run.ws.parent().unwrap().join("x").exists(),
+        "an attack created ../x"
     );
 }

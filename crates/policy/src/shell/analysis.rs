@@ -4,6 +4,7 @@
 use tree_sitter::Node;
 
 use super::coverage::{spans_a_blank, starts_a_comment};
+use super::lexer::HeredocSpan;
 use super::words::{
     arithmetic_is_literal, assignment_name, is_risky_variable, static_value, variable_target_risk,
 };
@@ -20,8 +21,10 @@ const RESERVED: &[&str] = &[
 /// How deep `eval`/`bash -c` code may nest before the analysis stops.
 const MAX_CODE_DEPTH: usize = 4;
 /// How deep the syntax tree may nest before the analysis stops (the walk is
-/// recursive and the input untrusted).
-const MAX_TREE_DEPTH: usize = 400;
+/// recursive and the input untrusted). Counted across `eval`/`bash -c`
+/// code too, so the whole walk's stack is bounded: a debug build's frames
+/// fit in a 2 MiB thread stack (a tokio worker's) with room to spare.
+const MAX_TREE_DEPTH: usize = 200;
 
 /// A command found, and whether it is only assignments (`X=1`) or a bare
 /// redirection (`> f`): such a part runs no program, so no rule has to
@@ -37,16 +40,22 @@ pub(crate) struct Walker<'s> {
     code_depth: usize,
     pub found: Vec<Found>,
     pub unproven: Vec<String>,
+    /// Where the grammar reads each here-document, for the second reading
+    /// to compare with (see [`super::heredoc`]).
+    pub heredocs: Vec<HeredocSpan>,
 }
 
 impl<'s> Walker<'s> {
-    /// Analyses `src` (at `code_depth` levels of `eval`/`-c` nesting).
-    pub(crate) fn run(src: &'s str, code_depth: usize) -> Walker<'s> {
+    /// Analyses `src` (at `code_depth` levels of `eval`/`-c` nesting,
+    /// starting at tree level `base_level`: code run by `eval` continues
+    /// the level of the command that runs it).
+    pub(crate) fn run(src: &'s str, code_depth: usize, base_level: usize) -> Walker<'s> {
         let mut walker = Walker {
             src,
             code_depth,
             found: Vec::new(),
             unproven: Vec::new(),
+            heredocs: Vec::new(),
         };
         match parse::tree(src) {
             None => walker.unproven("the parser gave no syntax tree"),
@@ -58,17 +67,14 @@ impl<'s> Walker<'s> {
                 if root.end_byte() < src.trim_end().len() {
                     walker.unproven("the parser did not read the whole command");
                 }
-                walker.visit(root, &[], 0);
+                walker.visit(root, &[], base_level);
             }
         }
         walker
     }
 
     pub(super) fn unproven(&mut self, why: impl Into<String>) {
-        let why = why.into();
-        if !self.unproven.contains(&why) {
-            self.unproven.push(why);
-        }
+        super::add_reason(&mut self.unproven, why.into());
     }
 
     fn text(&self, node: Node<'_>) -> &'s str {
@@ -81,6 +87,15 @@ impl<'s> Walker<'s> {
 
     pub(super) fn src_between(&self, from: usize, to: usize) -> &'s str {
         self.src.get(from..to.max(from)).unwrap_or("")
+    }
+
+    pub(super) fn src(&self) -> &'s str {
+        self.src
+    }
+
+    /// The first byte of the line `at` is on.
+    pub(super) fn line_start(&self, at: usize) -> usize {
+        self.src_between(0, at).rfind('\n').map_or(0, |p| p + 1)
     }
 
     fn children(&mut self, node: Node<'_>, redirections: &[String], level: usize) {
@@ -244,7 +259,7 @@ impl<'s> Walker<'s> {
         let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
         for (i, child) in children.iter().enumerate() {
             if node.field_name_for_child(i as u32) == Some("redirect") {
-                targets.extend(self.redirect_target(*child));
+                targets.extend(self.redirect_targets(*child));
             }
         }
         match node.child_by_field_name("body") {
@@ -270,6 +285,19 @@ impl<'s> Walker<'s> {
                 self.visit(*child, &targets, level + 1);
             }
         }
+    }
+
+    /// The files a redirection opens: its own target, or those of the
+    /// redirections the grammar puts inside a here-document's node
+    /// (`cat <<EOF >notes` writes `notes`; the fuzzer found it missed).
+    fn redirect_targets(&self, node: Node<'_>) -> Vec<String> {
+        if node.kind() != "heredoc_redirect" {
+            return self.redirect_target(node).into_iter().collect();
+        }
+        let mut cursor = node.walk();
+        node.children(&mut cursor)
+            .filter_map(|c| self.redirect_target(c))
+            .collect()
     }
 
     /// The file a redirection opens, if it opens one (not `/dev/null`,
@@ -356,7 +384,9 @@ impl<'s> Walker<'s> {
                         }
                     }
                 }
-                (_, "file_redirect") => targets.extend(self.redirect_target(*child)),
+                (_, "file_redirect" | "heredoc_redirect") => {
+                    targets.extend(self.redirect_targets(*child));
+                }
                 // `c ((s))`, `c (s)`: the grammar accepts what bash
                 // rejects as a syntax error (after running earlier lines).
                 (_, "subshell" | "compound_statement") => {
@@ -403,7 +433,7 @@ impl<'s> Walker<'s> {
                 assignment_only: true,
             });
         } else {
-            self.simple(name, text, args, &targets, 0);
+            self.simple(name, text, args, &targets, (0, level));
         }
         for child in children {
             self.visit(child, &targets, level + 1);
@@ -411,13 +441,15 @@ impl<'s> Walker<'s> {
     }
 
     /// Lists a command and what it runs in turn (wrappers, code strings).
+    /// `(nesting, level)`: how many wrappers and how many tree levels are
+    /// around it.
     fn simple(
         &mut self,
         name: Option<String>,
         text: String,
         args: &[Arg],
         targets: &[String],
-        nesting: usize,
+        (nesting, level): (usize, usize),
     ) {
         self.found.push(Found {
             command: Command {
@@ -437,13 +469,20 @@ impl<'s> Walker<'s> {
             match effect {
                 Effect::Inner { start, end } => {
                     let inner = &args[start..end];
+                    // `time ! x`: bash reads `!` as a keyword there, the
+                    // grammar (which knows no `time` keyword) as a name.
+                    if let Some(word) = inner[0].value.as_deref()
+                        && RESERVED.contains(&word)
+                    {
+                        self.unproven(format!("the reserved word `{word}` after `{name}`"));
+                    }
                     let text = self.src[inner[0].start..inner[end - start - 1].end].to_owned();
                     self.simple(
                         inner[0].value.clone(),
                         text,
                         &inner[1..],
                         targets,
-                        nesting + 1,
+                        (nesting + 1, level),
                     );
                 }
                 Effect::Implicit(program) => self.found.push(Found {
@@ -458,7 +497,7 @@ impl<'s> Walker<'s> {
                     let parts: Option<Vec<String>> =
                         indexes.iter().map(|&i| args[i].value.clone()).collect();
                     match parts {
-                        Some(parts) => self.code(&parts.join(" "), &name, targets),
+                        Some(parts) => self.code(&parts.join(" "), &name, targets, level),
                         None => {
                             self.unproven(format!("`{name}` runs code that is not a static string"))
                         }
@@ -471,15 +510,15 @@ impl<'s> Walker<'s> {
 
     /// Shell code given as a string (`eval`, `bash -c`, `trap`): analysed
     /// like a command of its own.
-    fn code(&mut self, code: &str, by: &str, targets: &[String]) {
+    fn code(&mut self, code: &str, by: &str, targets: &[String], level: usize) {
         if self.code_depth >= MAX_CODE_DEPTH {
             self.unproven(format!("code run by `{by}` nests too deeply to analyse"));
             return;
         }
-        let mut inner = Walker::run(code, self.code_depth + 1);
+        let mut inner = Walker::run(code, self.code_depth + 1, level + 1);
         // The code is a command line of its own: the hand lexer reads it too
         // (the outer reading saw only a quoted string).
-        super::second_opinion(code, &inner.found, &mut inner.unproven);
+        super::second_opinion(code, &inner.found, &inner.heredocs, &mut inner.unproven);
         for mut found in inner.found {
             for target in targets {
                 if !found.command.file_redirections.contains(target) {

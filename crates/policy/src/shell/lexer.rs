@@ -17,6 +17,19 @@
 pub(crate) struct Parsed {
     pub commands: Vec<String>,
     pub complete: bool,
+    /// Every here-document, in the order bash reads their bodies.
+    pub heredocs: Vec<HeredocSpan>,
+}
+
+/// Where bash reads one here-document (byte offsets into the text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HeredocSpan {
+    /// The first byte of the body (after the newline that ends the line
+    /// of the `<<`).
+    pub body_start: usize,
+    /// The delimiter line, from its first byte to its end (before its
+    /// newline); `None` when the text ends first.
+    pub end_line: Option<(usize, usize)>,
 }
 
 pub(crate) fn parse(cmd: &str) -> Parsed {
@@ -27,11 +40,13 @@ pub(crate) fn parse(cmd: &str) -> Parsed {
         complete: true,
         depth: 0,
         heredocs: Vec::new(),
+        spans: Vec::new(),
     };
     let commands = parser.commands(Until::End);
     Parsed {
         commands,
         complete: parser.complete,
+        heredocs: parser.spans,
     }
 }
 
@@ -53,9 +68,21 @@ struct Parser<'a> {
     i: usize,
     complete: bool,
     depth: usize,
-    /// Here-document delimiters seen on the current line: (delimiter,
-    /// quoted). Their bodies start after the next newline.
-    heredocs: Vec<(String, bool)>,
+    /// Here-documents whose `<<` was seen on the current line; their
+    /// bodies start after the next newline.
+    heredocs: Vec<Pending>,
+    /// Here-documents whose bodies were read.
+    spans: Vec<HeredocSpan>,
+}
+
+/// A here-document operator read, its body not yet.
+struct Pending {
+    /// After quote removal.
+    delimiter: String,
+    /// Any quote in the delimiter word: the body is not expanded.
+    quoted: bool,
+    /// `<<-`: leading tabs are removed from the body's lines.
+    strip_tabs: bool,
 }
 
 impl Parser<'_> {
@@ -70,15 +97,24 @@ impl Parser<'_> {
     /// Reads commands until the end of the input or the closing token of
     /// `until`, which is consumed.
     fn commands(&mut self, until: Until) -> Vec<String> {
+        self.nested(|p| p.commands_at_depth(until))
+            .unwrap_or_default()
+    }
+
+    /// Runs `read` one level deeper. Every recursive step of the lexer
+    /// goes through here (`$(`, `${`, `$((`, backticks, subshells), so
+    /// nesting is bounded whatever construct is nested: past
+    /// [`MAX_DEPTH`] the text is marked incomplete and skipped.
+    fn nested<T>(&mut self, read: impl FnOnce(&mut Self) -> T) -> Option<T> {
         if self.depth >= MAX_DEPTH {
             self.complete = false;
             self.i = self.b.len();
-            return Vec::new();
+            return None;
         }
         self.depth += 1;
-        let out = self.commands_at_depth(until);
+        let out = read(self);
         self.depth -= 1;
-        out
+        Some(out)
     }
 
     fn commands_at_depth(&mut self, until: Until) -> Vec<String> {
@@ -249,7 +285,7 @@ impl Parser<'_> {
         match (self.peek(1), self.peek(2)) {
             (Some(b'('), Some(b'(')) => {
                 self.i += 3;
-                self.arithmetic(nested);
+                self.nested(|p| p.arithmetic(nested));
             }
             (Some(b'('), _) => {
                 self.i += 2;
@@ -258,7 +294,7 @@ impl Parser<'_> {
             }
             (Some(b'{'), _) => {
                 self.i += 2;
-                self.braced(nested);
+                self.nested(|p| p.braced(nested));
             }
             (Some(b'\''), _) if !in_double_quotes => {
                 // `$'...'`: ANSI-C quoting, where `\'` does not close.
@@ -286,7 +322,8 @@ impl Parser<'_> {
     /// after the end of the line is skipped, not read as commands.
     fn heredoc_operator(&mut self) {
         self.i += 2;
-        if self.peek(0) == Some(b'-') {
+        let strip_tabs = self.peek(0) == Some(b'-');
+        if strip_tabs {
             self.i += 1;
         }
         while matches!(self.peek(0), Some(b' ' | b'\t')) {
@@ -325,31 +362,32 @@ impl Parser<'_> {
         if self.i == start {
             self.complete = false;
         }
-        self.heredocs.push((delimiter, quoted));
+        self.heredocs.push(Pending {
+            delimiter,
+            quoted,
+            strip_tabs,
+        });
     }
 
     /// After the newline ending a line with here-documents: skips their
     /// bodies (up to each delimiter line). An unquoted body's substitutions
     /// run, so their commands are read.
     fn heredoc_bodies(&mut self, out: &mut Vec<String>) {
-        for (delimiter, quoted) in std::mem::take(&mut self.heredocs) {
+        for pending in std::mem::take(&mut self.heredocs) {
             let body_start = self.i;
-            let mut end = None;
-            let mut pos = self.i;
-            while pos < self.b.len() {
-                let line_end = self.s[pos..].find('\n').map_or(self.b.len(), |p| pos + p);
-                let line = &self.s[pos..line_end];
-                if line.trim_start_matches('\t') == delimiter {
-                    end = Some((pos, (line_end + 1).min(self.b.len())));
-                    break;
+            let end_line = delimiter_line(self.s, body_start, &pending);
+            let (body_end, next) = match end_line {
+                Some((start, end)) => (start, (end + 1).min(self.b.len())),
+                None => {
+                    self.complete = false;
+                    (self.b.len(), self.b.len())
                 }
-                pos = line_end + 1;
-            }
-            let (body_end, next) = end.unwrap_or_else(|| {
-                self.complete = false;
-                (self.b.len(), self.b.len())
+            };
+            self.spans.push(HeredocSpan {
+                body_start,
+                end_line,
             });
-            if !quoted {
+            if !pending.quoted {
                 let mut body = Parser {
                     s: &self.s[..body_end],
                     b: &self.b[..body_end],
@@ -357,10 +395,12 @@ impl Parser<'_> {
                     complete: true,
                     depth: self.depth,
                     heredocs: Vec::new(),
+                    spans: Vec::new(),
                 };
                 let mut nested = Vec::new();
                 body.unquoted_body(&mut nested);
                 self.complete &= body.complete;
+                self.spans.append(&mut body.spans);
                 out.extend(nested);
             }
             self.i = next;
@@ -446,6 +486,42 @@ impl Parser<'_> {
     }
 }
 
+/// The delimiter line of a here-document whose body starts at `from`, as
+/// bash finds it: the first line equal to the delimiter, where a line of an
+/// unquoted body goes on after a backslash-newline (bash removes the pair
+/// before it compares: `EO\<newline>F` ends a `<<EOF` body) and `<<-`
+/// removes the line's leading tabs. `(first byte, end)` of the physical
+/// lines it spans, or `None` when the text ends first.
+fn delimiter_line(s: &str, from: usize, pending: &Pending) -> Option<(usize, usize)> {
+    let mut pos = from;
+    while pos < s.len() {
+        let start = pos;
+        let mut line = String::new();
+        let end = loop {
+            let line_end = s[pos..].find('\n').map_or(s.len(), |p| pos + p);
+            let physical = &s[pos..line_end];
+            let trailing = physical.len() - physical.trim_end_matches('\\').len();
+            if !pending.quoted && trailing % 2 == 1 && line_end < s.len() {
+                line.push_str(&physical[..physical.len() - 1]);
+                pos = line_end + 1;
+                continue;
+            }
+            line.push_str(physical);
+            break line_end;
+        };
+        let logical = if pending.strip_tabs {
+            line.trim_start_matches('\t')
+        } else {
+            &line
+        };
+        if logical == pending.delimiter {
+            return Some((start, end));
+        }
+        pos = end + 1;
+    }
+    None
+}
+
 /// Words that start a compound command and are followed by a command.
 const LEADING_KEYWORDS: &[&str] = &[
     "if", "then", "else", "elif", "while", "until", "do", "!", "{",
@@ -478,71 +554,6 @@ fn clean_part(part: &str) -> Option<String> {
     } else {
         Some(rest.to_owned())
     }
-}
-
-/// The command name of one part from [`parse`]: its first word (quotes
-/// removed) after leading `VAR=value` assignments.
-pub(super) fn first_word(part: &str) -> Option<String> {
-    words(part)
-        .into_iter()
-        .find(|w| !is_assignment(&w.raw))
-        .map(|w| w.text)
-}
-
-struct Word {
-    /// As written, quotes included.
-    raw: String,
-    /// Quotes and escapes removed.
-    text: String,
-}
-
-/// Splits one simple command into words on unquoted whitespace.
-fn words(cmd: &str) -> Vec<Word> {
-    let mut out = Vec::new();
-    let mut raw = String::new();
-    let mut text = String::new();
-    let mut chars = cmd.chars().peekable();
-    let mut quote: Option<char> = None;
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (None, c) if c.is_whitespace() => {
-                if !raw.is_empty() {
-                    out.push(Word {
-                        raw: std::mem::take(&mut raw),
-                        text: std::mem::take(&mut text),
-                    });
-                }
-                continue;
-            }
-            (None, '\'' | '"') => quote = Some(c),
-            (Some(q), c) if c == q => quote = None,
-            (None, '\\') | (Some('"'), '\\') => {
-                raw.push(c);
-                if let Some(next) = chars.next() {
-                    raw.push(next);
-                    text.push(next);
-                }
-                continue;
-            }
-            _ => text.push(c),
-        }
-        raw.push(c);
-    }
-    if !raw.is_empty() {
-        out.push(Word { raw, text });
-    }
-    out
-}
-
-/// `NAME=value`, as written (a quoted `"A=1"` is a command name, not an
-/// assignment).
-fn is_assignment(raw: &str) -> bool {
-    let Some((name, _)) = raw.split_once('=') else {
-        return false;
-    };
-    let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
-        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
 #[cfg(test)]
@@ -692,16 +703,5 @@ mod tests {
     fn deep_nesting_stops() {
         let deep = "$(".repeat(10_000);
         assert!(!parse(&deep).complete);
-    }
-
-    #[test]
-    fn first_words() {
-        assert_eq!(
-            first_word("  A=1 B=\"x y\" make -j4").as_deref(),
-            Some("make")
-        );
-        assert_eq!(first_word("\"my tool\" --x").as_deref(), Some("my tool"));
-        assert_eq!(first_word("\"A=1\" x").as_deref(), Some("A=1"));
-        assert_eq!(first_word("A=1"), None);
     }
 }

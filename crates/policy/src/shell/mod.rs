@@ -15,6 +15,7 @@ mod coverage;
 mod heredoc;
 mod lexer;
 mod parse;
+mod part_names;
 mod words;
 mod wrappers;
 
@@ -68,45 +69,97 @@ pub fn analyze(cmd: &str) -> Analysis {
 /// [`analyze`], keeping which commands are only assignments (for the
 /// engine, which does not ask a rule about `X=1`).
 pub(crate) fn analyze_found(cmd: &str) -> (Vec<Found>, Vec<String>) {
-    let walker = analysis::Walker::run(cmd, 0);
+    let walker = analysis::Walker::run(cmd, 0, 0);
     let mut unproven = walker.unproven;
-    second_opinion(cmd, &walker.found, &mut unproven);
+    second_opinion(cmd, &walker.found, &walker.heredocs, &mut unproven);
     (walker.found, unproven)
 }
 
 /// Defence in depth: the old hand lexer reads the text too. A command name it
-/// finds that the grammar did not, or text it cannot read to the end, means
-/// the two readings disagree, and the analysis is not trusted.
-pub(super) fn second_opinion(cmd: &str, found: &[Found], unproven: &mut Vec<String>) {
-    const KEYWORDS: &[&str] = &[
-        "for", "select", "case", "esac", "in", "function", "time", "coproc", "[[", "]]", "((",
-        "then", "do", "done", "fi", "else", "elif", "if", "while", "until", "{", "}", "!",
-    ];
+/// finds that the grammar did not, text it cannot read to the end, or a
+/// here-document it reads as ending elsewhere (`heredocs`: the grammar's
+/// reading) means the two readings disagree, and the analysis is not
+/// trusted. Every part the lexer finds is compared, keywords included:
+/// `time touch x` and `coproc touch x` run `touch`.
+pub(super) fn second_opinion(
+    cmd: &str,
+    found: &[Found],
+    heredocs: &[lexer::HeredocSpan],
+    unproven: &mut Vec<String>,
+) {
     let parsed = lexer::parse(cmd);
     if !parsed.complete {
-        unproven.push("a second reading of the command did not reach its end".to_owned());
+        add_reason(
+            unproven,
+            "a second reading of the command did not reach its end".to_owned(),
+        );
     }
-    let known: Vec<String> = found
+    let mut ours = heredocs.to_vec();
+    ours.sort_by_key(|h| h.body_start);
+    if ours != parsed.heredocs {
+        add_reason(
+            unproven,
+            "the two readings disagree on where a here-document ends".to_owned(),
+        );
+    }
+    let names: Vec<&str> = found
         .iter()
-        .flat_map(|f| {
-            let first = lexer::parse(&f.command.text)
-                .commands
-                .first()
-                .and_then(|p| lexer::first_word(p));
-            f.command.name.clone().into_iter().chain(first)
-        })
+        .filter_map(|f| f.command.name.as_deref())
         .collect();
+    // How the lexer names each found command, computed only when a name is
+    // missing from the grammar's (rarely): lexing every command's text again
+    // is quadratic in the nesting of a hostile command line.
+    let mut lexed: Option<Vec<String>> = None;
     for part in &parsed.commands {
-        let Some(name) = lexer::first_word(part) else {
-            continue;
-        };
-        if KEYWORDS.contains(&name.as_str()) || name.ends_with("()") || known.contains(&name) {
-            continue;
+        for name in part_names::command_names(part) {
+            if names.contains(&name.as_str()) {
+                continue;
+            }
+            let lexed = lexed.get_or_insert_with(|| {
+                found
+                    .iter()
+                    .filter(|f| f.command.text.len() <= MAX_RELEXED)
+                    .filter_map(|f| {
+                        let parsed = lexer::parse(&f.command.text);
+                        // Its first word as written: skipping keywords here
+                        // would let `time ! x` (listed as `time` and `!`)
+                        // vouch for the `x` it hides.
+                        parsed
+                            .commands
+                            .first()
+                            .and_then(|p| part_names::first_word(p))
+                    })
+                    .collect()
+            });
+            if !lexed.contains(&name) {
+                add_reason(
+                    unproven,
+                    format!("a second reading found a command `{name}` the grammar did not"),
+                );
+            }
         }
-        let why = format!("a second reading found a command `{name}` the grammar did not");
-        if !unproven.contains(&why) {
-            unproven.push(why);
-        }
+    }
+}
+
+/// The longest command text the lexer reads again to name it: longer ones
+/// count by the grammar's name only (which can only leave more unproven).
+const MAX_RELEXED: usize = 4096;
+
+/// How many reasons an analysis keeps, and how long each may be: they are
+/// shown to the user, and a hostile command line could otherwise make
+/// thousands of them, each quoting kilobytes of itself.
+const MAX_REASONS: usize = 16;
+const MAX_REASON_CHARS: usize = 160;
+
+/// Adds `why` to `reasons` unless it is there already (or the list is full),
+/// shortened to [`MAX_REASON_CHARS`].
+pub(super) fn add_reason(reasons: &mut Vec<String>, why: String) {
+    let why = match why.char_indices().nth(MAX_REASON_CHARS) {
+        Some((cut, _)) => format!("{}…", &why[..cut]),
+        None => why,
+    };
+    if reasons.len() < MAX_REASONS && !reasons.contains(&why) {
+        reasons.push(why);
     }
 }
 

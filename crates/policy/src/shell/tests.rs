@@ -339,3 +339,117 @@ fn escaped_blanks_comments_and_words_after_a_target_are_unproven() {
         assert!(proven(cmd), "{cmd:?}: {:?}", analyze(cmd));
     }
 }
+
+#[test]
+fn here_documents_are_read_by_bashs_rules() {
+    // Issue 33: the grammar took `cat;` for the delimiter and ended a body
+    // at a line that only starts with it; bash ran the `touch`.
+    for cmd in [
+        "cat <<cat;\ncat\ntime touch ../x\ncat;",
+        "cat <<cat&\ncat\ntime touch ../x\ncat;",
+        "cat <<cat|cat\ncat\ntime touch ../x\ncat;",
+        "cat <<cat\ncat;echo '$(time touch ../x)'\ncat",
+        "cat <<cat\ncat | cat '${x:-$(time touch ../x)}'\ncat",
+        "cat <<cat\ncat;echo '$(coproc touch ../x)'\ncat",
+        "cat <<EOF\nEO\\\nF\ntouch ../x\nEOF",
+        "cat <<EOF\nEOF \ntouch ../x\nEOF",
+        "cat <<EOF\n\tEOF\necho '$(touch ../x)'\nEOF",
+        "cat <<$x\nbody\n$x",
+    ] {
+        let a = analyze(cmd);
+        assert!(!a.is_proven(), "{cmd:?}: {a:?}");
+    }
+    // What models write every day stays proven.
+    for cmd in [
+        "cat <<EOF > notes.md\n# Notes\n\nsome text\nEOF",
+        "cat <<'EOF' | grep -v x\na\nx\nEOF",
+        "git commit -m \"$(cat <<'EOF'\nfix: a thing\n\nbody\nEOF\n)\"",
+        "cat <<EOF\nhello $(date)\nEOF\necho ok",
+        "cat <<-EOF\n\tindented\n\tEOF",
+        "cat <<EOF\ncat;x\nEOF",
+    ] {
+        assert!(proven(cmd), "{cmd:?}: {:?}", analyze(cmd));
+    }
+    assert_eq!(
+        names("cat <<A\n$(rm a)\nA\necho b"),
+        n(&["cat", "rm", "echo"])
+    );
+}
+
+#[test]
+fn keywords_before_a_command_do_not_hide_it() {
+    for cmd in [
+        "time touch ../x",
+        "time -p touch ../x",
+        "! time touch ../x",
+        "coproc touch ../x",
+        "case a in a) touch ../x;; esac",
+        "f() { touch ../x; }; f",
+    ] {
+        let a = analyze(cmd);
+        assert!(
+            a.commands
+                .iter()
+                .any(|c| c.name.as_deref() == Some("touch"))
+                || !a.is_proven(),
+            "{cmd:?}: {a:?}"
+        );
+    }
+}
+
+/// Each construct nested `depth` times around `inner`.
+fn nested(depth: usize) -> Vec<String> {
+    vec![
+        format!("echo {}a{}", "${x:-".repeat(depth), "}".repeat(depth)),
+        format!("echo {}1{}", "$((".repeat(depth), "))".repeat(depth)),
+        format!("echo {}a{}", "$(".repeat(depth), ")".repeat(depth)),
+        format!(
+            "echo \"{}a{}\"",
+            "$(echo \"".repeat(depth),
+            "\")".repeat(depth)
+        ),
+        format!("echo {}a{}", "${x:-\"".repeat(depth), "\"}".repeat(depth)),
+        format!(
+            "{}echo{}",
+            "if true; then ".repeat(depth),
+            "; fi".repeat(depth)
+        ),
+        format!("{}echo{}", "(".repeat(depth), ")".repeat(depth)),
+        format!("{}echo;{}", "{ ".repeat(depth), " }".repeat(depth)),
+        format!("echo {}", "<(echo ".repeat(depth) + &")".repeat(depth)),
+    ]
+}
+
+#[test]
+fn deep_nesting_is_unproven_not_a_crash() {
+    // Issue 33: 6,000 to 10,000 levels overflowed the stack and aborted
+    // the process. The analysis runs on tokio's worker threads (2 MiB of
+    // stack); this is a debug build, whose frames are the largest.
+    let handle = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            for cmd in nested(10_000) {
+                let a = analyze(&cmd);
+                let shape: String = cmd.chars().take(30).collect();
+                assert!(!a.is_proven(), "{shape}: {:?}", a.unproven);
+                assert!(
+                    a.unproven.len() <= 16,
+                    "{shape}: {} reasons",
+                    a.unproven.len()
+                );
+                assert!(
+                    a.unproven.iter().all(|r| r.chars().count() <= 161),
+                    "{shape}: a reason quotes the whole command"
+                );
+            }
+        })
+        .unwrap();
+    handle.join().expect("the analysis did not crash");
+}
+
+#[test]
+fn moderate_nesting_is_still_analysed() {
+    let a = analyze(&format!("echo {}a{}", "$(echo ".repeat(20), ")".repeat(20)));
+    assert!(a.is_proven(), "{a:?}");
+    assert_eq!(a.commands.len(), 21);
+}
