@@ -29,6 +29,7 @@ pub struct PlanMode {
     interactive: bool,
     switch: ModeSwitch,
     current: ModeReader,
+    prior: ModeReader,
 }
 
 impl std::fmt::Debug for PlanMode {
@@ -74,6 +75,18 @@ pub fn file_not_found(plan_path: &str) -> String {
     )
 }
 
+/// How much `mode` lets run without asking: plan < default < auto_edit <
+/// yolo. Leaving plan mode for a mode ranked above the one the session had
+/// before it planned needs the user's answer (issue 33).
+pub fn permissiveness(mode: ApprovalMode) -> u8 {
+    match mode {
+        ApprovalMode::Plan => 0,
+        ApprovalMode::Default => 1,
+        ApprovalMode::AutoEdit => 2,
+        ApprovalMode::Yolo => 3,
+    }
+}
+
 pub const FILE_EMPTY: &str =
     "Plan file is empty. You must write content to the plan file before requesting approval.";
 
@@ -84,6 +97,7 @@ impl PlanMode {
         interactive: bool,
         switch: ModeSwitch,
         current: ModeReader,
+        prior: ModeReader,
     ) -> Self {
         Self {
             plans_dir,
@@ -91,6 +105,7 @@ impl PlanMode {
             interactive,
             switch,
             current,
+            prior,
         }
     }
 
@@ -105,6 +120,15 @@ impl PlanMode {
 
     pub fn is_planning(&self) -> bool {
         (self.current)() == ApprovalMode::Plan
+    }
+
+    /// The mode the session had before it entered plan mode, `Plan` when it
+    /// started planning: the most `exit_plan_mode` may return to without
+    /// the user's answer. Otherwise a repository's own plan file, presented
+    /// where nobody can be asked, would lift a `default` session to YOLO
+    /// (0.61 does; issue 33).
+    pub fn prior(&self) -> ApprovalMode {
+        (self.prior)()
     }
 
     /// Switches the session's mode (see [`ModeSwitch`]).
@@ -220,6 +244,7 @@ pub(crate) fn for_turn(
     sink: crate::events::EventSink,
 ) -> PlanMode {
     let reader = context.clone();
+    let prior = context.clone();
     let switch: ModeSwitch = Arc::new(move |mode| {
         let mut refused = None;
         for event in context.apply(policy.as_ref(), Some(mode), None, None) {
@@ -242,6 +267,7 @@ pub(crate) fn for_turn(
         config.interactive,
         switch,
         Arc::new(move || reader.get().approval_mode),
+        Arc::new(move || prior.get().before_plan.unwrap_or(ApprovalMode::Plan)),
     )
 }
 
@@ -273,7 +299,7 @@ pub fn instructions(
     let approval = if config.interactive {
         "The user approves the plan (or asks for changes) before any source code is edited."
     } else {
-        "Nobody can be asked in this session: once the plan is written, exit_plan_mode approves it and you go on to implement it."
+        "Nobody can approve a plan in this session: once the plan is written, exit_plan_mode returns the session to the approval mode it had before planning, never a more permissive one (a session that started in Plan mode stays in it). Present the plan in your answer."
     };
     Some(format!(
         "# Active Approval Mode: Plan
@@ -318,6 +344,7 @@ mod tests {
             true,
             Arc::new(|_| Ok(())),
             Arc::new(|| ApprovalMode::Plan),
+            Arc::new(|| ApprovalMode::Default),
         )
     }
 

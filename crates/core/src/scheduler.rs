@@ -22,7 +22,8 @@ use std::time::{Duration, Instant};
 use futures::future::join_all;
 use gd_gemini::Part;
 use gd_protocol::{
-    ConfirmationDetails, ConfirmationOutcome, Event, McpToolRef, ToolCallState, ToolCallStatus,
+    ConfirmationDetails, ConfirmationOutcome, Event, McpToolRef, PlanApproval, ToolCallState,
+    ToolCallStatus,
 };
 use serde_json::Value;
 use tracing::{Instrument, info_span, warn};
@@ -258,10 +259,17 @@ impl Scheduler {
         sink: &EventSink,
     ) -> Call {
         let tool = registry.get(&request.name).cloned();
+        let mut args = request.args.clone();
+        // Only the scheduler writes the user's plan answer (`confirm`); one
+        // the model put in its own arguments would be it approving its own
+        // plan, into any mode it likes (issue 33).
+        if let Value::Object(fields) = &mut args {
+            fields.remove(crate::tools::plan_mode::APPROVAL_ARG);
+        }
         let mut call = Call {
             request: request.clone(),
             tool: tool.clone(),
-            args: request.args.clone(),
+            args,
             details: None,
             stage: Stage::NeedsApproval,
             modified: false,
@@ -377,11 +385,18 @@ impl Scheduler {
         };
         decided::note(call, Some(decided::by_user(&answer)), sink);
         // A plan approval: the tool hears the user's answer (approve with a
-        // mode, or feedback) as an argument only it reads.
-        if let (Some(approval), ConfirmationDetails::ExitPlanMode { .. }) = (&answer.plan, &details)
+        // mode, or feedback) as an argument only it reads. A plain "Approve"
+        // (`Op::ConfirmTool`, the approval inbox's button) is the user's
+        // approval too, into `default` as that card says: without it the
+        // tool would treat the call as unanswered (see `without_the_user`).
+        if let ConfirmationDetails::ExitPlanMode { .. } = &details
             && answer.outcome != ConfirmationOutcome::Cancel
             && let Value::Object(args) = &mut call.args
-            && let Ok(value) = serde_json::to_value(approval)
+            && let Ok(value) = serde_json::to_value(answer.plan.clone().unwrap_or(PlanApproval {
+                approved: true,
+                approval_mode: Some(gd_protocol::ApprovalMode::Default),
+                feedback: None,
+            }))
         {
             args.insert(crate::tools::plan_mode::APPROVAL_ARG.to_owned(), value);
         }

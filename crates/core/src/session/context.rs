@@ -19,6 +19,12 @@ pub(crate) struct TurnContext {
     /// "Review at end of turn" (see [`crate::review`]); read when a turn
     /// starts.
     pub review_mode: bool,
+    /// While the session plans: the mode it had before it entered plan
+    /// mode (`None` when it started in plan mode). `exit_plan_mode` may go
+    /// back to at most this mode without the user's answer, so entering
+    /// and leaving plan mode is never a way to more permissions
+    /// (issue 33; see [`crate::plan::PlanMode::prior`]).
+    pub before_plan: Option<ApprovalMode>,
 }
 
 /// The session's current [`TurnContext`], and the slot where a turn waits
@@ -36,6 +42,7 @@ impl SharedContext {
                 approval_mode,
                 model: model.to_owned(),
                 review_mode: false,
+                before_plan: None,
             })),
             Default::default(),
         )
@@ -82,6 +89,11 @@ impl SharedContext {
             match policy.set_approval_mode(mode) {
                 Ok(()) => {
                     info!(mode = mode.as_str(), "approval mode changed");
+                    context.before_plan = match (context.approval_mode, mode) {
+                        (ApprovalMode::Plan, ApprovalMode::Plan) => context.before_plan,
+                        (before, ApprovalMode::Plan) => Some(before),
+                        _ => None,
+                    };
                     context.approval_mode = mode;
                 }
                 Err(refused) => events.push(Event::Warning {

@@ -419,3 +419,139 @@ fn declarations_match_gemini_cli_0_61() {
         })
     );
 }
+
+fn headless_policy(mode: ApprovalMode) -> Arc<PolicyApproval> {
+    Arc::new(PolicyApproval::new(
+        PolicyEngine::new(default_rules()),
+        mode,
+        false,
+        None,
+    ))
+}
+
+/// Issue 33: where nobody can answer, leaving plan mode goes back to at
+/// most the mode the session had before it planned. 0.61 switches to YOLO
+/// whatever that was; from `auto_edit` we go back to `auto_edit` (and tell
+/// the model why), from `yolo` to `yolo`.
+#[tokio::test]
+async fn headless_exit_returns_to_at_most_the_mode_before_planning() {
+    for (start, approved) in [(ApprovalMode::AutoEdit, false), (ApprovalMode::Yolo, true)] {
+        let scenario = json!({"steps": [
+            {"functionCalls": [{"name": "enter_plan_mode", "args": {}}]},
+            {"functionCalls": [{"name": "write_file", "args": {"file_path": "plan.md", "content": PLAN}}]},
+            {"functionCalls": [{"name": "exit_plan_mode", "args": {"plan_filename": "plan.md"}}]},
+            {"text": "ok"}
+        ]});
+        let mut h = Harness::start_with_policy(
+            scenario,
+            |c| c.approval_mode = start,
+            headless_policy(start),
+        );
+        let events = h.turn("plan, then do it").await;
+        assert_eq!(status(&events), TurnStatus::Completed);
+        assert_eq!(
+            modes(&events),
+            vec![start, ApprovalMode::Plan, start],
+            "{start:?}"
+        );
+        let exit = last_response(&h, "exit_plan_mode");
+        if approved {
+            assert!(
+                exit.contains("Plan approved. Switching to YOLO mode"),
+                "{exit}"
+            );
+        } else {
+            assert!(
+                exit.contains(
+                    "Plan not approved. Nobody can approve a plan in this non-interactive session"
+                ) && exit.contains("returns to the mode it had before planning: Auto-Edit mode"),
+                "{exit}"
+            );
+        }
+    }
+}
+
+/// The approval inbox's "Approve" answers a plan with `Op::ConfirmTool`: the
+/// user's click, so the plan runs in `default` as the card says, even in a
+/// session that started in plan mode (where an unanswered exit stays).
+#[tokio::test]
+async fn approving_from_the_inbox_runs_the_plan_asking_first() {
+    let scenario = json!({"steps": [
+        {"functionCalls": [{"name": "write_file", "args": {"file_path": "plan.md", "content": PLAN}}]},
+        {"functionCalls": [{"name": "exit_plan_mode", "args": {"plan_filename": "plan.md"}}]},
+        {"text": "ok"}
+    ]});
+    let mut h = Harness::start_with_policy(
+        scenario,
+        |c| {
+            c.approval_mode = ApprovalMode::Plan;
+            c.interactive = true;
+        },
+        policy(ApprovalMode::Plan),
+    );
+    let (events, asked) = turn_answering(
+        &mut h,
+        "plan it",
+        vec![Reply::Confirm(ConfirmationOutcome::ProceedOnce)],
+    )
+    .await;
+    assert_eq!(status(&events), TurnStatus::Completed);
+    assert!(matches!(
+        asked[..],
+        [ConfirmationDetails::ExitPlanMode { .. }]
+    ));
+    assert_eq!(
+        modes(&events),
+        vec![ApprovalMode::Plan, ApprovalMode::Default]
+    );
+    assert!(
+        last_response(&h, "exit_plan_mode").contains("Plan approved. Switching to Default mode"),
+    );
+}
+
+/// A plan name that is a symbolic link out of the plans directory (say, a
+/// link the repository ships in a plans folder its settings name) is
+/// refused like `../`: neither presented nor written through.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_plan_that_links_out_of_the_plans_directory_is_refused() {
+    let scenario = json!({"steps": [
+        {"functionCalls": [{"name": "exit_plan_mode", "args": {"plan_filename": "linked.md"}}]},
+        {"functionCalls": [{"name": "write_file", "args": {"file_path": "linked.md", "content": "x"}}]},
+        {"functionCalls": [{"name": "write_file", "args": {"file_path": "dangling.md", "content": "x"}}]},
+        {"text": "ok"}
+    ]});
+    let mut h = Harness::start_with_policy(
+        scenario,
+        |c| {
+            c.approval_mode = ApprovalMode::Plan;
+            c.session_id = "plan-session".into();
+        },
+        policy(ApprovalMode::Plan),
+    );
+    let plans = h._dir.path().join("tmp/plan-session/plans");
+    std::fs::create_dir_all(&plans).unwrap();
+    std::os::unix::fs::symlink(h.workspace.join("hello.txt"), plans.join("linked.md")).unwrap();
+    std::os::unix::fs::symlink(h.workspace.join("new.txt"), plans.join("dangling.md")).unwrap();
+    let before = snapshot(&h.workspace);
+    let events = h.turn("plan").await;
+    assert_eq!(status(&events), TurnStatus::Completed);
+    let exit = last_response(&h, "exit_plan_mode");
+    assert!(
+        exit.contains(
+            "Access denied: plan path (linked.md) must be within the designated plans directory"
+        ),
+        "{exit}"
+    );
+    let writes = responses(&h, "write_file");
+    assert!(
+        writes[0].to_string().contains("Access denied"),
+        "{writes:?}"
+    );
+    // A link to a file that does not exist yet is caught by the write itself.
+    assert!(
+        writes[1].to_string().contains("through a symbolic link"),
+        "{writes:?}"
+    );
+    assert_eq!(snapshot(&h.workspace), before, "{writes:?}");
+}

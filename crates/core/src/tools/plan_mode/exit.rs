@@ -2,9 +2,11 @@
 //! user approves it with the mode to execute in, or sends feedback and the
 //! model keeps planning (0.61's `ExitPlanModeInvocation`). The answer
 //! reaches the tool as [`APPROVAL_ARG`], set by the scheduler from
-//! `Op::AnswerPlan`; without one (a policy allowed the call, as headless
-//! runs do) the plan counts as approved: 0.61 then runs in `default`
-//! interactively and `yolo` headless.
+//! `Op::AnswerPlan` (the model's own arguments never carry it: the
+//! scheduler drops one the model wrote); without one (a policy allowed the
+//! call, as headless runs do) the plan counts as approved as in 0.61
+//! (`default` interactively, `yolo` headless) but only up to the mode the
+//! session had before it planned (issue 33: see [`without_the_user`]).
 
 use gd_protocol::{ApprovalMode, ConfirmationDetails, PlanApproval};
 use serde::Deserialize;
@@ -59,6 +61,62 @@ crate::tools::tool_info! {
     }
 }
 
+/// 0.61's answer when the plan is approved into `mode`.
+fn approved(mode: ApprovalMode, path: &str) -> ToolResult {
+    ToolResult::success(
+        format!(
+            "Plan approved. Switching to {}.\n\nThe approved implementation plan is stored at: {path}\nRead and follow the plan strictly during implementation.",
+            super::mode_description(mode)
+        ),
+        format!("Plan approved: {path}"),
+    )
+}
+
+/// The call ran without the user's answer (a policy allowed it: headless,
+/// where nobody can be asked, or a rule). 0.61 then approves the plan into
+/// `default` interactively and `yolo` headless; we do too, but never into
+/// a mode more permissive than the one the session had before it planned
+/// ([`PlanMode::prior`]): that would let a model, presenting any plan file
+/// (even one the repository ships), lift its own permissions. Such an exit
+/// is refused and the session returns to the prior mode (stays in plan
+/// mode when it started there).
+fn without_the_user(plan: &PlanMode, path: &str) -> Result<ToolResult, ToolError> {
+    let wanted = if plan.interactive() {
+        ApprovalMode::Default
+    } else {
+        ApprovalMode::Yolo
+    };
+    let prior = plan.prior();
+    if plan::permissiveness(wanted) <= plan::permissiveness(prior) {
+        plan.switch_to(wanted)
+            .map_err(|message| ToolError::new(ToolErrorKind::Execution, message))?;
+        return Ok(approved(wanted, path));
+    }
+    let who = if plan.interactive() {
+        "The user did not approve this plan (a rule let exit_plan_mode run without asking)"
+    } else {
+        "Nobody can approve a plan in this non-interactive session"
+    };
+    let next = if prior == ApprovalMode::Plan {
+        "The session started in Plan mode, so it stays in Plan mode: present the plan in your answer."
+            .to_owned()
+    } else {
+        plan.switch_to(prior)
+            .map_err(|message| ToolError::new(ToolErrorKind::Execution, message))?;
+        format!(
+            "The session returns to the mode it had before planning: {}. Tools that need a confirmation will not run without one.",
+            super::mode_description(prior)
+        )
+    };
+    Err(ToolError::new(
+        ToolErrorKind::PermissionDenied,
+        format!(
+            "Plan not approved. {who}, and leaving Plan mode for {} would allow more than the session allowed before it planned. {next}\n\nThe plan is stored at: {path}",
+            super::mode_description(wanted)
+        ),
+    ))
+}
+
 fn failed(message: String) -> ToolError {
     ToolError::new(ToolErrorKind::InvalidParams, message)
 }
@@ -107,17 +165,13 @@ impl crate::tools::TypedTool for ExitPlanMode {
             ));
         };
         let (path, _) = read_plan(plan, &args.plan_filename).await?;
-        let path = path.display();
-        let approval = args.approval.unwrap_or(PlanApproval {
-            approved: true,
-            approval_mode: Some(if plan.interactive() {
-                ApprovalMode::Default
-            } else {
-                ApprovalMode::Yolo
-            }),
-            feedback: None,
-        });
+        let path = path.display().to_string();
+        let Some(approval) = args.approval else {
+            return without_the_user(plan, &path);
+        };
         if approval.approved {
+            // The user's answer: their click is their consent to the mode
+            // they picked, even one above the mode before planning.
             let mode = approval.approval_mode.unwrap_or_default();
             if mode == ApprovalMode::Plan {
                 return Err(ToolError::new(
@@ -127,13 +181,7 @@ impl crate::tools::TypedTool for ExitPlanMode {
             }
             plan.switch_to(mode)
                 .map_err(|message| ToolError::new(ToolErrorKind::Execution, message))?;
-            return Ok(ToolResult::success(
-                format!(
-                    "Plan approved. Switching to {}.\n\nThe approved implementation plan is stored at: {path}\nRead and follow the plan strictly during implementation.",
-                    super::mode_description(mode)
-                ),
-                format!("Plan approved: {path}"),
-            ));
+            return Ok(approved(mode, &path));
         }
         match approval
             .feedback
