@@ -50,25 +50,65 @@ impl fmt::Display for PolicyError {
     }
 }
 
-/// Byte offset → 1-based line and column (in characters).
-pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |p| p + 1);
-    let column = text[line_start..offset].chars().count() + 1;
-    (line, column)
+/// Where each line of a file starts, found in one pass, so that the line
+/// of every rule (and of every error) is a binary search. Counting line
+/// breaks from the file's start for each rule made loading quadratic: a
+/// 10,000-rule file took seconds (issue 33).
+pub(crate) struct Lines<'a> {
+    text: &'a str,
+    /// Byte offsets of the line starts: 0, then each one after a `\n`.
+    starts: Vec<usize>,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many times a file's text was scanned for line breaks (tests).
+    pub(crate) static SCANS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The byte offsets where the lines of `text` start (as `str::lines`
+/// counts them): 0, then each one after a `\n`.
+pub(crate) fn line_starts(text: &str) -> Vec<usize> {
+    #[cfg(test)]
+    SCANS.with(|n| n.set(n.get() + 1));
+    std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect()
+}
+
+impl<'a> Lines<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
+        Self {
+            text,
+            starts: line_starts(text),
+        }
+    }
+
+    /// Byte offset → 1-based line and column (in characters).
+    pub(crate) fn line_column(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        // `starts[0]` is 0, so at least one start is at or before `offset`.
+        let line = self.starts.partition_point(|&start| start <= offset);
+        let line_start = self.starts[line - 1];
+        // Offsets come from the TOML parser's spans, on character
+        // boundaries; were one not, count bytes rather than panic.
+        let column = self
+            .text
+            .get(line_start..offset)
+            .map_or(offset - line_start, |s| s.chars().count());
+        (line, column + 1)
+    }
 }
 
 struct FileCtx<'a> {
     path: &'a Path,
-    text: &'a str,
+    lines: Lines<'a>,
     errors: Vec<PolicyError>,
 }
 
 impl FileCtx<'_> {
     fn error(&mut self, span: Range<usize>, message: impl Into<String>) {
-        let (line, column) = line_column(self.text, span.start);
+        let (line, column) = self.lines.line_column(span.start);
         self.errors.push(PolicyError {
             path: self.path.to_owned(),
             line,
@@ -94,7 +134,7 @@ pub fn parse_policy_file(
     };
     let mut ctx = FileCtx {
         path,
-        text,
+        lines: Lines::new(text),
         errors: Vec::new(),
     };
     let doc = match DeTable::parse(&text[bom..]) {
@@ -144,7 +184,7 @@ pub fn parse_policy_file(
             };
             let header = shift(item.span());
             if let Some(rule) = parse_rule(&mut ctx, table, header.clone(), bom, tier) {
-                let (line, _) = line_column(text, header.start);
+                let (line, _) = ctx.lines.line_column(header.start);
                 rules.push(Rule {
                     source: Some(RuleSource {
                         path: path.to_owned(),

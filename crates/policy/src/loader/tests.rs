@@ -16,12 +16,15 @@ fn errors(text: &str) -> Vec<String> {
 
 #[test]
 fn line_and_column_from_offsets() {
-    let text = "ab\ncdé\nf";
-    assert_eq!(line_column(text, 0), (1, 1));
-    assert_eq!(line_column(text, 3), (2, 1));
-    assert_eq!(line_column(text, 7), (2, 4));
-    assert_eq!(line_column(text, 8), (3, 1));
-    assert_eq!(line_column(text, 99), (3, 2));
+    let lines = Lines::new("ab\ncdé\nf");
+    assert_eq!(lines.line_column(0), (1, 1));
+    assert_eq!(lines.line_column(3), (2, 1));
+    assert_eq!(lines.line_column(7), (2, 4));
+    assert_eq!(lines.line_column(8), (3, 1));
+    assert_eq!(lines.line_column(99), (3, 2));
+    // Inside `é`: counted in bytes, no panic.
+    assert_eq!(lines.line_column(6), (2, 4));
+    assert_eq!(Lines::new("").line_column(5), (1, 1));
 }
 
 #[test]
@@ -227,4 +230,22 @@ fn allow_redirection_is_accepted() {
             .any(|m| m.contains("`allowRedirection` must be a boolean")),
         "{e:?}"
     );
+}
+
+/// Issue 33: a rule's line came from counting the line breaks from the
+/// file's start, once per rule, so a 10,000-rule file took seconds to load
+/// (quadratic). The text is now scanned for line breaks once per file, and
+/// the lines are still right.
+#[test]
+fn a_file_is_scanned_for_line_breaks_once_however_many_rules_it_has() {
+    let text: String = (0..1000)
+        .map(|i| format!("[[rule]]\ntoolName = \"t{i}\"\ndecision = \"allow\"\npriority = 1\n\n"))
+        .collect();
+    SCANS.with(|n| n.set(0));
+    let rules = parse(&text).unwrap();
+    assert_eq!(SCANS.with(|n| n.get()), 1);
+    assert_eq!(rules.len(), 1000);
+    for (i, rule) in rules.iter().enumerate() {
+        assert_eq!(rule.source.as_ref().unwrap().line, 5 * i + 1);
+    }
 }

@@ -303,3 +303,34 @@ fn adding_after_trailing_comments_and_a_missing_final_newline() {
         2
     );
 }
+
+/// Each rule of a many-rule file is listed with its own table (read from
+/// a per-file line index since issue 33), also after a BOM and with CRLF
+/// line ends.
+#[test]
+fn every_rule_of_a_long_file_lists_its_own_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("user");
+    fs::create_dir_all(&user).unwrap();
+    let table = |i: usize| {
+        format!("[[rule]]\r\ntoolName = \"t{i}\"\r\ndecision = \"allow\"\r\npriority = 7\r\n")
+    };
+    let text: String = (0..300)
+        .map(|i| format!("{}\r\n# {i}\r\n", table(i)))
+        .collect();
+    fs::write(user.join("u.toml"), format!("\u{feff}{text}")).unwrap();
+    let (engine, errors) = PolicyEngine::load(&PolicySources {
+        user_dir: Some(user),
+        ..PolicySources::default()
+    });
+    assert!(errors.is_empty(), "{errors:?}");
+    let listed: Vec<_> = effective_rules(&engine)
+        .into_iter()
+        .filter(|l| l.rule.tier == Tier::User)
+        .collect();
+    assert_eq!(listed.len(), 300);
+    for (i, l) in listed.iter().enumerate() {
+        assert_eq!(l.rule.source.as_ref().unwrap().line, 6 * i + 1);
+        assert_eq!(l.text, table(i).replace('\r', ""), "rule {i}");
+    }
+}
