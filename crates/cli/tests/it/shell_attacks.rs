@@ -38,6 +38,10 @@ fn attacks() -> Vec<&'static str> {
         "cat <<cat\ncat;echo '$(coproc touch ../x)'\ncat",
         // Bash joins `EO\<newline>F` into the delimiter line.
         "cat <<EOF\nEO\\\nF\ntouch ../x\nEOF",
+        // The grammar's `$'...'` went on past `\\'`: one assignment to it
+        // (which needs no rule), `touch` to bash (found by the fuzzer).
+        "x=$'\\\\' touch ../x #'",
+        "echo; A=1 x=$'a\\\\' touch ../x #'",
     ]
 }
 

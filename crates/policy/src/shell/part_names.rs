@@ -147,6 +147,11 @@ fn words(cmd: &str) -> Vec<Word> {
             }
             (None, '\'' | '"') => quote = Some(c),
             (Some(q), c) if c == q => quote = None,
+            // A line continuation is removed before words are split.
+            (None, '\\') | (Some('"'), '\\') if chars.peek() == Some(&'\n') => {
+                chars.next();
+                continue;
+            }
             (None, '\\') | (Some('"'), '\\') => {
                 raw.push(c);
                 if let Some(next) = chars.next() {
@@ -189,6 +194,8 @@ mod tests {
         assert_eq!(first_word("\"my tool\" --x").as_deref(), Some("my tool"));
         assert_eq!(first_word("\"A=1\" x").as_deref(), Some("A=1"));
         assert_eq!(first_word("A=1"), None);
+        assert_eq!(first_word("A=1 \\\n  y").as_deref(), Some("y"));
+        assert_eq!(first_word("ma\\\nke").as_deref(), Some("make"));
     }
 
     #[test]

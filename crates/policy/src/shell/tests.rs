@@ -280,6 +280,32 @@ fn here_documents_the_grammar_may_misread_are_unproven() {
 }
 
 #[test]
+fn tokens_the_grammar_ends_elsewhere_are_unproven() {
+    // The grammar's `$'...'` goes on past `\\'` (to it `x=...` is one
+    // assignment, which needs no rule); `[""\ =]]` is one word to bash,
+    // the glob command name `[ =]]` (fuzz seed 33, 1,000,000 cases).
+    for cmd in [
+        r"x=$'\\' touch ../x #'",
+        r"x=$'\\' \'",
+        r"x=$'\\' '\'''",
+        r#"''&[""\ =]]"#,
+        "[\n a ]",
+    ] {
+        assert!(!proven(cmd), "{cmd:?}: {:?}", analyze(cmd));
+    }
+    for cmd in [
+        r"echo $'a\'b' $'\\'",
+        "[ -f x ] && [[ -n $'y' ]]",
+        // The second reading names a part without its substitutions.
+        "x=$(git rev-parse HEAD)",
+        r#"x=`date +%s` y="$(id -u)" make"#,
+        "A=1 \\\n  make",
+    ] {
+        assert!(proven(cmd), "{cmd:?}: {:?}", analyze(cmd));
+    }
+}
+
+#[test]
 fn words_the_grammar_reads_across_a_blank_are_unproven() {
     // The grammar reads `x=$ r` as `x=$r`; bash assigns `$` and runs `r`.
     for cmd in ["x=$ r", "A=$ B=1 r", "x=$\tr", "$ rm x", "sudo $ rm x"] {
