@@ -209,16 +209,7 @@ fn an_enabled_extensions_hooks_run_and_a_disabled_ones_do_not() {
 
 #[test]
 fn a_trusted_workspaces_new_hooks_are_named_once() {
-    let run = Run::new(json!({"steps": [{"text": "ok"}]}));
-    let log = hook_script(&run, "log.sh", "cat >/dev/null; echo '{}'");
-    run.write_settings(
-        &run.ws.join(".gemini/settings.json"),
-        &json!({"hooks": {"BeforeAgent": [{"hooks": [
-            {"type": "command", "name": "audit-log", "command": log}
-        ]}]}})
-        .to_string(),
-    );
-    let heading = "The following project-level hooks have been detected in this workspace:";
+    let (run, heading) = workspace_with_a_new_hook(json!({"steps": [{"text": "ok"}]}));
     let first = stderr(&run.run(&["-p", "hello"]));
     assert!(first.contains(heading), "{first}");
     assert!(first.contains("  - audit-log\n"), "{first}");

@@ -38,11 +38,32 @@ fn attacks() -> Vec<&'static str> {
         "cat <<cat\ncat;echo '$(coproc touch ../x)'\ncat",
         // Bash joins `EO\<newline>F` into the delimiter line.
         "cat <<EOF\nEO\\\nF\ntouch ../x\nEOF",
-        // The grammar's `$'...'` went on past `\\'`: one assignment to it
-        // (which needs no rule), `touch` to bash (found by the fuzzer).
-        "x=$'\\\\' touch ../x #'",
-        "echo; A=1 x=$'a\\\\' touch ../x #'",
+        // The grammar's `$'...'` went on past `\\'`: after the allowed
+        // `echo`, an assignment to it (which needs no rule), `touch` to bash
+        // (found by the fuzzer).
+        "echo hi; x=$'\\\\' touch ../x #'",
+        "echo hi && A=1 x=$'a\\\\' touch ../x #'",
     ]
+}
+
+/// A headless run under [`ECHO_CAT_POLICY`] whose model asks, in one
+/// step, to run each of `commands` and then the plain command `last`.
+fn echo_cat_run<S: AsRef<str>>(commands: &[S], last: &str) -> Run {
+    let calls: Vec<Value> = commands
+        .iter()
+        .map(AsRef::as_ref)
+        .chain([last])
+        .map(|c| json!({"name": "run_shell_command", "args": {"command": c}}))
+        .collect();
+    let run = Run::new(json!({"steps": [
+        {"functionCalls": calls},
+        {"text": "done"}
+    ]}));
+    run.write_settings(
+        &run.home.join(".gemini/policies/echo-cat.toml"),
+        ECHO_CAT_POLICY,
+    );
+    run
 }
 
 /// The `functionResponse.response` objects sent back after the tool calls.
@@ -82,25 +103,13 @@ fn bash_touches(command: &str, ws: &Path, home: &Path) -> bool {
 
 #[test]
 fn attacks_on_an_echo_cat_rule_run_nothing() {
-    let mut calls: Vec<Value> = attacks()
-        .into_iter()
-        .map(|c| json!({"name": "run_shell_command", "args": {"command": c}}))
-        .collect();
-    calls.push(json!({"name": "run_shell_command", "args": {"command": "echo hi | cat"}}));
-    let run = Run::new(json!({"steps": [
-        {"functionCalls": calls},
-        {"text": "done"}
-    ]}));
+    let run = echo_cat_run(&attacks(), "echo hi | cat");
     for attack in attacks() {
         assert!(
             bash_touches(attack, &run.ws, &run.home),
             "bash itself does not run the payload of {attack:?}: the case proves nothing"
         );
     }
-    run.write_settings(
-        &run.home.join(".gemini/policies/echo-cat.toml"),
-        ECHO_CAT_POLICY,
-    );
 
     let out = run.run(&["-p", "try", "-o", "json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -159,19 +168,7 @@ fn deep_nesting_is_refused_not_a_crash() {
         format!("echo {}1{}", "$((".repeat(8_000), "))".repeat(8_000)),
         format!("echo {}a{}", "$(".repeat(10_000), ")".repeat(10_000)),
     ];
-    let mut calls: Vec<Value> = deep
-        .iter()
-        .map(|c| json!({"name": "run_shell_command", "args": {"command": c}}))
-        .collect();
-    calls.push(json!({"name": "run_shell_command", "args": {"command": "echo still here"}}));
-    let run = Run::new(json!({"steps": [
-        {"functionCalls": calls},
-        {"text": "done"}
-    ]}));
-    run.write_settings(
-        &run.home.join(".gemini/policies/echo-cat.toml"),
-        ECHO_CAT_POLICY,
-    );
+    let run = echo_cat_run(&deep, "echo still here");
     let out = run.run(&["-p", "try", "-o", "json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let answers = responses(&run);
@@ -204,20 +201,8 @@ fn here_document_attacks_are_refused_in_plan_mode() {
         "cat <<cat;\ncat\ntime touch ../x\ncat;",
         "cat <<cat\ncat;echo '$(time touch ../x)'\ncat",
     ];
-    let mut calls: Vec<Value> = cases
-        .iter()
-        .map(|c| json!({"name": "run_shell_command", "args": {"command": c}}))
-        .collect();
-    calls.push(json!({"name": "run_shell_command", "args": {"command": "cat notes.txt"}}));
-    let run = Run::new(json!({"steps": [
-        {"functionCalls": calls},
-        {"text": "done"}
-    ]}));
+    let run = echo_cat_run(&cases, "cat notes.txt");
     std::fs::write(run.ws.join("notes.txt"), "plain notes\n").unwrap();
-    run.write_settings(
-        &run.home.join(".gemini/policies/echo-cat.toml"),
-        ECHO_CAT_POLICY,
-    );
     for case in cases {
         assert!(bash_touches(case, &run.ws, &run.home), "{case:?}");
     }

@@ -256,19 +256,6 @@ fn only_at_signs_after_whitespace_start_an_import() {
     assert_eq!(found, ["./a.md,", "c.md"]);
 }
 
-fn options(ws: &Path, home: &Path) -> DiscoveryOptions {
-    DiscoveryOptions {
-        workspace: ws.to_path_buf(),
-        home: Some(home.to_path_buf()),
-        file_names: vec!["GEMINI.md".into()],
-        max_dirs: 200,
-        filtering: FileFiltering::default(),
-        workspace_files: true,
-        boundary_markers: None,
-        include_directories: false,
-    }
-}
-
 #[test]
 fn discovery_order_global_upward_then_downward() {
     let (_d, tmp) = real_tempdir();
@@ -290,7 +277,7 @@ fn discovery_order_global_upward_then_downward() {
     write(&ws.join("private/GEMINI.md"), "geminiignored");
     write(&repo.join(".gitignore"), "ignored/\n");
     write(&ws.join(".geminiignore"), "private\n");
-    let found = discover(&options(&ws, &home));
+    let found = discover(&memory_options(&ws, &home));
     let rel: Vec<String> = found
         .iter()
         .map(|p| p.strip_prefix(&home).unwrap().display().to_string())
@@ -307,7 +294,7 @@ fn discovery_order_global_upward_then_downward() {
     );
     // Without git, the upward walk goes to the home directory.
     fs::remove_dir(repo.join(".git")).unwrap();
-    let found = discover(&options(&ws, &home));
+    let found = discover(&memory_options(&ws, &home));
     assert!(found.contains(&home.join("GEMINI.md")));
     // The gitignore only counts inside a git repository.
     assert!(found.contains(&ws.join("ignored/GEMINI.md")));
@@ -328,7 +315,7 @@ fn memory_boundary_markers_move_the_project_root() {
     let rel = |markers: Option<Vec<String>>| -> Vec<String> {
         let options = DiscoveryOptions {
             boundary_markers: markers,
-            ..options(&ws, &home)
+            ..memory_options(&ws, &home)
         };
         discover(&options)
             .iter()
@@ -363,13 +350,13 @@ fn include_directories_are_searched_only_when_the_setting_says_so() {
     write(&lib.join("GEMINI.md"), "lib rules");
     write(&lib.join("src/GEMINI.md"), "lib src rules");
     let dirs = [ws.clone(), lib.clone()];
-    let off = load_memory(&options(&ws, &home), &dirs);
+    let off = load_memory(&memory_options(&ws, &home), &dirs);
     assert!(off.text.contains("app rules"));
     assert!(!off.text.contains("lib rules"), "{}", off.text);
     let on = load_memory(
         &DiscoveryOptions {
             include_directories: true,
-            ..options(&ws, &home)
+            ..memory_options(&ws, &home)
         },
         &dirs,
     );
@@ -389,7 +376,7 @@ fn discovery_honours_other_file_names_and_the_directory_limit() {
     write(&ws.join("GEMINI.md"), "gemini");
     write(&ws.join("a/AGENTS.md"), "a");
     write(&ws.join("z/y/AGENTS.md"), "deep");
-    let mut opts = options(&ws, &home);
+    let mut opts = memory_options(&ws, &home);
     opts.file_names = vec!["AGENTS.md".into()];
     assert_eq!(
         discover(&opts),
@@ -417,7 +404,7 @@ fn load_memory_concatenates_with_file_boundary_markers() {
     write(&ws.join("GEMINI.md"), "Project rule.\n@./more.md\n");
     write(&ws.join("more.md"), "More.");
     write(&ws.join("sub/GEMINI.md"), "   \n");
-    let memory = load_memory(&options(&ws, &home), std::slice::from_ref(&ws));
+    let memory = load_memory(&memory_options(&ws, &home), std::slice::from_ref(&ws));
     assert_eq!(
         memory.text,
         "--- Context from: ../home/.gemini/GEMINI.md ---\nGlobal rule.\n--- End of Context from: ../home/.gemini/GEMINI.md ---\n\n\

@@ -4,12 +4,13 @@
 //! model-request side is tested through the CLI (gd-cli's
 //! `context_links`).
 
+use crate::common::memory_options;
+
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
-use gd_core::config::FileFiltering;
-use gd_core::memory::{DiscoveryOptions, load_memory};
+use gd_core::memory::load_memory;
 
 const SECRET: &str = "SECRET-MARKER-4b1d";
 
@@ -29,19 +30,6 @@ fn setup() -> (tempfile::TempDir, PathBuf, PathBuf) {
     (dir, home, ws)
 }
 
-fn options(ws: &Path, home: &Path) -> DiscoveryOptions {
-    DiscoveryOptions {
-        workspace: ws.to_path_buf(),
-        home: Some(home.to_path_buf()),
-        file_names: vec!["GEMINI.md".into()],
-        max_dirs: 200,
-        filtering: FileFiltering::default(),
-        workspace_files: true,
-        boundary_markers: None,
-        include_directories: false,
-    }
-}
-
 #[test]
 fn the_global_file_may_link_anywhere_but_its_imports_stay_out_of_home() {
     let (_d, home, ws) = setup();
@@ -58,7 +46,7 @@ fn the_global_file_may_link_anywhere_but_its_imports_stay_out_of_home() {
     .unwrap();
     // A home folder kept in git made `~` the global file's project root.
     fs::create_dir_all(home.join(".git")).unwrap();
-    let memory = load_memory(&options(&ws, &home), std::slice::from_ref(&ws));
+    let memory = load_memory(&memory_options(&ws, &home), std::slice::from_ref(&ws));
     assert!(
         memory.text.contains("Global from dotfiles."),
         "{}",
@@ -79,7 +67,7 @@ fn the_global_file_may_link_anywhere_but_its_imports_stay_out_of_home() {
 fn a_workspace_file_linked_outside_is_skipped_with_a_warning() {
     let (_d, home, ws) = setup();
     symlink("../../.ssh/id_rsa", ws.join("GEMINI.md")).unwrap();
-    let memory = load_memory(&options(&ws, &home), std::slice::from_ref(&ws));
+    let memory = load_memory(&memory_options(&ws, &home), std::slice::from_ref(&ws));
     assert!(!memory.text.contains(SECRET), "{}", memory.text);
     assert_eq!(
         memory.warnings,
@@ -110,7 +98,7 @@ fn links_and_imports_inside_the_project_still_work() {
         &ws.join("more/GEMINI.md"),
         "Deeper.\n@../../shared/key.md\n",
     );
-    let memory = load_memory(&options(&ws, &home), std::slice::from_ref(&ws));
+    let memory = load_memory(&memory_options(&ws, &home), std::slice::from_ref(&ws));
     for text in ["Repository rules.", "Package.", "Shared style.", "Deeper."] {
         assert!(memory.text.contains(text), "{text}: {}", memory.text);
     }
@@ -128,7 +116,7 @@ fn an_ancestor_file_may_not_link_above_its_own_folder_when_home_is_the_project()
     // workspace, so its GEMINI.md is read; it links to the key.
     fs::create_dir_all(home.join(".git")).unwrap();
     symlink("../.ssh/id_rsa", home.join("code/GEMINI.md")).unwrap();
-    let memory = load_memory(&options(&ws, &home), std::slice::from_ref(&ws));
+    let memory = load_memory(&memory_options(&ws, &home), std::slice::from_ref(&ws));
     assert!(!memory.text.contains(SECRET), "{}", memory.text);
     assert_eq!(memory.warnings.len(), 1, "{:?}", memory.warnings);
     assert!(

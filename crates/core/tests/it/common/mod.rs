@@ -446,3 +446,21 @@ impl Harness {
             .unwrap();
     }
 }
+
+/// Context-file discovery for `ws` with `home` as the home folder, with
+/// the defaults a session uses (`GEMINI.md`, 200 folders).
+pub fn memory_options(
+    ws: &std::path::Path,
+    home: &std::path::Path,
+) -> gd_core::memory::DiscoveryOptions {
+    gd_core::memory::DiscoveryOptions {
+        workspace: ws.to_path_buf(),
+        home: Some(home.to_path_buf()),
+        file_names: vec!["GEMINI.md".into()],
+        max_dirs: 200,
+        filtering: gd_core::config::FileFiltering::default(),
+        workspace_files: true,
+        boundary_markers: None,
+        include_directories: false,
+    }
+}
