@@ -6,8 +6,6 @@
 
 use tree_sitter::Node;
 
-use super::analysis::Walker;
-
 /// Nodes whose parts must touch: one shell word (or an assignment, which
 /// is one word) cannot contain an unquoted blank.
 const ONE_WORD: &[&str] = &["variable_assignment", "concatenation", "command_name"];
@@ -32,43 +30,42 @@ const LINE_SEPARATED: &[&str] = &[
     "do_group",
 ];
 
-impl Walker<'_> {
-    /// Checks that `node`'s children cover its text, but for blanks.
-    pub(super) fn skipped_text(&mut self, node: Node<'_>) {
-        let kind = node.kind();
-        let one_word = ONE_WORD.contains(&kind);
-        let lines = LINE_SEPARATED.contains(&kind);
-        if !one_word && !lines && !BLANK_SEPARATED.contains(&kind) {
-            return;
-        }
-        let mut cursor = node.walk();
-        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
-        // A here-document's body comes after the rest of its line, which
-        // belongs to other nodes: the gaps of such a node are not skipped text.
-        if children.iter().any(|c| c.kind() == "heredoc_redirect") {
-            return;
-        }
-        let mut at = node.start_byte();
-        let ends = children
-            .iter()
-            .map(|c| (c.start_byte(), c.end_byte()))
-            .chain([(node.end_byte(), node.end_byte())]);
-        for (start, end) in ends {
-            let gap = self.src_between(at, start);
-            let skipped = if one_word {
-                !gap.is_empty()
-            } else {
-                !gap.replace("\\\n", "")
-                    .chars()
-                    .all(|c| c == ' ' || c == '\t' || (lines && c == '\n'))
-            };
-            if skipped {
-                self.unproven("the grammar skipped part of a command");
-                return;
-            }
-            at = at.max(end);
-        }
+/// Whether `node`'s children leave text of `src` uncovered that is more
+/// than blanks: the grammar skipped part of a command.
+pub(super) fn skips_text(node: Node<'_>, src: &str) -> bool {
+    let kind = node.kind();
+    let one_word = ONE_WORD.contains(&kind);
+    let lines = LINE_SEPARATED.contains(&kind);
+    if !one_word && !lines && !BLANK_SEPARATED.contains(&kind) {
+        return false;
     }
+    let mut cursor = node.walk();
+    let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+    // A here-document's body comes after the rest of its line, which
+    // belongs to other nodes: the gaps of such a node are not skipped text.
+    if children.iter().any(|c| c.kind() == "heredoc_redirect") {
+        return false;
+    }
+    let mut at = node.start_byte();
+    let ends = children
+        .iter()
+        .map(|c| (c.start_byte(), c.end_byte()))
+        .chain([(node.end_byte(), node.end_byte())]);
+    for (start, end) in ends {
+        let gap = src.get(at..start.max(at)).unwrap_or("");
+        let skipped = if one_word {
+            !gap.is_empty()
+        } else {
+            !gap.replace("\\\n", "")
+                .chars()
+                .all(|c| c == ' ' || c == '\t' || (lines && c == '\n'))
+        };
+        if skipped {
+            return true;
+        }
+        at = at.max(end);
+    }
+    false
 }
 
 /// Whether bash reads the `#` at `at` as the start of a comment: only at
