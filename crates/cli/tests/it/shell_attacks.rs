@@ -43,6 +43,10 @@ fn attacks() -> Vec<&'static str> {
         // (found by the fuzzer).
         "echo hi; x=$'\\\\' touch ../x #'",
         "echo hi && A=1 x=$'a\\\\' touch ../x #'",
+        // Bash 5.2 runs `$(...)` from a printed copy of its parse that
+        // joins the commands after a here-document: the case pattern
+        // becomes a command, brace-expanded to `touch ../x` (fuzz seed 35).
+        "echo hi $(cat <<EOF\nEOF\necho;case x in({touch,../x})esac)",
     ]
 }
 

@@ -107,17 +107,47 @@ pub(super) fn delimiter_word(src: &str, from: usize) -> Result<DelimiterWord, &'
     })
 }
 
+/// Whether `sub`, the `$(...)`, `<(...)` or `>(...)` nearest around
+/// `heredoc`, has more than blanks after the here-document: on the rest
+/// of its `<<` line or after its delimiter line. Bash 5.2 runs such a
+/// substitution from a copy of it that it prints from its own parse, and
+/// that copy joins the commands after a here-document: `$(t <<EOF⏎EOF⏎e;f)`
+/// runs `e f`, and `e;case x in(a)esac` runs `a` (fuzz seed 35; blanks
+/// are bash's: space, tab, newline). `$(cat <<'EOF' ... EOF⏎)` is read as
+/// written.
+fn runs_after_the_heredoc(src: &str, heredoc: Node<'_>, sub: Node<'_>) -> bool {
+    let blank = |from: usize, to: usize| {
+        src.get(from..to.max(from))
+            .unwrap_or("")
+            .bytes()
+            .all(|b| matches!(b, b' ' | b'\t' | b'\n'))
+    };
+    let mut cursor = heredoc.walk();
+    let word_end = heredoc
+        .children(&mut cursor)
+        .find(|c| c.kind() == "heredoc_start")
+        .map_or(heredoc.start_byte(), |w| w.end_byte());
+    let line_end = src[word_end..]
+        .find('\n')
+        .map_or(src.len(), |p| word_end + p);
+    // The substitution's closing `)`.
+    let close = sub.end_byte().saturating_sub(1);
+    !blank(word_end, line_end.min(close)) || !blank(heredoc.end_byte(), close)
+}
+
 impl Walker<'_> {
     /// Checks one `heredoc_redirect` node against bash's rules and records
     /// where the grammar reads its body, for [`super::second_opinion`].
     pub(super) fn heredoc(&mut self, node: Node<'_>) {
         let mut in_backticks = false;
         let mut in_substitution = false;
+        let mut nearest = None;
         let mut up = node.parent();
         while let Some(n) = up {
-            if n.kind() == "command_substitution" {
-                in_substitution = true;
+            if matches!(n.kind(), "command_substitution" | "process_substitution") {
+                in_substitution |= n.kind() == "command_substitution";
                 in_backticks |= self.node_text(n).starts_with('`');
+                nearest.get_or_insert(n);
             }
             up = n.parent();
         }
@@ -125,6 +155,12 @@ impl Walker<'_> {
             // Bash finds the closing backtick before it reads the
             // here-document, so a backtick in the body ends the substitution.
             self.unproven("a here-document inside a backtick substitution");
+        }
+        if let Some(sub) = nearest
+            && !self.node_text(sub).starts_with('`')
+            && runs_after_the_heredoc(self.src(), node, sub)
+        {
+            self.unproven("a command after a here-document inside `$(...)`");
         }
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.children(&mut cursor).collect();

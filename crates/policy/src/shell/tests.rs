@@ -266,6 +266,13 @@ fn here_documents_the_grammar_may_misread_are_unproven() {
         "xargs <<EOF\n$(coproc f)\nEOF",
         "o \"$(c<<'EOF'\n\tEOF\nEOFe)\"",
         "cat <<EOF\n\tEOF\nEOF",
+        // Bash 5.2 runs a `$(...)` from its own printed copy, which joins
+        // the commands after a here-document (`e;f` runs `e f`, and this
+        // one runs `a`; fuzz seed 35).
+        "k $(t <<\"EOF\"\nEOF\ne;case x in(a)esac)",
+        "k $(t <<EOF\nEOF\ne;f)",
+        "k <(t <<EOF\nEOF\ne;f)",
+        "k $(t <<EOF; e;f\nEOF\n)",
     ] {
         assert!(!proven(cmd), "{cmd:?}");
     }
@@ -274,6 +281,8 @@ fn here_documents_the_grammar_may_misread_are_unproven() {
         "cat <<-EOF\n\tline\n\tEOF",
         "x=$(cat <<EOF\nhi\nEOF\n)",
         "cat <<EOF | grep x\nhi\nEOF",
+        "git commit -m \"$(cat <<'EOF'\nfix: a thing\n\nwhy\nEOF\n)\"",
+        "k $(e; t <<EOF\nEOF\n) ; e;f",
     ] {
         assert!(proven(cmd), "{cmd:?}: {:?}", analyze(cmd));
     }
