@@ -229,3 +229,57 @@ fn here_document_attacks_are_refused_in_plan_mode() {
         "an attack created ../x"
     );
 }
+
+/// Issue 33: the here-document attacks worked behind any allowed prefix,
+/// `tools.allowed: ["run_shell_command(git status)"]` too.
+#[test]
+fn here_document_attacks_are_refused_under_tools_allowed() {
+    // The delimiter lines must be allowed commands themselves for the
+    // old analysis to let them through: `git;` is read as the delimiter.
+    let cases = [
+        "git status <<git;\ngit\ntime touch ../x\ngit;",
+        "git status <<git;\ngit\ntime -p touch ../x\ngit;",
+    ];
+    let calls: Vec<Value> = cases
+        .iter()
+        .copied()
+        .chain(["git status --short"])
+        .map(|c| json!({"name": "run_shell_command", "args": {"command": c}}))
+        .collect();
+    let run = Run::new(json!({"steps": [
+        {"functionCalls": calls},
+        {"text": "done"}
+    ]}));
+    run.write_settings(
+        &run.user_settings(),
+        &json!({"tools": {"allowed": ["run_shell_command(git status)"]}}).to_string(),
+    );
+    let git = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&run.ws)
+        .status()
+        .expect("git runs");
+    assert!(git.success());
+    std::fs::write(run.ws.join("untracked.txt"), "x").unwrap();
+    for case in cases {
+        assert!(bash_touches(case, &run.ws, &run.home), "{case:?}");
+    }
+    let out = run.run(&["-p", "try", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let answers = responses(&run);
+    assert_eq!(answers.len(), cases.len() + 1, "{answers:?}");
+    for (case, answer) in cases.iter().zip(&answers) {
+        assert!(answer["error"].is_string(), "{case:?} ran: {answer}");
+    }
+    let status = answers.last().unwrap()["output"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        status.contains("untracked.txt"),
+        "git status did not run under tools.allowed: {answers:?}"
+    );
+    assert!(
+        !run.ws.parent().unwrap().join("x").exists(),
+        "an attack created ../x"
+    );
+}
