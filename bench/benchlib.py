@@ -5,6 +5,7 @@ Standard library only, so the quick check runs on any python3 ≥ 3.11 without a
 
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -33,6 +34,63 @@ def median_ms(samples_ns):
 def result_line(figures, meta):
     """The JSON object bench/check.py reads from a measurement's last stdout line."""
     return json.dumps({"figures": figures, "meta": meta})
+
+
+# The peer-bench kit's `plain` HOME settings: an API key, no trust dialog, no telemetry or update checks.
+SETTINGS = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+    "privacy": {"usageStatisticsEnabled": False},
+    "telemetry": {"enabled": False},
+    "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+    "ide": {"enabled": False, "hasSeenNudge": True},
+}
+
+
+def peer_kit():
+    """The peer-bench kit's folder (PEER_BENCH_DIR, default ../shared/peer-bench)."""
+    return Path(os.environ.get("PEER_BENCH_DIR") or ROOT.parent / "shared" / "peer-bench")
+
+
+def peer_command(kit):
+    """Gemini CLI 0.61 from the kit: [node, gemini.js], or None."""
+    if not (kit / "setup.sh").exists():
+        return None
+    done = subprocess.run([str(kit / "setup.sh"), "--print"], capture_output=True, text=True)
+    paths = dict(line.split("=", 1) for line in done.stdout.splitlines() if "=" in line)
+    gemini_js = paths.get("gemini_js")
+    node = shutil.which("node")
+    if done.returncode != 0 or not gemini_js or not Path(gemini_js).exists() or not node:
+        return None
+    return [node, gemini_js]
+
+
+def cli_kinds(cli, no_peer):
+    """The CLIs a same-run comparison runs: ours (`cli`) and, unless `no_peer` or the kit is
+    missing, Gemini CLI 0.61 from the peer-bench kit; name -> (command, extra environment)."""
+    kinds = {"ours": ([cli, "--skip-trust"], {})}
+    peer = None if no_peer else peer_command(peer_kit())
+    if peer:
+        kinds["gemini_cli"] = (peer, {"GEMINI_CLI_NO_RELAUNCH": "true"})
+    elif not no_peer:
+        log(f"Gemini CLI 0.61 not found (peer-bench kit at {peer_kit()}): our figures only")
+    return kinds
+
+
+def interleaved(keys, runs, measure, describe=str):
+    """`measure(key)` for every key, `runs` rounds, every other round in reverse order so that a
+    machine's drift favours no key; key -> samples. A `None` from `measure` stops the bench."""
+    samples = {key: [] for key in keys}
+    for round_ in range(runs):
+        order = list(samples)
+        if round_ % 2:
+            order.reverse()
+        for key in order:
+            value = measure(key)
+            if value is None:
+                raise SystemExit(f"failed: {describe(key)}")
+            samples[key].append(value)
+            log(f"round {round_ + 1} {describe(key):28} {value * 1000:9.1f} ms")
+    return samples
 
 
 class FakeGemini:

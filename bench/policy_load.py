@@ -36,20 +36,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import ROOT, FakeGemini, cargo_target, log, result_line
+from benchlib import ROOT, SETTINGS, FakeGemini, cargo_target, cli_kinds, interleaved, log, result_line
 
 SCENARIO = ROOT / "tests/fixtures/peer-bench/scenarios/a_text.json"
 PROMPT = "What is 2+2?"
 EXPECTED = "Hello from the fake model. 2+2=4."
 DECISIONS = ["allow", "deny", "ask_user"]
-# The peer-bench kit's `plain` HOME: an API key, no trust dialog, no telemetry or update checks.
-SETTINGS = {
-    "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
-    "privacy": {"usageStatisticsEnabled": False},
-    "telemetry": {"enabled": False},
-    "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
-    "ide": {"enabled": False, "hasSeenNudge": True},
-}
 
 
 def policy_text(count):
@@ -85,19 +77,6 @@ def policy_text(count):
             lines.append(f'deny_message = "Rule {i} says no."')
         out.append("\n".join(lines) + "\n")
     return "\n".join(out)
-
-
-def peer_command(kit):
-    """Gemini CLI 0.61 from the kit: [node, gemini.js], or None."""
-    if not (kit / "setup.sh").exists():
-        return None
-    done = subprocess.run([str(kit / "setup.sh"), "--print"], capture_output=True, text=True)
-    paths = dict(line.split("=", 1) for line in done.stdout.splitlines() if "=" in line)
-    gemini_js = paths.get("gemini_js")
-    node = shutil.which("node")
-    if done.returncode != 0 or not gemini_js or not Path(gemini_js).exists() or not node:
-        return None
-    return [node, gemini_js]
 
 
 def one_run(fake, command, policy, extra_env, base):
@@ -147,26 +126,19 @@ def main():
     base = Path(tempfile.mkdtemp(prefix="gd-policy-bench-"))
     policy = base / "big.toml"
     policy.write_text(policy_text(args.rules))
-    kinds = {"ours": ([args.cli, "--skip-trust"], {})}
-    kit = Path(os.environ.get("PEER_BENCH_DIR") or ROOT.parent / "shared" / "peer-bench")
-    peer = None if args.no_peer else peer_command(kit)
-    if peer:
-        kinds["gemini_cli"] = (peer, {"GEMINI_CLI_NO_RELAUNCH": "true"})
-    elif not args.no_peer:
-        log(f"Gemini CLI 0.61 not found (peer-bench kit at {kit}): our figures only")
-    samples = {(k, p): [] for k in kinds for p in (False, True)}
+    kinds = cli_kinds(args.cli, args.no_peer)
+
+    def measure(key):
+        kind, with_policy = key
+        command, env = kinds[kind]
+        return one_run(fake, command, policy if with_policy else None, env, base)
+
+    def describe(key):
+        return f"{key[0]:10} {'10k rules' if key[1] else 'no file'}"
+
     with FakeGemini() as fake:
-        for round_ in range(args.runs):
-            order = list(samples)
-            if round_ % 2:
-                order.reverse()
-            for kind, with_policy in order:
-                command, env = kinds[kind]
-                seconds = one_run(fake, command, policy if with_policy else None, env, base)
-                if seconds is None:
-                    raise SystemExit(f"{kind} failed (with policy: {with_policy})")
-                samples[(kind, with_policy)].append(seconds)
-                log(f"round {round_ + 1} {kind:10} {'10k rules' if with_policy else 'no file  '} {seconds * 1000:8.0f} ms")
+        samples = interleaved([(k, p) for k in kinds for p in (False, True)], args.runs,
+                              measure, describe)
     shutil.rmtree(base, ignore_errors=True)
     med = {key: statistics.median(values) for key, values in samples.items()}
     figures, meta = {}, {"rules": args.rules, "runs": args.runs, "first_request_s": {}}
