@@ -61,6 +61,11 @@ test("a finished shell card shows its output once, monospace and collapsible, wi
   assert.equal(await c1.getByTestId("tool-exit-code").innerText(), "exit 0");
   const c2 = card(page, "s2");
   assert.equal(await c2.getByTestId("tool-exit-code").innerText(), "exit 2");
+  // A command that exited non-zero is a failed card, not "Done" (issue 34); exit 0 stays done.
+  assert.equal(await c2.getAttribute("data-state"), "error");
+  assert.match(await c2.getByTestId("tool-state").innerText(), /^Failed/);
+  assert.equal(await c1.getAttribute("data-state"), "success");
+  assert.match(await c1.getByTestId("tool-state").innerText(), /^Done/);
   const colours = await page.evaluate(() => {
     const [a, b] = Array.from(document.querySelectorAll('[data-testid="tool-exit-code"]'));
     return [getComputedStyle(/** @type {Element} */ (a)).color, getComputedStyle(/** @type {Element} */ (b)).color];

@@ -21,8 +21,8 @@ use tracing::debug;
 
 use crate::tools::files;
 
-/// The tools whose calls are checkpointed before they run.
-pub const CHECKPOINTED_TOOLS: &[&str] = &["write_file", "replace"];
+/// The tools whose calls are checkpointed before they run: the edit tools.
+pub const CHECKPOINTED_TOOLS: &[&str] = crate::tools::EDIT_TOOLS;
 
 /// A session's checkpoints of its primary workspace.
 #[derive(Debug)]

@@ -16,7 +16,7 @@ use tracing::info;
 use crate::approval::{ApprovalPolicy, ModeRefused, Verdict};
 use crate::config::ApprovalMode;
 use crate::policy_editor::{LiveEngine, ReloadSources};
-use crate::tools::Tool;
+use crate::tools::{EDIT_TOOLS, Tool};
 
 /// Priority of "always allow" rules within their tier: above every
 /// workspace rule a project would usually ship, below the user's and
@@ -142,6 +142,14 @@ impl PolicyApproval {
                 root_commands
                     .iter()
                     .map(|root| Rule::for_command_prefix(root.clone(), RuleDecision::Allow))
+                    .collect()
+            }
+            // "Always allow edits": every edit tool, as the button says (a
+            // `replace` allowed always, the next `write_file` was asked).
+            Some(ConfirmationDetails::Edit { .. }) if EDIT_TOOLS.contains(&tool.name()) => {
+                EDIT_TOOLS
+                    .iter()
+                    .map(|name| Rule::for_tool(*name, RuleDecision::Allow))
                     .collect()
             }
             _ => vec![Rule::for_tool(tool.name(), RuleDecision::Allow)],

@@ -301,10 +301,15 @@ async fn yolo_mode_runs_edits_without_asking() -> Result<()> {
 async fn always_allow_covers_the_next_edit_of_the_session() -> Result<()> {
     let temp = tempfile::tempdir()?;
     let ws = workspace(&temp)?;
+    // "Always allow edits" on a `replace` covers the other edit tool too
+    // (issue 34: the next `write_file` was asked again).
+    let write = json!({"name": "write_file", "args": {
+        "file_path": "{{WORKSPACE}}/notes.txt", "content": "shouted\n"}});
     let fake = FakeGemini::start_with_vars(
         json!({"steps": [
             {"functionCalls": [replace("line one", "LINE ONE", "first")]},
             {"functionCalls": [replace("line three", "LINE THREE", "second")]},
+            {"functionCalls": [write]},
             {"text": "Both lines are shouting now."}
         ]}),
         &[("WORKSPACE", utf8(&ws)?)],
@@ -319,9 +324,10 @@ async fn always_allow_covers_the_next_edit_of_the_session() -> Result<()> {
     })
     .await?;
     ensure!(read(&ws)? == "LINE ONE\nHello there\nLINE THREE\n");
+    ensure!(std::fs::read_to_string(ws.join("notes.txt"))? == "shouted\n");
     let states = app.attrs("tool-card", "data-state").await?;
     ensure!(
-        states.iter().all(|s| s.as_deref() == Some("success")) && states.len() == 2,
+        states.iter().all(|s| s.as_deref() == Some("success")) && states.len() == 3,
         "{states:?}"
     );
     ensure!(app.count("confirmation").await? == 0, "asked only once");

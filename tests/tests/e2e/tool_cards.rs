@@ -1,6 +1,7 @@
 //! Finished tool cards in the real app, from what the real core reports (issue 13, items 5 and
 //! 10e): a shell command's card shows its plain output once, monospace, behind an
-//! "Output · N lines" toggle, with the exit code core computed (`exit 2`, styled as an error);
+//! "Output · N lines" toggle, with the exit code core computed (`exit 2`, styled as an error,
+//! the card failed);
 //! a list_directory card expands to the folder's entries.
 //!
 //! Test ids: `approval-mode`, `prompt-input`, `tool-card` (`data-tool`, `data-state`),
@@ -30,10 +31,16 @@ async fn shell_output_once_with_the_exit_code_and_folder_entries() -> Result<()>
         t.contains("It failed.")
     })
     .await?;
-    app.wait_for_attr("tool-card", "data-state", "the command finished", |s| {
-        s == "success"
+    // It exited 2: a failed card, not a green "Done" (issue 34).
+    app.wait_for_attr("tool-card", "data-state", "the command failed", |s| {
+        s == "error"
     })
     .await?;
+    let state = app.texts("tool-state").await?;
+    ensure!(
+        state.len() == 1 && state[0].starts_with("Failed"),
+        "{state:?}"
+    );
     let codes = app.texts("tool-exit-code").await?;
     ensure!(
         codes == ["exit 2"],

@@ -110,6 +110,16 @@ export function outputLabel(name: string, output: string): string {
   return `${what} · ${lines} line${lines === 1 ? "" : "s"}`;
 }
 
+/**
+ * The state a card shows: core's, except that a command which ran to the end but exited non-zero
+ * is a failure to the person reading the card (`exit 1` under a green "Done" read as success;
+ * issue 34). The model's result is unchanged: it gets the output and the exit code, as in Gemini
+ * CLI. The live card and a reopened one go through here alike.
+ */
+export function cardState(state: CardState, exitCode: number | null): CardState {
+  return state === "success" && exitCode !== null && exitCode !== 0 ? "error" : state;
+}
+
 export function isFinal(state: CardState): boolean {
   return state === "success" || state === "error" || state === "cancelled";
 }

@@ -50,6 +50,10 @@ pub mod web_fetch;
 pub mod web_search;
 pub mod write_file;
 
+/// The tools that edit files: what an edit confirmation proposes, what
+/// checkpoints cover, and what "Always allow edits" allows for a session.
+pub const EDIT_TOOLS: &[&str] = &["write_file", "replace"];
+
 use std::path::PathBuf;
 use std::sync::Arc;
 

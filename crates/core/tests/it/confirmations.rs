@@ -244,3 +244,49 @@ async fn answering_an_unknown_confirmation_is_an_error() {
         Err(gd_core::SessionError::NoSuchConfirmation("nope".into()))
     );
 }
+
+/// "Always allow edits" on a `replace` covers the next `write_file` of the
+/// session too (issue 34: the rule covered one tool only, and the next
+/// edit was asked again), and nothing but edits: a shell command is still
+/// asked.
+#[tokio::test]
+async fn always_allow_edits_covers_every_edit_tool_and_nothing_else() {
+    let state = tempfile::tempdir().unwrap();
+    let scenario = json!({"steps": [
+        {"functionCalls": [{"name": "replace", "args": {
+            "file_path": "hello.txt", "instruction": "shout",
+            "old_string": "hello", "new_string": "HELLO"}}]},
+        {"functionCalls": [{"name": "write_file", "args": {
+            "file_path": "notes.txt", "content": "written without asking\n"}}]},
+        {"functionCalls": [{"name": "run_shell_command", "args": {"command": "echo still asked"}}]},
+        {"text": "done"}
+    ]});
+    let mut h = Harness::start_with_policy(scenario, |_| {}, interactive_policy(state.path()));
+    let (events, asked) = turn_answering(
+        &mut h,
+        "edit twice, then run",
+        vec![
+            (ConfirmationOutcome::ProceedAlways, None),
+            (ConfirmationOutcome::ProceedOnce, None),
+        ],
+    )
+    .await;
+    assert_eq!(status(&events), TurnStatus::Completed);
+    let kinds: Vec<&str> = asked
+        .iter()
+        .map(|d| match d {
+            ConfirmationDetails::Edit { .. } => "edit",
+            ConfirmationDetails::Execute { .. } => "execute",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(kinds, ["edit", "execute"], "{asked:?}");
+    assert_eq!(
+        std::fs::read_to_string(h.workspace.join("notes.txt")).unwrap(),
+        "written without asking\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(h.workspace.join("hello.txt")).unwrap(),
+        "HELLO\n"
+    );
+}
