@@ -40,6 +40,13 @@ function readRows(page) {
           number: isGap ? null : el.querySelector(".ln")?.textContent || null,
           text: isGap ? el.textContent?.trim() : el.querySelector(".code")?.textContent,
           words: [...el.querySelectorAll("mark.word")].map((m) => m.textContent),
+          sign: isGap ? null : (el.querySelector('[data-testid="diff-sign"]')?.textContent ?? null),
+          // Whether the marker ends before the code starts (a column of its own).
+          signBeforeCode: isGap
+            ? null
+            : (el.querySelector('[data-testid="diff-sign"]')?.getBoundingClientRect().right ?? Infinity) <=
+              (el.querySelector(".code")?.getBoundingClientRect().left ?? -Infinity),
+          codeMarker: isGap ? null : getComputedStyle(el.querySelector(".code"), "::before").content,
           top: Math.round(r.top),
           height: Math.round(r.height),
         };
@@ -104,6 +111,17 @@ test("rows are aligned, numbered and coloured; changed words are highlighted (UT
   assert.deepEqual(left[row52].words, ["wörld"]);
   assert.deepEqual(right[row52].words, ["wōrld 😀"]);
   assert.equal(right[row52].text, '    let greeting = "héllo wōrld 😀"; // line 52');
+
+  // The +/− markers are a gutter column of their own, never part of the code's text (issue 34).
+  const rows = [...left, ...right].filter((r) => !r.gap);
+  assert.ok(rows.every((r) => r.signBeforeCode), "every marker ends where the code begins");
+  assert.ok(rows.every((r) => r.codeMarker === "none" || r.codeMarker === "normal"), "no marker drawn inside the code");
+  assert.deepEqual(
+    [left[row10].sign, right[row10].sign, left[row10 + 1].sign, right[row10 + 1].sign, left[1].sign, right[1].sign],
+    ["−", "+", "−", "", "", ""],
+  );
+  assert.ok(added.length > 0 && right.filter((r) => r.kind === "added").every((r) => r.sign === "+"));
+  assert.ok(!right[row10].text.startsWith("+") && !left[row10].text.startsWith("−"));
 
   // Colours: removed/changed red on the left, added/changed green on the right.
   const colours = await page.evaluate(() => {
