@@ -197,3 +197,35 @@ for (const [colorScheme, width] of [
     await app.close();
   });
 }
+
+// Issue 34: at 800 px, J selected the next hunk but scrolled only its head to the bottom edge, so
+// A/R decided a hunk whose lines were out of sight.
+test("at 800 px, J and K bring the whole focused hunk into view, below the sticky pane heads", async () => {
+  const app = await withEdit("two_hunks", { viewport: { width: 800, height: 600 } });
+  const { page } = app;
+  /** Whether hunk `i`'s head and its rows lie inside the part of their scroll container not
+   *  covered by the sticky "Original / Proposed" heads. */
+  const inView = (i) =>
+    page.evaluate((i) => {
+      const head = document.querySelector(`[data-testid="hunk"][data-hunk="${i}"]`);
+      const rows = [...document.querySelectorAll(`[data-testid="diff-right"] .row[data-hunk="${i}"]`)];
+      let box = head?.parentElement;
+      while (box && !/(auto|scroll)/.test(getComputedStyle(box).overflowY)) box = box.parentElement;
+      if (!head || rows.length === 0 || !box) return { ok: false, why: "not found" };
+      const view = box.getBoundingClientRect();
+      const sticky = document.querySelector('[data-testid="diff-right"] .pane-head')?.getBoundingClientRect().height ?? 0;
+      const top = head.getBoundingClientRect().top;
+      const bottom = rows[rows.length - 1].getBoundingClientRect().bottom;
+      // All of it when it fits; else its head at the top, its lines filling the view.
+      const fits = bottom - top <= view.bottom - view.top - sticky;
+      const ok = top >= view.top + sticky - 1 && (fits ? bottom <= view.bottom + 1 : top <= view.top + sticky + 1);
+      return { ok, top, bottom, view: [view.top, view.bottom], sticky };
+    }, i);
+  for (const [key, want] of [["j", 1], ["j", 2], ["k", 1], ["k", 0]]) {
+    await page.keyboard.press(key);
+    await page.waitForFunction((w) => document.querySelector(`[data-testid="hunk"].focused`)?.getAttribute("data-hunk") === String(w), want);
+    const seen = await inView(want);
+    assert.ok(seen.ok, `after ${key}, hunk ${want} is in view: ${JSON.stringify(seen)}`);
+  }
+  await app.close();
+});

@@ -271,3 +271,23 @@ export function expandGap(
   }
   return rows;
 }
+
+/**
+ * How far to scroll (px, down positive) so that a block from `top` to `bottom` — measured from the
+ * top of a visible area `height` px high — is in view: all of it when it fits, else its top at the
+ * area's top. 0 when it is in view already.
+ */
+export function revealDelta(top: number, bottom: number, height: number): number {
+  if (top < 0) return top;
+  if (bottom <= height) return 0;
+  return bottom - top <= height ? bottom - height : top;
+}
+
+/** The nearest ancestor of `el` that scrolls vertically and has something to scroll. */
+export function scrollingAncestor(el: HTMLElement): HTMLElement | null {
+  for (let box = el.parentElement; box; box = box.parentElement) {
+    const overflow = getComputedStyle(box).overflowY;
+    if ((overflow === "auto" || overflow === "scroll") && box.scrollHeight > box.clientHeight) return box;
+  }
+  return null;
+}
