@@ -292,3 +292,37 @@ test("without the user's input the list keeps following: window resizes and rows
   assert.equal(await app.tid("jump-to-latest").count(), 0, "still following after rows changed height");
   await app.close();
 });
+
+// Issue 34: sending a prompt while scrolled up left the view where it was, the user's own message
+// and the answer off-screen. Sending is the user going to the end: the list follows again.
+test("sending a prompt from a detached view goes to the end and follows the answer", async () => {
+  const app = await openFollowing();
+  const { page } = app;
+  const box = await app.tid("scroller").boundingBox();
+  assert.ok(box);
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  for (let k = 0; k < 10; k++) {
+    await page.mouse.wheel(0, -60);
+    await settle(page);
+  }
+  await scrollSettled(page);
+  assert.ok((await position(page)).fromBottom >= 300, "scrolled up");
+  await app.tid("jump-to-latest").waitFor();
+
+  await app.sendPrompt("What changed since then?");
+  await atBottom(page);
+  await waitForText(page, sel("message-user"), /What changed since then\?/);
+  const own = await page.evaluate(() => {
+    const s = /** @type {HTMLElement} */ (document.querySelector('[data-testid="scroller"]')).getBoundingClientRect();
+    const users = [...document.querySelectorAll('[data-testid="message-user"]')];
+    const r = users[users.length - 1]?.getBoundingClientRect();
+    return r ? r.top >= s.top && r.bottom <= s.bottom : false;
+  });
+  assert.ok(own, "the user's own message is on screen");
+  assert.equal(await app.tid("jump-to-latest").count(), 0, "following again");
+  // The answer streams in below it and the view follows.
+  await app.emitAll(turns(30, 2));
+  await waitForText(page, sel("message-model"), /Answer 31:/);
+  await atBottom(page);
+  await app.close();
+});
