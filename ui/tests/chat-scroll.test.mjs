@@ -74,18 +74,24 @@ async function openFollowing() {
   return app;
 }
 
-test("small wheel steps up from the bottom scroll, detach, and streaming leaves the view alone", async () => {
-  const app = await openFollowing();
+/** Ten wheel steps of `delta` px up over the middle of the list, each followed by its frames. */
+async function wheelUp(app, delta) {
   const { page } = app;
   const box = await app.tid("scroller").boundingBox();
   assert.ok(box);
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-  // Ten small wheel steps, as a smooth-scrolling engine delivers them (each within the list's
-  // "near the bottom" margin).
   for (let k = 0; k < 10; k++) {
-    await page.mouse.wheel(0, -15);
+    await page.mouse.wheel(0, -delta);
     await settle(page);
   }
+}
+
+test("small wheel steps up from the bottom scroll, detach, and streaming leaves the view alone", async () => {
+  const app = await openFollowing();
+  const { page } = app;
+  // Ten small wheel steps, as a smooth-scrolling engine delivers them (each within the list's
+  // "near the bottom" margin).
+  await wheelUp(app, 15);
   const up = await position(page);
   assert.ok(up.fromBottom >= 100, `the wheel scrolled up (${up.fromBottom} px from the bottom)`);
   await app.tid("jump-to-latest").waitFor();
@@ -298,13 +304,7 @@ test("without the user's input the list keeps following: window resizes and rows
 test("sending a prompt from a detached view goes to the end and follows the answer", async () => {
   const app = await openFollowing();
   const { page } = app;
-  const box = await app.tid("scroller").boundingBox();
-  assert.ok(box);
-  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-  for (let k = 0; k < 10; k++) {
-    await page.mouse.wheel(0, -60);
-    await settle(page);
-  }
+  await wheelUp(app, 60);
   await scrollSettled(page);
   assert.ok((await position(page)).fromBottom >= 300, "scrolled up");
   await app.tid("jump-to-latest").waitFor();
