@@ -19,10 +19,7 @@ use gd_protocol::{CheckpointInfo, CheckpointScope, RestoreAction, RestoredFile};
 use serde_json::Value;
 use tracing::debug;
 
-use crate::tools::files;
-
-/// The tools whose calls are checkpointed before they run: the edit tools.
-pub const CHECKPOINTED_TOOLS: &[&str] = crate::tools::EDIT_TOOLS;
+use crate::tools::{EDIT_TOOLS, files};
 
 /// A session's checkpoints of its primary workspace.
 #[derive(Debug)]
@@ -76,9 +73,9 @@ impl SessionCheckpoints {
         *self.session_id.lock().unwrap_or_else(|e| e.into_inner()) = id.to_owned();
     }
 
-    /// Whether calls of `tool` get a checkpoint.
+    /// Whether calls of `tool` get a checkpoint: the edit tools.
     pub fn covers(tool: &str) -> bool {
-        CHECKPOINTED_TOOLS.contains(&tool)
+        EDIT_TOOLS.contains(&tool)
     }
 
     /// The workspace-relative file a call will write, if it is in the

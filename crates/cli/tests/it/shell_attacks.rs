@@ -50,24 +50,49 @@ fn attacks() -> Vec<&'static str> {
     ]
 }
 
-/// A headless run under [`ECHO_CAT_POLICY`] whose model asks, in one
-/// step, to run each of `commands` and then the plain command `last`.
-fn echo_cat_run<S: AsRef<str>>(commands: &[S], last: &str) -> Run {
+/// A headless run whose model asks, in one step, to run each of
+/// `commands` and then the plain command `last`.
+fn scripted_run<S: AsRef<str>>(commands: &[S], last: &str) -> Run {
     let calls: Vec<Value> = commands
         .iter()
         .map(AsRef::as_ref)
         .chain([last])
         .map(|c| json!({"name": "run_shell_command", "args": {"command": c}}))
         .collect();
-    let run = Run::new(json!({"steps": [
+    Run::new(json!({"steps": [
         {"functionCalls": calls},
         {"text": "done"}
-    ]}));
+    ]}))
+}
+
+/// [`scripted_run`] under [`ECHO_CAT_POLICY`].
+fn echo_cat_run<S: AsRef<str>>(commands: &[S], last: &str) -> Run {
+    let run = scripted_run(commands, last);
     run.write_settings(
         &run.home.join(".gemini/policies/echo-cat.toml"),
         ECHO_CAT_POLICY,
     );
     run
+}
+
+/// Runs the CLI with `args` and checks that every one of `cases` was
+/// refused and nothing created `../x`; the plain last command's output.
+fn refused_then_plain(run: &Run, cases: &[&str], args: &[&str]) -> String {
+    let out = run.run(args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let answers = responses(run);
+    assert_eq!(answers.len(), cases.len() + 1, "{answers:?}");
+    for (case, answer) in cases.iter().zip(&answers) {
+        assert!(answer["error"].is_string(), "{case:?} ran: {answer}");
+    }
+    assert!(
+        !run.ws.parent().unwrap().join("x").exists(),
+        "an attack created ../x"
+    );
+    answers.last().unwrap()["output"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// The `functionResponse.response` objects sent back after the tool calls.
@@ -210,23 +235,14 @@ fn here_document_attacks_are_refused_in_plan_mode() {
     for case in cases {
         assert!(bash_touches(case, &run.ws, &run.home), "{case:?}");
     }
-    let out = run.run(&["-p", "try", "-o", "json", "--approval-mode", "plan"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let answers = responses(&run);
-    assert_eq!(answers.len(), cases.len() + 1, "{answers:?}");
-    for (case, answer) in cases.iter().zip(&answers) {
-        assert!(answer["error"].is_string(), "{case:?} ran: {answer}");
-    }
-    let plain = answers.last().unwrap()["output"]
-        .as_str()
-        .unwrap_or_default();
-    assert!(
-        plain.contains("plain notes"),
-        "cat did not run in plan mode: {answers:?}"
+    let plain = refused_then_plain(
+        &run,
+        &cases,
+        &["-p", "try", "-o", "json", "--approval-mode", "plan"],
     );
     assert!(
-        !run.ws.parent().unwrap().join("x").exists(),
-        "an attack created ../x"
+        plain.contains("plain notes"),
+        "cat did not run in plan mode: {plain}"
     );
 }
 
@@ -240,16 +256,7 @@ fn here_document_attacks_are_refused_under_tools_allowed() {
         "git status <<git;\ngit\ntime touch ../x\ngit;",
         "git status <<git;\ngit\ntime -p touch ../x\ngit;",
     ];
-    let calls: Vec<Value> = cases
-        .iter()
-        .copied()
-        .chain(["git status --short"])
-        .map(|c| json!({"name": "run_shell_command", "args": {"command": c}}))
-        .collect();
-    let run = Run::new(json!({"steps": [
-        {"functionCalls": calls},
-        {"text": "done"}
-    ]}));
+    let run = scripted_run(&cases, "git status --short");
     run.write_settings(
         &run.user_settings(),
         &json!({"tools": {"allowed": ["run_shell_command(git status)"]}}).to_string(),
@@ -264,22 +271,9 @@ fn here_document_attacks_are_refused_under_tools_allowed() {
     for case in cases {
         assert!(bash_touches(case, &run.ws, &run.home), "{case:?}");
     }
-    let out = run.run(&["-p", "try", "-o", "json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let answers = responses(&run);
-    assert_eq!(answers.len(), cases.len() + 1, "{answers:?}");
-    for (case, answer) in cases.iter().zip(&answers) {
-        assert!(answer["error"].is_string(), "{case:?} ran: {answer}");
-    }
-    let status = answers.last().unwrap()["output"]
-        .as_str()
-        .unwrap_or_default();
+    let status = refused_then_plain(&run, &cases, &["-p", "try", "-o", "json"]);
     assert!(
         status.contains("untracked.txt"),
-        "git status did not run under tools.allowed: {answers:?}"
-    );
-    assert!(
-        !run.ws.parent().unwrap().join("x").exists(),
-        "an attack created ../x"
+        "git status did not run under tools.allowed: {status}"
     );
 }

@@ -118,9 +118,7 @@ impl<'s> Walker<'s> {
         if node.is_error() || node.is_missing() {
             self.unproven("the command is not valid bash syntax");
         }
-        if skips_text(node, self.src) {
-            self.unproven("the grammar skipped part of a command");
-        }
+        self.skipped_text(node);
         match node.kind() {
             "comment" => {
                 if !starts_a_comment(self.src, node.start_byte()) {
@@ -345,9 +343,7 @@ impl<'s> Walker<'s> {
     /// A simple command. `whole` is the node whose text is the command's
     /// text (the redirected statement around it, when there is one).
     fn command(&mut self, node: Node<'_>, whole: Node<'_>, redirections: &[String], level: usize) {
-        if skips_text(node, self.src) {
-            self.unproven("the grammar skipped part of a command");
-        }
+        self.skipped_text(node);
         let mut targets = redirections.to_vec();
         // The name and the arguments as bash splits them: the grammar
         // sometimes gives one shell word as two nodes that touch
@@ -605,6 +601,14 @@ impl<'s> Walker<'s> {
             assignment_only: false,
         });
         self.children(node, redirections, level);
+    }
+
+    /// Unproven when the grammar's node skips text bash reads (see
+    /// [`skips_text`]).
+    fn skipped_text(&mut self, node: Node<'_>) {
+        if skips_text(node, self.src) {
+            self.unproven("the grammar skipped part of a command");
+        }
     }
 
     /// `[ ... ]` and `[[ ... ]]`: commands of their own; `[[` evaluates the
