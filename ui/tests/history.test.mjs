@@ -441,9 +441,13 @@ function plumbingSession(now) {
   return { summary, messages };
 }
 
-async function openPlumbing({ last = null, resultText = "", ...options } = {}) {
+async function openPlumbing({ last = null, resultText = "", shellExit = undefined, ...options } = {}) {
   const data = fakeHistory(Date.now());
   const g7 = plumbingSession(Date.now());
+  if (shellExit !== undefined) {
+    const call = g7.messages.find((m) => m.kind === "tool_result").tool_calls.find((c) => c.call_id === "s1");
+    call.exit_code = shellExit;
+  }
   // The tool-result message's searchable text (core stores what the cards showed).
   g7.messages.find((m) => m.kind === "tool_result").text = resultText;
   data.sessions.unshift(g7.summary);
@@ -489,6 +493,24 @@ describe("transcript rendering", () => {
       await app.close();
     });
   }
+
+  // Issue 34: a command that exited non-zero is a failed card live (tool-cards.test.mjs), and the
+  // same in a reopened conversation and in the history browser, from the stored exit code.
+  test("a stored command that exited non-zero is a failed card, reopened and in the browser", async () => {
+    const app = await openPlumbing({ last: "g7", shellExit: 1 });
+    const shellIn = (scope) => app.page.locator(`${scope} ${sel("tool-card")}[data-tool="run_shell_command"]`);
+    const chat = sel("message-list");
+    await app.page.waitForSelector(`${chat} ${sel("tool-card")}[data-tool="run_shell_command"]`);
+    assert.equal(await shellIn(chat).getAttribute("data-state"), "error");
+    assert.match(await shellIn(chat).getByTestId("tool-state").innerText(), /^Failed/);
+    assert.equal(await shellIn(chat).getByTestId("tool-exit-code").innerText(), "exit 1");
+    await openBrowser(app);
+    await app.page.locator(`${sel("history-session")}[data-session-id="g7"]`).click();
+    const transcript = `${sel("history-transcript")}[data-session-id="g7"]`;
+    await app.page.waitForSelector(`${transcript} ${sel("tool-card")}[data-tool="run_shell_command"]`);
+    assert.equal(await shellIn(transcript).getAttribute("data-state"), "error");
+    await app.close();
+  });
 
   for (const [scheme, width] of [
     ["light", 1440],
