@@ -293,4 +293,46 @@ describe("transcript entries", () => {
     assert.equal(entries[3].state, "cancelled");
     assert.equal(entries[3].error, "Not executed: the session ended before this tool call ran.");
   });
+
+  test("a turn's stored end brings back its stopped answer, notices and footer as shown live", () => {
+    const turnUsage = (requests, total) => ({ model: "gemini-2.5-flash", requests, prompt_tokens: total, cached_tokens: 0, output_tokens: 0, thoughts_tokens: 0, total_tokens: total, duration_ms: 4200, tool_tokens: 0 });
+    const end = (status, notices, u, seq) => msg(seq, "turn_end", { role: "model", in_context: false, parts: { status, usage: u, notices, routed: seq === 3 } });
+    const messages = [
+      msg(1, "prompt", { text: "first" }),
+      msg(2, "model", { parts: [{ text: "Done." }], usage, model: "gemini-2.5-flash" }),
+      end("completed", [], turnUsage(1, 125), 3),
+      msg(4, "prompt", { text: "tell me everything", in_context: false }),
+      msg(5, "model", { parts: [{ text: "Part of a long ans" }], in_context: false }),
+      end("cancelled", [], turnUsage(0, 0), 6),
+      msg(7, "prompt", { text: "loop" }),
+      end("loop_detected", [{ type: "loop_detected", kind: "repeated_content", detail: "the same text" }], turnUsage(1, 10), 8),
+      msg(9, "prompt", { text: "fails" }),
+      end("failed", [{ type: "warning", message: "slow" }, { type: "error", kind: "internal", message: "boom", status: 500, fatal: true }], turnUsage(0, 0), 10),
+    ];
+    const entries = entriesOf(messages);
+    assert.deepEqual(
+      entries.map((e) => [e.kind, e.text ?? e.status]),
+      [
+        ["user", "first"],
+        ["model", "Done."],
+        ["footer", "completed"],
+        ["user", "tell me everything"],
+        ["model", "Part of a long ans"],
+        ["notice", "Cancelled."],
+        ["footer", "cancelled"],
+        ["user", "loop"],
+        ["notice", "Loop detected, the turn was stopped: the same text"],
+        ["footer", "loop_detected"],
+        ["user", "fails"],
+        ["notice", "slow"],
+        ["notice", "The turn failed: boom (HTTP 500)"],
+        ["footer", "failed"],
+      ],
+    );
+    assert.equal(entries[2].usage.duration_ms, 4200, "the footer's recorded usage, not a sum of the records");
+    assert.equal(entries[2].routed, true);
+    assert.equal(entries[12].retryPrompt, "fails", "a failed turn's Retry sends its prompt again");
+    assert.equal(entries[12].level, "error");
+    assert.equal(entries[5].retryPrompt, undefined);
+  });
 });

@@ -31,8 +31,17 @@ impl EventSink {
         (Self { tx, observer: None }, rx)
     }
 
-    /// The same sink, showing every event to `observer` first.
+    /// The same sink, showing every event to `observer` first (after the
+    /// observer it had, if any: a turn watches its events beside the
+    /// session's statistics).
     pub fn observed(self, observer: Observer) -> Self {
+        let observer = match self.observer {
+            Some(before) => Arc::new(move |event: &Event| {
+                before(event);
+                observer(event);
+            }) as Observer,
+            None => observer,
+        };
         Self {
             observer: Some(observer),
             ..self

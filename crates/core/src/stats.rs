@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use gd_protocol::{
     ConfirmationDetails, Event, FileStats, ModelStats, RequestRole, RoleStats, SessionStats,
-    ToolCallStatus, ToolDecisions, ToolNameStats, ToolStats, Usage,
+    ToolCallStatus, ToolDecisions, ToolNameStats, ToolStats, TurnRow, Usage,
 };
 
 /// Counts a session's requests, tokens and tool calls.
@@ -25,6 +25,10 @@ pub struct StatsRecorder {
     /// Calls the user was asked about.
     asked: HashSet<String>,
     files: FileStats,
+    /// Each turn's status and usage (a resumed conversation's stored ones first).
+    turn_rows: Vec<TurnRow>,
+    /// Wall time of the conversation before this session resumed it.
+    earlier_ms: u64,
 }
 
 impl StatsRecorder {
@@ -40,7 +44,35 @@ impl StatsRecorder {
             decisions: ToolDecisions::default(),
             asked: HashSet::new(),
             files: FileStats::default(),
+            turn_rows: Vec::new(),
+            earlier_ms: 0,
         }
+    }
+
+    /// Continues counting from a resumed conversation's usage: its
+    /// statistics as of its last turn and its turns' rows.
+    pub fn seed(&mut self, resumed: crate::history::ResumedUsage) {
+        self.turn_rows = resumed.rows;
+        let Some(stats) = resumed.stats else {
+            return;
+        };
+        if stats.started_ms > 0 {
+            self.started_ms = stats.started_ms;
+        }
+        self.earlier_ms = stats.duration_ms;
+        self.turns = stats.turns;
+        if let Some(last) = stats.models.last() {
+            self.model.clone_from(&last.model);
+        }
+        self.models = stats.models;
+        self.tools = stats
+            .tools
+            .by_name
+            .into_iter()
+            .map(|t| (t.name.clone(), t))
+            .collect();
+        self.decisions = stats.tools.decisions;
+        self.files = stats.files;
     }
 
     /// Starts counting again for the conversation `session_id` (`/clear`).
@@ -55,6 +87,10 @@ impl StatsRecorder {
             // (its usage carries the `subagent` role).
             Event::Subagent { event, .. } => self.record(event),
             Event::TurnStarted { .. } => self.turns += 1,
+            Event::TurnComplete { status, usage, .. } => self.turn_rows.push(TurnRow {
+                status: *status,
+                usage: usage.clone(),
+            }),
             Event::Usage {
                 model,
                 latency_ms,
@@ -179,8 +215,18 @@ impl StatsRecorder {
         &mut self.models[index]
     }
 
+    /// The statistics as of now, without the turn rows: what a turn end
+    /// stores (the turn ends are the rows).
+    pub fn snapshot_without_rows(&self) -> SessionStats {
+        self.snapshot_rows(false)
+    }
+
     /// The statistics as of now.
     pub fn snapshot(&self) -> SessionStats {
+        self.snapshot_rows(true)
+    }
+
+    fn snapshot_rows(&self, rows: bool) -> SessionStats {
         let mut by_name: Vec<ToolNameStats> = self.tools.values().cloned().collect();
         by_name.sort_by(|a, b| b.calls.cmp(&a.calls).then_with(|| a.name.cmp(&b.name)));
         let tools = ToolStats {
@@ -194,13 +240,18 @@ impl StatsRecorder {
         SessionStats {
             session_id: self.session_id.clone(),
             started_ms: self.started_ms,
-            duration_ms: self.started.elapsed().as_millis() as u64,
+            duration_ms: self.earlier_ms + self.started.elapsed().as_millis() as u64,
             turns: self.turns,
             api_time_ms: self.models.iter().map(|m| m.latency_ms).sum(),
             tool_time_ms: tools.duration_ms,
             models: self.models.clone(),
             tools,
             files: self.files,
+            turn_rows: if rows {
+                self.turn_rows.clone()
+            } else {
+                Vec::new()
+            },
         }
     }
 }

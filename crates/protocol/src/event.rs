@@ -668,10 +668,11 @@ pub enum ErrorKind {
     Internal,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 #[ts(export)]
 pub enum TurnStatus {
+    #[default]
     Completed,
     Cancelled,
     /// The user declined a tool call; its result is recorded and the model

@@ -23,6 +23,7 @@ mod revert;
 mod review;
 mod settings;
 mod stats;
+mod turn_end;
 
 pub use agents::*;
 pub use checkpoint::*;
@@ -41,3 +42,4 @@ pub use revert::*;
 pub use review::*;
 pub use settings::*;
 pub use stats::*;
+pub use turn_end::*;

@@ -32,6 +32,10 @@ pub struct SessionStats {
     /// Lines the agent's edits added and removed (Gemini CLI's `files`).
     #[serde(default)]
     pub files: FileStats,
+    /// Each turn's status and usage, oldest first (the usage panel's rows):
+    /// a reopened conversation's stored turns, then this session's.
+    #[serde(default)]
+    pub turn_rows: Vec<crate::TurnRow>,
 }
 
 /// Lines changed by the session's edits, counted from each applied edit's

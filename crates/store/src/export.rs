@@ -159,6 +159,13 @@ fn markdown(out: &mut dyn Write, row: &Row) -> Result<()> {
         MessageKind::Model => "## Gemini",
         MessageKind::ToolResult => "### Tool results",
         MessageKind::Summary => "## Summary of earlier conversation",
+        MessageKind::TurnEnd => {
+            // How a turn ended: a line under it when it did not simply complete.
+            if !row.text.is_empty() {
+                w(writeln!(out, "> _{}_\n", row.text))?;
+            }
+            return Ok(());
+        }
     };
     w(writeln!(out, "{heading}\n"))?;
     if let Some(thoughts) = &row.thoughts {

@@ -5,7 +5,7 @@ use rusqlite::{OptionalExtension, Row, params};
 
 use crate::{
     ContextMessage, ListQuery, MessageKind, Page, PageFrom, PageQuery, Result, Role,
-    SessionSummary, Store, StoreError, StoredMessage, TokenUsage, ToolCallRecord,
+    SessionSummary, Store, StoreError, StoredMessage, TokenUsage, ToolCallRecord, UsageRecord,
 };
 
 const SESSION_COLUMNS: &str = "id, workspace, title, created_ms, updated_ms, model, message_count,
@@ -432,6 +432,43 @@ impl Store {
                 },
             )
             .optional()?)
+    }
+
+    /// What a reopened session's usage is rebuilt from, in order: its
+    /// prompts (where turns start), model messages (their usage and model)
+    /// and turn ends (the usage, status and statistics each turn ended with,
+    /// in `parts`). Sessions recorded before turn ends were have only the
+    /// first two.
+    pub fn usage_records(&self, session_id: &str) -> Result<Vec<UsageRecord>> {
+        let conn = self.reader();
+        let mut stmt = conn.prepare_cached(
+            "SELECT kind, created_ms, usage, model,
+                    CASE WHEN kind = 'turn_end' THEN parts END
+             FROM messages
+             WHERE session_id = ?1 AND kind IN ('prompt', 'model', 'turn_end') ORDER BY seq",
+        )?;
+        let rows = stmt
+            .query_map(params![session_id], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, Option<String>>(2)?,
+                    r.get::<_, Option<String>>(3)?,
+                    r.get::<_, Option<String>>(4)?,
+                ))
+            })?
+            .map(|row| {
+                let (kind, created_ms, usage, model, parts) = row?;
+                Ok(UsageRecord {
+                    kind: MessageKind::parse(&kind),
+                    created_ms,
+                    usage: parse_opt(usage)?,
+                    model,
+                    turn_end: parse_opt(parts)?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(rows)
     }
 
     /// How many messages the store holds.

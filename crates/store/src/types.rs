@@ -62,6 +62,11 @@ pub enum MessageKind {
     /// A compression summary that replaced the earlier history in the
     /// model's context (the earlier messages stay, out of context).
     Summary,
+    /// How a turn ended, as the app showed it: its status, usage and notices
+    /// (gd-protocol's `TurnEndRecord`, as JSON, in `parts`). Never in the
+    /// model's context and not counted as a message; it is what lets a
+    /// reopened conversation show the same footers, notices and usage meter.
+    TurnEnd,
 }
 
 impl MessageKind {
@@ -71,6 +76,7 @@ impl MessageKind {
             MessageKind::Model => "model",
             MessageKind::ToolResult => "tool_result",
             MessageKind::Summary => "summary",
+            MessageKind::TurnEnd => "turn_end",
         }
     }
 
@@ -79,6 +85,7 @@ impl MessageKind {
             "model" => MessageKind::Model,
             "tool_result" => MessageKind::ToolResult,
             "summary" => MessageKind::Summary,
+            "turn_end" => MessageKind::TurnEnd,
             _ => MessageKind::Prompt,
         }
     }
@@ -180,6 +187,20 @@ pub struct McpToolName {
 pub struct ThoughtRecord {
     pub subject: String,
     pub description: String,
+}
+
+/// One record of [`crate::Store::usage_records`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct UsageRecord {
+    /// `Prompt`, `Model` or `TurnEnd`.
+    pub kind: MessageKind,
+    pub created_ms: i64,
+    /// A model message's token counts.
+    pub usage: Option<TokenUsage>,
+    /// A model message's model.
+    pub model: Option<String>,
+    /// A turn end's record (gd-protocol's `TurnEndRecord`, as JSON).
+    pub turn_end: Option<Value>,
 }
 
 /// A message to append.

@@ -2,7 +2,7 @@
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use crate::{MessageRef, NewMessage, NewSession, Result, Store, StoreError, now_ms};
+use crate::{MessageKind, MessageRef, NewMessage, NewSession, Result, Store, StoreError, now_ms};
 
 impl Store {
     /// Creates a session; an existing one with this id is left as it is.
@@ -125,17 +125,24 @@ impl Store {
              WHERE session_id = ?1 AND seq < ?2 AND compressed_at >= ?2",
             params![session_id, seq],
         )?;
-        let removed = tx.execute(
+        // Messages, as people count them (not the turn ends among them).
+        let removed: i64 = tx.query_row(
+            "SELECT COUNT(*) FROM messages WHERE session_id = ?1 AND seq >= ?2 AND kind != 'turn_end'",
+            params![session_id, seq],
+            |r| r.get(0),
+        )?;
+        tx.execute(
             "DELETE FROM messages WHERE session_id = ?1 AND seq >= ?2",
             params![session_id, seq],
         )?;
         tx.execute(
-            "UPDATE sessions SET message_count = (SELECT COUNT(*) FROM messages WHERE session_id = ?1),
+            "UPDATE sessions SET message_count = (SELECT COUNT(*) FROM messages
+                                                      WHERE session_id = ?1 AND kind != 'turn_end'),
                                  updated_ms = ?2 WHERE id = ?1",
             params![session_id, now_ms()],
         )?;
         tx.commit()?;
-        Ok(removed)
+        Ok(usize::try_from(removed).unwrap_or(0))
     }
 
     /// Renames a session.
@@ -218,7 +225,7 @@ fn append_in(tx: &Transaction<'_>, session_id: &str, message: &NewMessage) -> Re
     let parts = serde_json::to_string(&message.parts)?;
     let u = message.usage.unwrap_or_default();
     let changed = tx.execute(
-        "UPDATE sessions SET updated_ms = MAX(updated_ms, ?2), message_count = message_count + 1,
+        "UPDATE sessions SET updated_ms = MAX(updated_ms, ?2), message_count = message_count + ?9,
              prompt_tokens = prompt_tokens + ?3, output_tokens = output_tokens + ?4,
              cached_tokens = cached_tokens + ?5, thoughts_tokens = thoughts_tokens + ?6,
              total_tokens = total_tokens + ?7, model = COALESCE(?8, model)
@@ -232,6 +239,8 @@ fn append_in(tx: &Transaction<'_>, session_id: &str, message: &NewMessage) -> Re
             u.thoughts as i64,
             u.total as i64,
             message.model,
+            // A turn's end is not a message of the conversation.
+            i64::from(message.kind != MessageKind::TurnEnd),
         ],
     )?;
     if changed == 0 {

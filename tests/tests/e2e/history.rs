@@ -323,7 +323,7 @@ async fn an_edit_from_before_a_restart_is_undone_from_the_history_with_its_conve
     // The transcript was read again without the undone turn.
     app.wait_for_script(
         &format!(
-            "return document.querySelector('{call}') === null && document.querySelectorAll('[data-testid=history-message]').length === 2;"
+            "return document.querySelector('{call}') === null && document.querySelectorAll('[data-testid=history-message]:not([data-kind=turn_end])').length === 2;"
         ),
         "the transcript lost the undone turn",
     )

@@ -22,6 +22,7 @@ mod overlays;
 mod picker;
 mod plan_mode;
 mod policy_editor;
+mod restart;
 mod resume;
 mod revert;
 mod settings;

@@ -24,6 +24,7 @@ import { transcriptEntries } from "./transcript";
 import { type RevertState, RevertStore } from "./revert.svelte";
 import type { SubagentRun } from "./subagents.svelte";
 import { transcriptItems } from "./transcript-items";
+import { eventNotice, failedText, type NoticeLevel, statusNotice } from "./turn-notices";
 
 let nextId = 1;
 
@@ -114,7 +115,7 @@ export class ToolItem {
   }
 }
 
-export type NoticeLevel = "error" | "warning" | "info";
+export type { NoticeLevel };
 
 export class NoticeItem {
   readonly kind = "notice";
@@ -532,20 +533,17 @@ export class ChatStore {
         return;
       }
       case "loop_detected":
-        this.loopReported = true;
-        this.addNotice("warning", `Loop detected, the turn was stopped: ${event.detail}`);
-        return;
       case "warning":
-        this.addNotice("warning", event.message);
-        return;
-      case "error": {
-        const status = event.status !== null ? ` (HTTP ${event.status})` : "";
-        this.errorNotice = this.addNotice("error", `${event.message}${status}`);
+      case "error":
+      case "finished": {
+        // Worded once, for this and for a reopened conversation (turn-notices.ts).
+        const shown = eventNotice(event);
+        if (event.type === "loop_detected") this.loopReported = true;
+        if (!shown) return;
+        const notice = this.addNotice(shown.level, shown.text);
+        if (event.type === "error") this.errorNotice = notice;
         return;
       }
-      case "finished":
-        if (event.message) this.addNotice("warning", event.message);
-        return;
       case "turn_complete":
         this.completeTurn(event.status, event.usage);
         return;
@@ -605,27 +603,13 @@ export class ChatStore {
         if (status !== "completed") tool.state = "cancelled";
       }
     }
-    switch (status) {
-      case "cancelled":
-        this.addNotice("info", "Cancelled.");
-        break;
-      case "declined":
-        this.addNotice("info", "You declined; tell the agent what to do instead.");
-        break;
-      case "failed": {
-        const notice = this.errorNotice ?? this.addNotice("error", "The turn failed.");
-        if (this.errorNotice) notice.text = `The turn failed: ${notice.text}`;
-        notice.retryPrompt = this.turnPrompt;
-        break;
-      }
-      case "turn_limit_reached":
-        this.addNotice("warning", "Stopped: the turn reached its limit of model requests. Send a message to continue.");
-        break;
-      case "loop_detected":
-        if (!this.loopReported) this.addNotice("warning", "Loop detected, the turn was stopped.");
-        break;
-      case "completed":
-        break;
+    if (status === "failed" && this.errorNotice) {
+      this.errorNotice.text = failedText(this.errorNotice.text);
+      this.errorNotice.retryPrompt = this.turnPrompt;
+    } else {
+      const end = statusNotice(status, this.loopReported);
+      const notice = end ? this.addNotice(end.level, end.text) : null;
+      if (notice && status === "failed") notice.retryPrompt = this.turnPrompt;
     }
     this.push(new FooterItem(status, usage, this.routed));
     this.resetTurn();

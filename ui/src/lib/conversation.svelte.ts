@@ -255,6 +255,9 @@ export class Conversation {
     this.chat.checkpoints.conversationId = info.session_id;
     if (info.workspace) this.setWorkspace(info.workspace);
     if (transcript) await this.loadTranscript(info.session_id, generation);
+    // The meter and the usage panel count from what the conversation used before (core rebuilds
+    // a reopened conversation's usage from its records).
+    if (this.session.isCurrent(generation)) this.usage.load();
     // The folder's checkpoints: the list panel, and the cards of a resumed transcript.
     if (this.session.isCurrent(generation)) void this.chat.checkpoints.refresh();
     void this.loadModels();

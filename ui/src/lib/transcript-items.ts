@@ -56,11 +56,14 @@ export function transcriptItems(entries: Entry[], workspace: string | null): Tra
         item = tool;
         break;
       }
-      case "notice":
-        item = new NoticeItem(entry.level, entry.text);
+      case "notice": {
+        const notice = new NoticeItem(entry.level, entry.text);
+        if (entry.retryPrompt) notice.retryPrompt = entry.retryPrompt;
+        item = notice;
         break;
+      }
       case "footer":
-        item = new FooterItem("completed", { ...entry.usage });
+        item = new FooterItem(entry.status, { ...entry.usage }, entry.routed);
         break;
     }
     out.items.push(item);

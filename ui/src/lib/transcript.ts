@@ -17,6 +17,9 @@ import type { StoredMessage } from "../protocol/StoredMessage";
 import type { ToolCallRecord } from "../protocol/ToolCallRecord";
 import type { McpToolName } from "../protocol/McpToolName";
 import type { TurnUsage } from "../protocol/TurnUsage";
+import type { TurnEndRecord } from "../protocol/TurnEndRecord";
+import type { TurnStatus } from "../protocol/TurnStatus";
+import { turnEndNotices } from "./turn-notices";
 
 export type EntryLevel = "error" | "warning" | "info";
 
@@ -60,8 +63,8 @@ export type Entry =
   | { kind: "model"; seq: number; text: string }
   | { kind: "thought"; seq: number; subject: string; description: string }
   | ToolEntry
-  | { kind: "notice"; seq: number; level: EntryLevel; text: string }
-  | { kind: "footer"; seq: number; usage: UsageTotals };
+  | { kind: "notice"; seq: number; level: EntryLevel; text: string; retryPrompt?: string }
+  | { kind: "footer"; seq: number; usage: UsageTotals; status: TurnStatus; routed: boolean };
 
 /** What a resumed session answers for a call its model made just before the app stopped. */
 const NOT_EXECUTED = /^Not executed\b/;
@@ -169,6 +172,14 @@ export function modelText(m: StoredMessage): string {
   return lines.join("\n");
 }
 
+/** A turn end's record, when its parts were read and are one. */
+function turnEnd(parts: unknown): TurnEndRecord | null {
+  if (!parts || typeof parts !== "object" || Array.isArray(parts)) return null;
+  const end = parts as Partial<TurnEndRecord>;
+  if (typeof end.status !== "string" || !end.usage) return null;
+  return { ...end, notices: Array.isArray(end.notices) ? end.notices : [] } as TurnEndRecord;
+}
+
 function finalState(status: string | null | undefined): FinalToolState {
   return status === "error" || status === "cancelled" ? status : "success";
 }
@@ -240,12 +251,14 @@ export function transcriptEntries(messages: StoredMessage[], options: EntryOptio
   const tools = new Map<string, ToolEntry>();
   /** The turn being read: its start, its last message (where its footer goes) and usage. */
   let turn: { seq: number; start: number; last: number; usage: UsageTotals } | null = null;
+  /** The prompt of the turn being read (a failed turn's Retry sends it again). */
+  let prompt = "";
   let summarised = false;
 
   const endTurn = () => {
     // Only with the turn's usage known (a footer of zeros would say nothing).
     if (turn && turn.usage.requests > 0) {
-      out.push({ kind: "footer", seq: turn.seq, usage: { ...turn.usage, duration_ms: turn.last - turn.start } });
+      out.push({ kind: "footer", seq: turn.seq, usage: { ...turn.usage, duration_ms: turn.last - turn.start }, status: "completed", routed: false });
     }
     turn = null;
   };
@@ -258,6 +271,7 @@ export function transcriptEntries(messages: StoredMessage[], options: EntryOptio
         const typed = m.text.trim() === "" ? "" : m.text;
         if (!typed) break;
         endTurn();
+        prompt = typed;
         out.push({ kind: "user", seq: m.seq, messageId: m.id, text: typed });
         turn = {
           seq: m.seq,
@@ -310,6 +324,17 @@ export function transcriptEntries(messages: StoredMessage[], options: EntryOptio
           turn.seq = m.seq;
         }
         break;
+      case "turn_end": {
+        // Recorded since turn ends are: the turn's notices and footer exactly as they were shown.
+        const end = turnEnd(m.parts);
+        if (!end) break;
+        for (const n of turnEndNotices(end.status, end.notices)) {
+          out.push({ kind: "notice", seq: m.seq, level: n.level, text: n.text, ...(n.failed && prompt ? { retryPrompt: prompt } : {}) });
+        }
+        out.push({ kind: "footer", seq: m.seq, usage: end.usage, status: end.status, routed: end.routed ?? false });
+        turn = null;
+        break;
+      }
       case "summary":
         if (!summarised) out.push({ kind: "notice", seq: m.seq, level: "info", text: "Older messages were summarised to save context." });
         summarised = true;

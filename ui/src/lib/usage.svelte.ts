@@ -1,6 +1,7 @@
 // What the conversation used and what quota is left: the header's usage meter and the usage
 // panel read this store. Every figure is core's (one owner for usage statistics): each turn's
-// row is its `turn_complete.usage`, the totals and the per-model, per-role and per-tool tables
+// row is its `turn_complete.usage` until core's `SessionStats.turn_rows` (which also has a reopened
+// conversation's stored turns) replace the rows, the totals and the per-model, per-role and per-tool tables
 // are the session's `SessionStats` (asked for after every turn, and when the panel opens), and
 // the quota is the last `Event::Quota`.
 import type { QuotaBucket } from "../protocol/QuotaBucket";
@@ -48,6 +49,10 @@ export class UsageStore {
 
   handleStats(stats: SessionStats): void {
     this.stats = stats;
+    // Core's rows: a reopened conversation's stored turns too, not only the ones seen here.
+    // (Older cores sent no rows: the turns seen here stay.)
+    const rows = stats.turn_rows as SessionStats["turn_rows"] | undefined;
+    if (rows) this.turns = rows.map((row, i) => ({ index: i + 1, status: row.status, usage: row.usage }));
   }
 
   handleQuota(quota: QuotaReport): void {
@@ -66,6 +71,11 @@ export class UsageStore {
     this.turns = [];
     this.stats = null;
     this.quota = null;
+  }
+
+  /** A session started: what it has used so far (a reopened conversation's stored turns). */
+  load(): void {
+    this.refresh();
   }
 
   show(): void {

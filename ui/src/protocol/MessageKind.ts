@@ -3,4 +3,4 @@
 /**
  * What a message is, beyond its role.
  */
-export type MessageKind = "prompt" | "model" | "tool_result" | "summary";
+export type MessageKind = "prompt" | "model" | "tool_result" | "summary" | "turn_end";

@@ -2,6 +2,7 @@
 import type { FileStats } from "./FileStats";
 import type { ModelStats } from "./ModelStats";
 import type { ToolStats } from "./ToolStats";
+import type { TurnRow } from "./TurnRow";
 
 /**
  * What a session used since it started or was last cleared.
@@ -38,4 +39,9 @@ models: Array<ModelStats>, tools: ToolStats,
 /**
  * Lines the agent's edits added and removed (Gemini CLI's `files`).
  */
-files: FileStats, };
+files: FileStats, 
+/**
+ * Each turn's status and usage, oldest first (the usage panel's rows):
+ * a reopened conversation's stored turns, then this session's.
+ */
+turn_rows: Array<TurnRow>, };

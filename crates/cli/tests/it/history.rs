@@ -89,7 +89,8 @@ fn runs_are_recorded_listed_resumed_with_full_history_and_deleted() {
             MessageKind::Prompt,
             MessageKind::Model,
             MessageKind::ToolResult,
-            MessageKind::Model
+            MessageKind::Model,
+            MessageKind::TurnEnd
         ]
     );
     assert_eq!(

@@ -26,6 +26,7 @@ mod input;
 mod models;
 mod notes;
 mod review;
+mod turn_end;
 
 pub use input::TurnInput;
 pub(crate) use models::usage_from;
@@ -63,6 +64,8 @@ pub struct Agent {
     staging: Arc<crate::review::Staging>,
     /// A SessionStart hook's context, for the next prompt.
     start_context: Option<String>,
+    /// The session's statistics, stored with each turn's end.
+    pub(crate) stats: Option<Arc<std::sync::Mutex<crate::stats::StatsRecorder>>>,
 }
 
 /// How long a `/name` that is not known (yet) waits, after the MCP
@@ -105,6 +108,7 @@ impl Agent {
                 crate::review::review_store_path(&config_temp, &config_session),
             ))),
             start_context: None,
+            stats: None,
         }
     }
 
@@ -323,11 +327,19 @@ impl Agent {
             ..TurnUsage::default()
         };
         let span = info_span!("turn", turn_id, session_id = %self.config.session_id);
-        let status = self.turn_loop(input, &cancel, sink).instrument(span).await;
+        let (turn_sink, recap) = turn_end::watched(sink);
+        let status = self
+            .turn_loop(input, &cancel, &turn_sink)
+            .instrument(span)
+            .await;
         // Whatever the turn staged waits for the user's review.
-        self.emit_review(turn_id, false, sink);
+        self.emit_review(turn_id, false, &turn_sink);
         let mut usage = std::mem::take(&mut self.turn_usage);
         usage.duration_ms = started.elapsed().as_millis() as u64;
+        // Stored before the frontend hears the turn is over: what it shows
+        // then is what a reopened conversation shows.
+        self.record_turn_end(status, &usage, recap, &turn_sink)
+            .await;
         sink.emit(Event::TurnComplete {
             turn_id: turn_id.to_owned(),
             status,

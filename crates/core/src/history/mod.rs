@@ -25,9 +25,13 @@ use gd_store::{
 use serde_json::Value;
 use tracing::warn;
 
+mod resumed;
 mod slot;
+mod turn_end;
 
+pub use resumed::ResumedUsage;
 pub use slot::{AfterStart, StoreOpener};
+pub use turn_end::{TurnEnd, TurnRecap};
 use slot::{Committed, Opened, StoreSlot};
 
 use crate::chat::{ModelResponse, ToolCallRequest, not_executed_responses};
@@ -67,6 +71,10 @@ pub struct HistoryRecorder {
     /// Starts a deferred commit that waits for its request to go out, when
     /// fired or dropped (by [`Self::settle`]).
     settle_trigger: Option<tokio::sync::oneshot::Sender<()>>,
+    /// The running turn recorded its prompt (see [`Self::record_turn_end`]).
+    turn_prompted: bool,
+    /// A resumed session's usage so far, handed to its statistics once.
+    resumed_usage: Option<ResumedUsage>,
 }
 
 impl std::fmt::Debug for HistoryRecorder {
@@ -201,9 +209,10 @@ impl HistoryRecorder {
             if s.session(&id)?.is_none() {
                 return Err(StoreError::NoSuchSession(id));
             }
-            s.load_context(&id)
+            Ok((s.load_context(&id)?, s.usage_records(&id)?))
         })
         .await?;
+        let (context, usage_records) = context;
         let mut history = to_contents(context)?;
         // Killed while a tool ran: the model's calls have no answers, and
         // the API rejects such a history. Answer them as not executed.
@@ -237,7 +246,15 @@ impl HistoryRecorder {
                 history.push(content);
             }
         }
-        Ok(Self::new(store, session_id, history))
+        let mut recorder = Self::new(store, session_id, history);
+        recorder.resumed_usage = Some(resumed::rebuild(&usage_records));
+        Ok(recorder)
+    }
+
+    /// A resumed session's usage so far (the turns and statistics it had
+    /// when it was last used); taken once.
+    pub fn take_resumed_usage(&mut self) -> Option<ResumedUsage> {
+        self.resumed_usage.take()
     }
 
     /// Records from now on into a new session `session_id` of the same
@@ -281,6 +298,8 @@ impl HistoryRecorder {
             last_prompt: None,
             failed: false,
             settle_trigger: None,
+            turn_prompted: false,
+            resumed_usage: None,
         }
     }
 
@@ -400,6 +419,7 @@ impl HistoryRecorder {
             typed.to_owned(),
         );
         let title = title_from(&message.text);
+        self.turn_prompted();
         let (sent, settle_trigger, triggers) = slot::triggers();
         self.settle_trigger = Some(settle_trigger);
         let slot = std::mem::replace(&mut self.store, StoreSlot::Gone);
@@ -440,6 +460,9 @@ impl HistoryRecorder {
         let title = (kind == MessageKind::Prompt).then(|| title_from(&message.text));
         let recorded = self.commit(message, title, sink).await;
         if kind == MessageKind::Prompt {
+            if recorded.is_some() {
+                self.turn_prompted();
+            }
             self.last_prompt = recorded.map(|r| r.id);
         }
     }

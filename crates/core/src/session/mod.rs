@@ -82,10 +82,12 @@ impl Session {
             m.start();
             events
         });
-        let stats = Arc::new(Mutex::new(StatsRecorder::new(
-            &config.session_id,
-            &config.model,
-        )));
+        let mut stats = StatsRecorder::new(&config.session_id, &config.model);
+        // A reopened conversation counts on from what it had used.
+        if let Some(usage) = history.as_mut().and_then(|h| h.take_resumed_usage()) {
+            stats.seed(usage);
+        }
+        let stats = Arc::new(Mutex::new(stats));
         let (sink, events) = EventSink::new();
         let counted = stats.clone();
         let quota = QuotaWatcher::new(client.clone(), sink.downgrade());
@@ -214,6 +216,7 @@ impl Session {
         });
         let mut agent = Agent::new(config, chat, scheduler, services, context.clone());
         agent.history = history;
+        agent.stats = Some(stats.clone());
         agent.restore_review(&sink);
         let op_loop = OpLoop {
             ops: ops_rx,

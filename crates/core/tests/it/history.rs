@@ -134,7 +134,7 @@ async fn every_message_is_recorded_with_its_id_tools_thoughts_and_usage() {
     assert_eq!(status(&events), TurnStatus::Completed);
     let ids = recorded(&events);
     let kinds: Vec<&str> = ids.iter().map(|(_, k)| k.as_str()).collect();
-    assert_eq!(kinds, ["prompt", "model", "tool_result", "model"]);
+    assert_eq!(kinds, ["prompt", "model", "tool_result", "model", "turn_end"]);
     // Each message was committed before the request that follows it: the
     // MessageRecorded event of the tool results precedes the second
     // request's text.
@@ -295,8 +295,13 @@ async fn a_failed_prompt_stays_in_the_transcript_but_not_in_the_context() {
         rows,
         [
             ("this one fails".into(), false),
+            (
+                "The turn failed: API error [400 INVALID_ARGUMENT] bad".into(),
+                false
+            ),
             ("this one works".into(), true),
-            ("fine".into(), true)
+            ("fine".into(), true),
+            (String::new(), false)
         ]
     );
     let ctx = s.store.load_context(&s.session_id).unwrap();
@@ -432,5 +437,155 @@ async fn open_for_launch_starts_a_new_recording_or_resumes_a_stored_one() {
             .to_string()
             .starts_with("Cannot resume session missing: "),
         "{error}"
+    );
+}
+
+/// The answer text the events showed.
+fn shown_text(events: &[Event]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ContentDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The stored turn ends of a session, oldest first.
+fn turn_ends(store: &Store, session_id: &str) -> Vec<gd_protocol::TurnEndRecord> {
+    store
+        .usage_records(session_id)
+        .unwrap()
+        .into_iter()
+        .filter_map(|r| r.turn_end)
+        .map(|v| serde_json::from_value(v).unwrap())
+        .collect()
+}
+
+async fn stats_of(s: &mut Recorded) -> gd_protocol::SessionStats {
+    s.handle.submit(Op::Stats).unwrap();
+    match s
+        .wait_for(|e| matches!(e, Event::SessionStats { .. }))
+        .await
+    {
+        Event::SessionStats { stats } => stats,
+        _ => unreachable!(),
+    }
+}
+
+#[tokio::test]
+async fn an_answer_stopped_mid_stream_is_kept_with_its_turn_end() {
+    let long = "Part of a long answer that the user stops. ".repeat(40);
+    let mut s = Recorded::start(json!({"steps": [{"text": "Short first answer."}]})).await;
+    s.turn("first").await;
+    s.fake.reset(
+        json!({"chunk_chars": 20, "chunk_delay_ms": 50, "steps": [{"text": long}]}),
+        &[],
+    );
+    s.handle.submit(Op::user_text("tell me everything")).unwrap();
+    let mut events = vec![
+        s.wait_for(|e| matches!(e, Event::ContentDelta { .. }))
+            .await,
+    ];
+    s.handle.submit(Op::Interrupt).unwrap();
+    loop {
+        let e = s.next_event().await;
+        let done = matches!(e, Event::TurnComplete { .. });
+        events.push(e);
+        if done {
+            break;
+        }
+    }
+    assert_eq!(status(&events), TurnStatus::Cancelled);
+    let shown = shown_text(&events);
+    assert!(!shown.is_empty() && shown.len() < long.len(), "stopped mid-stream");
+
+    let page = s.store.page(&s.session_id, &PageQuery::default()).unwrap();
+    let rows: Vec<(MessageKind, String, bool)> = page
+        .messages
+        .iter()
+        .map(|m| (m.kind, m.text.clone(), m.in_context))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (MessageKind::Prompt, "first".into(), true),
+            (MessageKind::Model, "Short first answer.".into(), true),
+            (MessageKind::TurnEnd, String::new(), false),
+            (MessageKind::Prompt, "tell me everything".into(), false),
+            (MessageKind::Model, shown.clone(), false),
+            (MessageKind::TurnEnd, "Cancelled.".into(), false),
+        ],
+        "the unfinished answer as shown, out of the model's context"
+    );
+    let ends = turn_ends(&s.store, &s.session_id);
+    assert_eq!(
+        ends.iter().map(|e| e.status).collect::<Vec<_>>(),
+        [TurnStatus::Completed, TurnStatus::Cancelled]
+    );
+    assert_eq!(ends[0].usage.requests, 1);
+    assert_eq!(
+        s.store.session(&s.session_id).unwrap().unwrap().message_count,
+        4,
+        "a turn end is not a message"
+    );
+    // The model never hears the stopped answer.
+    let ctx = s.store.load_context(&s.session_id).unwrap();
+    assert_eq!(ctx.len(), 2);
+}
+
+#[tokio::test]
+async fn a_loop_detected_turn_keeps_its_notice() {
+    let looping = "I am going to check the file again to be sure. ".repeat(30);
+    let mut s = Recorded::start(json!({"chunk_chars": 20, "steps": [{"text": looping}]})).await;
+    let events = s.turn("hi").await;
+    assert_eq!(status(&events), TurnStatus::LoopDetected);
+    let ends = turn_ends(&s.store, &s.session_id);
+    assert_eq!(ends.len(), 1);
+    assert_eq!(ends[0].status, TurnStatus::LoopDetected);
+    let shown: Vec<&Event> = events.iter().filter(|e| e.is_turn_notice()).collect();
+    assert!(!shown.is_empty());
+    assert_eq!(ends[0].notices.iter().collect::<Vec<_>>(), shown, "the notices as shown");
+}
+
+#[tokio::test]
+async fn a_resumed_session_counts_on_from_its_stored_usage() {
+    let mut first = Recorded::start(json!({"steps": [
+        {"functionCalls": [{"name": "list_directory", "args": {"dir_path": "."}}]},
+        {"text": "Listed."},
+        {"text": "Second answer."}
+    ]}))
+    .await;
+    first.turn("list it").await;
+    first.turn("again").await;
+    let before = stats_of(&mut first).await;
+    assert_eq!(before.turn_rows.len(), 2);
+    assert!(before.models.iter().map(|m| m.total_tokens).sum::<u64>() > 0);
+    let id = first.session_id.clone();
+    first.handle.submit(Op::Shutdown).unwrap();
+    let Recorded { store, _dir, .. } = first;
+
+    let mut again = Recorded::start_in(
+        json!({"steps": [{"text": "Third."}]}),
+        store,
+        _dir,
+        Some(&id),
+    )
+    .await;
+    let after = stats_of(&mut again).await;
+    assert_eq!(after.turn_rows, before.turn_rows, "the usage panel's rows");
+    assert_eq!(after.models, before.models, "the meter's figures");
+    assert_eq!(after.tools, before.tools);
+    assert_eq!(after.turns, before.turns);
+    assert_eq!(after.started_ms, before.started_ms);
+
+    again.turn("one more").await;
+    let more = stats_of(&mut again).await;
+    assert_eq!(more.turn_rows.len(), 3);
+    assert_eq!(more.turns, 3);
+    assert_eq!(
+        more.models[0].requests,
+        before.models[0].requests + 1,
+        "counting on"
     );
 }
