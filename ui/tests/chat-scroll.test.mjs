@@ -326,3 +326,48 @@ test("sending a prompt from a detached view goes to the end and follows the answ
   await atBottom(page);
   await app.close();
 });
+
+// Issue 34 (item 5b): the view stopped following once after a tool card was expanded, with no
+// scroll by the user. A press on the list counted as the user holding it, so the scroll of the
+// frames after it — the browser clamping the position as the card changed height, text then
+// streaming in before that scroll was reported — read as the user's scrolling up and detached.
+// Only the user's own scrolling (wheel, keys, the scrollbar, a drag) detaches now.
+test("clicking a card to collapse and expand it while text streams in does not stop following", async () => {
+  const app = await openFollowing();
+  const { page } = app;
+  await app.emitAll([
+    E.turnStarted("t-card"),
+    E.toolRequest("sh1", "run_shell_command", { command: "cargo test" }),
+    E.toolState("sh1", "executing"),
+    E.toolOutput("sh1", Array.from({ length: 30 }, (_, i) => `test case_${i} ... ok`).join("\n")),
+    E.toolResponse("sh1", "run_shell_command", "success", null),
+    E.delta("Running the tests. "),
+  ]);
+  const toggle = page.locator(`${sel("tool-card")}[data-call-id="sh1"] ${sel("tool-output-toggle")}`);
+  await toggle.waitFor();
+  await atBottom(page);
+  for (const expanded of ["false", "true"]) {
+    // Text arrives right after the layout that gives the card its new height (and clamps the
+    // position), before the browser reports that scroll, as a stream's text can.
+    await page.evaluate(() => {
+      const card = document.querySelector('[data-call-id="sh1"]');
+      const watch = new ResizeObserver(() => {
+        if (!card.dataset.clicked) return;
+        delete card.dataset.clicked;
+        watch.disconnect();
+        window.__gd.emit({ type: "content_delta", text: "More words. ".repeat(40) });
+      });
+      document.addEventListener("click", () => ((card.dataset.clicked = "1"), watch.observe(card)), { capture: true, once: true });
+    });
+    await toggle.click();
+    await page.waitForFunction((e) => document.querySelector('[data-call-id="sh1"] [data-testid="tool-output-toggle"]')?.getAttribute("aria-expanded") === e, expanded);
+    for (let k = 0; k < 3; k++) {
+      await settle(page);
+      await app.emit(E.delta(`Still streaming ${k}. ${"words ".repeat(30)}\n\n`));
+    }
+    await settle(page);
+    await atBottom(page);
+    assert.equal(await app.tid("jump-to-latest").count(), 0, `still following after the card went ${expanded === "true" ? "open" : "shut"}`);
+  }
+  await app.close();
+});

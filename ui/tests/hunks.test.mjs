@@ -157,6 +157,46 @@ test("the user's own version is reviewed as hunks and sent with its decisions", 
   await app.close();
 });
 
+// Issue 34 (item 6): typing "# edited by hand" and pressing "Review as hunks" while the app
+// lagged wrote "# ed by hand". Under load WebKit hands the page its queued key events one at a
+// time and a click can overtake them, so keys typed before the click arrive after it: they must
+// still go into the text, and the diff shown and the content sent must be of all of it.
+test("keys typed before Review as hunks are all in the version reviewed and sent, even when they land after the click", async () => {
+  const app = await withEdit();
+  const { page } = app;
+  const proposed = diffs.two_hunks.proposed;
+  // The comparison is held until the test lets it go; every text compared is recorded.
+  await page.evaluate((diff) => {
+    Object.assign(window, { __compared: [], __held: [], __hold: true });
+    window.__gdExtraIPC = (cmd, args) => {
+      if (cmd !== "diff_texts") return undefined;
+      window.__compared.push(args.proposed);
+      return window.__hold ? new Promise((resolve) => window.__held.push(() => resolve(diff))) : diff;
+    };
+  }, diffs.two_hunks.side_by_side);
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Emulation.setCPUThrottlingRate", { rate: 6 });
+  await app.tid("edit-proposal").click();
+  await app.tid("diff-editor").press("Control+End");
+  await page.keyboard.type("# ed");
+  await app.tid("review-edits").click();
+  // The rest of the keys, delivered after the click as a busy WebKit delivers them.
+  await page.keyboard.type("ited by hand");
+  await page.evaluate(() => {
+    window.__hold = false;
+    for (const release of window.__held.splice(0)) release();
+  });
+  await app.tid("your-version").waitFor();
+  await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
+  const mine = proposed + "# edited by hand";
+  assert.equal(await page.evaluate(() => window.__compared.at(-1)), mine, "the diff shown is of every key typed");
+  await app.tid("approve").click();
+  const call = await app.waitForOp("confirm_tool");
+  assert.equal(call.args.outcome, "modify_with_editor");
+  assert.equal(call.args.content, mine);
+  await app.close();
+});
+
 test("Discard edits goes back to the proposal and its hunks", async () => {
   const app = await withEdit();
   const mine = diffs.two_hunks_edited;

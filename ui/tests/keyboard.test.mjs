@@ -1,5 +1,5 @@
 // Keyboard: the shortcut list (Ctrl+/ or ? outside text fields), Ctrl+K focuses the prompt box,
-// Ctrl+L clears the conversation (as /clear), Ctrl+Shift+H opens the history, ↑ in an empty
+// Ctrl+L clears the conversation (as /clear, after asking), Ctrl+Shift+H opens the history, ↑ in an empty
 // prompt box brings the last prompt back, and every control is reachable with Tab and shows
 // a focus ring.
 import assert from "node:assert/strict";
@@ -62,14 +62,57 @@ describe("keyboard", () => {
     await app.close();
   });
 
-  test("Ctrl+L clears the conversation through /clear", async () => {
+  // Issue 34 (item 9b): Ctrl+L cleared the conversation at once, with no question and no undo.
+  test("Ctrl+L asks first: Escape keeps the conversation, sends nothing and gives the focus back", async () => {
     const app = await open();
     await app.sendPrompt("hello");
     await app.emitAll(turn("hi there"));
     await app.tid("history-open").focus();
+    const count = await app.tid("message-list").getAttribute("data-count");
+    await app.page.keyboard.press("Control+L");
+    const dialog = app.tid("clear-confirm");
+    await dialog.waitFor();
+    assert.match(await dialog.innerText(), /Clear this conversation\?/);
+    assert.equal(await focused(app), "clear-confirm-yes", "the answer is one key away");
+    await app.page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    assert.equal(app.opsOf("clear").length, 0, "no clear op");
+    assert.equal(await app.tid("message-list").getAttribute("data-count"), count, "the messages stay");
+    assert.equal(await focused(app), "history-open", "the focus is back where it was");
+    // Cancel does the same.
+    await app.page.keyboard.press("Control+L");
+    await dialog.waitFor();
+    await app.tid("clear-cancel").click();
+    await dialog.waitFor({ state: "detached" });
+    assert.equal(app.opsOf("clear").length, 0, "no clear op");
+    await app.close();
+  });
+
+  test("Ctrl+L then Enter (or the button) clears through /clear", async () => {
+    const app = await open();
+    await app.sendPrompt("hello");
+    await app.emitAll(turn("hi there"));
+    await app.tid("prompt-input").focus();
+    let from = app.calls.length;
+    await app.page.keyboard.press("Control+L");
+    await app.tid("clear-confirm").waitFor();
+    await app.page.keyboard.press("Enter");
+    await app.waitForOp("clear", () => true, { from });
+    await app.tid("clear-confirm").waitFor({ state: "detached" });
+    assert.equal(app.opsOf("clear").length, 1);
+    from = app.calls.length;
+    await app.page.keyboard.press("Control+L");
+    await app.tid("clear-confirm-yes").click();
+    await app.waitForOp("clear", () => true, { from });
+    await app.close();
+  });
+
+  test("Ctrl+L in an empty conversation clears without asking", async () => {
+    const app = await open();
     const from = app.calls.length;
     await app.page.keyboard.press("Control+L");
     await app.waitForOp("clear", () => true, { from });
+    assert.equal(await app.tid("clear-confirm").count(), 0, "nothing to lose, nothing asked");
     await app.close();
   });
 

@@ -68,6 +68,51 @@ test("Revert this edit asks first, sends the op and the card reads Reverted", as
   await app.close();
 });
 
+/** The accessible name and description Chromium computes for the element matching `selector`. */
+async function accessible(page, selector) {
+  const cdp = await page.context().newCDPSession(page);
+  const { root } = await cdp.send("DOM.getDocument");
+  const { nodeId } = await cdp.send("DOM.querySelector", { nodeId: root.nodeId, selector });
+  const { nodes } = await cdp.send("Accessibility.getPartialAXTree", { nodeId, fetchRelatives: false });
+  await cdp.detach();
+  return { name: nodes[0]?.name?.value, description: nodes[0]?.description?.value };
+}
+
+// Issue 34 (item 9a): "Restore" and "Revert this edit" sat side by side on every edit card with
+// nothing saying how they differ. The labels and their descriptions (tooltips) say it: the
+// checkpoint goes back to before the edit, undoing everything since, and can take the
+// conversation back too; the revert undoes this edit alone and keeps later changes.
+test("an edit card's Restore checkpoint and Revert this edit only say how they differ", async () => {
+  const app = await env.open();
+  const details = E.editDetails(diffs.two_hunks);
+  await app.sendPrompt("edit it");
+  await app.emitAll([
+    E.turnStarted(),
+    E.toolRequest("e9", "replace", { file_path: details.file_path, old_string: "a", new_string: "b" }),
+    E.checkpointCreated("e9", "cp-9", [details.file_path]),
+    { ...E.toolResponse("e9", "replace", "success", `Edited ${details.file_name}`, null, 80), declined: false, diff: details },
+    E.turnComplete(),
+  ]);
+  const c = card(app.page, "e9");
+  await c.getByTestId("restore-checkpoint").waitFor();
+  const restore = await accessible(app.page, `${sel("tool-card")}[data-call-id="e9"] ${sel("restore-checkpoint")}`);
+  assert.equal(restore.name, "Restore checkpoint");
+  assert.equal(
+    restore.description,
+    "Go back to the checkpoint taken before this edit: every file as it was then (this edit and every change after it undone), and if you choose, the conversation from this turn on. You choose and confirm next.",
+  );
+  const revert = await accessible(app.page, `${sel("tool-card")}[data-call-id="e9"] ${sel("revert-edit")}`);
+  assert.equal(revert.name, "Revert this edit only");
+  assert.equal(
+    revert.description,
+    "Undo just this edit's change to main.rs, keeping every later change; if the file changed since, you merge in a three-way view. The conversation stays; the model is told with your next message.",
+  );
+  assert.equal((await c.getByTestId("revert-edit").innerText()).trim(), "Revert this edit only");
+  assert.equal((await c.getByTestId("restore-checkpoint").innerText()).trim(), "Restore checkpoint");
+  await c.screenshot({ path: screenshotPath("edit-card-restore-revert.png") });
+  await app.close();
+});
+
 test("each hunk of the open diff reverts on its own; the card then shows what is left", async () => {
   const app = await env.open();
   const details = E.editDetails(diffs.two_hunks);

@@ -21,6 +21,8 @@ export class Confirmation {
   editedDiff = $state.raw<SideBySideDiff | null>(null);
   /** Per-hunk decisions on what the diff shows (edit confirmations with changes only). */
   readonly review: HunkReview | null;
+  /** "Review as hunks" is computing the diff of the user's version (the editor is still open). */
+  comparing = $state(false);
   /** An answer is on its way to the core. */
   answering = $state(false);
   constructor(
@@ -65,11 +67,27 @@ export class Confirmation {
    * hunks can be accepted or rejected (`diff` computes it as the core does).
    */
   async reviewEdits(diff: (original: string | null, proposed: string) => Promise<SideBySideDiff>): Promise<void> {
-    if (this.details.type !== "edit" || !this.editing) return;
-    const computed = await diff(this.details.original, this.edited);
-    this.editedDiff = computed;
-    this.review?.reset(computed);
-    this.editing = false;
+    if (this.details.type !== "edit" || !this.editing || this.comparing) return;
+    this.comparing = true;
+    try {
+      // The editor stays open while the diff is computed, and keys typed before the click can
+      // still be arriving: WebKit hands a busy page its queued key events one at a time and a
+      // click can overtake them (issue 34: "# edited by hand" was written as "# ed by hand").
+      // So the diff is of the text as it is once it comes back: compare again until it is.
+      let text: string;
+      let computed: SideBySideDiff;
+      do {
+        text = this.edited;
+        computed = await diff(this.details.original, text);
+      } while (this.editing && text !== this.edited);
+      // Discarded (Esc) meanwhile: nothing to show.
+      if (!this.editing) return;
+      this.editedDiff = computed;
+      this.review?.reset(computed);
+      this.editing = false;
+    } finally {
+      this.comparing = false;
+    }
   }
 }
 

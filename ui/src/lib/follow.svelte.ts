@@ -88,7 +88,10 @@ export class Follow {
   key(event: KeyboardEvent, el: HTMLElement): void {
     const target = event.target as HTMLElement | null;
     if (target && target !== el && target.closest("input, textarea, select, [contenteditable]")) return;
-    // Any key: Tab moving the focus to a row above scrolls the list too.
+    // Only keys that scroll (Tab too: moving the focus to a row above scrolls the list). Any
+    // other key, with the focus left in the list by a click on a card, made the scrolls of that
+    // frame read as the user's: a window resize or a card growing in it detached (issue 34).
+    if (!scrollKey(event, target !== el)) return;
     this.userInput();
     const up = UP_KEYS.has(event.key) || (event.key === " " && event.shiftKey);
     if (up && el.scrollTop > 0) this.detach();
@@ -183,6 +186,16 @@ export class Follow {
     };
     onFrame(done);
   }
+}
+
+/**
+ * Whether a key scrolls the list: the arrows, Page Up/Down, Home/End, Tab, and Space unless a
+ * control inside the list has the focus (Space presses a button, it does not scroll).
+ */
+function scrollKey(event: KeyboardEvent, onControl: boolean): boolean {
+  if (event.ctrlKey || event.metaKey || event.altKey) return false;
+  if (event.key === " ") return !onControl;
+  return event.key === "Tab" || UP_KEYS.has(event.key) || DOWN_KEYS.has(event.key);
 }
 
 function onFrame(f: () => void): void {
