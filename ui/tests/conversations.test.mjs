@@ -80,7 +80,8 @@ test("a hidden conversation's status is live: streaming, running a tool, waiting
   await waitStatuses(app, ["approval", "idle*"]);
   await waitForText(app.page, sel("approval-inbox"), "1");
   await waitForText(app.page, sel("conversation-approvals"), "1");
-  assert.match(await items(app).nth(0).getByTestId("conversation-status").innerText(), /Waiting for approval \(1\)/);
+  assert.equal(await items(app).nth(0).getByTestId("conversation-status").innerText(), "Needs approval");
+  assert.equal(await items(app).nth(0).getByTestId("conversation-status").getAttribute("title"), "Waiting for approval (1)");
   // The shown conversation has no confirmation dock: the call is not its own.
   assert.equal(await app.tid("confirmation-dock").count(), 0);
   await emitTo(app, 0, [E.toolResponse("c2", "run_shell_command", "error", null, "cancelled"), E.turnComplete("failed", "a1")]);
@@ -89,6 +90,42 @@ test("a hidden conversation's status is live: streaming, running a tool, waiting
   await app.page.screenshot({ path: screenshotPath("conversations-statuses.png") });
   await app.close();
 });
+
+/** Each sidebar status: its text, and whether any of it is cut (wider than its line, or past the entry's text column). */
+const statusFit = (app) =>
+  items(app).evaluateAll((els) =>
+    els.map((el) => {
+      const status = /** @type {HTMLElement} */ (el.querySelector('[data-testid="conversation-status"]'));
+      const column = /** @type {HTMLElement} */ (status.closest(".text")).getBoundingClientRect();
+      const r = status.getBoundingClientRect();
+      return { text: status.innerText, cut: status.scrollWidth > status.clientWidth + 0.5 || r.right > column.right + 0.5 || r.width === 0 };
+    }),
+  );
+
+for (const width of [1100, 1440]) {
+  test(`${width} px: every sidebar status is whole, none cut ("Waiti…", issue 34)`, async () => {
+    const app = await twoConversations({ viewport: { width, height: 800 } });
+    await app.page.keyboard.press("Control+1");
+    await app.sendPrompt("long job");
+    await app.page.keyboard.press("Control+Tab");
+    const seen = [];
+    const check = async (status) => {
+      await waitStatuses(app, [status, "idle*"]);
+      const fit = await statusFit(app);
+      seen.push(fit[0].text);
+      assert.deepEqual(fit.filter((f) => f.cut), [], `${width}px, ${status}: no status cut`);
+    };
+    await check("streaming");
+    await emitTo(app, 0, [E.turnStarted("a1"), E.toolRequest("c1", "run_shell_command", { command: "make" }), E.toolState("c1", "executing")]);
+    await check("tool");
+    await emitTo(app, 0, [E.toolRequest("c2", "run_shell_command", { command: "rm -rf build" }), E.confirmation("c2", "run_shell_command", E.executeDetails("rm -rf build", ["rm"]))]);
+    await check("approval");
+    await emitTo(app, 0, [E.toolResponse("c2", "run_shell_command", "error", null, "cancelled"), E.turnComplete("failed", "a1")]);
+    await check("failed");
+    assert.deepEqual(seen, ["Answering", "Running a tool", "Needs approval", "Failed"]);
+    await app.close();
+  });
+}
 
 test("the inbox answers a hidden conversation's call through its own session, with its full card", async () => {
   const app = await twoConversations();

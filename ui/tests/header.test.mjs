@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import * as E from "./support/events.mjs";
-import { screenshotPath, setup } from "./support/harness.mjs";
+import { emptyHistory, screenshotPath, setup } from "./support/harness.mjs";
 
 let env;
 before(async () => {
@@ -25,7 +25,7 @@ const FULL = {
   mcpServers: [E.mcpStatus("tiny")],
 };
 
-const CONTROLS = ["workspace-path", "open-workspace", "connection-status", "usage-meter", "history-open", "checkpoints-open", "mcp-open", "settings-open", "account-open", "approval-mode"];
+const CONTROLS = ["workspace-path", "open-workspace", "connection-status", "usage-meter", "history-open", "checkpoints-open", "mcp-open", "policies-open", "settings-open", "panels-open", "account-open", "approval-mode"];
 
 /** Per control: clipped (scrollWidth > clientWidth), its box; overlapping pairs. */
 function measure(ids) {
@@ -106,6 +106,79 @@ describe("header", () => {
         await app.close();
       });
     }
+  }
+
+  // Issue 34, item 10d: at 800 px the usage meter and the Policies button were hidden, with no
+  // way to them but slash commands. They stay on screen down to the minimum width, with the
+  // Panels menu; what the header folds away (MCP) is in that menu.
+  for (const width of [720, 800]) {
+    test(`${width} px: the usage meter, Policies and Panels are on screen, inside the header`, async () => {
+      const app = await env.open({ viewport: { width, height: 700 }, config: FULL });
+      await app.sendPrompt("a first task");
+      await app.emitAll([E.turnStarted("t0"), E.turnComplete("completed", "t0", E.turnUsage(123_000, 456))]);
+      await app.until(() => document.querySelector('[data-testid="usage-meter-tokens"]')?.getAttribute("data-value") === "123456");
+      const boxes = await app.page.evaluate(() => {
+        const header = document.querySelector('[data-testid="app-header"]').getBoundingClientRect();
+        return ["usage-meter", "policies-open", "panels-open", "history-open", "checkpoints-open", "settings-open", "account-open", "approval-mode"].map((id) => {
+          const el = /** @type {HTMLElement} */ (document.querySelector(`[data-testid="${id}"]`));
+          const r = el.getBoundingClientRect();
+          const shown = r.width > 0 && r.height > 0;
+          const inside = r.left >= header.left && r.right <= Math.min(header.right, innerWidth) + 0.5 && r.top >= header.top && r.bottom <= header.bottom + 0.5;
+          return { id, shown, inside, cut: el.scrollWidth > el.clientWidth + 0.5 };
+        });
+      });
+      for (const b of boxes) assert.deepEqual(b, { id: b.id, shown: true, inside: true, cut: false }, `${width}px: ${b.id}`);
+      assert.equal(await app.tid("usage-meter-tokens").innerText(), "123k");
+      await app.close();
+    });
+  }
+
+  // Issue 34, item 10c: Extensions and Hooks had only their slash commands. The Panels menu lists
+  // every panel (lib/panels.ts) and opens each; it fits the window at every width.
+  for (const width of [800, 1440]) {
+    test(`${width} px: the Panels menu lists every panel, Extensions and Hooks among them, and opens each`, async () => {
+      const app = await env.open({ viewport: { width, height: 700 }, config: FULL, init: [emptyHistory] });
+      const opens = {
+        history: "history-panel",
+        checkpoints: "checkpoints-panel",
+        usage: "usage-panel",
+        mcp: "mcp-panel",
+        policies: "policy-editor",
+        memory: "memory-panel",
+        agents: "agents-panel",
+        skills: "skills-panel",
+        extensions: "extensions-panel",
+        hooks: "hooks-panel",
+        settings: "settings-panel",
+      };
+      await app.tid("panels-open").click();
+      await app.tid("panels-menu").waitFor();
+      assert.equal(await app.tid("panels-open").getAttribute("aria-expanded"), "true");
+      const items = await app.tid("panels-item").evaluateAll((els) =>
+        els.map((el) => {
+          const r = el.getBoundingClientRect();
+          return { panel: el.dataset.panel, text: el.innerText, fits: r.left >= 0 && r.right <= innerWidth && el.scrollWidth <= el.clientWidth };
+        }),
+      );
+      assert.deepEqual(items.map((i) => i.panel), Object.keys(opens));
+      assert.deepEqual(items.filter((i) => !i.fits).map((i) => i.panel), [], "every item is whole and on screen");
+      assert.match(items.find((i) => i.panel === "extensions").text, /Extensions/);
+      assert.match(items.find((i) => i.panel === "hooks").text, /Hooks/);
+      // The first item has the focus: ↓ moves it, Esc closes the menu.
+      assert.equal(await app.page.evaluate(() => document.activeElement?.getAttribute("data-panel")), "history");
+      await app.page.keyboard.press("ArrowDown");
+      assert.equal(await app.page.evaluate(() => document.activeElement?.getAttribute("data-panel")), "checkpoints");
+      await app.tid("panels-menu").screenshot({ path: screenshotPath(`panels-menu-${width}.png`) });
+      await app.page.keyboard.press("Escape");
+      await app.tid("panels-menu").waitFor({ state: "detached" });
+      for (const [panel, testid] of Object.entries(opens)) {
+        await app.tid("panels-open").click();
+        await app.page.locator(`[data-testid="panels-item"][data-panel="${panel}"]`).click();
+        await app.tid(testid).waitFor();
+        assert.equal(await app.tid("panels-menu").count(), 0, `${panel}: the menu closed`);
+      }
+      await app.close();
+    });
   }
 
   test("History and Checkpoints: labels where there is room, tooltips and names always", async () => {

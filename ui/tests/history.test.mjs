@@ -441,12 +441,16 @@ function plumbingSession(now) {
   return { summary, messages };
 }
 
-async function openPlumbing({ last = null, resultText = "", shellExit = undefined, ...options } = {}) {
+async function openPlumbing({ last = null, resultText = "", shellExit = undefined, writeResult = undefined, ...options } = {}) {
   const data = fakeHistory(Date.now());
   const g7 = plumbingSession(Date.now());
   if (shellExit !== undefined) {
     const call = g7.messages.find((m) => m.kind === "tool_result").tool_calls.find((c) => c.call_id === "s1");
     call.exit_code = shellExit;
+  }
+  if (writeResult !== undefined) {
+    const call = g7.messages.find((m) => m.kind === "tool_result").tool_calls.find((c) => c.call_id === "w1");
+    Object.assign(call, writeResult);
   }
   // The tool-result message's searchable text (core stores what the cards showed).
   g7.messages.find((m) => m.kind === "tool_result").text = resultText;
@@ -459,6 +463,33 @@ async function openPlumbing({ last = null, resultText = "", shellExit = undefine
 const allText = (app, selector) => app.page.locator(selector).evaluateAll((els) => els.map((e) => e.textContent ?? "").join("\n"));
 
 describe("transcript rendering", () => {
+  // Issue 34, item 10b: a write plan mode refused is "Refused by plan mode" live
+  // (tool-cards.test.mjs), and the same reopened and in the browser, from the stored decided_by.
+  test("a stored write refused by plan mode is a refused card, reopened and in the browser", async () => {
+    const rule = { tier: "default", priority: 65, effective_priority: 1065, decision: "deny", modes: ["plan"], path: "<built-in>/plan.toml", line: 90, text: "[[rule]]", origin: "default policy (plan.toml)" };
+    const writeResult = {
+      status: "error",
+      summary: "Tool execution denied by policy. You are in Plan Mode and cannot modify source code.",
+      error: "Tool execution denied by policy. You are in Plan Mode and cannot modify source code.",
+      display: null,
+      duration_ms: 1,
+      decided_by: { kind: "approval_mode", outcome: "deny", mode: "plan", rule },
+    };
+    const app = await openPlumbing({ last: "g7", writeResult });
+    const writeIn = (scope) => app.page.locator(`${scope} ${sel("tool-card")}[data-tool="write_file"]`);
+    const check = async (scope) => {
+      await app.page.waitForSelector(`${scope} ${sel("tool-card")}[data-tool="write_file"]`);
+      assert.equal(await writeIn(scope).getAttribute("data-state"), "refused");
+      assert.match(await writeIn(scope).getByTestId("tool-state").innerText(), /^Refused by plan mode/);
+      assert.match(await writeIn(scope).getByTestId("tool-result").innerText(), /^Plan mode only reads and researches/);
+    };
+    await check(sel("message-list"));
+    await openBrowser(app);
+    await app.page.locator(`${sel("history-session")}[data-session-id="g7"]`).click();
+    await check(`${sel("history-transcript")}[data-session-id="g7"]`);
+    await app.close();
+  });
+
   for (const [scheme, width] of [
     ["light", 1440],
     ["dark", 800],

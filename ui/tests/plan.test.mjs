@@ -222,6 +222,49 @@ describe("approval mode switch", () => {
   });
 });
 
+// Issue 34, item 10a: plan mode was shown only in the header's drop-down. While it is on, the
+// composer says so (a banner in the prompt box, on screen at every width), whether the user or
+// the model turned it on, and the banner leaves it.
+describe("plan mode banner", () => {
+  for (const [width, colorScheme] of [
+    [800, "dark"],
+    [1440, "light"],
+  ]) {
+    test(`${width} px ${colorScheme}: the composer shows plan mode while it is on, and leaves it`, async () => {
+      const app = await env.open({ viewport: { width, height: 700 }, colorScheme });
+      assert.equal(await app.tid("plan-mode-banner").count(), 0, "not in the default mode");
+      await app.tid("approval-mode").selectOption("plan");
+      const banner = app.tid("plan-mode-banner");
+      await banner.waitFor();
+      assert.match(await banner.innerText(), /Plan mode/);
+      // In the prompt box, whole and on screen.
+      const box = await app.page.evaluate(() => {
+        const b = document.querySelector('[data-testid="plan-mode-banner"]').getBoundingClientRect();
+        const form = document.querySelector('[data-testid="composer-form"]').getBoundingClientRect();
+        const leave = /** @type {HTMLElement} */ (document.querySelector('[data-testid="plan-mode-leave"]'));
+        const l = leave.getBoundingClientRect();
+        return {
+          inForm: b.top >= form.top && b.bottom <= form.bottom && b.left >= form.left && b.right <= form.right,
+          onScreen: b.top >= 0 && b.bottom <= innerHeight && b.right <= innerWidth,
+          leaveInside: l.left >= b.left && l.right <= b.right + 0.5 && leave.scrollWidth <= leave.clientWidth,
+        };
+      });
+      assert.deepEqual(box, { inForm: true, onScreen: true, leaveInside: true });
+      await banner.screenshot({ path: screenshotPath(`plan-mode-banner-${width}-${colorScheme}.png`) });
+      const from = app.calls.length;
+      await app.tid("plan-mode-leave").click();
+      const op = await app.waitForOp("override_turn_context", () => true, { from });
+      assert.equal(op.args.approval_mode, "default");
+      await banner.waitFor({ state: "detached" });
+      assert.equal(await app.tid("approval-mode").inputValue(), "default");
+      // The model entering plan mode (core's turn context) shows it too.
+      await app.emit({ type: "turn_context", approval_mode: "plan", model: "gemini-2.5-pro", review_mode: false });
+      await banner.waitFor();
+      await app.close();
+    });
+  }
+});
+
 describe("todo checklist", () => {
   const todos = (id, list) => [
     E.toolRequest(id, "write_todos", { todos: list }),

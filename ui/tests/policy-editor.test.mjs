@@ -96,18 +96,67 @@ describe("policy editor", () => {
     const app = await open();
     await openPanel(app);
     assert.deepEqual(await rows(app), [
-      ["admin", "admin", "/etc/gemini-cli/policies/a.toml:1", "false"],
-      ["user", "user", `${MINE}:3`, "true"],
-      ["workspace", "session", "<session>:1", "false"],
-      ["default", "default", "<built-in>/write.toml:12", "false"],
+      ["admin", "Admin", "/etc/gemini-cli/policies/a.toml:1", "false"],
+      ["user", "User", `${MINE}:3`, "true"],
+      ["workspace", "Session", "<session>:1", "false"],
+      ["default", "Built-in", "<built-in>/write.toml:12", "false"],
     ]);
     assert.equal(await app.tid("policy-rule-edit").count(), 1);
     assert.equal(await app.tid("policy-rule-delete").count(), 1);
+    await app.page.locator(`${sel("policy-rule")}[data-editable="true"] ${sel("policy-rule-toml")}`).click();
     assert.match(await app.page.locator(`${sel("policy-rule")}[data-editable="true"] ${sel("policy-rule-text")}`).innerText(), /commandPrefix = "git push"/);
     await app.tid("policy-editor").screenshot({ path: screenshotPath("policy-editor-light.png") });
     // Esc closes it.
     await app.page.keyboard.press("Escape");
     await app.tid("policy-editor").waitFor({ state: "detached" });
+    await app.close();
+  });
+
+  // Issue 34, item 10h: the rows showed raw TOML and priorities such as 1.998 that nothing
+  // explained. Each rule reads in words (decision, the calls it matches, tier, priority in its
+  // tier, the order in the tooltip and the legend); the TOML is behind "Show TOML".
+  test("each rule reads in words, its priority within its tier explained; the TOML behind Show TOML", async () => {
+    const app = await open();
+    const yoloAll = rule("default", "<built-in>/yolo.toml", 5, 1998, { decision: "allow", priority: 998, modes: ["yolo"] }, { text: '[[rule]]\ndecision = "allow"\npriority = 998\nmodes = ["yolo"]\n' });
+    await openPanel(app, [adminDeny, userPush, sessionLs, yoloAll, builtinShell]);
+    const row = (source) => app.page.locator(`${sel("policy-rule")}[data-source="${source}"]`);
+    const words = (source) =>
+      row(source).evaluate((el) =>
+        ["decision", "summary", "tier", "priority"].map((k) => /** @type {HTMLElement} */ (el.querySelector(`[data-testid="policy-rule-${k}"]`)).innerText),
+      );
+    assert.deepEqual(await words(`${MINE}:3`), ["Deny", "Shell commands starting with “git push”", "User", "priority 500 in the user tier"]);
+    assert.equal(await row(`${MINE}:3`).getByTestId("policy-rule-message").innerText(), "Says: “no”");
+    assert.deepEqual(await words("<built-in>/yolo.toml:5"), ["Allow", "Any tool, only in YOLO mode", "Built-in", "priority 998 in the built-in tier"]);
+    assert.deepEqual(await words("<built-in>/write.toml:12"), ["Ask first", "run_shell_command", "Built-in", "priority 10 in the built-in tier"]);
+    assert.deepEqual(await words("<session>:1"), ["Allow", "Shell commands starting with “ls”", "Session", "priority 950 in the workspace tier"]);
+    assert.deepEqual(await words("/etc/gemini-cli/policies/a.toml:1"), ["Deny", "web_fetch", "Admin", "priority 0 in the admin tier"]);
+    // The tooltip says how it weighs; the legend says the order once.
+    const title = await row("<built-in>/yolo.toml:5").getByTestId("policy-rule-priority").getAttribute("title");
+    assert.match(title, /Built-in tier \(rank 1 of 5.*priority 998 within it: weighed as 1\.998 \(tier \+ priority\/1000\)/);
+    assert.match(title, /Admin › User › Workspace › Extension › Built-in/);
+    assert.match(await app.tid("policy-legend").innerText(), /Admin › User › Workspace › Extension › Built-in rules; within a tier, the higher priority \(0-999\)/);
+    // No unexplained decimal weights, and no TOML, on screen until asked for.
+    const shown = await app.tid("policy-rules").innerText();
+    assert.doesNotMatch(shown, /\b\d\.\d{3}\b/, "no raw effective priorities");
+    assert.doesNotMatch(shown, /\[\[rule\]\]/, "no TOML until Show TOML");
+    assert.equal(await row(`${MINE}:3`).getByTestId("policy-rule-text").isVisible(), false);
+    await row(`${MINE}:3`).getByTestId("policy-rule-toml").click();
+    assert.equal(await row(`${MINE}:3`).getByTestId("policy-rule-text").isVisible(), true);
+    assert.match(await row(`${MINE}:3`).getByTestId("policy-rule-text").innerText(), /commandPrefix = "git push"/);
+    for (const [width, colorScheme] of [
+      [800, "dark"],
+      [1440, "light"],
+    ]) {
+      await app.page.emulateMedia({ colorScheme });
+      await app.page.setViewportSize({ width, height: 800 });
+      // Nothing in a row sticks out of the panel.
+      const out = await app.tid("policy-rule").evaluateAll((els) => {
+        const panel = document.querySelector('[data-testid="policy-editor"]').getBoundingClientRect();
+        return els.flatMap((el) => [...el.querySelectorAll("[data-testid]")].filter((c) => c.getBoundingClientRect().right > panel.right + 0.5).map((c) => c.dataset.testid));
+      });
+      assert.deepEqual(out, [], `${width}px: nothing outside the panel`);
+      await app.tid("policy-editor").screenshot({ path: screenshotPath(`policy-words-${width}-${colorScheme}.png`) });
+    }
     await app.close();
   });
 

@@ -191,3 +191,57 @@ test("finished cards in the dark theme at 800 px (screenshot)", async () => {
   await page.screenshot({ path: screenshotPath("tool-cards-dark-800.png") });
   await app.close();
 });
+
+// Issue 34, item 10b: a write that plan mode refused read as a red "Failed" card with the
+// message meant for the model. It is "Refused by plan mode" (amber), with the reason in the
+// user's words; only a `deny` of the policy or the mode makes that state.
+const PLAN_RULE = { tier: "default", priority: 65, effective_priority: 1065, decision: "deny", modes: ["plan"], path: "<built-in>/plan.toml", line: 90, text: '[[rule]]\ntoolName = ["write_file", "replace"]\ndecision = "deny"\npriority = 65\nmodes = ["plan"]\n', origin: "default policy (plan.toml)" };
+const PLAN_DENY = { kind: "approval_mode", outcome: "deny", mode: "plan", rule: PLAN_RULE };
+const PLAN_MESSAGE = "Tool execution denied by policy. You are in Plan Mode and cannot modify source code. You may ONLY use write_file or replace to save plans to the designated plans directory as .md files.";
+
+test("a call refused by plan mode or a rule reads Refused (amber), with the reason for the user; a failure stays Failed", async () => {
+  const app = await env.open();
+  const { page } = app;
+  await app.sendPrompt("write it");
+  const userRule = { tier: "user", priority: 300, effective_priority: 4300, decision: "deny", modes: [], path: "/home/dev/.gemini/policies/dev.toml", line: 20, text: '[[rule]]\ntoolName = "run_shell_command"\ndecision = "deny"\n', origin: "/home/dev/.gemini/policies/dev.toml" };
+  await app.emitAll([
+    E.turnStarted(),
+    E.toolRequest("p", "write_file", { file_path: "/home/dev/project/src/main.rs", content: "x" }),
+    { type: "tool_call_decided", call_id: "p", decided_by: PLAN_DENY },
+    response("p", "write_file", "error", { error: PLAN_MESSAGE, decided_by: PLAN_DENY }),
+    E.toolRequest("r", "run_shell_command", { command: "curl x | sh" }),
+    response("r", "run_shell_command", "error", { error: "Tool execution denied by policy. Piping downloads into a shell is not allowed here.", decided_by: { kind: "policy", outcome: "deny", rule: userRule } }),
+    // Allowed by the mode, then failed while running: a failure, not a refusal.
+    E.toolRequest("f", "write_file", { file_path: "/home/dev/project/ro.txt", content: "x" }),
+    response("f", "write_file", "error", { error: "Permission denied (os error 13)", decided_by: { kind: "user", outcome: "proceed_once" } }),
+  ]);
+  await card(page, "f").getByTestId("tool-result").waitFor();
+  assert.equal(await card(page, "p").getAttribute("data-state"), "refused");
+  assert.match(await card(page, "p").getByTestId("tool-state").innerText(), /^Refused by plan mode/);
+  const reason = await card(page, "p").getByTestId("tool-result").innerText();
+  assert.match(reason, /^Plan mode only reads and researches/);
+  assert.doesNotMatch(reason, /Tool execution denied|plans directory/, "not the message meant for the model");
+  assert.equal(await card(page, "p").getByTestId("tool-result").getAttribute("title"), `What the model was told: ${PLAN_MESSAGE}`);
+  // Amber (the warning colour), not the danger red.
+  const colours = await card(page, "p").evaluate((el) => {
+    const probe = (v) => {
+      const d = document.createElement("div");
+      d.style.color = `var(${v})`;
+      document.body.append(d);
+      const c = getComputedStyle(d).color;
+      d.remove();
+      return c;
+    };
+    return { state: getComputedStyle(el.querySelector('[data-testid="tool-state"]')).color, warning: probe("--warning") };
+  });
+  assert.equal(colours.state, colours.warning);
+  // A user rule's refusal: its own deny_message is the reason.
+  assert.equal(await card(page, "r").getAttribute("data-state"), "refused");
+  assert.match(await card(page, "r").getByTestId("tool-state").innerText(), /^Refused by a policy rule/);
+  assert.equal(await card(page, "r").getByTestId("tool-result").innerText(), "Piping downloads into a shell is not allowed here.");
+  // Allowed, then failed: still Failed, with its error.
+  assert.equal(await card(page, "f").getAttribute("data-state"), "error");
+  assert.match(await card(page, "f").getByTestId("tool-state").innerText(), /^Failed/);
+  assert.equal(await card(page, "f").getByTestId("tool-result").innerText(), "Permission denied (os error 13)");
+  await app.close();
+});

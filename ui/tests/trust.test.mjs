@@ -76,25 +76,30 @@ describe("trust prompt", () => {
   });
 
   for (const width of [800, 1100, 1440]) {
-    test(`${width} px: the prompt is one line under 56 px; Details unfolds and folds the explanation`, async () => {
+    test(`${width} px: the prompt is compact and nothing in it is cut; Details unfolds and folds the explanation`, async () => {
       for (const colorScheme of ["light", "dark"]) {
         const app = await env.open({ config: { trust: undecided }, viewport: { width, height: 800 }, colorScheme });
         await app.tid("trust-prompt").waitFor();
         const collapsed = await app.tid("trust-prompt").evaluate((el) => el.getBoundingClientRect().height);
-        assert.ok(collapsed < 56, `${width}px: collapsed it is ${collapsed}px high`);
-        // The three choices and the toggle are on the title's line, none clipped.
+        // One line where it fits (the default 1,100 px and up), two at the narrowest (issue 34:
+        // at 1,100 px the question ended in "…").
+        const most = width >= 1100 ? 56 : 90;
+        assert.ok(collapsed < most, `${width}px: collapsed it is ${collapsed}px high`);
+        // The question and the three choices and the toggle: whole (no text cut) and inside the prompt.
         const line = await app.page.evaluate(() => {
+          const box = document.querySelector('[data-testid="trust-prompt"]').getBoundingClientRect();
           const ids = ["trust-title", "trust-folder", "trust-parent", "trust-deny", "trust-details"];
           return ids.map((id) => {
             const el = /** @type {HTMLElement} */ (document.querySelector(`[data-testid="${id}"]`));
             const r = el.getBoundingClientRect();
-            return { id, top: Math.round(r.top + r.height / 2), clipped: id !== "trust-title" && el.scrollWidth > el.clientWidth };
+            return { id, top: Math.round(r.top + r.height / 2), clipped: el.scrollWidth > el.clientWidth, inside: r.left >= box.left && r.right <= box.right + 0.5 };
           });
         });
         const mid = line[0].top;
         for (const c of line) {
-          assert.ok(Math.abs(c.top - mid) <= 2, `${width}px: ${c.id} is on the line`);
-          assert.equal(c.clipped, false, `${width}px: ${c.id} is not clipped`);
+          if (width >= 1100) assert.ok(Math.abs(c.top - mid) <= 2, `${width}px: ${c.id} is on the line`);
+          assert.equal(c.clipped, false, `${width}px: ${c.id} is not cut`);
+          assert.equal(c.inside, true, `${width}px: ${c.id} is inside the prompt`);
         }
         if (colorScheme === "light") await app.page.screenshot({ path: screenshotPath(`trust-compact-${width}.png`) });
         await app.tid("trust-details").click();

@@ -55,3 +55,48 @@ export function decidedLabel(d: DecidedBy): string {
       return "Staged: Review at end of turn";
   }
 }
+
+/** What a refusing mode is called in a card's state ("Refused by plan mode"). */
+const REFUSING_MODE: Record<string, string> = { plan: "plan mode", default: "the default mode", autoEdit: "auto-edit mode", yolo: "YOLO mode" };
+
+/**
+ * Why a mode refuses calls, for the person reading the card. Core's message is written for the
+ * model ("You are in Plan Mode and cannot modify source code…", or a path outside the plans
+ * directory); it stays in the card's tooltip.
+ */
+const MODE_REASON: Record<string, string> = {
+  plan: "Plan mode only reads and researches: nothing is changed until you approve a plan (or switch the approval mode).",
+};
+
+/** Core's prefix on the model's message for a refused call (scheduler.rs). */
+const DENIED_PREFIX = /^Tool execution denied by policy\.\s*/;
+
+/** A call the policy or the approval mode refused: what its card says instead of "Failed". */
+export interface Refusal {
+  /** The state label, e.g. "Refused by plan mode". */
+  label: string;
+  /** Why, in words for the user. */
+  reason: string;
+}
+
+/**
+ * The refusal behind a call, or null when nothing refused it. Only a `deny` of the policy, the
+ * approval mode or the default counts: the user's own "reject" is "Rejected", and a call that
+ * failed while running (or that nothing decided) stays "Failed". `error` is core's message for
+ * the model; a rule's own `deny_message` in it is the reason its author gave.
+ */
+export function refusal(d: DecidedBy | null, error: string | null): Refusal | null {
+  if (!d || d.kind === "user" || !("outcome" in d) || d.outcome !== "deny") return null;
+  const told = (error ?? "").replace(DENIED_PREFIX, "").trim();
+  switch (d.kind) {
+    case "approval_mode":
+      return {
+        label: `Refused by ${REFUSING_MODE[d.mode] ?? `${d.mode} mode`}`,
+        reason: MODE_REASON[d.mode] ?? (told || `The ${REFUSING_MODE[d.mode] ?? d.mode} does not allow this call.`),
+      };
+    case "policy":
+      return { label: "Refused by a policy rule", reason: told || `A ${d.rule.tier} rule (${ruleLocation(d.rule)}) denies this call.` };
+    case "default":
+      return { label: "Refused by policy", reason: d.reason ?? (told || "No policy rule allows this call.") };
+  }
+}

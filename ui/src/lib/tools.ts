@@ -1,6 +1,8 @@
 // Human-readable names, descriptions and state labels for tool calls.
+import type { DecidedBy } from "../protocol/DecidedBy";
 import type { McpToolRef } from "../protocol/McpToolRef";
 import type { ToolCallState } from "../protocol/ToolCallState";
+import { refusal } from "./decided-by";
 
 const TITLES: Record<string, string> = {
   read_file: "Read file",
@@ -85,7 +87,8 @@ export function describeCall(args: unknown, workspace: string | null = null): st
   return "";
 }
 
-export type CardState = ToolCallState;
+/** Core's states, and `refused`: a call the policy or the approval mode did not let run. */
+export type CardState = ToolCallState | "refused";
 
 export const STATE_LABELS: Record<CardState, string> = {
   validating: "Validating",
@@ -95,6 +98,7 @@ export const STATE_LABELS: Record<CardState, string> = {
   success: "Done",
   error: "Failed",
   cancelled: "Cancelled",
+  refused: "Refused",
 };
 
 /** The state label of a card; a call the user rejected reads "Rejected", not "Cancelled". */
@@ -111,17 +115,21 @@ export function outputLabel(name: string, output: string): string {
 }
 
 /**
- * The state a card shows: core's, except that a command which ran to the end but exited non-zero
- * is a failure to the person reading the card (`exit 1` under a green "Done" read as success;
- * issue 34). The model's result is unchanged: it gets the output and the exit code, as in Gemini
- * CLI. The live card and a reopened one go through here alike.
+ * The state a card shows: core's, except that
+ * - a command which ran to the end but exited non-zero is a failure to the person reading the
+ *   card (`exit 1` under a green "Done" read as success; issue 34);
+ * - a call the policy or the approval mode refused (its `decided_by` is a `deny`) is "refused",
+ *   not a red "Failed": nothing went wrong, the app did what its rules say (issue 34).
+ * The model's result is unchanged: it gets the output and the exit code, or the refusal's
+ * message, as in Gemini CLI. The live card and a reopened one go through here alike.
  */
-export function cardState(state: CardState, exitCode: number | null): CardState {
+export function cardState(state: ToolCallState, exitCode: number | null, decidedBy: DecidedBy | null = null, error: string | null = null): CardState {
+  if (state === "error" && refusal(decidedBy, error)) return "refused";
   return state === "success" && exitCode !== null && exitCode !== 0 ? "error" : state;
 }
 
 export function isFinal(state: CardState): boolean {
-  return state === "success" || state === "error" || state === "cancelled";
+  return state === "success" || state === "error" || state === "cancelled" || state === "refused";
 }
 
 export function formatDuration(ms: number): string {
