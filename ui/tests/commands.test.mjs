@@ -187,7 +187,8 @@ describe("built-in commands", () => {
 
     await enter(app, "/stats nope");
     await waitForText(app.page, sel("notice"), 'Unknown /stats view "nope": use session, model or tools.');
-    assert.equal(app.opsOf("stats").length, 3);
+    // The three commands', and the meter's at session start.
+    assert.equal(app.opsOf("stats").length, 4);
     assert.equal(app.opsOf("user_turn").length, 0);
     await app.close();
   });

@@ -60,6 +60,9 @@ describe("/hooks", () => {
       ["SessionStart", "AfterModel", "BeforeTool"],
       "lifecycle order",
     );
+    // Refresh does not claim to read settings.json again: the panel says when new hooks apply.
+    assert.match(await app.page.getByTestId("hooks-when").innerText(), /added or changed in settings\.json run from the next conversation/);
+    assert.doesNotMatch(await app.page.getByTestId("hooks-refresh").getAttribute("title"), /settings/);
     const secrets = app.page.locator(`${sel("hooks-item")}[data-name="no-secrets"]`);
     assert.equal(await secrets.getAttribute("data-enabled"), "false");
     assert.match(await secrets.innerText(), /no-secrets[\s\S]*write_file\|replace[\s\S]*Workspace[\s\S]*\.\/\.gemini\/hooks\/no-secrets\.sh[\s\S]*Not run: folder not trusted/);

@@ -121,7 +121,8 @@ describe("usage meter", () => {
     await twoTurns(app);
     // Before core answers: the turns' own sums.
     assert.equal(await app.tid("usage-meter-tokens").getAttribute("data-value"), String(1_064 + 2_135));
-    assert.equal(app.opsOf("stats").length, 2);
+    // One when the session started (what a reopened conversation used), one after each turn.
+    assert.equal(app.opsOf("stats").length, 3);
     // The footer of each turn shows its tokens too.
     const footer = app.page.locator(sel("turn-footer")).nth(1);
     assert.equal((await footer.getByTestId("turn-usage-prompt").innerText()).trim(), "↑2,000");
@@ -148,11 +149,11 @@ describe("usage meter", () => {
   test("/stats still gets its card while the meter asks for figures", async () => {
     const app = await env.open();
     await twoTurns(app);
-    assert.equal(app.opsOf("stats").length, 2);
+    assert.equal(app.opsOf("stats").length, 3);
     const from = app.calls.length;
     await app.tid("prompt-input").fill("/stats model");
     await app.tid("prompt-input").press("Enter");
-    // Three requests are out (two from the meter, then /stats'): the first answer is the card's.
+    // Four requests are out (three from the meter, then /stats'): the first answer is the card's.
     await app.waitForOp("stats", () => true, { from });
     await app.emit({ type: "session_stats", stats });
     const card = app.page.locator(`${sel("stats-card")}[data-view="model"]`);

@@ -296,7 +296,16 @@ impl Scheduler {
             }
             match tool.prepare(&call.args, ctx).await {
                 Ok(details) => call.details = details,
-                Err(error) => break 'stage Stage::Failed(error.message),
+                Err(error) => {
+                    // 0.61 answers such a call with the preparation's error (a plan path
+                    // out of the plans directory); when the policy refuses it anyway, the
+                    // card says who refused it rather than showing a bare failure.
+                    let (verdict, why) = self.policy.decide_why(tool.as_ref(), &call.args);
+                    if matches!(verdict, Verdict::Deny(_)) {
+                        decided::note(&mut call, why, sink);
+                    }
+                    break 'stage Stage::Failed(error.message);
+                }
             }
             let (verdict, why) = self.policy.decide_why(tool.as_ref(), &call.args);
             decided::note(&mut call, why, sink);

@@ -35,7 +35,9 @@ fn session_row(r: &Row<'_>) -> rusqlite::Result<SessionSummary> {
 
 impl Store {
     /// Sessions, newest first, a page at a time (group by workspace and
-    /// date in the caller: each row carries both).
+    /// date in the caller: each row carries both). Sessions without a
+    /// message are not listed: a conversation opened (New, another folder,
+    /// `/clear`) and left before its first prompt is nothing to go back to.
     pub fn list_sessions(&self, query: &ListQuery) -> Result<Vec<SessionSummary>> {
         let limit = if query.limit == 0 { 50 } else { query.limit } as i64;
         let (after_ms, after_id) = match &query.after {
@@ -47,7 +49,8 @@ impl Store {
             Some(ws) => {
                 let mut stmt = conn.prepare_cached(&format!(
                     "SELECT {SESSION_COLUMNS} FROM sessions
-                     WHERE workspace = ?1 AND (updated_ms < ?2 OR (updated_ms = ?2 AND id > ?3))
+                     WHERE workspace = ?1 AND message_count > 0
+                       AND (updated_ms < ?2 OR (updated_ms = ?2 AND id > ?3))
                      ORDER BY updated_ms DESC, id LIMIT ?4"
                 ))?;
                 stmt.query_map(params![ws, after_ms, after_id, limit], session_row)?
@@ -56,7 +59,7 @@ impl Store {
             None => {
                 let mut stmt = conn.prepare_cached(&format!(
                     "SELECT {SESSION_COLUMNS} FROM sessions
-                     WHERE (updated_ms < ?1 OR (updated_ms = ?1 AND id > ?2))
+                     WHERE message_count > 0 AND (updated_ms < ?1 OR (updated_ms = ?1 AND id > ?2))
                      ORDER BY updated_ms DESC, id LIMIT ?3"
                 ))?;
                 stmt.query_map(params![after_ms, after_id, limit], session_row)?

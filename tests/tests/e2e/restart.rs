@@ -57,8 +57,10 @@ async fn a_restarted_app_shows_the_same_conversation_notices_and_usage() -> Resu
 
     // 1. A command that fails: approved, run, its card failed.
     app.type_and_enter("prompt-input", "Run the check").await?;
-    app.wait_for_attr("confirmation", "data-kind", "asks to run it", |k| k == "execute")
-        .await?;
+    app.wait_for_attr("confirmation", "data-kind", "asks to run it", |k| {
+        k == "execute"
+    })
+    .await?;
     app.click("approve").await?;
     app.wait_for_last_text("message-model", "answered", |t| t.contains("exit code 3"))
         .await?;
@@ -70,7 +72,8 @@ async fn a_restarted_app_shows_the_same_conversation_notices_and_usage() -> Resu
                "steps": [{"text": long, "usage": usage(23_000, 900)}]}),
         &[],
     );
-    app.type_and_enter("prompt-input", "Tell me all about okapis").await?;
+    app.type_and_enter("prompt-input", "Tell me all about okapis")
+        .await?;
     app.wait_for_last_text("message-model", "streams", |t| t.contains("okapi"))
         .await?;
     app.click("cancel").await?;
@@ -79,13 +82,21 @@ async fn a_restarted_app_shows_the_same_conversation_notices_and_usage() -> Resu
 
     // 3. An answer the loop detection stops.
     let looping = "I am going to check the file again to be sure. ".repeat(30);
-    fake.reset(json!({"chunk_chars": 20, "steps": [{"text": looping}]}), &[]);
+    fake.reset(
+        json!({"chunk_chars": 20, "steps": [{"text": looping}]}),
+        &[],
+    );
     app.type_and_enter("prompt-input", "Check it again").await?;
-    app.wait_for_any_text("notice", "reports the loop", |t| t.starts_with("Loop detected"))
-        .await?;
-    app.wait_for_attr("usage-meter-tokens", "data-value", "counts the turns", |v| {
-        v.parse::<u64>().is_ok_and(|n| n >= 43_100)
+    app.wait_for_any_text("notice", "reports the loop", |t| {
+        t.starts_with("Loop detected")
     })
+    .await?;
+    app.wait_for_attr(
+        "usage-meter-tokens",
+        "data-value",
+        "counts the turns",
+        |v| v.parse::<u64>().is_ok_and(|n| n >= 43_100),
+    )
     .await?;
 
     let before = visible_text(&app).await?;
@@ -99,9 +110,12 @@ async fn a_restarted_app_shows_the_same_conversation_notices_and_usage() -> Resu
         t.starts_with("Loop detected")
     })
     .await?;
-    app.wait_for_attr("usage-meter-tokens", "data-value", "shows the same usage", |v| {
-        v == meter_before
-    })
+    app.wait_for_attr(
+        "usage-meter-tokens",
+        "data-value",
+        "shows the same usage",
+        |v| v == meter_before,
+    )
     .await?;
     let after = visible_text(&app).await?;
     app.screenshot("after-restart").await?;
@@ -114,6 +128,9 @@ async fn a_restarted_app_shows_the_same_conversation_notices_and_usage() -> Resu
     app.click("usage-meter").await?;
     app.wait_for_count("usage-turn-row", "lists the stored turns", |n| n == 3)
         .await?;
-    ensure!(app.count("usage-no-turns").await? == 0, "the panel says there are no turns");
+    ensure!(
+        app.count("usage-no-turns").await? == 0,
+        "the panel says there are no turns"
+    );
     app.close().await
 }

@@ -31,8 +31,8 @@ mod turn_end;
 
 pub use resumed::ResumedUsage;
 pub use slot::{AfterStart, StoreOpener};
-pub use turn_end::{TurnEnd, TurnRecap};
 use slot::{Committed, Opened, StoreSlot};
+pub use turn_end::{TurnEnd, TurnRecap};
 
 use crate::chat::{ModelResponse, ToolCallRequest, not_executed_responses};
 use crate::events::EventSink;

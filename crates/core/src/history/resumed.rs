@@ -78,11 +78,17 @@ pub fn rebuild(records: &[UsageRecord]) -> ResumedUsage {
                     turn.last_ms = record.created_ms;
                     turn.usage.add(model, &to_usage(usage));
                 }
-                add_request(stats.get_or_insert_with(SessionStats::default), model, usage);
+                add_request(
+                    stats.get_or_insert_with(SessionStats::default),
+                    model,
+                    usage,
+                );
             }
             MessageKind::TurnEnd => {
                 open = None;
-                let Some(end) = record.turn_end.as_ref() else { continue };
+                let Some(end) = record.turn_end.as_ref() else {
+                    continue;
+                };
                 match serde_json::from_value::<TurnEndRecord>(end.clone()) {
                     Ok(end) => {
                         rows.push(TurnRow {

@@ -37,10 +37,10 @@ impl TurnRecap {
     /// Takes in one event of the turn.
     pub fn observe(&mut self, event: &Event) {
         match event {
-            Event::ContentDelta { text } => {
-                if self.partial.len() + text.len() <= PARTIAL_MAX_BYTES {
-                    self.partial.push_str(text);
-                }
+            Event::ContentDelta { text }
+                if self.partial.len() + text.len() <= PARTIAL_MAX_BYTES =>
+            {
+                self.partial.push_str(text);
             }
             Event::Thought {
                 subject,
@@ -150,7 +150,9 @@ mod tests {
     #[test]
     fn the_recap_keeps_only_what_no_record_holds() {
         let mut recap = TurnRecap::default();
-        recap.observe(&Event::ContentDelta { text: "first ".into() });
+        recap.observe(&Event::ContentDelta {
+            text: "first ".into(),
+        });
         recap.observe(&Event::MessageRecorded {
             message_id: "m".into(),
             seq: 2,
@@ -161,15 +163,24 @@ mod tests {
             subject: "Plan".into(),
             description: "d".into(),
         });
-        recap.observe(&Event::ContentDelta { text: "half an ans".into() });
-        recap.observe(&Event::Warning { message: "w".into() });
+        recap.observe(&Event::ContentDelta {
+            text: "half an ans".into(),
+        });
+        recap.observe(&Event::Warning {
+            message: "w".into(),
+        });
         recap.observe(&Event::Finished {
             reason: "STOP".into(),
             message: None,
         });
         assert_eq!(recap.partial, "half an ans");
         assert_eq!(recap.thoughts.len(), 1);
-        assert_eq!(recap.notices, vec![Event::Warning { message: "w".into() }]);
+        assert_eq!(
+            recap.notices,
+            vec![Event::Warning {
+                message: "w".into()
+            }]
+        );
     }
 
     #[test]
@@ -190,6 +201,9 @@ mod tests {
             status: None,
             fatal: true,
         }];
-        assert_eq!(status_line(TurnStatus::Failed, &failed), "The turn failed: boom");
+        assert_eq!(
+            status_line(TurnStatus::Failed, &failed),
+            "The turn failed: boom"
+        );
     }
 }

@@ -134,7 +134,10 @@ async fn every_message_is_recorded_with_its_id_tools_thoughts_and_usage() {
     assert_eq!(status(&events), TurnStatus::Completed);
     let ids = recorded(&events);
     let kinds: Vec<&str> = ids.iter().map(|(_, k)| k.as_str()).collect();
-    assert_eq!(kinds, ["prompt", "model", "tool_result", "model", "turn_end"]);
+    assert_eq!(
+        kinds,
+        ["prompt", "model", "tool_result", "model", "turn_end"]
+    );
     // Each message was committed before the request that follows it: the
     // MessageRecorded event of the tool results precedes the second
     // request's text.
@@ -482,7 +485,9 @@ async fn an_answer_stopped_mid_stream_is_kept_with_its_turn_end() {
         json!({"chunk_chars": 20, "chunk_delay_ms": 50, "steps": [{"text": long}]}),
         &[],
     );
-    s.handle.submit(Op::user_text("tell me everything")).unwrap();
+    s.handle
+        .submit(Op::user_text("tell me everything"))
+        .unwrap();
     let mut events = vec![
         s.wait_for(|e| matches!(e, Event::ContentDelta { .. }))
             .await,
@@ -498,7 +503,10 @@ async fn an_answer_stopped_mid_stream_is_kept_with_its_turn_end() {
     }
     assert_eq!(status(&events), TurnStatus::Cancelled);
     let shown = shown_text(&events);
-    assert!(!shown.is_empty() && shown.len() < long.len(), "stopped mid-stream");
+    assert!(
+        !shown.is_empty() && shown.len() < long.len(),
+        "stopped mid-stream"
+    );
 
     let page = s.store.page(&s.session_id, &PageQuery::default()).unwrap();
     let rows: Vec<(MessageKind, String, bool)> = page
@@ -525,7 +533,11 @@ async fn an_answer_stopped_mid_stream_is_kept_with_its_turn_end() {
     );
     assert_eq!(ends[0].usage.requests, 1);
     assert_eq!(
-        s.store.session(&s.session_id).unwrap().unwrap().message_count,
+        s.store
+            .session(&s.session_id)
+            .unwrap()
+            .unwrap()
+            .message_count,
         4,
         "a turn end is not a message"
     );
@@ -545,7 +557,11 @@ async fn a_loop_detected_turn_keeps_its_notice() {
     assert_eq!(ends[0].status, TurnStatus::LoopDetected);
     let shown: Vec<&Event> = events.iter().filter(|e| e.is_turn_notice()).collect();
     assert!(!shown.is_empty());
-    assert_eq!(ends[0].notices.iter().collect::<Vec<_>>(), shown, "the notices as shown");
+    assert_eq!(
+        ends[0].notices.iter().collect::<Vec<_>>(),
+        shown,
+        "the notices as shown"
+    );
 }
 
 #[tokio::test]

@@ -339,6 +339,21 @@ async fn plan_paths_cannot_leave_the_plans_directory() {
         "{write}"
     );
     assert!(!h.workspace.parent().unwrap().join("escape.md").exists());
+    // The card says plan mode refused it (not a bare failure).
+    let refused = events.iter().find_map(|e| match e {
+        Event::ToolCallDecided { decided_by, .. } => Some(*decided_by.clone()),
+        _ => None,
+    });
+    assert!(
+        matches!(
+            refused,
+            Some(gd_protocol::DecidedBy::ApprovalMode {
+                outcome: gd_protocol::PolicyOutcome::Deny,
+                ..
+            })
+        ),
+        "{refused:?}"
+    );
     let exit = last_response(&h, "exit_plan_mode");
     assert!(
         exit.contains("Plan file does not exist: missing.md. You must create the plan file before requesting approval."),

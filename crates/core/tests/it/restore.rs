@@ -102,6 +102,8 @@ impl Place {
             .unwrap()
             .messages
             .into_iter()
+            // The messages, not the turn ends recorded with them.
+            .filter(|m| m.kind != gd_store::MessageKind::TurnEnd)
             .map(|m| m.text)
             .collect()
     }

@@ -157,6 +157,13 @@ fn listing_is_newest_first_paged_and_per_workspace() {
     for i in 0..7 {
         let ws = if i % 2 == 0 { "/a" } else { "/b" };
         session(&store, &format!("s{i}"), ws, 100 * i);
+        // (Only sessions with a message are listed.)
+        store
+            .append_message(
+                &format!("s{i}"),
+                &msg(Role::User, MessageKind::Prompt, "hi", 100 * i),
+            )
+            .unwrap();
     }
     let page1 = store
         .list_sessions(&ListQuery {
@@ -533,7 +540,14 @@ fn retention_is_off_by_default_and_deletes_by_age_and_count() {
     let day = 86_400_000;
     let now = 100 * day;
     for i in 0..6 {
-        session(&store, &format!("s{i}"), "/w", now - (10 - i) * day);
+        let at = now - (10 - i) * day;
+        session(&store, &format!("s{i}"), "/w", at);
+        store
+            .append_message(
+                &format!("s{i}"),
+                &msg(Role::User, MessageKind::Prompt, "hi", at),
+            )
+            .unwrap();
     }
     assert_eq!(
         store
@@ -738,4 +752,39 @@ fn rewinding_to_before_a_compression_brings_the_compressed_messages_back() {
             .collect::<Vec<_>>(),
         [("one", true), ("answer one", true), ("failed", false)]
     );
+}
+
+/// A conversation opened (New, another folder, `/clear`) and left before its first prompt is not
+/// listed: the history shows no "Untitled session · 0 messages" rows.
+#[test]
+fn sessions_without_a_message_are_not_listed() {
+    let (_d, store) = store();
+    session(&store, "empty", "/w", 200);
+    session(&store, "used", "/w", 100);
+    store
+        .append_message("used", &msg(Role::User, MessageKind::Prompt, "hello", 100))
+        .unwrap();
+    let ids = |q: ListQuery| -> Vec<String> {
+        store
+            .list_sessions(&q)
+            .unwrap()
+            .into_iter()
+            .map(|s| s.id)
+            .collect()
+    };
+    assert_eq!(ids(ListQuery::default()), ["used"]);
+    assert_eq!(
+        ids(ListQuery {
+            workspace: Some("/w".into()),
+            ..Default::default()
+        }),
+        ["used"]
+    );
+    assert_eq!(store.latest_session("/w").unwrap().unwrap().id, "used");
+    // A turn end alone (a turn refused before anything was sent) is no message either.
+    session(&store, "ended", "/w", 300);
+    store
+        .append_message("ended", &msg(Role::Model, MessageKind::TurnEnd, "", 300))
+        .unwrap();
+    assert_eq!(ids(ListQuery::default()), ["used"]);
 }
