@@ -36,6 +36,8 @@ app_commands! {
     windows::conversation_window(session_id: String, title: String);
     windows::attach_session(session_id: String, on_event: Channel<Event>) -> SessionInfo;
     windows::close_conversation_window();
+    // What GTK draws itself (drop-down lists) follows the app's theme.
+    windows::set_window_theme(theme: Option<String>);
 
     // Settings and trust (gd-core's settings screen).
     settings::trust_status() -> TrustInfo;

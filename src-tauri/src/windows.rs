@@ -172,3 +172,30 @@ mod tests {
         );
     }
 }
+
+/// The app's theme for what GTK draws itself (a `<select>`'s drop-down list, scroll bars, the
+/// title bar), which no stylesheet reaches: `"light"` or `"dark"` as `ui.theme` says, none to
+/// follow the system again. On Linux the theme is the whole app's, every window's.
+#[tauri::command]
+pub fn set_window_theme<R: Runtime>(
+    window: tauri::WebviewWindow<R>,
+    theme: Option<String>,
+) -> Result<(), CommandError> {
+    let theme = match theme.as_deref() {
+        None => None,
+        Some("light") => Some(tauri::Theme::Light),
+        Some("dark") => Some(tauri::Theme::Dark),
+        Some(other) => {
+            return Err(CommandError::new(
+                CommandErrorKind::Input,
+                format!("Unknown theme {other:?}: use \"light\" or \"dark\"."),
+            ));
+        }
+    };
+    window.set_theme(theme).map_err(|e| {
+        CommandError::new(
+            CommandErrorKind::Input,
+            format!("Could not set the window's theme: {e}"),
+        )
+    })
+}

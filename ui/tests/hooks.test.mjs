@@ -60,9 +60,6 @@ describe("/hooks", () => {
       ["SessionStart", "AfterModel", "BeforeTool"],
       "lifecycle order",
     );
-    // Refresh does not claim to read settings.json again: the panel says when new hooks apply.
-    assert.match(await app.page.getByTestId("hooks-when").innerText(), /added or changed in settings\.json run from the next conversation/);
-    assert.doesNotMatch(await app.page.getByTestId("hooks-refresh").getAttribute("title"), /settings/);
     const secrets = app.page.locator(`${sel("hooks-item")}[data-name="no-secrets"]`);
     assert.equal(await secrets.getAttribute("data-enabled"), "false");
     assert.match(await secrets.innerText(), /no-secrets[\s\S]*write_file\|replace[\s\S]*Workspace[\s\S]*\.\/\.gemini\/hooks\/no-secrets\.sh[\s\S]*Not run: folder not trusted/);
@@ -108,6 +105,29 @@ describe("/hooks", () => {
     assert.deepEqual(op.args, { sessionId: "s1", name: "echo hi", enabled: false, scope: "workspace" });
     await app.emit(hooksEvent({ event: { enabled: false } }));
     await waitForText(app.page, sel("hooks-all-off"), /none runs/);
+    await app.close();
+  });
+});
+
+describe("refresh", () => {
+  test("Refresh reads the hooks from the settings again: the session restarts, the conversation goes on, the new hook is listed", async () => {
+    const app = await env.open({ viewport: { width: 1100, height: 820 } });
+    await app.sendPrompt("first");
+    await app.emitAll([E.turnStarted("t1"), E.delta("one"), E.turnComplete("completed", "t1")]);
+    await openView(app);
+    await app.emit(hooksEvent());
+    await app.page.waitForSelector(sel("hooks-item"));
+    assert.match(await app.tid("hooks-refresh").getAttribute("title"), /settings files again/);
+    const from = app.calls.length;
+    await app.tid("hooks-refresh").click();
+    // A session reads its hooks when it starts: it starts again, resuming this conversation…
+    const start = await app.waitForCall("start_session", () => true, { from });
+    assert.equal(start.args.resume, "s1", "the same conversation goes on");
+    await app.waitForOp("list_hooks", () => true, { from: app.calls.indexOf(start) });
+    await app.emit(hooksEvent({ extra: [hook("user:BeforeTool:1:0", "BeforeTool", "./new-guard.sh", { name: "new-guard" })] }));
+    // …and lists the hook just added to settings.json, the panel still open.
+    await app.page.waitForSelector(`${sel("hooks-item")}[data-name="new-guard"]`);
+    assert.equal(await app.tid("hooks-panel").count(), 1);
     await app.close();
   });
 });

@@ -64,3 +64,18 @@ for (const [name, options, theme] of [
     await app.close();
   });
 }
+
+// What GTK draws itself in the real app (a <select>'s popup list) takes the window's theme, which
+// only the backend can set: `ui.theme` is passed on, "system" hands it back to the system.
+for (const [name, options, sent] of [
+  ["ui.theme \"dark\"", { config: { settings: themed("dark") } }, "dark"],
+  ["ui.theme \"light\"", { config: { settings: themed("light") } }, "light"],
+  ["no ui.theme (the system's)", {}, null],
+]) {
+  test(`${name}: the window's native theme is set to ${sent ?? "follow the system"}`, async () => {
+    const app = await env.open({ ...options, config: { models: MODELS, ...options.config } });
+    const call = await app.waitForCall("set_window_theme");
+    assert.equal(call.args.theme ?? null, sent);
+    await app.close();
+  });
+}

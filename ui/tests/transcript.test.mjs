@@ -305,9 +305,21 @@ describe("transcript entries", () => {
       msg(5, "model", { parts: [{ text: "Part of a long ans" }], in_context: false }),
       end("cancelled", [], turnUsage(0, 0), 6),
       msg(7, "prompt", { text: "loop" }),
-      end("loop_detected", [{ type: "loop_detected", kind: "repeated_content", detail: "the same text" }], turnUsage(1, 10), 8),
+      end("loop_detected", [{ after_seq: 7, event: { type: "loop_detected", kind: "repeated_content", detail: "the same text" } }], turnUsage(1, 10), 8),
       msg(9, "prompt", { text: "fails" }),
-      end("failed", [{ type: "warning", message: "slow" }, { type: "error", kind: "internal", message: "boom", status: 500, fatal: true }], turnUsage(0, 0), 10),
+      // A retry notice that showed after the prompt, before the first answer; a warning after that answer.
+      msg(10, "model", { parts: [{ text: "Trying." }], usage, model: "gemini-2.5-flash" }),
+      msg(11, "model", { parts: [{ text: "Still trying." }], usage, model: "gemini-2.5-flash" }),
+      end(
+        "failed",
+        [
+          { after_seq: 9, event: { type: "retrying", attempt: 2, max_attempts: 3, delay_ms: 2000, reason: "503" } },
+          { after_seq: 10, event: { type: "warning", message: "slow" } },
+          { event: { type: "error", kind: "internal", message: "boom", status: 500, fatal: true } },
+        ],
+        turnUsage(0, 0),
+        12,
+      ),
     ];
     const entries = entriesOf(messages);
     assert.deepEqual(
@@ -324,15 +336,18 @@ describe("transcript entries", () => {
         ["notice", "Loop detected, the turn was stopped: the same text"],
         ["footer", "loop_detected"],
         ["user", "fails"],
+        ["notice", "Retrying (attempt 2 of 3) in 2 s: 503"],
+        ["model", "Trying."],
         ["notice", "slow"],
+        ["model", "Still trying."],
         ["notice", "The turn failed: boom (HTTP 500)"],
         ["footer", "failed"],
       ],
     );
     assert.equal(entries[2].usage.duration_ms, 4200, "the footer's recorded usage, not a sum of the records");
     assert.equal(entries[2].routed, true);
-    assert.equal(entries[12].retryPrompt, "fails", "a failed turn's Retry sends its prompt again");
-    assert.equal(entries[12].level, "error");
+    assert.equal(entries[15].retryPrompt, "fails", "a failed turn's Retry sends its prompt again");
+    assert.equal(entries[15].level, "error");
     assert.equal(entries[5].retryPrompt, undefined);
   });
 });

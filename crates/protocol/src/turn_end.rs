@@ -15,9 +15,10 @@ pub struct TurnEndRecord {
     pub status: TurnStatus,
     pub usage: TurnUsage,
     /// The turn's events that left a notice on screen (loop detected,
-    /// errors, warnings, explained finish reasons), in order.
+    /// errors, warnings, explained finish reasons, the retry notice), in
+    /// order, each with where it showed.
     #[serde(default)]
-    pub notices: Vec<Event>,
+    pub notices: Vec<TurnNotice>,
     /// The session's model was `auto` and routing chose the turn's model.
     #[serde(default)]
     pub routed: bool,
@@ -27,6 +28,17 @@ pub struct TurnEndRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub stats: Option<SessionStats>,
+}
+
+/// A notice of a turn and where it showed: after the recorded message
+/// `after_seq` (none: before the turn's first message was recorded).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct TurnNotice {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub after_seq: Option<i64>,
+    pub event: Event,
 }
 
 /// One turn of the conversation as the usage panel lists it.
@@ -42,7 +54,10 @@ impl Event {
     /// [`TurnEndRecord`] keeps of a turn's events).
     pub fn is_turn_notice(&self) -> bool {
         match self {
-            Event::LoopDetected { .. } | Event::Warning { .. } | Event::Error { .. } => true,
+            Event::LoopDetected { .. }
+            | Event::Warning { .. }
+            | Event::Error { .. }
+            | Event::Retrying { .. } => true,
             Event::Finished { message, .. } => message.is_some(),
             _ => false,
         }

@@ -1,7 +1,8 @@
 //! Hooks through the real app (issue 20): a workspace `BeforeTool` hook matching `write_file`
 //! exits 2; the model's write is blocked (the file is not written, the model gets the hook's
 //! reason), the write's card carries a "hook: blocked" marker whose details show the hook's
-//! stderr, and `/hooks` lists the hook with that last result.
+//! stderr, and `/hooks` lists the hook with that last result; a hook added to settings.json
+//! afterwards is listed once the panel's Refresh read the settings again.
 //!
 //! Test ids: `tool-card` (`data-tool`), `hook-marker` (`data-outcome`), `hook-details-stderr`,
 //! `hooks-panel`, `hooks-item` (`data-name`), `hooks-last`, `message-model`.
@@ -86,5 +87,27 @@ async fn a_blocking_before_tool_hook_stops_the_write_and_marks_its_card() -> Res
     .await?;
     let shot = app.screenshot("hooks-view").await?;
     eprintln!("hooks view screenshot: {}", shot.display());
+
+    // A hook added to settings.json meanwhile: Refresh reads the settings again (the session
+    // restarts and continues the conversation) and lists it, ready to run.
+    let mut settings = settings;
+    settings["hooks"]["AfterAgent"] = json!([{
+        "hooks": [{"name": "added-later", "type": "command", "command": "true"}]
+    }]);
+    std::fs::write(
+        ws.join(".gemini/settings.json"),
+        serde_json::to_string_pretty(&settings)?,
+    )?;
+    app.click("hooks-refresh").await?;
+    app.wait_for_count(
+        "hooks-item[data-name=added-later]",
+        "lists the new hook",
+        |n| n == 1,
+    )
+    .await?;
+    app.wait_for_any_text("message-user", "the conversation goes on", |t| {
+        t == "Write hello to notes.txt"
+    })
+    .await?;
     app.close().await
 }

@@ -13,7 +13,7 @@ import type { Checkpoint, RestoreChoice } from "./checkpoints.svelte";
 import { Conversation, type ConversationHost } from "./conversation.svelte";
 import { HistoryBrowser } from "./history.svelte";
 import { SettingsStore } from "./settings.svelte";
-import { applyTheme } from "./theme";
+import { applyTheme, themeChoice } from "./theme";
 
 export class AppController {
   /** "loading" until app_info answered; then "true", or "error" (mirrored on <body data-ready>). */
@@ -393,11 +393,23 @@ export class AppController {
   private async loadTheme(): Promise<void> {
     try {
       const view = await api.commands.settingsGet();
-      applyTheme(view.values.find((v) => v.key === "ui.theme")?.value ?? null);
+      this.setTheme(view.values.find((v) => v.key === "ui.theme")?.value ?? null);
       this.attention.setMode(view.values.find((v) => v.key === "ui.desktopNotifications")?.value ?? null);
     } catch {
-      applyTheme(null);
+      this.setTheme(null);
     }
+  }
+
+  /**
+   * `ui.theme` for the page and for what GTK draws itself (a drop-down's list), which no
+   * stylesheet reaches; "system" lets GTK follow the system again.
+   */
+  private setTheme(setting: unknown): void {
+    applyTheme(setting);
+    const choice = themeChoice(setting);
+    void api.commands.setWindowTheme({ theme: choice === "system" ? null : choice }).catch(() => {
+      // An older backend, or a window without a native theme: the page's colours still apply.
+    });
   }
 
   /**
@@ -408,7 +420,7 @@ export class AppController {
   private async settingChanged(field: SettingField, value: unknown): Promise<void> {
     switch (field.effect) {
       case "window":
-        if (field.key === "ui.theme") applyTheme(value);
+        if (field.key === "ui.theme") this.setTheme(value);
         if (field.key === "ui.desktopNotifications") this.attention.setMode(value);
         return;
       case "session": {
@@ -428,6 +440,18 @@ export class AppController {
    * again (after a settings change), each continuing its conversation; a running turn is
    * waited for.
    */
+  /**
+   * The hooks panel's Refresh: a session reads its hooks when it starts, so the shown
+   * conversation's session starts again (continuing the conversation, as a settings change does)
+   * and lists the hooks it read.
+   */
+  async rereadHooks(): Promise<void> {
+    const conversation = this.active;
+    if (conversation.session.busy) return;
+    await conversation.reload();
+    await conversation.hooks.refresh();
+  }
+
   async reload(): Promise<void> {
     await Promise.all(this.conversations.map((c) => c.reload()));
     void this.loadTheme();

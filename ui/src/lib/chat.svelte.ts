@@ -506,11 +506,11 @@ export class ChatStore {
         return;
       }
       case "retrying": {
-        const text =
-          `Retrying (attempt ${event.attempt} of ${event.max_attempts}) in ` +
-          `${Math.max(1, Math.round(event.delay_ms / 1000))} s: ${event.reason}`;
-        if (this.retryNotice) this.retryNotice.text = text;
-        else this.retryNotice = this.addNotice("info", text);
+        // One notice per turn, updated by each retry (worded in turn-notices.ts).
+        const shown = eventNotice(event);
+        if (!shown) return;
+        if (this.retryNotice) this.retryNotice.text = shown.text;
+        else this.retryNotice = this.addNotice(shown.level, shown.text);
         return;
       }
       case "chat_compressed":

@@ -172,6 +172,12 @@ export function modelText(m: StoredMessage): string {
   return lines.join("\n");
 }
 
+/** The last entry shown for a message at or before `seq` (-1: none). */
+function lastIndexAtOrBefore(entries: Entry[], seq: number): number {
+  for (let i = entries.length - 1; i >= 0; i--) if (entries[i]!.seq <= seq) return i;
+  return -1;
+}
+
 /** A turn end's record, when its parts were read and are one. */
 function turnEnd(parts: unknown): TurnEndRecord | null {
   if (!parts || typeof parts !== "object" || Array.isArray(parts)) return null;
@@ -329,7 +335,11 @@ export function transcriptEntries(messages: StoredMessage[], options: EntryOptio
         const end = turnEnd(m.parts);
         if (!end) break;
         for (const n of turnEndNotices(end.status, end.notices)) {
-          out.push({ kind: "notice", seq: m.seq, level: n.level, text: n.text, ...(n.failed && prompt ? { retryPrompt: prompt } : {}) });
+          const entry: Entry = { kind: "notice", seq: n.afterSeq ?? m.seq, level: n.level, text: n.text, ...(n.failed && prompt ? { retryPrompt: prompt } : {}) };
+          // Where it showed live: after the message it followed (and any notice before it there).
+          const after = n.afterSeq === null ? -1 : lastIndexAtOrBefore(out, n.afterSeq);
+          if (after < 0 || after === out.length - 1) out.push(entry);
+          else out.splice(after + 1, 0, entry);
         }
         out.push({ kind: "footer", seq: m.seq, usage: end.usage, status: end.status, routed: end.routed ?? false });
         turn = null;

@@ -3,6 +3,7 @@
 // turn's stored end (core's `TurnEndRecord`: its status and the events that left a notice), so
 // both read the same.
 import type { Event } from "../protocol/Event";
+import type { TurnNotice } from "../protocol/TurnNotice";
 import type { TurnStatus } from "../protocol/TurnStatus";
 
 export type NoticeLevel = "error" | "warning" | "info";
@@ -23,6 +24,13 @@ export function eventNotice(event: Event): NoticeText | null {
       return { level: "error", text: `${event.message}${event.status !== null ? ` (HTTP ${event.status})` : ""}` };
     case "finished":
       return event.message ? { level: "warning", text: event.message } : null;
+    case "retrying":
+      return {
+        level: "info",
+        text:
+          `Retrying (attempt ${event.attempt} of ${event.max_attempts}) in ` +
+          `${Math.max(1, Math.round(event.delay_ms / 1000))} s: ${event.reason}`,
+      };
     default:
       return null;
   }
@@ -54,22 +62,30 @@ export function statusNotice(status: TurnStatus, loopReported: boolean): NoticeT
   }
 }
 
-/** A stored turn's notices, in the order the live chat showed them; `failed` marks the one a Retry belongs to. */
-export function turnEndNotices(status: TurnStatus, events: Event[]): (NoticeText & { failed: boolean })[] {
-  const out: (NoticeText & { failed: boolean; error: boolean })[] = events.flatMap((e) => {
-    const n = eventNotice(e);
-    return n ? [{ ...n, failed: false, error: e.type === "error" }] : [];
+/** A stored notice: its words, whether a Retry belongs to it, and the message it showed after. */
+export interface StoredNotice extends NoticeText {
+  failed: boolean;
+  /** Shown after the recorded message of this `seq` (null: at the turn's end). */
+  afterSeq: number | null;
+}
+
+/** A stored turn's notices, as the live chat showed them; the status notice (if any) last. */
+export function turnEndNotices(status: TurnStatus, notices: TurnNotice[]): StoredNotice[] {
+  const out: (StoredNotice & { error: boolean })[] = notices.flatMap((n) => {
+    const shown = eventNotice(n.event);
+    return shown ? [{ ...shown, failed: false, error: n.event.type === "error", afterSeq: n.after_seq ?? null }] : [];
   });
+  const plain = () => out.map(({ level, text, failed, afterSeq }) => ({ level, text, failed, afterSeq }));
   if (status === "failed") {
     // As live: the turn's last error notice says the turn failed, else a notice of its own.
     const error = out.filter((n) => n.error).pop();
     if (error) {
       error.text = failedText(error.text);
       error.failed = true;
-      return out.map(({ level, text, failed }) => ({ level, text, failed }));
+      return plain();
     }
   }
-  const end = statusNotice(status, events.some((e) => e.type === "loop_detected"));
-  if (end) out.push({ ...end, failed: status === "failed", error: false });
-  return out.map(({ level, text, failed }) => ({ level, text, failed }));
+  const end = statusNotice(status, notices.some((n) => n.event.type === "loop_detected"));
+  if (end) out.push({ ...end, failed: status === "failed", error: false, afterSeq: null });
+  return plain();
 }

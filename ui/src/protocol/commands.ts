@@ -102,6 +102,10 @@ export const commands = {
   closeConversationWindow(): Promise<void> {
     return invoke("close_conversation_window");
   },
+  /** `set_window_theme` (src-tauri/src/windows.rs). */
+  setWindowTheme(args: { theme?: string | null } = {}): Promise<void> {
+    return invoke("set_window_theme", args);
+  },
   /** `trust_status` (src-tauri/src/settings.rs). */
   trustStatus(): Promise<TrustInfo> {
     return invoke("trust_status");

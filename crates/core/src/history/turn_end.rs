@@ -8,7 +8,7 @@
 //! stores it as an unfinished answer (a model message outside the context)
 //! and a `turn_end` record (gd-protocol's [`TurnEndRecord`]).
 
-use gd_protocol::{Event, SessionStats, TurnEndRecord, TurnStatus, TurnUsage};
+use gd_protocol::{Event, SessionStats, TurnEndRecord, TurnNotice, TurnStatus, TurnUsage};
 use gd_store::{MessageKind, NewMessage, Role, ThoughtRecord};
 use serde_json::{Value, json};
 
@@ -28,9 +28,14 @@ pub struct TurnRecap {
     partial: String,
     /// Thought summaries shown since then.
     thoughts: Vec<ThoughtRecord>,
-    notices: Vec<Event>,
+    notices: Vec<TurnNotice>,
     /// Routing chose the turn's model (the footer says so).
     routed: bool,
+    /// The last message recorded (where a notice shows).
+    last_seq: Option<i64>,
+    /// The notices (by index) shown below text streamed since that message: they follow the
+    /// unfinished answer once it is recorded.
+    after_partial: Vec<usize>,
 }
 
 impl TurnRecap {
@@ -50,13 +55,32 @@ impl TurnRecap {
                 description: description.clone(),
             }),
             Event::ModelRouted { .. } => self.routed = true,
-            // The answer so far is in the history now.
-            Event::MessageRecorded { kind, .. } if kind == MessageKind::Model.as_str() => {
-                self.partial.clear();
-                self.thoughts.clear();
+            Event::MessageRecorded { kind, seq, .. } => {
+                self.last_seq = Some(*seq);
+                // The answer so far is in the history now.
+                if kind == MessageKind::Model.as_str() {
+                    self.partial.clear();
+                    self.thoughts.clear();
+                    self.after_partial.clear();
+                }
+            }
+            // A turn shows one retry notice, updated by each retry.
+            Event::Retrying { .. }
+                if let Some(shown) = self
+                    .notices
+                    .iter_mut()
+                    .find(|n| matches!(n.event, Event::Retrying { .. })) =>
+            {
+                shown.event = event.clone();
             }
             e if e.is_turn_notice() && self.notices.len() < NOTICES_MAX => {
-                self.notices.push(e.clone());
+                if !self.partial.is_empty() {
+                    self.after_partial.push(self.notices.len());
+                }
+                self.notices.push(TurnNotice {
+                    after_seq: self.last_seq,
+                    event: e.clone(),
+                });
             }
             _ => {}
         }
@@ -89,8 +113,10 @@ impl HistoryRecorder {
         let TurnRecap {
             partial,
             thoughts,
-            notices,
+            mut notices,
             routed,
+            last_seq: _,
+            after_partial,
         } = end.recap;
         if !partial.trim().is_empty() || !thoughts.is_empty() {
             // What the user saw of the answer; the model never got it.
@@ -103,7 +129,14 @@ impl HistoryRecorder {
             message.in_context = false;
             message.thoughts = thoughts;
             message.model = Some(model.to_owned());
-            self.commit(message, None, sink).await;
+            if let Some(recorded) = self.commit(message, None, sink).await {
+                // The notices that showed below this text show below it again.
+                for i in after_partial {
+                    if let Some(notice) = notices.get_mut(i) {
+                        notice.after_seq = Some(recorded.seq);
+                    }
+                }
+            }
         }
         let line = status_line(end.status, &notices);
         let record = TurnEndRecord {
@@ -121,8 +154,8 @@ impl HistoryRecorder {
 }
 
 /// The line an export shows under a turn that did not simply complete.
-fn status_line(status: TurnStatus, notices: &[Event]) -> String {
-    let detail = notices.iter().find_map(|e| match e {
+fn status_line(status: TurnStatus, notices: &[TurnNotice]) -> String {
+    let detail = notices.iter().find_map(|n| match &n.event {
         Event::LoopDetected { detail, .. } => Some(detail.as_str()),
         Event::Error { message, .. } => Some(message.as_str()),
         _ => None,
@@ -187,20 +220,24 @@ mod tests {
     fn export_lines_say_how_a_turn_ended() {
         assert_eq!(status_line(TurnStatus::Completed, &[]), "");
         assert_eq!(status_line(TurnStatus::Cancelled, &[]), "Cancelled.");
-        let looped = [Event::LoopDetected {
+        let at = |event| TurnNotice {
+            after_seq: None,
+            event,
+        };
+        let looped = [at(Event::LoopDetected {
             kind: LoopKind::RepeatedContent,
             detail: "same text".into(),
-        }];
+        })];
         assert_eq!(
             status_line(TurnStatus::LoopDetected, &looped),
             "Loop detected, the turn was stopped: same text"
         );
-        let failed = [Event::Error {
+        let failed = [at(Event::Error {
             kind: ErrorKind::Internal,
             message: "boom".into(),
             status: None,
             fatal: true,
-        }];
+        })];
         assert_eq!(
             status_line(TurnStatus::Failed, &failed),
             "The turn failed: boom"

@@ -558,9 +558,22 @@ async fn a_loop_detected_turn_keeps_its_notice() {
     let shown: Vec<&Event> = events.iter().filter(|e| e.is_turn_notice()).collect();
     assert!(!shown.is_empty());
     assert_eq!(
-        ends[0].notices.iter().collect::<Vec<_>>(),
+        ends[0].notices.iter().map(|n| &n.event).collect::<Vec<_>>(),
         shown,
         "the notices as shown"
+    );
+    // Shown below the text that streamed before the loop was caught: after that message.
+    let page = s.store.page(&s.session_id, &PageQuery::default()).unwrap();
+    let answer = page
+        .messages
+        .iter()
+        .find(|m| m.kind == MessageKind::Model)
+        .expect("the text shown is recorded");
+    assert!(
+        ends[0]
+            .notices
+            .iter()
+            .all(|n| n.after_seq == Some(answer.seq))
     );
 }
 
