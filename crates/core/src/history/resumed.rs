@@ -9,10 +9,12 @@
 //! model's.
 
 use gd_protocol::{
-    ModelStats, RequestRole, RoleStats, SessionStats, TurnEndRecord, TurnRow, TurnStatus, TurnUsage,
+    Event, RequestRole, SessionStats, TurnEndRecord, TurnRow, TurnStatus, TurnUsage, Usage,
 };
 use gd_store::{MessageKind, TokenUsage, UsageRecord};
 use tracing::warn;
+
+use crate::stats::StatsRecorder;
 
 /// What a resumed session's statistics start from.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -51,7 +53,9 @@ pub fn rebuild(records: &[UsageRecord]) -> ResumedUsage {
         .position(|r| r.kind == MessageKind::TurnEnd)
         .unwrap_or(records.len());
     let mut rows = Vec::new();
-    let mut stats: Option<SessionStats> = None;
+    // Counted the way a live session counts (the same recorder, shown the
+    // events the records stand for), from the last turn end's statistics on.
+    let mut stats: Option<StatsRecorder> = None;
     let mut open: Option<OpenTurn> = None;
     for (i, record) in records.iter().enumerate() {
         match record.kind {
@@ -69,20 +73,28 @@ pub fn rebuild(records: &[UsageRecord]) -> ResumedUsage {
                     });
                 }
                 // A turn no turn end accounts for yet.
-                stats.get_or_insert_with(SessionStats::default).turns += 1;
+                stats
+                    .get_or_insert_with(|| StatsRecorder::new("", ""))
+                    .record(&Event::TurnStarted {
+                        turn_id: String::new(),
+                    });
             }
             MessageKind::Model => {
                 let Some(usage) = record.usage else { continue };
-                let model = record.model.as_deref().unwrap_or_default();
+                let model = record.model.clone().unwrap_or_default();
+                let usage = to_usage(usage);
                 if let Some(turn) = open.as_mut() {
                     turn.last_ms = record.created_ms;
-                    turn.usage.add(model, &to_usage(usage));
+                    turn.usage.add(&model, &usage);
                 }
-                add_request(
-                    stats.get_or_insert_with(SessionStats::default),
-                    model,
-                    usage,
-                );
+                stats
+                    .get_or_insert_with(|| StatsRecorder::new("", ""))
+                    .record(&Event::Usage {
+                        model,
+                        latency_ms: 0,
+                        usage,
+                        role: RequestRole::Main,
+                    });
             }
             MessageKind::TurnEnd => {
                 open = None;
@@ -97,7 +109,12 @@ pub fn rebuild(records: &[UsageRecord]) -> ResumedUsage {
                         });
                         // Counted up to here, this turn included.
                         if let Some(at_end) = end.stats {
-                            stats = Some(at_end);
+                            let mut recorder = StatsRecorder::new("", "");
+                            recorder.seed(ResumedUsage {
+                                stats: Some(at_end),
+                                rows: Vec::new(),
+                            });
+                            stats = Some(recorder);
                         }
                     }
                     Err(error) => warn!(%error, "a stored turn end cannot be read"),
@@ -109,11 +126,14 @@ pub fn rebuild(records: &[UsageRecord]) -> ResumedUsage {
     if let Some(turn) = open {
         rows.push(turn.row());
     }
-    ResumedUsage { stats, rows }
+    ResumedUsage {
+        stats: stats.map(|s| s.snapshot_without_rows()),
+        rows,
+    }
 }
 
-fn to_usage(u: TokenUsage) -> gd_protocol::Usage {
-    gd_protocol::Usage {
+fn to_usage(u: TokenUsage) -> Usage {
+    Usage {
         prompt_tokens: u.prompt,
         cached_tokens: u.cached,
         output_tokens: u.output,
@@ -123,44 +143,99 @@ fn to_usage(u: TokenUsage) -> gd_protocol::Usage {
     }
 }
 
-/// Counts one recorded request of the agent's own (the main role).
-fn add_request(stats: &mut SessionStats, model: &str, u: TokenUsage) {
-    let index = match stats.models.iter().position(|m| m.model == model) {
-        Some(index) => index,
-        None => {
-            stats.models.push(ModelStats {
-                model: model.to_owned(),
-                ..ModelStats::default()
-            });
-            stats.models.len() - 1
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    fn record(kind: MessageKind, at: i64, total: Option<u64>, end: Option<Value>) -> UsageRecord {
+        UsageRecord {
+            kind,
+            created_ms: at,
+            usage: total.map(|t| TokenUsage {
+                prompt: t - 1,
+                output: 1,
+                total: t,
+                ..TokenUsage::default()
+            }),
+            model: total.map(|_| "gemini-2.5-flash".to_owned()),
+            turn_end: end,
         }
-    };
-    let m = &mut stats.models[index];
-    m.requests += 1;
-    m.prompt_tokens += u.prompt;
-    m.cached_tokens += u.cached;
-    m.output_tokens += u.output;
-    m.thoughts_tokens += u.thoughts;
-    m.tool_tokens += u.tool;
-    m.total_tokens += u.total;
-    let role = match m.roles.iter().position(|r| r.role == RequestRole::Main) {
-        Some(i) => &mut m.roles[i],
-        None => {
-            m.roles.insert(
-                0,
-                RoleStats {
-                    role: RequestRole::Main,
-                    ..RoleStats::default()
-                },
-            );
-            &mut m.roles[0]
-        }
-    };
-    role.requests += 1;
-    role.prompt_tokens += u.prompt;
-    role.cached_tokens += u.cached;
-    role.output_tokens += u.output;
-    role.thoughts_tokens += u.thoughts;
-    role.tool_tokens += u.tool;
-    role.total_tokens += u.total;
+    }
+
+    #[test]
+    fn sessions_from_before_turn_ends_are_counted_from_their_messages() {
+        let records = [
+            record(MessageKind::Prompt, 1_000, None, None),
+            record(MessageKind::Model, 3_000, Some(100), None),
+            record(MessageKind::Model, 4_000, Some(120), None),
+            record(MessageKind::Prompt, 9_000, None, None),
+            record(MessageKind::Model, 9_500, Some(50), None),
+        ];
+        let resumed = rebuild(&records);
+        let rows: Vec<(u32, u64, u64)> = resumed
+            .rows
+            .iter()
+            .map(|r| (r.usage.requests, r.usage.total_tokens, r.usage.duration_ms))
+            .collect();
+        assert_eq!(rows, [(2, 220, 3_000), (1, 50, 500)]);
+        let stats = resumed.stats.unwrap();
+        assert_eq!(stats.turns, 2);
+        assert_eq!(stats.models.len(), 1);
+        assert_eq!(
+            (stats.models[0].requests, stats.models[0].total_tokens),
+            (3, 270)
+        );
+    }
+
+    #[test]
+    fn a_turn_end_brings_its_row_and_statistics_and_later_messages_add_up() {
+        let mut at_end = SessionStats {
+            turns: 4,
+            ..SessionStats::default()
+        };
+        at_end.models.push(gd_protocol::ModelStats {
+            model: "gemini-2.5-pro".into(),
+            requests: 7,
+            total_tokens: 7_000,
+            ..gd_protocol::ModelStats::default()
+        });
+        let end = TurnEndRecord {
+            status: TurnStatus::Cancelled,
+            usage: TurnUsage {
+                requests: 1,
+                total_tokens: 900,
+                duration_ms: 1_234,
+                ..TurnUsage::default()
+            },
+            stats: Some(at_end),
+            ..TurnEndRecord::default()
+        };
+        let records = [
+            record(MessageKind::Prompt, 1_000, None, None),
+            record(MessageKind::Model, 2_000, Some(900), None),
+            record(MessageKind::TurnEnd, 2_100, None, Some(json!(end))),
+            // The app was killed in the next turn, after its first answer.
+            record(MessageKind::Prompt, 5_000, None, None),
+            record(MessageKind::Model, 6_000, Some(10), None),
+        ];
+        let resumed = rebuild(&records);
+        assert_eq!(resumed.rows[0].status, TurnStatus::Cancelled);
+        assert_eq!(
+            resumed.rows[0].usage.duration_ms, 1_234,
+            "the footer as shown"
+        );
+        assert_eq!(resumed.rows[1].usage.total_tokens, 10);
+        let stats = resumed.stats.unwrap();
+        assert_eq!(stats.turns, 5, "the snapshot's four and the unfinished one");
+        let totals: Vec<(&str, u32, u64)> = stats
+            .models
+            .iter()
+            .map(|m| (m.model.as_str(), m.requests, m.total_tokens))
+            .collect();
+        assert_eq!(
+            totals,
+            [("gemini-2.5-pro", 7, 7_000), ("gemini-2.5-flash", 1, 10)]
+        );
+    }
 }

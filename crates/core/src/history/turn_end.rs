@@ -206,14 +206,30 @@ mod tests {
             reason: "STOP".into(),
             message: None,
         });
+        let retry = |attempt| Event::Retrying {
+            attempt,
+            max_attempts: 3,
+            delay_ms: 1000,
+            reason: "503".into(),
+        };
+        recap.observe(&retry(1));
+        recap.observe(&retry(2));
         assert_eq!(recap.partial, "half an ans");
         assert_eq!(recap.thoughts.len(), 1);
+        let shown: Vec<(Option<i64>, &Event)> = recap
+            .notices
+            .iter()
+            .map(|n| (n.after_seq, &n.event))
+            .collect();
+        let warning = Event::Warning {
+            message: "w".into(),
+        };
         assert_eq!(
-            recap.notices,
-            vec![Event::Warning {
-                message: "w".into()
-            }]
+            shown,
+            [(Some(2), &warning), (Some(2), &retry(2))],
+            "where each showed; one retry notice, the latest"
         );
+        assert_eq!(recap.after_partial, [0, 1], "both below the streamed text");
     }
 
     #[test]
