@@ -10,6 +10,16 @@ use gd_protocol::{
     ToolCallStatus, ToolDecisions, ToolNameStats, ToolStats, TurnRow, Usage,
 };
 
+/// What a resumed session's statistics start from (rebuilt from its records
+/// by `history::resumed`).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct ResumedUsage {
+    /// The conversation's statistics (none when nothing was ever used).
+    pub stats: Option<SessionStats>,
+    /// Each stored turn, oldest first.
+    pub rows: Vec<TurnRow>,
+}
+
 /// Counts a session's requests, tokens and tool calls.
 #[derive(Debug)]
 pub struct StatsRecorder {
@@ -51,7 +61,7 @@ impl StatsRecorder {
 
     /// Continues counting from a resumed conversation's usage: its
     /// statistics as of its last turn and its turns' rows.
-    pub fn seed(&mut self, resumed: crate::history::ResumedUsage) {
+    pub fn seed(&mut self, resumed: ResumedUsage) {
         self.turn_rows = resumed.rows;
         let Some(stats) = resumed.stats else {
             return;

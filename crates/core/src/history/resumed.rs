@@ -8,22 +8,12 @@
 //! token counts: one row per prompt, the requests counted as the main
 //! model's.
 
-use gd_protocol::{
-    Event, RequestRole, SessionStats, TurnEndRecord, TurnRow, TurnStatus, TurnUsage, Usage,
-};
+use gd_protocol::{Event, RequestRole, TurnEndRecord, TurnRow, TurnStatus, TurnUsage, Usage};
 use gd_store::{MessageKind, TokenUsage, UsageRecord};
 use tracing::warn;
 
+pub use crate::stats::ResumedUsage;
 use crate::stats::StatsRecorder;
-
-/// What a resumed session's statistics start from.
-#[derive(Debug, Default, Clone, PartialEq)]
-pub struct ResumedUsage {
-    /// The conversation's statistics (none when nothing was ever used).
-    pub stats: Option<SessionStats>,
-    /// Each stored turn, oldest first.
-    pub rows: Vec<TurnRow>,
-}
 
 /// A turn read from records that have no turn end (yet).
 struct OpenTurn {
@@ -190,9 +180,9 @@ mod tests {
 
     #[test]
     fn a_turn_end_brings_its_row_and_statistics_and_later_messages_add_up() {
-        let mut at_end = SessionStats {
+        let mut at_end = gd_protocol::SessionStats {
             turns: 4,
-            ..SessionStats::default()
+            ..gd_protocol::SessionStats::default()
         };
         at_end.models.push(gd_protocol::ModelStats {
             model: "gemini-2.5-pro".into(),
