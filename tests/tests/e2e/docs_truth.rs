@@ -42,11 +42,13 @@ async fn docs_truth() -> Result<()> {
                "steps": [{"text": "The okapi is a giraffid of the Congo rainforest. ".repeat(60)}]}),
         &[],
     );
-    app.type_and_enter("prompt-input", "Tell me all about okapis").await?;
+    app.type_and_enter("prompt-input", "Tell me all about okapis")
+        .await?;
     app.wait_for_last_text("message-model", "streams", |t| t.contains("okapi"))
         .await?;
     app.click("cancel").await?;
-    app.wait_for_any_text("notice", "stopped", |t| t == "Cancelled.").await?;
+    app.wait_for_any_text("notice", "stopped", |t| t == "Cancelled.")
+        .await?;
     fake.reset(
         json!({"chunk_chars": 20,
                "steps": [{"text": "I am going to check the file again to be sure. ".repeat(30)}]}),
@@ -75,10 +77,14 @@ async fn docs_truth() -> Result<()> {
     app.wait_for_count("plan-mode-banner", "says plan mode", |n| n == 1)
         .await?;
     app.type_and_enter("prompt-input", "Change main.rs").await?;
-    app.wait_for_last_text("message-model", "answered", |t| t.contains("Plan mode keeps"))
-        .await?;
-    app.wait_for_attr("tool-card", "data-state", "the write was refused", |s| s == "refused")
-        .await?;
+    app.wait_for_last_text("message-model", "answered", |t| {
+        t.contains("Plan mode keeps")
+    })
+    .await?;
+    app.wait_for_attr("tool-card", "data-state", "the write was refused", |s| {
+        s == "refused"
+    })
+    .await?;
     series(&app, &out, "plan-mode", &[1440, 800]).await?;
     app.click("plan-mode-leave").await?;
 
@@ -98,7 +104,8 @@ async fn docs_truth() -> Result<()> {
 
     // The Panels menu, then the policy editor in words.
     app.click("panels-open").await?;
-    app.wait_for_count("panels-menu", "opens", |n| n == 1).await?;
+    app.wait_for_count("panels-menu", "opens", |n| n == 1)
+        .await?;
     series(&app, &out, "panels-menu", &[1440, 800]).await?;
     app.click("panels-open").await?;
     app.click("policies-open").await?;

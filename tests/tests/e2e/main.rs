@@ -12,6 +12,7 @@ mod commands;
 mod conversations;
 mod docs_review;
 mod docs_screenshots;
+mod docs_truth;
 mod extensions;
 mod header;
 mod history;

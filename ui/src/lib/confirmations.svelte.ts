@@ -6,9 +6,12 @@ import type { ConfirmationDetails } from "../protocol/ConfirmationDetails";
 import type { ConfirmationOutcome } from "../protocol/ConfirmationOutcome";
 import type { SideBySideDiff } from "../protocol/SideBySideDiff";
 import { HunkReview } from "./hunk-review.svelte";
+import { type LateKey, typeLate } from "./late-keys";
 import type { SessionStore } from "./session.svelte";
 
 type EditDetails = Extract<ConfirmationDetails, { type: "edit" }>;
+/** Computes a side-by-side diff as core does (the backend's `diff_texts`). */
+type Differ = (original: string | null, proposed: string) => Promise<SideBySideDiff>;
 
 export class Confirmation {
   /** Edit confirmations: the right pane is an editor holding `edited`. */
@@ -49,6 +52,7 @@ export class Confirmation {
 
   startEditing(): void {
     if (this.details.type !== "edit") return;
+    this.late = null;
     // Back into the editor with the user's own version when they had one.
     if (!this.editedDiff) this.edited = this.details.proposed;
     this.editing = true;
@@ -56,6 +60,7 @@ export class Confirmation {
 
   /** Drops the user's version: the proposal and its hunks again. */
   stopEditing(): void {
+    this.late = null;
     this.editing = false;
     this.edited = "";
     if (this.editedDiff && this.details.type === "edit") this.review?.reset(this.details.side_by_side);
@@ -66,7 +71,7 @@ export class Confirmation {
    * Leaves the editor keeping the user's version, shown as a diff against the original whose
    * hunks can be accepted or rejected (`diff` computes it as the core does).
    */
-  async reviewEdits(diff: (original: string | null, proposed: string) => Promise<SideBySideDiff>): Promise<void> {
+  async reviewEdits(diff: Differ, clickStamp = Number.POSITIVE_INFINITY): Promise<void> {
     if (this.details.type !== "edit" || !this.editing || this.comparing) return;
     this.comparing = true;
     try {
@@ -85,8 +90,57 @@ export class Confirmation {
       this.editedDiff = computed;
       this.review?.reset(computed);
       this.editing = false;
+      // Keys typed before the click may still come (see `lateKey`).
+      this.late = { stamp: clickStamp, caret: this.caret, diff };
     } finally {
       this.comparing = false;
+    }
+  }
+
+  /** Where the caret is in the editor (the editor keeps it as the user types). */
+  caret = 0;
+  /** The click that closed the editor, for keys typed before it that arrive after it. */
+  private late: { stamp: number; caret: number; diff: Differ } | null = null;
+  private lateComparing = false;
+
+  /**
+   * A key typed before the click that closed the editor and delivered after it
+   * (lib/late-keys.ts): it goes into the user's version at the editor's caret and the diff
+   * follows; it is never a review shortcut. True when `event` was one.
+   */
+  lateKey(event: LateKey & { timeStamp: number }): boolean {
+    const late = this.late;
+    if (!late || this.editing || !this.editedDiff) return false;
+    if (event.timeStamp >= late.stamp) {
+      // Typed after the click: every earlier key has arrived.
+      this.late = null;
+      return false;
+    }
+    const typed = typeLate(this.edited, late.caret, event);
+    late.caret = typed.caret;
+    if (typed.text !== this.edited) {
+      this.edited = typed.text;
+      void this.compareLate(late.diff);
+    }
+    return true;
+  }
+
+  /** The diff of the user's version again, once late keys changed it (until it is current). */
+  private async compareLate(diff: Differ): Promise<void> {
+    if (this.lateComparing || this.details.type !== "edit") return;
+    this.lateComparing = true;
+    try {
+      let text: string;
+      let computed: SideBySideDiff;
+      do {
+        text = this.edited;
+        computed = await diff(this.details.original, text);
+      } while (text !== this.edited);
+      if (this.editing || !this.editedDiff) return;
+      this.editedDiff = computed;
+      this.review?.reset(computed);
+    } finally {
+      this.lateComparing = false;
     }
   }
 }
