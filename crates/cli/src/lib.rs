@@ -192,12 +192,17 @@ pub async fn run(args: &Args, output: &mut dyn Output) -> i32 {
         return code;
     }
     let mut warnings = launch.warnings.clone();
-    let recorder = match open_history(args, &mut launch, &mut warnings).await {
+    let mut recorder = match open_history(args, &mut launch, &mut warnings).await {
         Ok(recorder) => recorder,
         Err(fatal) => {
             return report_failure(output, None, &fatal, &Stats::empty(), started);
         }
     };
+    // The statistics a run reports are its own, also after `--resume` (as Gemini CLI 0.61's
+    // `-o json`); the app's meter counts the whole conversation instead.
+    if let Some(recorder) = recorder.as_mut() {
+        recorder.take_resumed_usage();
+    }
     let session_id = launch.config.session_id.clone();
     let (handle, mut events) = Session::spawn_recorded(
         launch.config,

@@ -2,14 +2,14 @@
 //! app in WebKitGTK under Xvfb, light and dark, 1440 and 800 px: a conversation reopened after a
 //! restart with a failed command, an answer stopped mid-stream and a loop notice, as it was live;
 //! plan mode said in the prompt box and a write it refused; the question before Ctrl+L clears;
-//! the Panels menu; the policy editor in words.
+//! the Panels menu; the policy editor in words; a failed command's card; the trust prompt.
 //!
 //! Ignored by default, like `docs_screenshots`; `scripts/docs-screenshots.sh` runs it with
 //! `GD_DOCS_SCREENSHOTS=<repo>/docs/screenshots`.
 
 use anyhow::{Context, Result};
 use gd_e2e::App;
-use gd_e2e::docs::{out_dir, resize, series};
+use gd_e2e::docs::{element_shot, out_dir, resize, series, theme};
 use gd_fake_gemini::FakeGemini;
 use serde_json::json;
 
@@ -37,6 +37,20 @@ async fn docs_truth() -> Result<()> {
     app.click("approve").await?;
     app.wait_for_last_text("message-model", "answered", |t| t.contains("exit code 3"))
         .await?;
+    // The command that exited 3: a failed card, not a green "Done" (reopened, it is the same:
+    // tests/e2e/restart.rs).
+    resize(&app, 1100).await?;
+    for palette in ["light", "dark"] {
+        theme(&app, palette).await?;
+        element_shot(
+            &app,
+            "tool-card",
+            &out,
+            &format!("failed-card-{palette}-1100"),
+        )
+        .await?;
+    }
+    theme(&app, "light").await?;
     fake.reset(
         json!({"chunk_chars": 12, "chunk_delay_ms": 40,
                "steps": [{"text": "The okapi is a giraffid of the Congo rainforest. ".repeat(60)}]}),
@@ -112,6 +126,27 @@ async fn docs_truth() -> Result<()> {
     app.wait_for_count("policy-rules", "lists the rules", |n| n == 1)
         .await?;
     series(&app, &out, "policies", &[1440, 800]).await?;
+    app.close().await?;
+
+    // The trust prompt of a folder opened for the first time: whole at every width.
+    let fresh = temp.path().join("cloned-repo");
+    std::fs::create_dir(&fresh)?;
+    let base = fake.base_url();
+    let untrusted = App::launch_untrusted(
+        "docs_truth_trust",
+        &[&fresh],
+        &[
+            ("GEMINI_API_KEY", "e2e-key"),
+            ("GOOGLE_GEMINI_BASE_URL", &base),
+            ("GEMINI_MODEL", gd_e2e::E2E_MODEL),
+        ],
+    )
+    .await?;
+    untrusted.wait_ready().await?;
+    untrusted
+        .wait_for_count("trust-prompt", "asks about the folder", |n| n == 1)
+        .await?;
+    series(&untrusted, &out, "trust", &[1440, 1100, 800]).await?;
     eprintln!("screenshots in {}", out.display());
-    app.close().await
+    untrusted.close().await
 }

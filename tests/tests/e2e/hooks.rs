@@ -98,12 +98,20 @@ async fn a_blocking_before_tool_hook_stops_the_write_and_marks_its_card() -> Res
         ws.join(".gemini/settings.json"),
         serde_json::to_string_pretty(&settings)?,
     )?;
+    let meter = app.attrs("usage-meter-tokens", "data-value").await?;
+    let meter = meter.into_iter().flatten().next().unwrap_or_default();
+    ensure!(meter != "0", "the turn used tokens: {meter}");
     app.click("hooks-refresh").await?;
     app.wait_for_count(
         "hooks-item[data-name=added-later]",
         "lists the new hook",
         |n| n == 1,
     )
+    .await?;
+    // The reloaded session counts on from what the conversation used (issue 34, item 4).
+    app.wait_for_attr("usage-meter-tokens", "data-value", "keeps the usage", |v| {
+        v == meter
+    })
     .await?;
     app.wait_for_any_text("message-user", "the conversation goes on", |t| {
         t == "Write hello to notes.txt"

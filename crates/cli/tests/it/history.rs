@@ -135,6 +135,10 @@ fn runs_are_recorded_listed_resumed_with_full_history_and_deleted() {
     ]);
     assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
     assert_eq!(stdout_json(&second)["session_id"], id.as_str());
+    // Its statistics are this run's own, as Gemini CLI 0.61 reports them after --resume (seen
+    // with the peer kit): one tool call here, not the first run's too.
+    assert_eq!(stdout_json(&first)["stats"]["tools"]["totalCalls"], 1);
+    assert_eq!(stdout_json(&second)["stats"]["tools"]["totalCalls"], 1);
     let bodies = run.bodies();
     // (The fake replays its script from the top for the new prompt, so the
     // resumed turn calls the tool again; its first request is what matters.)
