@@ -63,3 +63,20 @@ pub fn function_responses(body: &Value) -> Vec<Value> {
         .filter_map(|p| p.get("functionResponse").cloned())
         .collect()
 }
+
+/// A long answer about okapis that never repeats itself (numbers every few words), so the
+/// core's loop detection leaves it alone while it streams and only Stop ends it.
+pub fn okapi_notes(n: u32) -> String {
+    (0..n)
+        .map(|i| {
+            format!(
+                "Okapi note {i}: weight {} kg, height {} cm, range {} km, seen {} times.",
+                200 + i * 7,
+                150 + i * 11,
+                i * 13 + 4,
+                i * 17 + 9
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

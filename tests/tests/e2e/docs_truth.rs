@@ -8,8 +8,8 @@
 //! `GD_DOCS_SCREENSHOTS=<repo>/docs/screenshots`.
 
 use anyhow::{Context, Result};
-use gd_e2e::App;
 use gd_e2e::docs::{element_shot, out_dir, resize, series, theme};
+use gd_e2e::{App, okapi_notes};
 use gd_fake_gemini::FakeGemini;
 use serde_json::json;
 
@@ -53,12 +53,12 @@ async fn docs_truth() -> Result<()> {
     theme(&app, "light").await?;
     fake.reset(
         json!({"chunk_chars": 12, "chunk_delay_ms": 40,
-               "steps": [{"text": "The okapi is a giraffid of the Congo rainforest. ".repeat(60)}]}),
+               "steps": [{"text": okapi_notes(60)}]}),
         &[],
     );
     app.type_and_enter("prompt-input", "Tell me all about okapis")
         .await?;
-    app.wait_for_last_text("message-model", "streams", |t| t.contains("okapi"))
+    app.wait_for_last_text("message-model", "streams", |t| t.contains("Okapi note"))
         .await?;
     app.click("cancel").await?;
     app.wait_for_any_text("notice", "stopped", |t| t == "Cancelled.")

@@ -14,7 +14,7 @@
 //! Build first: `npm --prefix ui run build && cargo build -p gemini-desktop`.
 
 use anyhow::{Context, Result, ensure};
-use gd_e2e::App;
+use gd_e2e::{App, okapi_notes};
 use gd_fake_gemini::FakeGemini;
 use serde_json::{Value, json};
 
@@ -66,7 +66,7 @@ async fn a_restarted_app_shows_the_same_conversation_notices_and_usage() -> Resu
         .await?;
 
     // 2. A long answer, stopped mid-stream.
-    let long = "The okapi is a giraffid of the Congo rainforest. ".repeat(60);
+    let long = okapi_notes(60);
     fake.reset(
         json!({"chunk_chars": 12, "chunk_delay_ms": 40,
                "steps": [{"text": long, "usage": usage(23_000, 900)}]}),
@@ -74,7 +74,7 @@ async fn a_restarted_app_shows_the_same_conversation_notices_and_usage() -> Resu
     );
     app.type_and_enter("prompt-input", "Tell me all about okapis")
         .await?;
-    app.wait_for_last_text("message-model", "streams", |t| t.contains("okapi"))
+    app.wait_for_last_text("message-model", "streams", |t| t.contains("Okapi note"))
         .await?;
     app.click("cancel").await?;
     app.wait_for_any_text("notice", "says it was stopped", |t| t == "Cancelled.")
