@@ -80,3 +80,22 @@ pub fn okapi_notes(n: u32) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+/// `n` paragraphs, each different all along (numbers every few words), so the core's loop
+/// detection does not take them for a model repeating itself.
+pub fn paragraphs(prefix: &str, n: usize) -> String {
+    (0..n)
+        .map(|i| {
+            format!(
+                "{prefix} paragraph {i}: rows {} and {}, cols {} to {}, sum {}, id {}.",
+                i * 7 + 3,
+                i * 11 + 5,
+                i * 13 + 1,
+                i * 17 + 9,
+                i * 19 + 2,
+                i * 23 + 4
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}

@@ -45,7 +45,7 @@ mod xvfb;
 
 pub use app::App;
 pub use connected::E2E_MODEL;
-pub use helpers::{function_responses, okapi_notes};
+pub use helpers::{function_responses, okapi_notes, paragraphs};
 pub use notifications::{Notifications, Shown};
 pub use page::testid;
 pub use paths::{app_binary, target_dir};

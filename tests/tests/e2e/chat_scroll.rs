@@ -7,7 +7,7 @@
 //! Test ids: `scroller`, `message-model` (`data-streaming`), `jump-to-latest`, `turn-footer`.
 
 use anyhow::{Context, Result, ensure};
-use gd_e2e::App;
+use gd_e2e::{App, paragraphs};
 use gd_fake_gemini::FakeGemini;
 use gd_fake_gemini::fixtures::copy_peer_workspace;
 use serde_json::{Value, json};
@@ -84,25 +84,6 @@ async fn pointer_over_list(app: &App) -> Result<()> {
     app.x11("xdotool", &["mousemove", "--window", &window, &x, &y])
         .await?;
     Ok(())
-}
-
-/// `n` paragraphs, each different all along (numbers every few words), so the core's loop
-/// detection does not take them for a model repeating itself.
-fn paragraphs(prefix: &str, n: usize) -> String {
-    (0..n)
-        .map(|i| {
-            format!(
-                "{prefix} paragraph {i}: rows {} and {}, cols {} to {}, sum {}, id {}.",
-                i * 7 + 3,
-                i * 11 + 5,
-                i * 13 + 1,
-                i * 17 + 9,
-                i * 19 + 2,
-                i * 23 + 4
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n\n")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

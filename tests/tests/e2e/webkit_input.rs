@@ -34,31 +34,12 @@
 use std::path::Path;
 
 use anyhow::{Context, Result, ensure};
-use gd_e2e::App;
+use gd_e2e::{App, paragraphs};
 use gd_fake_gemini::FakeGemini;
 use gd_fake_gemini::fixtures::copy_peer_workspace;
 use serde_json::{Value, json};
 
 // ----- Following the stream (item 5) ----------------------------------------------------------
-
-/// `n` paragraphs, each different all along (numbers every few words), so the core's loop
-/// detection does not take them for a model repeating itself.
-fn paragraphs(prefix: &str, n: usize) -> String {
-    (0..n)
-        .map(|i| {
-            format!(
-                "{prefix} paragraph {i}: rows {} and {}, cols {} to {}, sum {}, id {}.",
-                i * 7 + 3,
-                i * 11 + 5,
-                i * 13 + 1,
-                i * 17 + 9,
-                i * 19 + 2,
-                i * 23 + 4
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n\n")
-}
 
 /// How far the view is from the end of the list, in px.
 async fn from_bottom(app: &App) -> Result<f64> {

@@ -79,12 +79,7 @@ export class Confirmation {
       // still be arriving: WebKit hands a busy page its queued key events one at a time and a
       // click can overtake them (issue 34: "# edited by hand" was written as "# ed by hand").
       // So the diff is of the text as it is once it comes back: compare again until it is.
-      let text: string;
-      let computed: SideBySideDiff;
-      do {
-        text = this.edited;
-        computed = await diff(this.details.original, text);
-      } while (this.editing && text !== this.edited);
+      const computed = await this.diffCurrent(diff, this.details.original, () => this.editing);
       // Discarded (Esc) meanwhile: nothing to show.
       if (!this.editing) return;
       this.editedDiff = computed;
@@ -125,17 +120,26 @@ export class Confirmation {
     return true;
   }
 
+  /**
+   * The diff of the user's version as it is when the diff comes back: keys may change it while
+   * one is computed, so it is compared again until it is current (or `wanted` says to stop).
+   */
+  private async diffCurrent(diff: Differ, original: string | null, wanted: () => boolean): Promise<SideBySideDiff> {
+    let text: string;
+    let computed: SideBySideDiff;
+    do {
+      text = this.edited;
+      computed = await diff(original, text);
+    } while (wanted() && text !== this.edited);
+    return computed;
+  }
+
   /** The diff of the user's version again, once late keys changed it (until it is current). */
   private async compareLate(diff: Differ): Promise<void> {
     if (this.lateComparing || this.details.type !== "edit") return;
     this.lateComparing = true;
     try {
-      let text: string;
-      let computed: SideBySideDiff;
-      do {
-        text = this.edited;
-        computed = await diff(this.details.original, text);
-      } while (text !== this.edited);
+      const computed = await this.diffCurrent(diff, this.details.original, () => true);
       if (this.editing || !this.editedDiff) return;
       this.editedDiff = computed;
       this.review?.reset(computed);

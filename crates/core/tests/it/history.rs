@@ -443,17 +443,6 @@ async fn open_for_launch_starts_a_new_recording_or_resumes_a_stored_one() {
     );
 }
 
-/// The answer text the events showed.
-fn shown_text(events: &[Event]) -> String {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::ContentDelta { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
 /// The stored turn ends of a session, oldest first.
 fn turn_ends(store: &Store, session_id: &str) -> Vec<gd_protocol::TurnEndRecord> {
     store
@@ -502,7 +491,7 @@ async fn an_answer_stopped_mid_stream_is_kept_with_its_turn_end() {
         }
     }
     assert_eq!(status(&events), TurnStatus::Cancelled);
-    let shown = shown_text(&events);
+    let shown = text(&events);
     assert!(
         !shown.is_empty() && shown.len() < long.len(),
         "stopped mid-stream"
