@@ -66,6 +66,7 @@ fn main() {
     }
 
     write_command_set(manifest_dir, COMMANDS);
+    println!("cargo:rustc-env=GD_COMMIT={}", commit(root));
 
     let attributes = tauri_build::Attributes::new()
         .config_path(&config)
@@ -104,6 +105,44 @@ fn predate_own_output(dir: &Path) {
             let _ = file.set_modified(before);
         }
     }
+}
+
+/// The commit the app is built from, for `--version` and the About view: `GD_COMMIT` when the
+/// build names one (a package built from a source tarball, which has no `.git`), else the
+/// checkout's `HEAD` (12 hex digits), else `unknown`.
+///
+/// Cargo reruns this script when `HEAD` or the branch it points to moves, so a commit is never
+/// shown for a binary built from another one; that costs re-linking the app once per commit.
+fn commit(root: &Path) -> String {
+    println!("cargo:rerun-if-env-changed=GD_COMMIT");
+    if let Ok(commit) = std::env::var("GD_COMMIT")
+        && !commit.trim().is_empty()
+    {
+        return commit.trim().to_owned();
+    }
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .output()
+            .ok()
+            .filter(|out| out.status.success())
+            .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    };
+    // Worktrees keep HEAD in their own git folder and the branches in the common one: ask git
+    // where each file is rather than assuming `.git/HEAD`.
+    let watched = [
+        git(&["rev-parse", "--git-path", "HEAD"]),
+        git(&["symbolic-ref", "-q", "HEAD"]).and_then(|branch| git(&["rev-parse", "--git-path", &branch])),
+        git(&["rev-parse", "--git-path", "packed-refs"]),
+    ];
+    for path in watched.into_iter().flatten() {
+        let path = root.join(path);
+        if path.exists() {
+            println!("cargo:rerun-if-changed={}", path.display());
+        }
+    }
+    git(&["rev-parse", "--short=12", "HEAD"]).unwrap_or_else(|| "unknown".to_owned())
 }
 
 /// Where [`write_command_set`] writes the set (git-ignored; tauri-build reads `permissions/`).

@@ -26,6 +26,83 @@ pub enum ArgsError {
     WorkspaceNotADirectory { path: PathBuf },
 }
 
+/// What a command line asks for instead of a window: it is answered on stdout and the process
+/// exits, before anything else starts (in particular before the single-instance plugin, which
+/// would otherwise hand `--version` to an app already running).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InfoRequest {
+    /// `--version` / `-V`: [`version_line`].
+    Version,
+    /// `--help` / `-h`: [`help_text`].
+    Help,
+}
+
+impl InfoRequest {
+    /// The first `--version`/`-V`/`--help`/`-h` before `--` in `args` (without the program
+    /// name), if any.
+    pub fn find<I>(args: I) -> Option<Self>
+    where
+        I: IntoIterator<Item = OsString>,
+    {
+        for arg in args {
+            match arg.to_str() {
+                Some("--") => return None,
+                Some("--version" | "-V") => return Some(Self::Version),
+                Some("--help" | "-h") => return Some(Self::Help),
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// What the process prints for the request.
+    pub fn text(self) -> String {
+        match self {
+            Self::Version => version_line(),
+            Self::Help => help_text(),
+        }
+    }
+}
+
+/// `gemini-desktop <version> (<commit>)`: the commit is build.rs's `GD_COMMIT`.
+pub fn version_line() -> String {
+    format!(
+        "gemini-desktop {} ({})",
+        env!("CARGO_PKG_VERSION"),
+        env!("GD_COMMIT")
+    )
+}
+
+/// The app's `--help` (the man page, packaging/man/gemini-desktop.1, says the same at length).
+pub fn help_text() -> String {
+    format!(
+        "{version}
+A desktop coding agent for Google Gemini.
+
+Usage: gemini-desktop [OPTIONS] [FOLDER]
+
+Opens the app on FOLDER (default: the current directory). When the app is already running,
+FOLDER is handed to it and this process exits.
+
+Options:
+  -h, --help     Print this help and exit
+  -V, --version  Print the version and commit and exit
+
+Environment:
+  GEMINI_API_KEY                   The Gemini API key (also read from .env files, as Gemini CLI
+                                   does); without credentials the app opens on its sign-in screen
+  GEMINI_DESKTOP_GPU=1             Keep WebKitGTK's GPU compositing on (off by default)
+  WEBKIT_DISABLE_COMPOSITING_MODE  Set explicitly, wins over GEMINI_DESKTOP_GPU
+
+Files:
+  ~/.gemini/settings.json, FOLDER/.gemini/settings.json  Settings, shared with Gemini CLI
+
+The headless agent is gemini-desktop-cli (see gemini-desktop-cli --help).
+",
+        version = version_line()
+    )
+}
+
 impl AppArgs {
     /// Builds the options from this process's command line and current directory.
     pub fn from_env() -> Result<Self, ArgsError> {
@@ -105,6 +182,26 @@ mod tests {
 
     fn args(list: &[&str]) -> Vec<OsString> {
         list.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn version_and_help_are_found_before_the_end_of_options() {
+        assert_eq!(
+            InfoRequest::find(args(&["--version"])),
+            Some(InfoRequest::Version)
+        );
+        assert_eq!(
+            InfoRequest::find(args(&["folder", "-h"])),
+            Some(InfoRequest::Help)
+        );
+        assert_eq!(InfoRequest::find(args(&["--", "--version"])), None);
+        assert_eq!(InfoRequest::find(args(&["--automation", "x"])), None);
+        let line = InfoRequest::Version.text();
+        assert!(
+            line.starts_with(&format!("gemini-desktop {} (", env!("CARGO_PKG_VERSION"))),
+            "{line}"
+        );
+        assert!(InfoRequest::Help.text().contains("Usage: gemini-desktop"));
     }
 
     #[test]

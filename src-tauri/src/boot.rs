@@ -35,6 +35,7 @@ mod tests {
     fn the_script_defines_the_info_as_json_whatever_the_path_holds() {
         let info = AppInfo {
             version: "0.1.0".into(),
+            commit: "0123456789ab".into(),
             workspace: Some("/home/a \"b\"\\c/</script>\u{2028}".into()),
         };
         let script = script(&info);
@@ -43,10 +44,7 @@ mod tests {
         let value: serde_json::Value = serde_json::from_str(&script[start..end]).unwrap();
         assert_eq!(value["version"], "0.1.0");
         assert_eq!(value["workspace"], "/home/a \"b\"\\c/</script>\u{2028}");
-        let none = super::script(&AppInfo {
-            version: "1".into(),
-            workspace: None,
-        });
+        let none = super::script(&AppInfo::new(None));
         assert!(none.contains(r#""workspace":null"#), "{none}");
     }
 }

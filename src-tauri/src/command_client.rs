@@ -137,6 +137,7 @@ fn table(cfg: &Config) -> Vec<Command> {
         crate::commands::AppInfo,
         crate::history::GeminiCliSessionInfo,
         crate::picker::PickerInfo,
+        crate::updates::{UpdateCheck, UpdateDone, UpdateStatus},
         gd_auth::api_key::ApiKeyCheck,
         gd_auth::code_assist::CodeAssistSetup,
         gd_auth::{
@@ -465,9 +466,15 @@ fn signature(source: &str, name: &str) -> Option<Signature> {
 fn every_entry_matches_its_function() {
     let mut problems = Vec::new();
     for command in table(&Config::default()) {
-        let file = manifest_dir()
-            .join("src")
-            .join(format!("{}.rs", command.module));
+        // A module is `src/<module>.rs` or a folder's `src/<module>/mod.rs`.
+        let src = manifest_dir().join("src");
+        let file = [
+            src.join(format!("{}.rs", command.module)),
+            src.join(command.module).join("mod.rs"),
+        ]
+        .into_iter()
+        .find(|file| file.is_file())
+        .unwrap_or_else(|| panic!("no source file for module `{}`", command.module));
         let source = std::fs::read_to_string(&file).unwrap();
         let Some((args, ret)) = signature(&source, command.name) else {
             problems.push(format!(

@@ -18,6 +18,11 @@
 // `AuthErrorReport`); no return type means nothing is returned.
 app_commands! {
     commands::app_info() -> AppInfo;
+    // The About view: version, commit and signed updates.
+    updates::update_status() -> UpdateStatus;
+    updates::update_check() -> UpdateCheck;
+    updates::update_install() -> UpdateDone;
+    updates::app_restart();
     first_paint::ui_ready();
     commands::open_workspace(path: Option<String>) -> Option<String>;
     // A folder picked in the native dialog (an extension to install).

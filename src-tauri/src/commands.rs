@@ -29,19 +29,27 @@ use crate::state::AppState;
 pub struct AppInfo {
     /// The application version.
     pub version: String,
+    /// The commit it was built from (12 hex digits, or `unknown`; build.rs).
+    pub commit: String,
     /// Canonical absolute path of the workspace folder, if any.
     pub workspace: Option<String>,
 }
 
-/// Static information about the running app, shown in the header.
-#[tauri::command]
-pub fn app_info<R: Runtime>(app: AppHandle<R>, state: State<'_, AppState>) -> AppInfo {
-    AppInfo {
-        version: app.package_info().version.to_string(),
-        workspace: state
-            .workspace()
-            .map(|path| path.to_string_lossy().into_owned()),
+impl AppInfo {
+    /// This build's version and commit, with `workspace`.
+    pub fn new(workspace: Option<&std::path::Path>) -> Self {
+        Self {
+            version: env!("CARGO_PKG_VERSION").into(),
+            commit: env!("GD_COMMIT").into(),
+            workspace: workspace.map(|path| path.to_string_lossy().into_owned()),
+        }
     }
+}
+
+/// Static information about the running app, shown in the header and the About view.
+#[tauri::command]
+pub fn app_info(state: State<'_, AppState>) -> AppInfo {
+    AppInfo::new(state.workspace().as_deref())
 }
 
 /// Switches the window to another folder: `path` when given, else the one the user picks in

@@ -20,7 +20,9 @@
 //! - [`logging`]: `tracing` to stderr and to a rolling file in the app's log directory;
 //! - [`renderer`]: WebKitGTK's compositing choice (off unless `GEMINI_DESKTOP_GPU=1`);
 //! - [`first_paint`]: the window starts hidden and is shown at the UI's first paint;
-//! - [`allocator`]: glibc malloc's arenas, capped (memory of the app's own threads).
+//! - [`allocator`]: glibc malloc's arenas, capped (memory of the app's own threads);
+//! - [`updates`]: the About view's version and the signed updates (off until a manifest URL is
+//!   set).
 //!
 //! Plugins (all Tauri 2.x):
 //! - `single-instance`: one app per user session, see [`single_instance`];
@@ -30,7 +32,9 @@
 //! - `dialog`: the native folder picker behind `open_workspace` (used from Rust only);
 //! - `opener`: links in the UI open in the system browser (`plugin:opener|open_url`; the
 //!   capability only allows `http(s)://` URLs with the default browser); Google sign-in's
-//!   authorization URL is opened from Rust (see [`signin`]).
+//!   authorization URL is opened from Rust (see [`signin`]);
+//! - `updater`: checks a signed update manifest and installs the package, driven from Rust by
+//!   [`updates`] (the plugin's own IPC commands are granted to no window).
 
 pub mod allocator;
 pub mod args;
@@ -50,6 +54,7 @@ pub mod settings;
 pub mod signin;
 pub mod single_instance;
 pub mod state;
+pub mod updates;
 pub mod windows;
 pub mod worktrees;
 
@@ -71,6 +76,13 @@ const EXIT_USAGE: i32 = 2;
 
 /// Starts the app and blocks until it exits.
 pub fn run() {
+    if let Some(request) = args::InfoRequest::find(std::env::args_os().skip(1)) {
+        print!("{}", request.text());
+        if request == args::InfoRequest::Version {
+            println!();
+        }
+        return;
+    }
     allocator::configure();
     renderer::configure();
     logging::init();
@@ -99,15 +111,13 @@ pub fn run() {
         )
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
-        .plugin(boot::plugin(&commands::AppInfo {
-            version: env!("CARGO_PKG_VERSION").into(),
-            workspace: launch
-                .workspace
-                .as_ref()
-                .map(|path| path.to_string_lossy().into_owned()),
-        }))
+        .plugin(tauri_plugin_updater::Builder::new().build())
+        .plugin(boot::plugin(&commands::AppInfo::new(
+            launch.workspace.as_deref(),
+        )))
         .manage(AppState::new(launch.clone()))
         .manage(history::History::default())
+        .manage(updates::Updates::default())
         .manage(first_paint::FirstPaint::default())
         .manage(windows::ConversationWindows::default())
         .on_window_event(|window, event| {

@@ -28,9 +28,9 @@ export function inTauri(): boolean {
 export function bootInfo(): AppInfo | null {
   const info = (window as { __GD_BOOT__?: unknown }).__GD_BOOT__;
   if (typeof info !== "object" || info === null) return null;
-  const { version, workspace } = info as Partial<AppInfo>;
+  const { version, commit, workspace } = info as Partial<AppInfo>;
   if (typeof version !== "string" || !(typeof workspace === "string" || workspace === null)) return null;
-  return { version, workspace };
+  return { version, commit: typeof commit === "string" ? commit : "unknown", workspace };
 }
 
 /** A Channel delivering each message to `handler`. */

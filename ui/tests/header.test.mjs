@@ -149,6 +149,7 @@ describe("header", () => {
         skills: "skills-panel",
         extensions: "extensions-panel",
         hooks: "hooks-panel",
+        about: "about-panel",
         settings: "settings-panel",
       };
       await app.tid("panels-open").click();

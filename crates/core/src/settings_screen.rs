@@ -90,6 +90,18 @@ const FIELDS: &[Field] = &[
         effect: SettingEffect::Window,
     },
     Field {
+        key: "update.manifestUrl",
+        label: "Update manifest URL",
+        help: "Where Gemini Desktop asks whether a newer, signed version exists (a Tauri update \
+               manifest, https). Empty: it never asks. User settings only: a folder cannot set \
+               it. Gemini Desktop only.",
+        kind: SettingKind::Text,
+        choices: &[],
+        placeholder: Some("https://example.org/gemini-desktop/latest.json"),
+        applies: "Checked at once, then at every start.",
+        effect: SettingEffect::Window,
+    },
+    Field {
         key: "context.fileName",
         label: "Context file names",
         help: "The instruction files read into the system prompt, comma-separated.",
@@ -401,6 +413,8 @@ pub fn default_value(key: &str) -> Value {
         "general.defaultApprovalMode" => Value::String("default".to_owned()),
         "ui.theme" => Value::String("system".to_owned()),
         "ui.desktopNotifications" => Value::String("all".to_owned()),
+        // No URL: the app never asks anyone about updates until the user sets one.
+        "update.manifestUrl" => Value::String(String::new()),
         "context.fileName" => Value::Array(vec![Value::String(
             crate::memory::DEFAULT_CONTEXT_FILE_NAME.to_owned(),
         )]),
@@ -466,6 +480,10 @@ pub fn check_value(key: &str, value: &Value) -> Result<(), SettingsScreenError> 
         {
             invalid("A model name has no spaces, e.g. gemini-2.5-pro.")
         }
+        ("update.manifestUrl", Value::String(url)) if !is_manifest_url(url) => invalid(
+            "Write the manifest's full address, starting with https:// (http:// only for this \
+             machine's own test servers).",
+        ),
         ("context.fileName", Value::String(name)) => check_file_names(&[name]),
         ("context.fileName", Value::Array(names)) => {
             let strings: Option<Vec<&String>> = names
@@ -521,6 +539,18 @@ pub fn check_value(key: &str, value: &Value) -> Result<(), SettingsScreenError> 
         }
         _ => Ok(()),
     }
+}
+
+/// An `http(s)://host/...` address with no spaces (the updater refuses plain http in a release
+/// build; a debug build allows it for tests against a local server).
+fn is_manifest_url(url: &str) -> bool {
+    let url = url.trim();
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"));
+    rest.is_some_and(|rest| {
+        !rest.is_empty() && !rest.starts_with('/') && !rest.contains(char::is_whitespace)
+    })
 }
 
 /// `24h`, `30d`, `2w`, `6m` and at least a day (Gemini CLI 0.61's
@@ -588,6 +618,12 @@ pub fn write(
     let path = key_path(key);
     if path.is_empty() {
         return Err(SettingsScreenError::Invalid("No setting named.".into()));
+    }
+    if scope == SettingsScope::Workspace && key == "update.manifestUrl" {
+        return Err(SettingsScreenError::File(
+            "Where updates come from is a user setting: a folder's settings cannot choose it."
+                .into(),
+        ));
     }
     if scope == SettingsScope::Workspace && !decide(workspace, home).0.is_trusted() {
         return Err(SettingsScreenError::File(

@@ -103,6 +103,41 @@ fn keys_of_0_61_are_checked() {
 }
 
 #[test]
+fn the_update_manifest_url_is_checked_and_only_a_user_setting() {
+    for good in ["https://example.org/latest.json", "http://127.0.0.1:8080/m.json"] {
+        assert!(check_value("update.manifestUrl", &json!(good)).is_ok(), "{good}");
+    }
+    for bad in ["example.org/latest.json", "ftp://x/y", "https://", "https:///x", "https://a b"] {
+        assert!(check_value("update.manifestUrl", &json!(bad)).is_err(), "{bad}");
+    }
+    assert_eq!(default_value("update.manifestUrl"), json!(""));
+    let home = tempfile::tempdir().unwrap();
+    let workspace = home.path().join("project");
+    std::fs::create_dir_all(&workspace).unwrap();
+    let url = json!("https://example.org/latest.json");
+    let err = write(
+        &workspace,
+        Some(home.path()),
+        SettingsScope::Workspace,
+        "update.manifestUrl",
+        Some(&url),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("user setting"), "{err}");
+    assert!(!workspace.join(".gemini/settings.json").exists());
+    write(
+        &workspace,
+        Some(home.path()),
+        SettingsScope::User,
+        "update.manifestUrl",
+        Some(&url),
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(home.path().join(".gemini/settings.json")).unwrap();
+    assert!(text.contains("https://example.org/latest.json"), "{text}");
+}
+
+#[test]
 fn legacy_tools_are_checked() {
     assert!(check_value("tools.legacy", &json!(["save_memory", "read_many_files"])).is_ok());
     let err = check_value("tools.legacy", &json!(["save_memory", "shell"])).unwrap_err();

@@ -93,6 +93,9 @@ pub enum CommandErrorKind {
     NoWorkspace,
     /// The session id is unknown or the session has ended.
     UnknownSession,
+    /// An update could not be checked, verified or installed; the message says why, and
+    /// nothing was changed.
+    Update,
 }
 
 impl CommandError {

@@ -34,6 +34,7 @@ mod subagents;
 mod tool_cards;
 mod topics;
 mod turn_review;
+mod updater;
 mod usage_meter;
 mod webkit_input;
 mod worktrees;

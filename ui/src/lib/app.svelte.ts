@@ -14,6 +14,7 @@ import { Conversation, type ConversationHost } from "./conversation.svelte";
 import { HistoryBrowser } from "./history.svelte";
 import { SettingsStore } from "./settings.svelte";
 import { applyTheme, themeChoice } from "./theme";
+import { UpdatesStore } from "./updates.svelte";
 
 export class AppController {
   /** "loading" until app_info answered; then "true", or "error" (mirrored on <body data-ready>). */
@@ -80,6 +81,9 @@ export class AppController {
       await this.session.submit({ type: "mcp_set_server_enabled", name, enabled });
     },
   });
+
+  /** The About view and the update notice (off until a manifest URL is set). */
+  readonly updates = new UpdatesStore();
 
   constructor() {
     const first = new Conversation(this.host, null);
@@ -173,6 +177,8 @@ export class AppController {
     }
     void this.auth.refresh();
     void this.loadTheme();
+    // Only the main window asks about updates (once per start, and only when the user set where).
+    if (!this.detached) void this.updates.start();
     if (this.detached) {
       // A conversation window: take the moved session over (a new one if it is gone). Its
       // notifications call this window back (attention.rs answers the window that asks).
@@ -422,6 +428,7 @@ export class AppController {
       case "window":
         if (field.key === "ui.theme") this.setTheme(value);
         if (field.key === "ui.desktopNotifications") this.attention.setMode(value);
+        if (field.key === "update.manifestUrl") void this.updates.checkNow();
         return;
       case "session": {
         if (field.key !== "general.defaultApprovalMode") return;

@@ -99,6 +99,14 @@ export const PANELS: readonly PanelEntry[] = [
     open: (app) => app.hooks.show(),
   },
   {
+    id: "about",
+    label: "About",
+    what: "Version, commit and updates",
+    key: "",
+    isOpen: (app) => app.updates.open,
+    open: (app) => app.updates.show(),
+  },
+  {
     id: "settings",
     label: "Settings",
     what: "Settings files, theme, model and more",

@@ -9,6 +9,10 @@ export type AppInfo = {
  */
 version: string, 
 /**
+ * The commit it was built from (12 hex digits, or `unknown`; build.rs).
+ */
+commit: string, 
+/**
  * Canonical absolute path of the workspace folder, if any.
  */
 workspace: string | null, };

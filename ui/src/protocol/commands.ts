@@ -40,6 +40,9 @@ import type { SignOutReport } from "./SignOutReport";
 import type { StoredMessage } from "./StoredMessage";
 import type { TrustInfo } from "./TrustInfo";
 import type { TrustLevel } from "./TrustLevel";
+import type { UpdateCheck } from "./UpdateCheck";
+import type { UpdateDone } from "./UpdateDone";
+import type { UpdateStatus } from "./UpdateStatus";
 import type { VertexInput } from "./VertexInput";
 import type { Worktree } from "./Worktree";
 import type { WorktreeDiff } from "./WorktreeDiff";
@@ -53,6 +56,22 @@ export const commands = {
   /** `app_info` (src-tauri/src/commands.rs). */
   appInfo(): Promise<AppInfo> {
     return invoke("app_info");
+  },
+  /** `update_status` (src-tauri/src/updates.rs). */
+  updateStatus(): Promise<UpdateStatus> {
+    return invoke("update_status");
+  },
+  /** `update_check` (src-tauri/src/updates.rs). */
+  updateCheck(): Promise<UpdateCheck> {
+    return invoke("update_check");
+  },
+  /** `update_install` (src-tauri/src/updates.rs). */
+  updateInstall(): Promise<UpdateDone> {
+    return invoke("update_install");
+  },
+  /** `app_restart` (src-tauri/src/updates.rs). */
+  appRestart(): Promise<void> {
+    return invoke("app_restart");
   },
   /** `ui_ready` (src-tauri/src/first_paint.rs). */
   uiReady(): Promise<void> {

@@ -10,6 +10,14 @@ import { mockIPC } from "@tauri-apps/api/mocks";
 interface MockConfig {
   appInfo?: { version: string; workspace: string | null };
   appInfoError?: unknown;
+  /** The update commands' answers (updates are off when unset). */
+  updates?: {
+    manifestUrl?: string;
+    check?: unknown;
+    checkError?: string;
+    done?: unknown;
+    installError?: string;
+  };
   session?: Record<string, unknown>;
   startError?: unknown;
   models?: { name: string; display_name: string }[];
@@ -374,7 +382,24 @@ mockIPC(async (cmd, args) => {
   switch (cmd) {
     case "app_info":
       if (config.appInfoError) throw config.appInfoError;
-      return { version: config.appInfo?.version ?? "0.1.0", workspace };
+      return { version: config.appInfo?.version ?? "0.1.0", commit: "0123456789ab", workspace };
+    // Updates: off unless a test sets `config.updates` (what update_status/check/install answer).
+    case "update_status":
+      return {
+        version: config.appInfo?.version ?? "0.1.0",
+        commit: "0123456789ab",
+        manifestUrl: config.updates?.manifestUrl ?? null,
+        suggestedUrl: null,
+        canVerify: true,
+        install: { kind: "download" },
+        problem: null,
+      };
+    case "update_check":
+      if (config.updates?.checkError) throw { kind: "update", message: config.updates.checkError };
+      return config.updates?.check ?? { kind: "off" };
+    case "update_install":
+      if (config.updates?.installError) throw { kind: "update", message: config.updates.installError };
+      return config.updates?.done;
     case "start_session": {
       const channel = (args as { onEvent: { id: number } }).onEvent.id;
       channels.push(channel);
