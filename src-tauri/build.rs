@@ -133,7 +133,8 @@ fn commit(root: &Path) -> String {
     // where each file is rather than assuming `.git/HEAD`.
     let watched = [
         git(&["rev-parse", "--git-path", "HEAD"]),
-        git(&["symbolic-ref", "-q", "HEAD"]).and_then(|branch| git(&["rev-parse", "--git-path", &branch])),
+        git(&["symbolic-ref", "-q", "HEAD"])
+            .and_then(|branch| git(&["rev-parse", "--git-path", &branch])),
         git(&["rev-parse", "--git-path", "packed-refs"]),
     ];
     for path in watched.into_iter().flatten() {

@@ -55,26 +55,22 @@ impl InfoRequest {
         None
     }
 
-    /// What the process prints for the request.
-    pub fn text(self) -> String {
+    /// What the process prints for the request; `version` is the app's.
+    pub fn text(self, version: &str) -> String {
         match self {
-            Self::Version => version_line(),
-            Self::Help => help_text(),
+            Self::Version => version_line(version),
+            Self::Help => help_text(version),
         }
     }
 }
 
 /// `gemini-desktop <version> (<commit>)`: the commit is build.rs's `GD_COMMIT`.
-pub fn version_line() -> String {
-    format!(
-        "gemini-desktop {} ({})",
-        env!("CARGO_PKG_VERSION"),
-        env!("GD_COMMIT")
-    )
+pub fn version_line(version: &str) -> String {
+    format!("gemini-desktop {version} ({})", env!("GD_COMMIT"))
 }
 
 /// The app's `--help` (the man page, packaging/man/gemini-desktop.1, says the same at length).
-pub fn help_text() -> String {
+pub fn help_text(version: &str) -> String {
     format!(
         "{version}
 A desktop coding agent for Google Gemini.
@@ -99,7 +95,7 @@ Files:
 
 The headless agent is gemini-desktop-cli (see gemini-desktop-cli --help).
 ",
-        version = version_line()
+        version = version_line(version)
     )
 }
 
@@ -196,12 +192,13 @@ mod tests {
         );
         assert_eq!(InfoRequest::find(args(&["--", "--version"])), None);
         assert_eq!(InfoRequest::find(args(&["--automation", "x"])), None);
-        let line = InfoRequest::Version.text();
+        let line = InfoRequest::Version.text("1.2.3");
+        assert!(line.starts_with("gemini-desktop 1.2.3 ("), "{line}");
         assert!(
-            line.starts_with(&format!("gemini-desktop {} (", env!("CARGO_PKG_VERSION"))),
-            "{line}"
+            InfoRequest::Help
+                .text("1.2.3")
+                .contains("Usage: gemini-desktop")
         );
-        assert!(InfoRequest::Help.text().contains("Usage: gemini-desktop"));
     }
 
     #[test]

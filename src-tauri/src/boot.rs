@@ -44,7 +44,7 @@ mod tests {
         let value: serde_json::Value = serde_json::from_str(&script[start..end]).unwrap();
         assert_eq!(value["version"], "0.1.0");
         assert_eq!(value["workspace"], "/home/a \"b\"\\c/</script>\u{2028}");
-        let none = super::script(&AppInfo::new(None));
+        let none = super::script(&AppInfo::new("1", None));
         assert!(none.contains(r#""workspace":null"#), "{none}");
     }
 }

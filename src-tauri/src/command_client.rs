@@ -191,6 +191,18 @@ fn names(ts: &str, ident: &str) -> bool {
         .any(|word| word == ident)
 }
 
+/// A module's source: `src/<module>.rs`, or a folder's `src/<module>/mod.rs`.
+fn module_file(module: &str) -> PathBuf {
+    let src = manifest_dir().join("src");
+    [
+        src.join(format!("{module}.rs")),
+        src.join(module).join("mod.rs"),
+    ]
+    .into_iter()
+    .find(|file| file.is_file())
+    .unwrap_or_else(|| panic!("no source file for module `{module}`"))
+}
+
 /// The text of `commands.ts`.
 fn render(commands: &[Command]) -> String {
     // TS name -> import path (relative to ui/src/protocol, without extension).
@@ -219,9 +231,12 @@ fn render(commands: &[Command]) -> String {
             .ret
             .as_ref()
             .map_or("void", |(_, ts)| ts.ts.as_str());
+        let file = module_file(command.module);
+        let file = file.strip_prefix(manifest_dir()).unwrap_or(&file);
         body.push_str(&format!(
-            "  /** `{}` (src-tauri/src/{}.rs). */\n",
-            command.name, command.module
+            "  /** `{}` (src-tauri/{}). */\n",
+            command.name,
+            file.display()
         ));
         if command.args.is_empty() {
             body.push_str(&format!(
@@ -466,15 +481,7 @@ fn signature(source: &str, name: &str) -> Option<Signature> {
 fn every_entry_matches_its_function() {
     let mut problems = Vec::new();
     for command in table(&Config::default()) {
-        // A module is `src/<module>.rs` or a folder's `src/<module>/mod.rs`.
-        let src = manifest_dir().join("src");
-        let file = [
-            src.join(format!("{}.rs", command.module)),
-            src.join(command.module).join("mod.rs"),
-        ]
-        .into_iter()
-        .find(|file| file.is_file())
-        .unwrap_or_else(|| panic!("no source file for module `{}`", command.module));
+        let file = module_file(command.module);
         let source = std::fs::read_to_string(&file).unwrap();
         let Some((args, ret)) = signature(&source, command.name) else {
             problems.push(format!(

@@ -36,10 +36,10 @@ pub struct AppInfo {
 }
 
 impl AppInfo {
-    /// This build's version and commit, with `workspace`.
-    pub fn new(workspace: Option<&std::path::Path>) -> Self {
+    /// `version` (the app's, `PackageInfo::version`), this build's commit, and `workspace`.
+    pub fn new(version: &str, workspace: Option<&std::path::Path>) -> Self {
         Self {
-            version: env!("CARGO_PKG_VERSION").into(),
+            version: version.into(),
             commit: env!("GD_COMMIT").into(),
             workspace: workspace.map(|path| path.to_string_lossy().into_owned()),
         }
@@ -48,8 +48,11 @@ impl AppInfo {
 
 /// Static information about the running app, shown in the header and the About view.
 #[tauri::command]
-pub fn app_info(state: State<'_, AppState>) -> AppInfo {
-    AppInfo::new(state.workspace().as_deref())
+pub fn app_info<R: Runtime>(app: AppHandle<R>, state: State<'_, AppState>) -> AppInfo {
+    AppInfo::new(
+        &app.package_info().version.to_string(),
+        state.workspace().as_deref(),
+    )
 }
 
 /// Switches the window to another folder: `path` when given, else the one the user picks in

@@ -76,8 +76,12 @@ const EXIT_USAGE: i32 = 2;
 
 /// Starts the app and blocks until it exits.
 pub fn run() {
+    // The version is the bundle's (tauri.conf.json's `version` when set, else the crate's): the
+    // one the updater compares and the package manager knows.
+    let context = tauri::generate_context!("../tauri.conf.json");
+    let version = context.package_info().version.to_string();
     if let Some(request) = args::InfoRequest::find(std::env::args_os().skip(1)) {
-        print!("{}", request.text());
+        print!("{}", request.text(&version));
         if request == args::InfoRequest::Version {
             println!();
         }
@@ -113,6 +117,7 @@ pub fn run() {
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_updater::Builder::new().build())
         .plugin(boot::plugin(&commands::AppInfo::new(
+            &version,
             launch.workspace.as_deref(),
         )))
         .manage(AppState::new(launch.clone()))
@@ -134,7 +139,7 @@ pub fn run() {
                 Err(error) => tracing::warn!(%error, "no log directory"),
             }
             tracing::info!(
-                version = env!("CARGO_PKG_VERSION"),
+                version = %app.package_info().version,
                 workspace = ?launch.workspace,
                 "starting Gemini Desktop"
             );
@@ -143,7 +148,7 @@ pub fn run() {
             Ok(())
         })
         .invoke_handler(include!("command_list.rs"))
-        .run(tauri::generate_context!("../tauri.conf.json"));
+        .run(context);
     if let Err(error) = result {
         tracing::error!("Gemini Desktop failed: {error}");
         std::process::exit(1);

@@ -45,6 +45,18 @@ describe("updates", () => {
     await app.close();
   });
 
+  test("the URL a release suggests is used only once accepted, into the user's settings", async () => {
+    const url = "https://example.org/gemini-desktop/latest.json";
+    const app = await env.open({ viewport: { width: 1100, height: 760 }, config: { updates: { suggestedUrl: url } } });
+    await openAbout(app);
+    await app.tid("about-accept-url").waitFor();
+    assert.ok(!app.calls.some((c) => c.cmd === "update_check"), "nothing asked before accepting");
+    await app.tid("about-accept-url").click();
+    const set = await app.waitForCall("settings_set");
+    assert.deepEqual(set.args, { scope: "user", key: "update.manifestUrl", value: url });
+    await app.close();
+  });
+
   test("with a URL, the start checks and the notice offers the version with its notes", async () => {
     for (const [install, label] of [
       [{ kind: "download" }, "Download 0.2.0"],

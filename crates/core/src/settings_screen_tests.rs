@@ -104,11 +104,26 @@ fn keys_of_0_61_are_checked() {
 
 #[test]
 fn the_update_manifest_url_is_checked_and_only_a_user_setting() {
-    for good in ["https://example.org/latest.json", "http://127.0.0.1:8080/m.json"] {
-        assert!(check_value("update.manifestUrl", &json!(good)).is_ok(), "{good}");
+    for good in [
+        "https://example.org/latest.json",
+        "http://127.0.0.1:8080/m.json",
+    ] {
+        assert!(
+            check_value("update.manifestUrl", &json!(good)).is_ok(),
+            "{good}"
+        );
     }
-    for bad in ["example.org/latest.json", "ftp://x/y", "https://", "https:///x", "https://a b"] {
-        assert!(check_value("update.manifestUrl", &json!(bad)).is_err(), "{bad}");
+    for bad in [
+        "example.org/latest.json",
+        "ftp://x/y",
+        "https://",
+        "https:///x",
+        "https://a b",
+    ] {
+        assert!(
+            check_value("update.manifestUrl", &json!(bad)).is_err(),
+            "{bad}"
+        );
     }
     assert_eq!(default_value("update.manifestUrl"), json!(""));
     let home = tempfile::tempdir().unwrap();

@@ -56,9 +56,9 @@ pub fn check_failed(error: &Error, url: &str) -> String {
             "The update server at {url} did not answer with an update manifest (an error \
              status or no answer). {NOTHING_CHANGED}"
         ),
-        Error::Serialization(e) => format!(
-            "The update manifest at {url} is not valid: {e}. {NOTHING_CHANGED}"
-        ),
+        Error::Serialization(e) => {
+            format!("The update manifest at {url} is not valid: {e}. {NOTHING_CHANGED}")
+        }
         Error::TargetNotFound(target) => format!(
             "The update manifest at {url} has no package for this system ({target}). \
              {NOTHING_CHANGED}"
@@ -68,10 +68,13 @@ pub fn check_failed(error: &Error, url: &str) -> String {
              {NOTHING_CHANGED}",
             targets.join(", ")
         ),
-        Error::InsecureTransportProtocol => format!(
-            "The update manifest URL must use https ({url} does not). {NOTHING_CHANGED}"
+        Error::InsecureTransportProtocol => {
+            format!("The update manifest URL must use https ({url} does not). {NOTHING_CHANGED}")
+        }
+        other => format!(
+            "The update check at {url} failed: {}. {NOTHING_CHANGED}",
+            chain(other)
         ),
-        other => format!("The update check at {url} failed: {}. {NOTHING_CHANGED}", chain(other)),
     }
 }
 
@@ -104,9 +107,7 @@ pub fn install_failed(error: &Error) -> String {
              {NOTHING_CHANGED}"
         ),
         Error::DebInstallFailed | Error::PackageInstallFailed | Error::InvalidUpdaterFormat => {
-            format!(
-                "The package manager could not install the update ({error}). {NOTHING_CHANGED}"
-            )
+            format!("The package manager could not install the update ({error}). {NOTHING_CHANGED}")
         }
         other => format!("The update failed: {}. {NOTHING_CHANGED}", chain(other)),
     }
@@ -150,8 +151,14 @@ mod tests {
             announced: "9.0.0".into(),
         });
         assert!(signature.contains("is for version 0.1.1"), "{signature}");
-        let missing = check_failed(&Error::TargetsNotFound(vec!["linux-x86_64-deb".into()]), "u");
-        assert!(missing.contains("no package for this system (linux-x86_64-deb)"), "{missing}");
+        let missing = check_failed(
+            &Error::TargetsNotFound(vec!["linux-x86_64-deb".into()]),
+            "u",
+        );
+        assert!(
+            missing.contains("no package for this system (linux-x86_64-deb)"),
+            "{missing}"
+        );
         for message in [
             signature,
             missing,

@@ -12,9 +12,10 @@
 //! downloaded bytes before they are written anywhere.
 //!
 //! What each kind of build gets (`tauri::utils::platform::bundle_type`, which the bundler
-//! writes into the binary):
+//! writes into the binary, and the package manager owning the executable: [`install_way`]):
 //! - installed from the `.deb` or `.rpm`: the verified package is installed with
-//!   `dpkg -i`/`rpm -U` through pkexec (or sudo), and the app offers to restart;
+//!   `dpkg -i`/`rpm -U` through pkexec (or a graphical sudo prompt, or sudo), and the app offers
+//!   to restart;
 //! - anything else (a source build, `scripts/run-app.sh`): the verified package is saved in the
 //!   Downloads folder and shown with its SHA-256 and its link, for the user to install.
 
@@ -95,8 +96,12 @@ pub enum UpdateCheck {
     /// No manifest URL is set: nothing was asked.
     Off,
     /// The manifest offers this version.
-    UpToDate { version: String },
-    Available { offer: UpdateOffer },
+    UpToDate {
+        version: String,
+    },
+    Available {
+        offer: UpdateOffer,
+    },
 }
 
 /// What an install did.
@@ -122,21 +127,47 @@ fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
+/// How this build takes an update, decided once per run.
+///
+/// The bundle type the bundler wrote into the binary is not enough: `tauri build` writes it into
+/// `target/<profile>/gemini-desktop` in place, so a binary run from the build tree after
+/// `scripts/package.sh` says "deb" (or "rpm") too. A package install is offered only when the
+/// package manager also owns the running executable; anything else gets the verified download.
 fn install_way() -> UpdateInstall {
-    let format = match tauri::utils::platform::bundle_type() {
-        Some(BundleType::Deb) => "deb",
-        Some(BundleType::Rpm) => "rpm",
-        Some(BundleType::AppImage) => "appimage",
-        _ => return UpdateInstall::Download,
-    };
-    UpdateInstall::Package {
-        format: format.to_owned(),
-    }
+    static WAY: std::sync::OnceLock<UpdateInstall> = std::sync::OnceLock::new();
+    WAY.get_or_init(|| {
+        let exe = std::env::current_exe().ok();
+        let owned = |query: &[&str]| {
+            exe.as_ref().is_some_and(|exe| {
+                std::process::Command::new(query[0])
+                    .args(&query[1..])
+                    .arg(exe)
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .status()
+                    .is_ok_and(|status| status.success())
+            })
+        };
+        let format = match tauri::utils::platform::bundle_type() {
+            Some(BundleType::Deb) if owned(&["dpkg-query", "-S"]) => "deb",
+            Some(BundleType::Rpm) if owned(&["rpm", "-qf"]) => "rpm",
+            // The updater replaces the AppImage file the app runs from.
+            Some(BundleType::AppImage) if std::env::var_os("APPIMAGE").is_some() => "appimage",
+            bundle => {
+                tracing::debug!(?bundle, ?exe, "not run from an installed package");
+                return UpdateInstall::Download;
+            }
+        };
+        UpdateInstall::Package {
+            format: format.to_owned(),
+        }
+    })
+    .clone()
 }
 
 /// Version, commit, and where updates would come from.
 #[tauri::command]
-pub async fn update_status() -> Result<UpdateStatus, CommandError> {
+pub async fn update_status<R: Runtime>(app: AppHandle<R>) -> Result<UpdateStatus, CommandError> {
     let home = home_dir();
     let url = tauri::async_runtime::spawn_blocking(move || {
         source::manifest_url(home.as_deref(), &process_env)
@@ -148,7 +179,7 @@ pub async fn update_status() -> Result<UpdateStatus, CommandError> {
         Err(error) => (None, Some(error.to_string())),
     };
     Ok(UpdateStatus {
-        version: env!("CARGO_PKG_VERSION").into(),
+        version: app.package_info().version.to_string(),
         commit: env!("GD_COMMIT").into(),
         manifest_url,
         suggested_url: source::suggested_url().map(str::to_owned),
@@ -181,7 +212,9 @@ pub async fn update_check<R: Runtime>(
         ));
     };
     let endpoint = tauri::Url::parse(&url).map_err(|e| {
-        update_error(format!("The update manifest URL `{url}` is not a valid URL: {e}."))
+        update_error(format!(
+            "The update manifest URL `{url}` is not a valid URL: {e}."
+        ))
     })?;
     let updater = app
         .updater_builder()
@@ -198,7 +231,9 @@ pub async fn update_check<R: Runtime>(
         .check()
         .await
         .map_err(|e| update_error(messages::check_failed(&e, &url)))?;
-    let current = env!("CARGO_PKG_VERSION");
+    // The plugin compared against the same version (`PackageInfo::version`).
+    let current = app.package_info().version.to_string();
+    let current = current.as_str();
     let Some(update) = found else {
         return Ok(UpdateCheck::UpToDate {
             version: current.into(),
@@ -262,7 +297,9 @@ pub async fn update_install<R: Runtime>(
                 .download_dir()
                 .ok()
                 .or_else(|| home_dir().map(|home| home.join("Downloads")))
-                .ok_or_else(|| update_error("There is no Downloads folder to save the update in."))?;
+                .ok_or_else(|| {
+                    update_error("There is no Downloads folder to save the update in.")
+                })?;
             let name = file_name(update.download_url.path(), &update.version);
             let url = update.download_url.to_string();
             let version = update.version.clone();
@@ -318,7 +355,11 @@ fn percent_decode(text: &str) -> String {
     let mut i = 0;
     while i < bytes.len() {
         let hex = |b: u8| (b as char).to_digit(16);
-        match (bytes[i], bytes.get(i + 1).copied().and_then(hex), bytes.get(i + 2).copied().and_then(hex)) {
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied().and_then(hex),
+            bytes.get(i + 2).copied().and_then(hex),
+        ) {
             (b'%', Some(high), Some(low)) => {
                 out.push((high * 16 + low) as u8);
                 i += 3;
@@ -362,7 +403,11 @@ mod tests {
             "Gemini Desktop_0.2.0_amd64.deb"
         );
         for bad in ["/r/", "/r/..", "/r/%2e%2e", "/r/a%2Fb", "/r/.hidden"] {
-            assert_eq!(file_name(bad, "1.0.0"), "gemini-desktop-1.0.0.update", "{bad}");
+            assert_eq!(
+                file_name(bad, "1.0.0"),
+                "gemini-desktop-1.0.0.update",
+                "{bad}"
+            );
         }
     }
 

@@ -62,8 +62,10 @@ async fn serve(served: Arc<Mutex<Served>>) -> Result<u16> {
                         body,
                     ]
                     .concat(),
-                    None => b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                        .to_vec(),
+                    None => {
+                        b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                            .to_vec()
+                    }
                 };
                 let _ = stream.write_all(&response).await;
             });
@@ -355,7 +357,10 @@ async fn updates_are_off_by_default_then_signed_ones_are_offered_and_bad_ones_re
     );
     let shown_link = app.texts("update-link").await?.join("");
     ensure!(shown_link == *package_url, "the link: {shown_link}");
-    let downloads = saved.parent().context("the Downloads folder")?.to_path_buf();
+    let downloads = saved
+        .parent()
+        .context("the Downloads folder")?
+        .to_path_buf();
     let before = files_in(&downloads);
     open_about(&app).await?;
 
@@ -385,7 +390,9 @@ async fn updates_are_off_by_default_then_signed_ones_are_offered_and_bad_ones_re
     for (what, body, message) in cases {
         if body.is_empty() {
             // A port nothing listens on any more.
-            let closed = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+            let closed = std::net::TcpListener::bind("127.0.0.1:0")?
+                .local_addr()?
+                .port();
             set_url(&app, &format!("http://127.0.0.1:{closed}/latest.json")).await?;
         } else {
             put("/latest.json", body);
@@ -480,5 +487,83 @@ async fn docs_updates() -> Result<()> {
     app.wait_for_count("about-panel", "closed", |n| n == 0)
         .await?;
     shot(&app, &out, "update-refused-light-1100").await?;
+    app.close().await
+}
+
+/// An app installed from the `.deb` installs a signed update through the package manager: run
+/// as root on a throwaway machine by `scripts/test-update-install.sh`, which installs the older
+/// package, points `GD_E2E_APP` at `/usr/bin/gemini-desktop` and names the newer package in
+/// `GD_UPDATE_DEB` (its version in `GD_UPDATE_VERSION`). Both are debug-profile packages
+/// (`tauri build --debug`), which may fetch a manifest over plain http from loopback.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "installs a package: run by scripts/test-update-install.sh"]
+async fn an_installed_deb_takes_the_signed_update_through_the_package_manager() -> Result<()> {
+    let deb = PathBuf::from(std::env::var("GD_UPDATE_DEB").context("GD_UPDATE_DEB")?);
+    let version = std::env::var("GD_UPDATE_VERSION").context("GD_UPDATE_VERSION")?;
+    let cli = tauri_cli()?;
+    let keys = tempfile::tempdir()?;
+    let public = keypair(&cli, keys.path(), "release")?;
+    std::fs::copy(&deb, keys.path().join("update.deb"))?;
+    let signature = sign(&cli, keys.path(), "release", &version, "update.deb")?;
+    let served = Arc::new(Mutex::new(Served::default()));
+    let port = serve(served.clone()).await?;
+    let url = format!("http://127.0.0.1:{port}/gemini-desktop_{version}_amd64.deb");
+    let platform = json!({ "url": url, "signature": signature });
+    {
+        let mut served = served.lock().unwrap();
+        served.files.insert(
+            format!("/gemini-desktop_{version}_amd64.deb"),
+            std::fs::read(keys.path().join("update.deb"))?,
+        );
+        served.files.insert(
+            "/latest.json".into(),
+            json!({
+                "version": version,
+                "notes": "The package manager installs this one.",
+                "platforms": {
+                    "linux-x86_64-deb": platform,
+                    "linux-x86_64": { "url": "http://127.0.0.1:1/wrong", "signature": "x" },
+                },
+            })
+            .to_string()
+            .into_bytes(),
+        );
+    }
+
+    let workspace = tempfile::tempdir()?;
+    let app = App::launch_with_env(
+        "updater_deb",
+        &[workspace.path()],
+        &[("GEMINI_DESKTOP_UPDATER_PUBKEY", &public)],
+    )
+    .await?;
+    app.wait_ready().await?;
+    set_url(&app, &format!("http://127.0.0.1:{port}/latest.json")).await?;
+    open_about(&app).await?;
+    app.wait_for_text("about-install-way", "installed from the .deb", |t| {
+        t.contains(".deb package")
+    })
+    .await?;
+    check_now(&app).await?;
+    app.wait_for_text("about-install", "offers to install", |t| {
+        t == format!("Install {version}")
+    })
+    .await?;
+    app.click("about-install").await?;
+    app.wait_for_text("update-installed", "installed", |t| t.contains(&version))
+        .await?;
+    let installed = std::process::Command::new("dpkg-query")
+        .args(["-W", "-f", "${Version}", "gemini-desktop"])
+        .output()?;
+    let installed = String::from_utf8_lossy(&installed.stdout).into_owned();
+    ensure!(installed == version, "dpkg has the update: {installed:?}");
+    let line = std::process::Command::new("/usr/bin/gemini-desktop")
+        .arg("--version")
+        .output()?;
+    let line = String::from_utf8_lossy(&line.stdout).into_owned();
+    ensure!(
+        line.starts_with(&format!("gemini-desktop {version} (")),
+        "the installed binary is the new one: {line}"
+    );
     app.close().await
 }

@@ -57,19 +57,19 @@ export const commands = {
   appInfo(): Promise<AppInfo> {
     return invoke("app_info");
   },
-  /** `update_status` (src-tauri/src/updates.rs). */
+  /** `update_status` (src-tauri/src/updates/mod.rs). */
   updateStatus(): Promise<UpdateStatus> {
     return invoke("update_status");
   },
-  /** `update_check` (src-tauri/src/updates.rs). */
+  /** `update_check` (src-tauri/src/updates/mod.rs). */
   updateCheck(): Promise<UpdateCheck> {
     return invoke("update_check");
   },
-  /** `update_install` (src-tauri/src/updates.rs). */
+  /** `update_install` (src-tauri/src/updates/mod.rs). */
   updateInstall(): Promise<UpdateDone> {
     return invoke("update_install");
   },
-  /** `app_restart` (src-tauri/src/updates.rs). */
+  /** `app_restart` (src-tauri/src/updates/mod.rs). */
   appRestart(): Promise<void> {
     return invoke("app_restart");
   },

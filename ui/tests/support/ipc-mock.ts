@@ -13,6 +13,7 @@ interface MockConfig {
   /** The update commands' answers (updates are off when unset). */
   updates?: {
     manifestUrl?: string;
+    suggestedUrl?: string;
     check?: unknown;
     checkError?: string;
     done?: unknown;
@@ -389,7 +390,7 @@ mockIPC(async (cmd, args) => {
         version: config.appInfo?.version ?? "0.1.0",
         commit: "0123456789ab",
         manifestUrl: config.updates?.manifestUrl ?? null,
-        suggestedUrl: null,
+        suggestedUrl: config.updates?.suggestedUrl ?? null,
         canVerify: true,
         install: { kind: "download" },
         problem: null,
