@@ -5,6 +5,7 @@
 # writes dist/SHA256SUMS.
 #
 #   scripts/package.sh            # -> dist/gemini-desktop_<v>_amd64.deb, dist/gemini-desktop-<v>-1.x86_64.rpm
+#   scripts/package.sh --check-only DEB RPM   # only the checks, of packages built before
 #
 # Steps: the UI, `cargo build --release -p gemini-desktop -p gd-cli` (the same build
 # scripts/run-app.sh makes, so one does not rebuild after the other), then `tauri bundle`, which
@@ -30,11 +31,24 @@ stage=$root/target/package # tauri.conf.json's bundle.linux.*.files point here
 die() { echo "package.sh: error: $*" >&2; exit 1; }
 step() { echo "==> $*" >&2; }
 
+check_only=false
+if [ "${1:-}" = "--check-only" ]; then
+  if [ $# -ne 3 ] || [ ! -f "$2" ] || [ ! -f "$3" ]; then
+    die "usage: scripts/package.sh --check-only DEB RPM (both files must exist)"
+  fi
+  check_only=true
+  deb=$(realpath "$2")
+  rpm_file=$(realpath "$3")
+elif [ $# -gt 0 ]; then
+  die "unknown argument '$1' (usage: scripts/package.sh [--check-only DEB RPM])"
+fi
+
 for tool in cargo npm gzip readelf ldd dpkg dpkg-deb desktop-file-validate appstreamcli rpm sha256sum python3; do
   command -v "$tool" >/dev/null ||
     die "'$tool' is missing: run scripts/install-deps.sh --package (Rust: https://rustup.rs, Node.js 20.19+)"
 done
 
+if ! $check_only; then
 # --- Signing: decide before building, since the public key is compiled into the app.
 sign=false
 if [ -n "${TAURI_SIGNING_PRIVATE_KEY:-}" ]; then
@@ -71,7 +85,6 @@ step "building the UI"
 scripts/build-ui.sh
 step "building the release app and CLI"
 cargo build --release -p gemini-desktop -p gd-cli
-app_bin=$target/release/gemini-desktop
 cli_bin=$target/release/gemini-desktop-cli
 
 # --- The CLI's options are in its man page (they cannot drift apart silently).
@@ -118,6 +131,7 @@ deb=$dist/gemini-desktop_${version}_amd64.deb
 rpm_file=$dist/gemini-desktop-${version}-1.x86_64.rpm
 cp "${debs[0]}" "$deb"
 cp "${rpms[0]}" "$rpm_file"
+fi
 
 # --- Check what the packages hold.
 step "checking the .deb"
@@ -156,7 +170,8 @@ step "checking the package dependencies against the binaries' shared libraries"
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends" >&2
 dep_names=$(echo "$depends" | tr ',' '\n' | sed -E 's/^ *//; s/[ (].*//')
-for bin in "$app_bin" "$cli_bin"; do
+# The binaries as packaged (tauri bundle patches the app's).
+for bin in "$tmp/deb/usr/bin/gemini-desktop" "$tmp/deb/usr/bin/gemini-desktop-cli"; do
   for lib in $(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
     path=$(ldd "$bin" | awk -v l="$lib" '$1 == l { print ($3 ~ /^\//) ? $3 : $1 }')
     [ -n "$path" ] && [ "${path#/}" != "$path" ] || path=$(ldconfig -p | awk -v l="$lib" '$1 == l { print $NF; exit }')
@@ -197,6 +212,11 @@ while read -r lib owner; do
     die "the .rpm requires neither $name nor $lib()(64bit) (tauri.conf.json bundle.linux.rpm.depends)"
 done < "$tmp/needed"
 if grep -q -- '-devel' "$tmp/rpm.requires"; then die "the .rpm requires a -devel package"; fi
+
+if $check_only; then
+  step "checks passed: $deb, $rpm_file"
+  exit 0
+fi
 
 # --- Signatures and the update manifest.
 if $sign; then
