@@ -18,12 +18,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# (file name, pixel size)
+# (file name, pixel size). The packages install one PNG for every size of the freedesktop hicolor
+# icon theme (16, 22, 24, 32, 48, 64, 128, 256, 512: tauri.conf.json's bundle.icon lists them),
+# each rendered at its own size: a launcher or panel that asks for 22 px gets a drawn 22 px icon,
+# not a blurry downscale of the 512 px one.
 OUTPUTS = [
+    ("icons/16x16.png", 16),
+    ("icons/22x22.png", 22),
+    ("icons/24x24.png", 24),
     ("icons/32x32.png", 32),
+    ("icons/48x48.png", 48),
     ("icons/64x64.png", 64),
     ("icons/128x128.png", 128),
     ("icons/128x128@2x.png", 256),
+    ("icons/256x256.png", 256),
     ("icons/icon.png", 512),
     ("ui/public/favicon.png", 64),
 ]

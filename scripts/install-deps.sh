@@ -8,6 +8,7 @@
 #   scripts/install-deps.sh          # build + run the app
 #   scripts/install-deps.sh --test   # also everything the test suite needs
 #   scripts/install-deps.sh --bench  # also the peers and counters of bench/check.sh
+#   scripts/install-deps.sh --package  # also what scripts/package.sh and test-package.sh use
 #
 # With --test it also installs the MCP servers the MCP tests run (into target/test-deps, found
 # there by the tests, or via GD_TEST_MCP_PYTHON / GD_TEST_MCP_EVERYTHING):
@@ -18,8 +19,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 want_test=false
 want_bench=false
+want_package=false
 [ "${1:-}" = "--test" ] && want_test=true
 [ "${1:-}" = "--bench" ] && want_bench=true
+[ "${1:-}" = "--package" ] && want_package=true
 
 build_packages=(
   libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev libssl-dev
@@ -36,9 +39,16 @@ test_packages=(xvfb xauth webkit2gtk-driver dbus xdotool imagemagick git gnome-k
 # bench/search.sh, and Debian's python3-gi for the blank WebKitGTK window (bench/app).
 bench_packages=(ripgrep fd-find valgrind strace hyperfine python3-gi xvfb xauth webkit2gtk-driver dbus)
 
+# scripts/package.sh validates what it packages (desktop-file-validate, appstreamcli, groff for
+# the man pages, rpm to read the .rpm back); scripts/test-package.sh also draws the installed
+# desktop entry with GTK 3 under Xvfb (python3-gi) and captures it with imagemagick. Not in the
+# default or --test sets: CI does not build packages.
+package_packages=(desktop-file-utils appstream groff-base rpm xvfb xauth imagemagick python3-gi gir1.2-gtk-3.0)
+
 packages=("${build_packages[@]}")
 $want_test && packages+=("${test_packages[@]}")
 $want_bench && packages+=("${bench_packages[@]}")
+$want_package && packages+=("${package_packages[@]}")
 
 missing=()
 for pkg in "${packages[@]}"; do

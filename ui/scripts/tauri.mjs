@@ -52,6 +52,18 @@ if (config.bundle) {
   if (Array.isArray(config.bundle.resources)) {
     config.bundle.resources = config.bundle.resources.map(rebase);
   }
+  // The packages' extra files (bundle.linux.deb/rpm.files: destination -> source) and desktop
+  // templates: the sources are relative to the root too (scripts/package.sh stages them).
+  for (const kind of ["deb", "rpm"]) {
+    const linux = config.bundle.linux?.[kind];
+    if (!linux) continue;
+    if (linux.files && typeof linux.files === "object") {
+      linux.files = Object.fromEntries(
+        Object.entries(linux.files).map(([dest, src]) => [dest, rebase(src)]),
+      );
+    }
+    if (typeof linux.desktopTemplate === "string") linux.desktopTemplate = rebase(linux.desktopTemplate);
+  }
 }
 writeFileSync(generated, `${JSON.stringify(config, null, 2)}\n`);
 
