@@ -114,8 +114,13 @@ step "bundling .deb and .rpm (tauri bundle)"
 bundle_dir=$target/release/bundle
 rm -rf "$bundle_dir/deb" "$bundle_dir/rpm"
 bundle_args=(bundle --bundles "deb,rpm")
-# createUpdaterArtifacts only with a key: tauri fails without one.
-$sign && bundle_args+=(--config '{"bundle":{"createUpdaterArtifacts":true}}')
+# createUpdaterArtifacts (a .sig beside each bundle) only with a key: tauri fails without one.
+# It also wants plugins.updater to exist (else "plugins > updater doesn't exist"): the public key
+# is given there for this bundling only; `tauri bundle` compiles nothing, so the app keeps
+# reading the key it was built with (GD_UPDATER_PUBKEY, above).
+if $sign; then
+  bundle_args+=(--config "$(python3 -c 'import json, sys; print(json.dumps({"bundle": {"createUpdaterArtifacts": True}, "plugins": {"updater": {"pubkey": sys.argv[1]}}}))' "$GD_UPDATER_PUBKEY")")
+fi
 npm --prefix ui run --silent tauri -- "${bundle_args[@]}"
 
 shopt -s nullglob
@@ -233,6 +238,31 @@ if $sign; then
     fi
     [ -s "$f.sig" ] || die "no signature was written for $f"
   done
+  # Each signature verifies with GD_UPDATER_PUBKEY (minisign: Ed25519 over the file's BLAKE2b-512),
+  # so a public key that does not match the private key fails here, not in users' updaters.
+  python3 - "$GD_UPDATER_PUBKEY" "$deb" "$rpm_file" <<'PY' || die "a signature does not verify with GD_UPDATER_PUBKEY (is it the private key's public key?)"
+import base64, hashlib, sys
+def lines(b64):
+    return base64.b64decode(b64).decode().splitlines()
+pub = base64.b64decode(lines(sys.argv[1])[1])
+for path in sys.argv[2:]:
+    sig_lines = lines(open(path + ".sig").read())
+    sig = base64.b64decode(sig_lines[1])
+    if sig[2:10] != pub[2:10]:
+        sys.exit(f"{path}.sig: signed by key {sig[2:10][::-1].hex().upper()}, GD_UPDATER_PUBKEY is key {pub[2:10][::-1].hex().upper()}")
+    try:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    except ImportError:
+        print(f"{path}.sig: key id matches (python3-cryptography missing: signature not verified)", file=sys.stderr)
+        continue
+    key = Ed25519PublicKey.from_public_bytes(pub[10:42])
+    data = open(path, "rb").read()
+    message = hashlib.blake2b(data).digest() if sig[:2] == b"ED" else data
+    key.verify(sig[10:74], message)  # raises InvalidSignature
+    trusted = sig_lines[2].removeprefix("trusted comment: ").encode()
+    key.verify(base64.b64decode(sig_lines[3]), sig[10:74] + trusted)
+    print(f"{path}.sig: verified with GD_UPDATER_PUBKEY", file=sys.stderr)
+PY
   notes=${GD_RELEASE_NOTES:-}
   [ -n "${GD_RELEASE_NOTES_FILE:-}" ] && notes=$(cat "$GD_RELEASE_NOTES_FILE")
   python3 - "$version" "$notes" "${GD_UPDATE_BASE_URL%/}" "$deb" "$rpm_file" > "$dist/latest.json" <<'PY'
