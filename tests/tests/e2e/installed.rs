@@ -20,7 +20,8 @@ async fn the_installed_app_shows_the_prompt_box_and_answers() -> Result<()> {
     let app = App::launch_connected("installed", &[temp.path()], &fake.base_url()).await?;
     // The prompt box is there and takes input: the UI was embedded and the webview runs it.
     app.interactable("prompt-input").await?;
-    app.type_and_enter("prompt-input", "Are you installed?").await?;
+    app.type_and_enter("prompt-input", "Are you installed?")
+        .await?;
     app.wait_for_last_text("message-model", "showed the fake server's answer", |t| {
         t.contains("Hello from the installed package.")
     })
