@@ -30,6 +30,11 @@ stage=$root/target/package # tauri.conf.json's bundle.linux.*.files point here
 
 die() { echo "package.sh: error: $*" >&2; exit 1; }
 step() { echo "==> $*" >&2; }
+# The package type tauri bundle writes into the app binary (UNK before any bundling): the
+# updater reads it to know which package to download.
+bundle_type() {
+  python3 -c 'import re, sys; m = re.search(rb"__TAURI_BUNDLE_TYPE_VAR_([A-Z]{3})", open(sys.argv[1], "rb").read()); print(m.group(1).decode() if m else "none")' "$1"
+}
 
 check_only=false
 if [ "${1:-}" = "--check-only" ]; then
@@ -43,7 +48,7 @@ elif [ $# -gt 0 ]; then
   die "unknown argument '$1' (usage: scripts/package.sh [--check-only DEB RPM])"
 fi
 
-for tool in cargo npm gzip readelf ldd dpkg dpkg-deb desktop-file-validate appstreamcli rpm sha256sum python3; do
+for tool in cargo npm gzip readelf ldd dpkg dpkg-deb desktop-file-validate appstreamcli rpm rpm2cpio cpio groff sha256sum python3; do
   command -v "$tool" >/dev/null ||
     die "'$tool' is missing: run scripts/install-deps.sh --package (Rust: https://rustup.rs, Node.js 20.19+)"
 done
@@ -86,6 +91,19 @@ scripts/build-ui.sh
 step "building the release app and CLI"
 cargo build --release -p gemini-desktop -p gd-cli
 cli_bin=$target/release/gemini-desktop-cli
+# tauri bundle marks the binary in place. Once an AppImage bundling has marked it (APP), the
+# next bundling cannot re-mark it ("__TAURI_BUNDLE_TYPE variable not found") and would package
+# the wrong type: then let cargo link it afresh (cargo does not notice an edited output).
+case $(bundle_type "$target/release/gemini-desktop") in
+  UNK | DEB | RPM) ;;
+  *)
+    echo "package.sh: target/release/gemini-desktop was marked by another bundling: relinking it" >&2
+    # target/release/gemini-desktop is a hard link to cargo's own copy under deps/: remove both.
+    find "$target/release/deps" -maxdepth 1 -samefile "$target/release/gemini-desktop" -delete
+    rm -f "$target/release/gemini-desktop"
+    cargo build --release -p gemini-desktop -p gd-cli
+    ;;
+esac
 
 # --- The CLI's options are in its man page (they cannot drift apart silently).
 step "checking the man pages against --help"
@@ -101,7 +119,8 @@ for opt in --version --help; do
 done
 
 # --- Stage the extra files the bundles map (tauri.conf.json, bundle.linux.deb/rpm.files).
-rm -rf "$stage"
+# (target/package/test/ is scripts/test-package.sh's: only the staged files are replaced.)
+rm -rf "${stage:?}/bin" "${stage:?}/man"
 mkdir -p "$stage/bin" "$stage/man"
 install -m 0755 "$cli_bin" "$stage/bin/gemini-desktop-cli"
 for page in gemini-desktop gemini-desktop-cli; do
@@ -164,6 +183,8 @@ for size in 16 22 24 32 48 64 128 256 512; do
   dims=$(python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(24); print("%dx%d" % struct.unpack(">II", d[16:24]))' "$png")
   [ "$dims" = "${size}x${size}" ] || die "$png is $dims, not ${size}x${size}"
 done
+[ "$(bundle_type "$tmp/deb/usr/bin/gemini-desktop")" = DEB ] ||
+  die "the .deb's gemini-desktop is marked as bundle type '$(bundle_type "$tmp/deb/usr/bin/gemini-desktop")', not DEB (the updater would fetch the wrong package)"
 for page in gemini-desktop gemini-desktop-cli; do
   gz=$tmp/deb/usr/share/man/man1/$page.1.gz
   [ -f "$gz" ] || die "the .deb has no /usr/share/man/man1/$page.1.gz"
@@ -197,6 +218,14 @@ rpm -qpl "$rpm_file" > "$tmp/rpm.list"
 (cd "$tmp/deb" && find . -type f -o -type l | sed 's#^\.##' | sort) > "$tmp/deb.files"
 grep -vxF -f "$tmp/rpm.list" "$tmp/deb.files" > "$tmp/missing" &&
   die "files in the .deb but not in the .rpm: $(tr '\n' ' ' < "$tmp/missing")"
+mkdir -p "$tmp/rpm"
+# rpm2cpio 4.18 exits 1 on Tauri's .rpm although it writes the whole archive: judge by what
+# cpio extracts from it instead.
+rpm2cpio "$rpm_file" > "$tmp/rpm.cpio" || true
+(cd "$tmp/rpm" && cpio -idm --quiet ./usr/bin/gemini-desktop < "$tmp/rpm.cpio")
+[ -f "$tmp/rpm/usr/bin/gemini-desktop" ] || die "could not read /usr/bin/gemini-desktop back from the .rpm (rpm2cpio | cpio)"
+[ "$(bundle_type "$tmp/rpm/usr/bin/gemini-desktop")" = RPM ] ||
+  die "the .rpm's gemini-desktop is marked as bundle type '$(bundle_type "$tmp/rpm/usr/bin/gemini-desktop")', not RPM"
 rpm -qpR "$rpm_file" > "$tmp/rpm.requires"
 # The same libraries, by Fedora's package names, or a soname requirement (Tauri adds
 # libgtk-3.so.0()(64bit) and libwebkit2gtk-4.1.so.0()(64bit) itself) of a library of the same
