@@ -9,15 +9,16 @@
 #
 # Steps: the UI, `cargo build --release -p gemini-desktop -p gd-cli` (the same build
 # scripts/run-app.sh makes, so one does not rebuild after the other), then `tauri bundle`, which
-# packages those binaries without compiling again (`tauri build` would pass the bundle config to
-# cargo and so rebuild the app whenever the two commands alternate). AppImage is not built: its
-# bundler downloads AppRun and linuxdeploy from the internet at bundle time.
+# packages those binaries without compiling again (unlike `tauri build`): the packaged app is
+# exactly that build, and what is given to the bundler with --config (signing) cannot reach it.
+# AppImage is not built: its bundler downloads AppRun and linuxdeploy from the internet at
+# bundle time.
 #
 # Update signing (optional): with TAURI_SIGNING_PRIVATE_KEY (and TAURI_SIGNING_PRIVATE_KEY_PASSWORD
 # if the key has one) set, the bundles are signed (dist/*.sig) and dist/latest.json, the Tauri v2
 # static update manifest, is written. Then these are required too:
 #   GD_UPDATER_PUBKEY     the matching public key (the text of the .pub file `tauri signer
-#                         generate` writes); compiled into the app, which verifies updates with it
+#                         generate` writes); exported to the app's build, which reads it at compile time
 #   GD_UPDATE_BASE_URL    where the bundles will be published (latest.json's urls)
 #   GD_RELEASE_NOTES      the notes (or GD_RELEASE_NOTES_FILE, a file holding them)
 # Needs: scripts/install-deps.sh --package (desktop-file-validate, appstreamcli, rpm).
@@ -54,7 +55,7 @@ for tool in cargo npm gzip readelf ldd dpkg dpkg-deb desktop-file-validate appst
 done
 
 if ! $check_only; then
-# --- Signing: decide before building, since the public key is compiled into the app.
+# --- Signing: decide before building, since the app's build reads the public key.
 sign=false
 if [ -n "${TAURI_SIGNING_PRIVATE_KEY:-}" ]; then
   sign=true
