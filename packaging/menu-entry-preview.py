@@ -39,7 +39,7 @@ def main() -> int:
         print(f"{size:>3} px: {found.get_filename()}")
 
     window = Gtk.Window(title="Menu entry")
-    window.set_default_size(560, 300)
+    window.set_default_size(560, 320)
     window.move(0, 0)
     outer = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=14, margin=24)
     window.add(outer)
@@ -63,12 +63,12 @@ def main() -> int:
     tile.pack_start(text, True, True, 0)
     outer.pack_start(tile, False, False, 0)
 
-    # The small sizes, as panels and menus draw them.
+    # The small sizes, as panels and menus draw them (each from its own hicolor directory).
     row = Gtk.Box(orientation=Gtk.Orientation.HORIZONTAL, spacing=12, valign=Gtk.Align.END)
-    for size in sizes[:7]:
+    for size in sizes[:6]:
         cell = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=2, valign=Gtk.Align.END)
         cell.pack_start(_image(theme, icon, size), False, False, 0)
-        cell.pack_start(Gtk.Label(label=f"{size}"), False, False, 0)
+        cell.pack_start(Gtk.Label(label=f"{size} px"), False, False, 0)
         row.pack_start(cell, False, False, 0)
     outer.pack_start(row, False, False, 0)
 

@@ -40,10 +40,10 @@ test_packages=(xvfb xauth webkit2gtk-driver dbus xdotool imagemagick git gnome-k
 bench_packages=(ripgrep fd-find valgrind strace hyperfine python3-gi xvfb xauth webkit2gtk-driver dbus)
 
 # scripts/package.sh validates what it packages (desktop-file-validate, appstreamcli, groff for
-# the man pages, rpm to read the .rpm back); scripts/test-package.sh also draws the installed
+# the man pages, rpm and cpio to read the .rpm back); scripts/test-package.sh also draws the installed
 # desktop entry with GTK 3 under Xvfb (python3-gi) and captures it with imagemagick. Not in the
 # default or --test sets: CI does not build packages.
-package_packages=(desktop-file-utils appstream groff-base rpm xvfb xauth imagemagick python3-gi gir1.2-gtk-3.0)
+package_packages=(desktop-file-utils appstream groff-base rpm cpio xvfb xauth imagemagick python3-gi gir1.2-gtk-3.0)
 
 packages=("${build_packages[@]}")
 $want_test && packages+=("${test_packages[@]}")

@@ -9,15 +9,16 @@
 #
 # Steps: the UI, `cargo build --release -p gemini-desktop -p gd-cli` (the same build
 # scripts/run-app.sh makes, so one does not rebuild after the other), then `tauri bundle`, which
-# packages those binaries without compiling again (`tauri build` would pass the bundle config to
-# cargo and so rebuild the app whenever the two commands alternate). AppImage is not built: its
-# bundler downloads AppRun and linuxdeploy from the internet at bundle time.
+# packages those binaries without compiling again (unlike `tauri build`): the packaged app is
+# exactly that build, and what is given to the bundler with --config (signing) cannot reach it.
+# AppImage is not built: its bundler downloads AppRun and linuxdeploy from the internet at
+# bundle time.
 #
 # Update signing (optional): with TAURI_SIGNING_PRIVATE_KEY (and TAURI_SIGNING_PRIVATE_KEY_PASSWORD
 # if the key has one) set, the bundles are signed (dist/*.sig) and dist/latest.json, the Tauri v2
 # static update manifest, is written. Then these are required too:
 #   GD_UPDATER_PUBKEY     the matching public key (the text of the .pub file `tauri signer
-#                         generate` writes); compiled into the app, which verifies updates with it
+#                         generate` writes); exported to the app's build, which reads it at compile time
 #   GD_UPDATE_BASE_URL    where the bundles will be published (latest.json's urls)
 #   GD_RELEASE_NOTES      the notes (or GD_RELEASE_NOTES_FILE, a file holding them)
 # Needs: scripts/install-deps.sh --package (desktop-file-validate, appstreamcli, rpm).
@@ -30,6 +31,11 @@ stage=$root/target/package # tauri.conf.json's bundle.linux.*.files point here
 
 die() { echo "package.sh: error: $*" >&2; exit 1; }
 step() { echo "==> $*" >&2; }
+# The package type tauri bundle writes into the app binary (UNK before any bundling): the
+# updater reads it to know which package to download.
+bundle_type() {
+  python3 -c 'import re, sys; m = re.search(rb"__TAURI_BUNDLE_TYPE_VAR_([A-Z]{3})", open(sys.argv[1], "rb").read()); print(m.group(1).decode() if m else "none")' "$1"
+}
 
 check_only=false
 if [ "${1:-}" = "--check-only" ]; then
@@ -43,13 +49,13 @@ elif [ $# -gt 0 ]; then
   die "unknown argument '$1' (usage: scripts/package.sh [--check-only DEB RPM])"
 fi
 
-for tool in cargo npm gzip readelf ldd dpkg dpkg-deb desktop-file-validate appstreamcli rpm sha256sum python3; do
+for tool in cargo npm gzip readelf ldd dpkg dpkg-deb desktop-file-validate appstreamcli rpm rpm2cpio cpio groff sha256sum python3; do
   command -v "$tool" >/dev/null ||
     die "'$tool' is missing: run scripts/install-deps.sh --package (Rust: https://rustup.rs, Node.js 20.19+)"
 done
 
 if ! $check_only; then
-# --- Signing: decide before building, since the public key is compiled into the app.
+# --- Signing: decide before building, since the app's build reads the public key.
 sign=false
 if [ -n "${TAURI_SIGNING_PRIVATE_KEY:-}" ]; then
   sign=true
@@ -86,6 +92,19 @@ scripts/build-ui.sh
 step "building the release app and CLI"
 cargo build --release -p gemini-desktop -p gd-cli
 cli_bin=$target/release/gemini-desktop-cli
+# tauri bundle marks the binary in place. Once an AppImage bundling has marked it (APP), the
+# next bundling cannot re-mark it ("__TAURI_BUNDLE_TYPE variable not found") and would package
+# the wrong type: then let cargo link it afresh (cargo does not notice an edited output).
+case $(bundle_type "$target/release/gemini-desktop") in
+  UNK | DEB | RPM) ;;
+  *)
+    echo "package.sh: target/release/gemini-desktop was marked by another bundling: relinking it" >&2
+    # target/release/gemini-desktop is a hard link to cargo's own copy under deps/: remove both.
+    find "$target/release/deps" -maxdepth 1 -samefile "$target/release/gemini-desktop" -delete
+    rm -f "$target/release/gemini-desktop"
+    cargo build --release -p gemini-desktop -p gd-cli
+    ;;
+esac
 
 # --- The CLI's options are in its man page (they cannot drift apart silently).
 step "checking the man pages against --help"
@@ -101,7 +120,8 @@ for opt in --version --help; do
 done
 
 # --- Stage the extra files the bundles map (tauri.conf.json, bundle.linux.deb/rpm.files).
-rm -rf "$stage"
+# (target/package/test/ is scripts/test-package.sh's: only the staged files are replaced.)
+rm -rf "${stage:?}/bin" "${stage:?}/man"
 mkdir -p "$stage/bin" "$stage/man"
 install -m 0755 "$cli_bin" "$stage/bin/gemini-desktop-cli"
 for page in gemini-desktop gemini-desktop-cli; do
@@ -114,8 +134,13 @@ step "bundling .deb and .rpm (tauri bundle)"
 bundle_dir=$target/release/bundle
 rm -rf "$bundle_dir/deb" "$bundle_dir/rpm"
 bundle_args=(bundle --bundles "deb,rpm")
-# createUpdaterArtifacts only with a key: tauri fails without one.
-$sign && bundle_args+=(--config '{"bundle":{"createUpdaterArtifacts":true}}')
+# createUpdaterArtifacts (a .sig beside each bundle) only with a key: tauri fails without one.
+# It also wants plugins.updater to exist (else "plugins > updater doesn't exist"): the public key
+# is given there for this bundling only; `tauri bundle` compiles nothing, so the app keeps
+# reading the key it was built with (GD_UPDATER_PUBKEY, above).
+if $sign; then
+  bundle_args+=(--config "$(python3 -c 'import json, sys; print(json.dumps({"bundle": {"createUpdaterArtifacts": True}, "plugins": {"updater": {"pubkey": sys.argv[1]}}}))' "$GD_UPDATER_PUBKEY")")
+fi
 npm --prefix ui run --silent tauri -- "${bundle_args[@]}"
 
 shopt -s nullglob
@@ -159,6 +184,8 @@ for size in 16 22 24 32 48 64 128 256 512; do
   dims=$(python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(24); print("%dx%d" % struct.unpack(">II", d[16:24]))' "$png")
   [ "$dims" = "${size}x${size}" ] || die "$png is $dims, not ${size}x${size}"
 done
+[ "$(bundle_type "$tmp/deb/usr/bin/gemini-desktop")" = DEB ] ||
+  die "the .deb's gemini-desktop is marked as bundle type '$(bundle_type "$tmp/deb/usr/bin/gemini-desktop")', not DEB (the updater would fetch the wrong package)"
 for page in gemini-desktop gemini-desktop-cli; do
   gz=$tmp/deb/usr/share/man/man1/$page.1.gz
   [ -f "$gz" ] || die "the .deb has no /usr/share/man/man1/$page.1.gz"
@@ -192,6 +219,14 @@ rpm -qpl "$rpm_file" > "$tmp/rpm.list"
 (cd "$tmp/deb" && find . -type f -o -type l | sed 's#^\.##' | sort) > "$tmp/deb.files"
 grep -vxF -f "$tmp/rpm.list" "$tmp/deb.files" > "$tmp/missing" &&
   die "files in the .deb but not in the .rpm: $(tr '\n' ' ' < "$tmp/missing")"
+mkdir -p "$tmp/rpm"
+# rpm2cpio 4.18 exits 1 on Tauri's .rpm although it writes the whole archive: judge by what
+# cpio extracts from it instead.
+rpm2cpio "$rpm_file" > "$tmp/rpm.cpio" || true
+(cd "$tmp/rpm" && cpio -idm --quiet ./usr/bin/gemini-desktop < "$tmp/rpm.cpio")
+[ -f "$tmp/rpm/usr/bin/gemini-desktop" ] || die "could not read /usr/bin/gemini-desktop back from the .rpm (rpm2cpio | cpio)"
+[ "$(bundle_type "$tmp/rpm/usr/bin/gemini-desktop")" = RPM ] ||
+  die "the .rpm's gemini-desktop is marked as bundle type '$(bundle_type "$tmp/rpm/usr/bin/gemini-desktop")', not RPM"
 rpm -qpR "$rpm_file" > "$tmp/rpm.requires"
 # The same libraries, by Fedora's package names, or a soname requirement (Tauri adds
 # libgtk-3.so.0()(64bit) and libwebkit2gtk-4.1.so.0()(64bit) itself) of a library of the same
@@ -233,6 +268,31 @@ if $sign; then
     fi
     [ -s "$f.sig" ] || die "no signature was written for $f"
   done
+  # Each signature verifies with GD_UPDATER_PUBKEY (minisign: Ed25519 over the file's BLAKE2b-512),
+  # so a public key that does not match the private key fails here, not in users' updaters.
+  python3 - "$GD_UPDATER_PUBKEY" "$deb" "$rpm_file" <<'PY' || die "a signature does not verify with GD_UPDATER_PUBKEY (is it the private key's public key?)"
+import base64, hashlib, sys
+def lines(b64):
+    return base64.b64decode(b64).decode().splitlines()
+pub = base64.b64decode(lines(sys.argv[1])[1])
+for path in sys.argv[2:]:
+    sig_lines = lines(open(path + ".sig").read())
+    sig = base64.b64decode(sig_lines[1])
+    if sig[2:10] != pub[2:10]:
+        sys.exit(f"{path}.sig: signed by key {sig[2:10][::-1].hex().upper()}, GD_UPDATER_PUBKEY is key {pub[2:10][::-1].hex().upper()}")
+    try:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    except ImportError:
+        print(f"{path}.sig: key id matches (python3-cryptography missing: signature not verified)", file=sys.stderr)
+        continue
+    key = Ed25519PublicKey.from_public_bytes(pub[10:42])
+    data = open(path, "rb").read()
+    message = hashlib.blake2b(data).digest() if sig[:2] == b"ED" else data
+    key.verify(sig[10:74], message)  # raises InvalidSignature
+    trusted = sig_lines[2].removeprefix("trusted comment: ").encode()
+    key.verify(base64.b64decode(sig_lines[3]), sig[10:74] + trusted)
+    print(f"{path}.sig: verified with GD_UPDATER_PUBKEY", file=sys.stderr)
+PY
   notes=${GD_RELEASE_NOTES:-}
   [ -n "${GD_RELEASE_NOTES_FILE:-}" ] && notes=$(cat "$GD_RELEASE_NOTES_FILE")
   python3 - "$version" "$notes" "${GD_UPDATE_BASE_URL%/}" "$deb" "$rpm_file" > "$dist/latest.json" <<'PY'

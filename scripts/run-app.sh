@@ -4,7 +4,7 @@
 #   scripts/run-app.sh [FOLDER]      # FOLDER defaults to the current directory
 #
 # It builds and starts the RELEASE app (what the packages ship: the budget's start and memory
-# figures are of this build). The first build takes 10-15 minutes on 2 cores; later runs are
+# figures are of this build). The first build takes 15-20 minutes on 2 cores; later runs are
 # incremental. The CLI is built too (target/release/gemini-desktop-cli), the same build
 # scripts/package.sh uses. Developers who want the faster-to-compile debug build run
 # `cargo build -p gemini-desktop` and target/debug/gemini-desktop FOLDER.

@@ -134,16 +134,17 @@ note "version: $(gemini-desktop-cli --version)"
 
 # --- 5. The installed app under Xvfb (the e2e harness: WebDriver, fake server): prompt box, answer.
 t=$(now)
-GD_E2E_APP=/usr/bin/gemini-desktop cargo test --release -q -p gd-e2e --test e2e -- --ignored installed:: \
+GD_E2E_APP=/usr/bin/gemini-desktop cargo test --release -q -p gd-e2e --test e2e -- --ignored --nocapture installed:: \
   > "$out/e2e.log" 2>&1 || die "the installed app's end-to-end test failed: see $out/e2e.log"
 grep -q "test result: ok. 1 passed" "$out/e2e.log" || die "the installed app's end-to-end test did not run: see $out/e2e.log"
+grep -q "installed: testing /usr/bin/gemini-desktop$" "$out/e2e.log" || die "the end-to-end test did not test /usr/bin/gemini-desktop: see $out/e2e.log"
 note "checked: /usr/bin/gemini-desktop under Xvfb showed the prompt box and the fake server's answer (tests/tests/e2e/installed.rs; $(took "$t") with its build)"
 
 # --- 6. The menu entry as a launcher draws it (GTK 3, the default icon theme), light and dark.
 mkdir -p docs/screenshots
 for theme in light dark; do
   display=:$((90 + RANDOM % 9))
-  Xvfb "$display" -screen 0 560x300x24 -nolisten tcp > "$tmp/xvfb.log" 2>&1 &
+  Xvfb "$display" -screen 0 560x320x24 -nolisten tcp > "$tmp/xvfb.log" 2>&1 &
   xvfb_pid=$!
   for _ in $(seq 50); do xdpyinfo -display "$display" >/dev/null 2>&1 && break; sleep 0.1; done
   flag=""; [ "$theme" = dark ] && flag=--dark
@@ -183,7 +184,7 @@ for f in /usr/bin/gemini-desktop /usr/bin/gemini-desktop-cli "$desktop" "$metain
   "/usr/share/icons/hicolor/512x512/apps/$icon.png"; do
   grep -qxF "$f" "$out/rpm-files.txt" || die "the .rpm lacks $f"
 done
-grep -qx webkit2gtk4.1 "$out/rpm-requires.txt" || die "the .rpm does not require webkit2gtk4.1"
+grep -qxF -e webkit2gtk4.1 -e 'libwebkit2gtk-4.1.so.0()(64bit)' "$out/rpm-requires.txt" || die "the .rpm does not require WebKitGTK 4.1"
 note "checked: the .rpm (rpm -qlp, -qpR) holds the same binaries, entry, metainfo, man pages and icons; requires $(grep -v '^rpmlib' "$out/rpm-requires.txt" | tr '\n' ' ')"
 
 # --- 9. Purge, and nothing is left.

@@ -18,6 +18,7 @@ mod header;
 mod history;
 mod hooks;
 mod hunk_review;
+mod installed;
 mod mcp;
 mod native_theme;
 mod overlays;
