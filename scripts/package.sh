@@ -67,6 +67,8 @@ if [ -n "${TAURI_SIGNING_PRIVATE_KEY:-}" ]; then
     [ -f "$GD_RELEASE_NOTES_FILE" ] || die "GD_RELEASE_NOTES_FILE=$GD_RELEASE_NOTES_FILE does not exist"
   fi
   export GD_UPDATER_PUBKEY
+  # The release suggests its own manifest (About offers it; nothing is asked until accepted).
+  export GD_UPDATE_MANIFEST_URL="${GD_UPDATE_BASE_URL%/}/latest.json"
 elif [ -n "${GD_UPDATER_PUBKEY:-}" ]; then
   # A public key alone is fine (an unsigned build that still checks updates signed elsewhere).
   export GD_UPDATER_PUBKEY
@@ -92,6 +94,7 @@ scripts/build-ui.sh
 step "building the release app and CLI"
 cargo build --release -p gemini-desktop -p gd-cli
 cli_bin=$target/release/gemini-desktop-cli
+app_bin=$target/release/gemini-desktop
 # tauri bundle marks the binary in place. Once an AppImage bundling has marked it (APP), the
 # next bundling cannot re-mark it ("__TAURI_BUNDLE_TYPE variable not found") and would package
 # the wrong type: then let cargo link it afresh (cargo does not notice an edited output).
@@ -108,16 +111,19 @@ esac
 
 # --- The CLI's options are in its man page (they cannot drift apart silently).
 step "checking the man pages against --help"
-missing=()
-while read -r opt; do
-  # The page's source writes '-' as '\-'; the option must stand alone (not a prefix of another).
-  sed 's/\\-/-/g' packaging/man/gemini-desktop-cli.1 | grep -qE -- "(^|[^a-z-])${opt}([^a-z-]|$)" || missing+=("$opt")
-done < <("$cli_bin" --help | grep -oE -- '^ +(-[a-zA-Z], )?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u)
-[ ${#missing[@]} -eq 0 ] ||
-  die "gemini-desktop-cli --help has options its man page (packaging/man/gemini-desktop-cli.1) does not document: ${missing[*]}"
-for opt in --version --help; do
-  grep -q -- "\\\\-\\\\-${opt#--}" packaging/man/gemini-desktop.1 || die "packaging/man/gemini-desktop.1 does not document $opt"
+# Both binaries: every long option --help prints is in the page (the app prints its --help and
+# exits before any window or display is needed).
+for bin in "$cli_bin" "$app_bin"; do
+  page=packaging/man/$(basename "$bin").1
+  missing=()
+  while read -r opt; do
+    # The page's source writes '-' as '\-'; the option must stand alone (not a prefix of another).
+    sed 's/\\-/-/g' "$page" | grep -qE -- "(^|[^a-z-])${opt}([^a-z-]|$)" || missing+=("$opt")
+  done < <("$bin" --help | grep -oE -- '^ +(-[a-zA-Z], )?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u)
+  [ ${#missing[@]} -eq 0 ] ||
+    die "$(basename "$bin") --help has options its man page ($page) does not document: ${missing[*]}"
 done
+"$app_bin" --help | grep -q -- '--version' || die "gemini-desktop --help does not list --version"
 
 # --- Stage the extra files the bundles map (tauri.conf.json, bundle.linux.deb/rpm.files).
 # (target/package/test/ is scripts/test-package.sh's: only the staged files are replaced.)
