@@ -114,19 +114,10 @@ pub fn install_failed(error: &Error) -> String {
 }
 
 /// `error` and its sources, `: `-separated (reqwest's own message hides the cause, such as
-/// "Connection refused", in its sources).
+/// "Connection refused", in its sources), with anything secret-looking redacted (a manifest URL
+/// may carry a token).
 fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
+    gd_auth::redact::error_chain(error)
 }
 
 #[cfg(test)]

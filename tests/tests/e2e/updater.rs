@@ -554,7 +554,12 @@ async fn an_installed_deb_takes_the_signed_update_through_the_package_manager() 
     app.wait_for_text("update-installed", "installed", |t| t.contains(&version))
         .await?;
     let installed = std::process::Command::new("dpkg-query")
-        .args(["-W", "-f", "${Version} ${db:Status-Status}", "gemini-desktop"])
+        .args([
+            "-W",
+            "-f",
+            "${Version} ${db:Status-Status}",
+            "gemini-desktop",
+        ])
         .output()?;
     let installed = String::from_utf8_lossy(&installed.stdout).into_owned();
     ensure!(
