@@ -165,16 +165,21 @@ fn install_way() -> UpdateInstall {
     .clone()
 }
 
-/// Version, commit, and where updates would come from.
-#[tauri::command]
-pub async fn update_status<R: Runtime>(app: AppHandle<R>) -> Result<UpdateStatus, CommandError> {
+/// The manifest URL in the settings, read off the async runtime (the outer error: the task
+/// failed; the inner one: the settings could not be read).
+async fn manifest_url() -> Result<Result<Option<String>, source::SourceError>, CommandError> {
     let home = home_dir();
-    let url = tauri::async_runtime::spawn_blocking(move || {
+    tauri::async_runtime::spawn_blocking(move || {
         source::manifest_url(home.as_deref(), &process_env)
     })
     .await
-    .map_err(|e| update_error(format!("Reading the settings failed: {e}")))?;
-    let (manifest_url, problem) = match url {
+    .map_err(|e| update_error(format!("Reading the settings failed: {e}")))
+}
+
+/// Version, commit, and where updates would come from.
+#[tauri::command]
+pub async fn update_status<R: Runtime>(app: AppHandle<R>) -> Result<UpdateStatus, CommandError> {
+    let (manifest_url, problem) = match manifest_url().await? {
         Ok(url) => (url, None),
         Err(error) => (None, Some(error.to_string())),
     };
@@ -195,14 +200,10 @@ pub async fn update_check<R: Runtime>(
     app: AppHandle<R>,
     updates: State<'_, Updates>,
 ) -> Result<UpdateCheck, CommandError> {
-    let home = home_dir();
-    let url = tauri::async_runtime::spawn_blocking(move || {
-        source::manifest_url(home.as_deref(), &process_env)
-    })
-    .await
-    .map_err(|e| update_error(format!("Reading the settings failed: {e}")))?
-    .map_err(|e| update_error(e.to_string()))?;
-    let Some(url) = url else {
+    let Some(url) = manifest_url()
+        .await?
+        .map_err(|e| update_error(e.to_string()))?
+    else {
         return Ok(UpdateCheck::Off);
     };
     let Some(pubkey) = source::pubkey(&process_env) else {
@@ -336,7 +337,10 @@ pub fn app_restart<R: Runtime>(app: AppHandle<R>) {
 /// one made from the version.
 fn file_name(url_path: &str, version: &str) -> String {
     let last = url_path.rsplit('/').next().unwrap_or_default();
-    let decoded = percent_decode(last);
+    // `%XX` decoded: the bundler's names have spaces (`Gemini Desktop_0.2.0_amd64.deb`).
+    let decoded = percent_encoding::percent_decode_str(last)
+        .decode_utf8_lossy()
+        .into_owned();
     let plain = !decoded.is_empty()
         && !decoded.starts_with('.')
         && !decoded.contains(['/', '\\', '\0'])
@@ -346,31 +350,6 @@ fn file_name(url_path: &str, version: &str) -> String {
     } else {
         format!("gemini-desktop-{version}.update")
     }
-}
-
-/// `%XX` escapes decoded (the bundler's names contain spaces: `Gemini Desktop_0.2.0_amd64.deb`).
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        match (
-            bytes[i],
-            bytes.get(i + 1).copied().and_then(hex),
-            bytes.get(i + 2).copied().and_then(hex),
-        ) {
-            (b'%', Some(high), Some(low)) => {
-                out.push((high * 16 + low) as u8);
-                i += 3;
-            }
-            (byte, _, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Writes `bytes` into `folder` as `name` (or `name (2)`, ... when taken: nothing of the

@@ -41,7 +41,8 @@ export class UpdatesStore {
   /** At start: the status, then a check when the user has set a manifest URL (none otherwise). */
   async start(): Promise<void> {
     await this.loadStatus();
-    if (this.status?.manifestUrl) await this.checkNow();
+    // The status was just read: the check need not read it again.
+    if (this.status?.manifestUrl) await this.checkNow(false);
   }
 
   async loadStatus(): Promise<void> {
@@ -57,14 +58,15 @@ export class UpdatesStore {
     void this.loadStatus();
   }
 
-  async checkNow(): Promise<void> {
+  /** Asks the manifest; `reloadStatus`: read the status first (the URL may have changed). */
+  async checkNow(reloadStatus = true): Promise<void> {
     if (this.busy) return;
     this.busy = "checking";
     this.error = null;
     this.done = null;
     this.dismissed = false;
     try {
-      await this.loadStatus();
+      if (reloadStatus) await this.loadStatus();
       this.check = await api.commands.updateCheck();
     } catch (error) {
       this.check = null;
