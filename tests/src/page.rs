@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, bail, ensure};
 use fantoccini::Locator;
 use fantoccini::elements::Element;
 use fantoccini::key::Key;
@@ -285,17 +285,58 @@ impl App {
     }
 
     /// Clicks the last element with `data-testid=<id>` (the newest one: the confirmation of
-    /// the pending call, the latest message...), waiting until it can be clicked. Transient
-    /// failures (the element re-rendered, or was covered while the layout settled) are retried.
+    /// the pending call, the latest message...), waiting until it can be clicked and holds
+    /// still. Transient failures (the element re-rendered, or was covered while the layout
+    /// settled) are retried.
     pub async fn click(&self, id: &str) -> Result<()> {
         self.poll(&format!("click [data-testid={id}]"), || async {
             let element = self.interactable(id).await?;
+            self.hold_still(&element).await?;
             match element.click().await {
                 Ok(()) => Ok((Some(()), String::new())),
                 Err(error) => Ok((None, format!("click failed: {error}"))),
             }
         })
         .await
+    }
+
+    /// Clicks `element` (found by other means than a test id) once it holds still.
+    pub async fn click_element(&self, element: &Element) -> Result<()> {
+        self.hold_still(element).await?;
+        element.click().await.context("click the element")
+    }
+
+    /// Brings `element` into view and waits until its box is the same in two animation frames
+    /// in a row. Why: WebDriver reads where to click and then clicks there, and in between the
+    /// page may still move what just appeared — the chat scrolls to its end a frame after a
+    /// card grew (a restore confirmation opened), so the click landed where the button had been
+    /// (CI, 3c519f6: "Restore code and conversation" clicked, nothing restored).
+    async fn hold_still(&self, element: &Element) -> Result<()> {
+        let still = self
+            .client()
+            .execute_async(
+                "const [el, done] = arguments;\
+                 el.scrollIntoView({ block: 'nearest', inline: 'nearest' });\
+                 let last = '';\
+                 let frames = 0;\
+                 const look = () => {\
+                   const r = el.getBoundingClientRect();\
+                   const now = [r.x, r.y, r.width, r.height].join(',');\
+                   if (now === last) return done(true);\
+                   if (++frames > 600) return done(false);\
+                   last = now;\
+                   requestAnimationFrame(look);\
+                 };\
+                 requestAnimationFrame(look);",
+                vec![serde_json::to_value(element).context("pass the element")?],
+            )
+            .await
+            .context("wait for the element to hold still")?;
+        ensure!(
+            still == json!(true),
+            "the element kept moving for 600 frames"
+        );
+        Ok(())
     }
 
     /// Types `text` into the last element with `data-testid=<id>` (after what it holds).

@@ -149,7 +149,7 @@ async fn restoring_the_first_edit_reverts_it_and_removes_a_later_file() -> Resul
         "the first checkpoint is a full snapshot: {scope:?}"
     );
 
-    button.click().await.context("click Restore")?;
+    app.click_element(&button).await.context("click Restore")?;
     app.interactable("restore-confirm").await?;
     let files = app.texts("restore-file").await?;
     ensure!(

@@ -224,11 +224,8 @@ async fn chat_restart_find_resume_and_restore_code_and_conversation() -> Result<
         "the edit's card offers Restore",
     )
     .await?;
-    app.client()
-        .find(Locator::Css(&selector))
-        .await?
-        .click()
-        .await?;
+    let restore = app.client().find(Locator::Css(&selector)).await?;
+    app.click_element(&restore).await?;
     app.click("restore-both").await?;
     app.wait_for_any_text("notice", "reports the restore", |t| {
         t.starts_with("Restored") || t.contains("Could not")

@@ -85,24 +85,22 @@ async fn an_edit_is_reverted_hunk_by_hunk_from_its_card_and_the_model_hears_it()
 
     // One hunk: the second one, from the open diff.
     let card = format!("[data-testid=tool-card][data-call-id=\"{call_id}\"]");
-    app.client()
+    let view_diff = app
+        .client()
         .find(Locator::Css(&format!(
             "{card} [data-testid=tool-view-diff]"
         )))
         .await
-        .context("the card's View diff")?
-        .click()
-        .await?;
+        .context("the card's View diff")?;
+    app.click_element(&view_diff).await?;
     let hunk = format!("{card} [data-testid=revert-hunk][data-hunk=\"1\"]");
     app.wait_for_script(
         &format!("return document.querySelector('{hunk}') !== null;"),
         "the second hunk offers its revert",
     )
     .await?;
-    app.client()
-        .find(Locator::Css(&hunk))
-        .await?
-        .click()
+    let revert_hunk = app.client().find(Locator::Css(&hunk)).await?;
+    app.click_element(&revert_hunk)
         .await
         .context("click Revert this hunk")?;
     app.click("revert-confirm-yes").await?;

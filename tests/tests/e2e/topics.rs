@@ -112,7 +112,7 @@ async fn topics_are_chapters_with_an_outline_and_a_history_search() -> Result<()
             "[data-testid=topics-outline-item]",
         ))
         .await?;
-    first_item[0].click().await?;
+    app.click_element(&first_item[0]).await?;
     app.wait_for_script(&first_visible, "jumped to the first chapter")
         .await?;
     let items = app
@@ -121,7 +121,7 @@ async fn topics_are_chapters_with_an_outline_and_a_history_search() -> Result<()
             "[data-testid=topics-outline-item]",
         ))
         .await?;
-    items[1].click().await?;
+    app.click_element(&items[1]).await?;
     app.wait_for_script(&chapter_visible(SECOND), "jumped to the second chapter")
         .await?;
 

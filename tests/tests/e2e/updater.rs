@@ -174,15 +174,14 @@ async fn set_url(app: &App, url: &str) -> Result<()> {
 /// Opens the About view from the Panels menu.
 async fn open_about(app: &App) -> Result<()> {
     app.click("panels-open").await?;
-    app.client()
+    let about = app
+        .client()
         .find(fantoccini::Locator::Css(
             "[data-testid=panels-item][data-panel=about]",
         ))
         .await
-        .context("the Panels menu's About")?
-        .click()
-        .await
-        .context("click About")?;
+        .context("the Panels menu's About")?;
+    app.click_element(&about).await.context("click About")?;
     app.wait_for_count("about-panel", "the About view opens", |n| n == 1)
         .await?;
     Ok(())
