@@ -69,6 +69,13 @@ pub trait ApprovalPolicy: Send + Sync {
         Ok(())
     }
 
+    /// Whether a question can reach someone (false in headless runs: their policy turns every
+    /// ask into a denial). Questions the policy does not make itself (the sandbox's "allow this
+    /// command the network?") are answered no without asking when this is false.
+    fn can_ask(&self) -> bool {
+        true
+    }
+
     /// Switches the approval mode for the following decisions
     /// (`Op::OverrideTurnContext`). Policies without modes (tests, the
     /// allow-all policy) decide the same way in every mode, so they accept

@@ -309,9 +309,11 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     // anything else (they are stopped again if the launch fails below).
     // An untrusted folder starts no MCP server at all (Gemini CLI's rule:
     // a server's command could come from the repository).
+    let (sandbox, sandbox_warnings) =
+        crate::sandbox::read_settings(&layers, trusted, home_dir().as_deref());
     let mcp = StartedMcp(
         trusted
-            .then(|| mcp_manager(&settings, &workspace_dirs, home_dir().as_deref()))
+            .then(|| mcp_manager(&settings, &workspace_dirs, home_dir().as_deref(), &sandbox))
             .flatten(),
     );
 
@@ -395,6 +397,7 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
     config.loop_detection = settings.model.disable_loop_detection != Some(true);
     config.tool_output_limit = tool_output_limit(&settings);
     config.shell = shell_settings(&settings);
+    config.shell.sandbox = sandbox.clone();
     config.include_directory_tree = settings.context.include_directory_tree != Some(false);
     let (home, ws) = (home_dir(), config.workspace_dirs[0].clone());
     config.agents = Arc::new(crate::subagents::load::load(
@@ -443,7 +446,14 @@ pub fn prepare(options: LaunchOptions) -> Result<Launch, LaunchError> {
         .chain(server_command)
         .chain(header_problems)
         .chain(extension_notes)
+        .chain(sandbox_warnings)
         .collect();
+    // Headless YOLO runs every command without asking; without the sandbox, say once what
+    // that means (the app says it in its mode menu).
+    if !options.interactive && approval_mode == ApprovalMode::Yolo && !config.shell.sandbox.enabled
+    {
+        warnings.push(crate::sandbox::state(&config.shell.sandbox).summary);
+    }
     // 0.61: the user's `general.plan.directory`, else the first enabled
     // extension's `plan.directory` (already refused when absolute or with
     // `..`), both resolved in the project.
@@ -558,11 +568,14 @@ fn mcp_manager(
     settings: &Settings,
     workspace_dirs: &[PathBuf],
     home: Option<&Path>,
+    sandbox: &crate::sandbox::SandboxSettings,
 ) -> Option<McpManager> {
     if settings.mcp_servers.is_empty() {
         return None;
     }
-    let options = McpOptions::from_settings(settings, workspace_dirs.to_vec(), home);
+    let mut options = McpOptions::from_settings(settings, workspace_dirs.to_vec(), home);
+    // Servers with `sandbox: true` get the rules commands get.
+    options.sandbox = crate::sandbox::policy_for(workspace_dirs, sandbox, home);
     let manager = McpManager::new(options);
     if tokio::runtime::Handle::try_current().is_ok() {
         manager.start();

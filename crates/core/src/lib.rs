@@ -57,6 +57,7 @@ pub mod restore;
 pub mod revert;
 pub mod review;
 pub mod routing;
+pub mod sandbox;
 pub mod scheduler;
 pub(crate) mod session;
 pub mod settings_screen;

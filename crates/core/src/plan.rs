@@ -246,9 +246,15 @@ pub(crate) fn for_turn(
     let reader = context.clone();
     let prior = context.clone();
     let switch: ModeSwitch = Arc::new(move |mode| {
+        let events = context.apply(policy.as_ref(), Some(mode), None, None);
+        // A warning is the refusal only when the mode did not change (switching to YOLO
+        // without the sandbox warns, and switches).
+        let switched = context.get().approval_mode == mode;
         let mut refused = None;
-        for event in context.apply(policy.as_ref(), Some(mode), None, None) {
-            if let gd_protocol::Event::Warning { message } = &event {
+        for event in events {
+            if let gd_protocol::Event::Warning { message } = &event
+                && !switched
+            {
                 refused = Some(message.clone());
             }
             sink.emit(event);

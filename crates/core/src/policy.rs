@@ -236,6 +236,10 @@ pub fn policy_mode(mode: ApprovalMode) -> Mode {
 }
 
 impl ApprovalPolicy for PolicyApproval {
+    fn can_ask(&self) -> bool {
+        self.interactive
+    }
+
     fn as_policy(&self) -> Option<&PolicyApproval> {
         Some(self)
     }

@@ -39,6 +39,7 @@ mod decided;
 mod hooked;
 mod partial;
 mod response;
+mod sandboxed;
 mod tail;
 
 pub use response::{error_response, function_response_parts};
@@ -84,6 +85,8 @@ pub struct ShownResult {
     pub decided_by: Option<gd_protocol::DecidedBy>,
     /// An `invoke_agent` call's subagent run, for the history.
     pub subagent: Option<Box<gd_protocol::SubagentTranscript>>,
+    /// A command's sandbox: whether it ran in it, what it was granted.
+    pub sandbox: Option<gd_protocol::SandboxUse>,
 }
 
 /// What a batch produced.
@@ -554,11 +557,8 @@ impl Scheduler {
             let mut call_ctx = ctx.clone();
             call_ctx.output = Some(OutputSink::new(sink.clone(), call.request.call_id.clone()));
             call_ctx.confirmed = confirmed;
-            tokio::select! {
-                biased;
-                _ = ctx.cancel.cancelled() => Outcome::Cancelled(CANCELLED_MESSAGE),
-                result = tool.execute(call.args.clone(), &call_ctx) => Outcome::Ran(result),
-            }
+            self.run_approved(&call, tool.as_ref(), &mut call_ctx, sink)
+                .await
         }
         .instrument(span)
         .await;
@@ -592,6 +592,7 @@ impl Scheduler {
             modified: call.modified,
             diff: completed.shown.diff.clone(),
             decided_by: completed.shown.decided_by.clone().map(Box::new),
+            sandbox: completed.shown.sandbox.clone(),
         });
         completed
     }

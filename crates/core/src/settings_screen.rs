@@ -178,6 +178,18 @@ const FIELDS: &[Field] = &[
         effect: SettingEffect::Reload,
     },
     Field {
+        key: "security.toolSandboxing",
+        label: "Tool sandboxing",
+        help: "Commands the agent runs are confined (bubblewrap): they write only in the \
+               workspace and a private /tmp, cannot read your keys and credentials, and have no \
+               network unless you allow it. A project's settings can turn it on, never off.",
+        kind: SettingKind::Toggle,
+        choices: &[],
+        placeholder: None,
+        applies: "The session reloads with it.",
+        effect: SettingEffect::Reload,
+    },
+    Field {
         key: "security.disableYoloMode",
         label: "Disable YOLO mode",
         help: "YOLO (approve everything) cannot be chosen, for this app and Gemini CLI.",
@@ -430,6 +442,7 @@ pub fn default_value(key: &str) -> Value {
         }
         "tools.allowed" => Value::Array(Vec::new()),
         "security.disableYoloMode" => Value::Bool(false),
+        "security.toolSandboxing" => Value::Bool(false),
         // Off here unless set (the app never deletes history on its own).
         "general.sessionRetention.enabled" => Value::Bool(false),
         "general.sessionRetention.maxAge" => Value::String("30d".to_owned()),

@@ -338,6 +338,7 @@ mod tests {
             modified,
             diff: None,
             decided_by: None,
+            sandbox: None,
         }
     }
 

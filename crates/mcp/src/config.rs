@@ -75,6 +75,10 @@ pub struct ServerConfig {
     pub transport: TransportConfig,
     pub timeout: Duration,
     pub trust: bool,
+    /// `sandbox: true` (ours, issue 36): a stdio server runs in the sandbox commands run in
+    /// (writes only in the workspace, no network unless the settings give it). Refused, not
+    /// started, when no sandbox can start.
+    pub sandbox: bool,
     pub include_tools: Option<Vec<String>>,
     pub exclude_tools: Vec<String>,
     pub description: Option<String>,
@@ -287,10 +291,19 @@ pub fn parse_server(value: &Value) -> Result<ServerConfig, String> {
         Some(Value::Bool(b)) => *b,
         Some(_) => return Err("`trust` must be true or false".into()),
     };
+    let sandbox = match entry.get("sandbox") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err("`sandbox` must be true or false".into()),
+    };
+    if sandbox && !matches!(transport, TransportConfig::Stdio { .. }) {
+        return Err("`sandbox` applies to stdio servers (`command`) only".into());
+    }
     Ok(ServerConfig {
         transport,
         timeout,
         trust,
+        sandbox,
         include_tools: strings("includeTools")?,
         exclude_tools: strings("excludeTools")?.unwrap_or_default(),
         description: string("description")?,
@@ -375,6 +388,22 @@ fn check_url(url: &str, key: &str) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn sandbox_is_a_bool_for_stdio_servers_only() {
+        let on = parse(json!({"command": "srv", "sandbox": true})).unwrap();
+        assert!(on.sandbox);
+        assert!(!parse(json!({"command": "srv"})).unwrap().sandbox);
+        assert_eq!(
+            parse(json!({"command": "srv", "sandbox": "yes"})).unwrap_err(),
+            "`sandbox` must be true or false"
+        );
+        assert!(
+            parse(json!({"httpUrl": "http://127.0.0.1:1/mcp", "sandbox": true}))
+                .unwrap_err()
+                .contains("stdio servers")
+        );
+    }
     use super::*;
     use pretty_assertions::assert_eq;
     use serde_json::json;

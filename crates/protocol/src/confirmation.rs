@@ -57,6 +57,21 @@ pub enum ConfirmationDetails {
         /// The plan's markdown as it is on disk now.
         plan: String,
     },
+    /// A command failed because the sandbox refused it something (issue 36): the user may
+    /// grant it and run it again. `ProceedOnce`: this run only; `ProceedAlways`: this exact
+    /// command for the rest of the session; `Cancel`: no (the model hears what was refused).
+    Sandbox {
+        /// "This command needs network access" / "… to write to <path>".
+        title: String,
+        command: String,
+        directory: String,
+        /// It needs the network.
+        network: bool,
+        /// Folders outside the workspace it needs to write in, absolute.
+        paths: Vec<String>,
+        /// The lines of its output that show the refusal.
+        evidence: String,
+    },
     /// `activate_skill` for a skill that is not built in: the user consents
     /// to its instructions entering the context and its folder becoming
     /// readable (Gemini CLI 0.61 asks the same).

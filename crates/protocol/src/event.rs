@@ -7,7 +7,7 @@ use ts_rs::TS;
 use crate::{
     ApprovalMode, CheckpointInfo, CheckpointScope, ConfirmationDetails, DecidedBy,
     McpDiscoveryState, McpServerStatus, MemoryFileNode, ModelChoice, RestoredConversation,
-    RestoredFile, SessionStats, SlashCommandInfo,
+    RestoredFile, SandboxState, SandboxUse, SessionStats, SlashCommandInfo,
 };
 
 /// An MCP tool as its server names it.
@@ -122,6 +122,11 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         decided_by: Option<Box<DecidedBy>>,
+        /// A command's sandbox: whether it ran in it, and what it was granted (absent for
+        /// other tools).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        sandbox: Option<SandboxUse>,
     },
     /// Token usage and latency of one model request.
     Usage {
@@ -189,6 +194,9 @@ pub enum Event {
         /// reviewed together when it ends (see `Event::TurnReview`).
         #[serde(default)]
         review_mode: bool,
+        /// Whether commands run in the sandbox.
+        #[serde(default)]
+        sandbox: SandboxState,
     },
     /// The models the session's credentials can use (answers
     /// `Op::ListModels`).

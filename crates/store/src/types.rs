@@ -170,6 +170,11 @@ pub struct ToolCallRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(type = "unknown"))]
     pub subagent: Option<Value>,
+    /// A command's sandbox (gd-protocol's `SandboxUse`, as JSON), so a reopened card still says
+    /// whether it ran sandboxed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(type = "unknown"))]
+    pub sandbox: Option<Value>,
 }
 
 /// An MCP tool as its server names it (gd-protocol's `McpToolRef`, which the store does not

@@ -25,7 +25,23 @@ plan_path: string,
 /**
  * The plan's markdown as it is on disk now.
  */
-plan: string, } | { "type": "activate_skill", 
+plan: string, } | { "type": "sandbox", 
+/**
+ * "This command needs network access" / "… to write to <path>".
+ */
+title: string, command: string, directory: string, 
+/**
+ * It needs the network.
+ */
+network: boolean, 
+/**
+ * Folders outside the workspace it needs to write in, absolute.
+ */
+paths: Array<string>, 
+/**
+ * The lines of its output that show the refusal.
+ */
+evidence: string, } | { "type": "activate_skill", 
 /**
  * `Activate skill "<name>"`.
  */

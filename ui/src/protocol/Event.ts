@@ -28,6 +28,8 @@ import type { RestoredConversation } from "./RestoredConversation";
 import type { RestoredFile } from "./RestoredFile";
 import type { ReviewFile } from "./ReviewFile";
 import type { ReviewNotApplied } from "./ReviewNotApplied";
+import type { SandboxState } from "./SandboxState";
+import type { SandboxUse } from "./SandboxUse";
 import type { SessionStats } from "./SessionStats";
 import type { SkillInfo } from "./SkillInfo";
 import type { SlashCommandInfo } from "./SlashCommandInfo";
@@ -97,7 +99,12 @@ diff?: ConfirmationDetails,
  * What decided the call (a policy rule, the approval mode, an
  * "always allow", the user's click), so a reopened card says it too.
  */
-decided_by?: DecidedBy, } | { "type": "usage", model: string, latency_ms: number, 
+decided_by?: DecidedBy, 
+/**
+ * A command's sandbox: whether it ran in it, and what it was granted (absent for
+ * other tools).
+ */
+sandbox?: SandboxUse, } | { "type": "usage", model: string, latency_ms: number, 
 /**
  * What the request was for (the agent's own turn, or a utility
  * call such as routing), as Gemini CLI's `roles` count it.
@@ -131,7 +138,11 @@ usage: TurnUsage, } | { "type": "turn_context", approval_mode: ApprovalMode, mod
  * "Review at end of turn": the turn's edits are staged and
  * reviewed together when it ends (see `Event::TurnReview`).
  */
-review_mode: boolean, } | { "type": "models", models: Array<ModelChoice>, } | { "type": "tools_changed", tools: Array<string>, } | { "type": "mcp_server_status", 
+review_mode: boolean, 
+/**
+ * Whether commands run in the sandbox.
+ */
+sandbox: SandboxState, } | { "type": "models", models: Array<ModelChoice>, } | { "type": "tools_changed", tools: Array<string>, } | { "type": "mcp_server_status", 
 /**
  * The key under `mcpServers` in settings.json.
  */

@@ -66,4 +66,9 @@ decided_by?: unknown,
  * For an `invoke_agent` call: the subagent's run (gd-protocol's
  * `SubagentTranscript`, as JSON), so a reopened card nests it again.
  */
-subagent?: unknown, };
+subagent?: unknown, 
+/**
+ * A command's sandbox (gd-protocol's `SandboxUse`, as JSON), so a reopened card still says
+ * whether it ran sandboxed.
+ */
+sandbox?: unknown, };

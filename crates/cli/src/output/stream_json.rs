@@ -233,6 +233,7 @@ mod tests {
                     outcome: gd_protocol::PolicyOutcome::Ask,
                     reason: None,
                 })),
+                sandbox: None,
             })
             .unwrap();
             out.event(&Event::ContentDelta { text: "ok".into() })
@@ -302,6 +303,7 @@ mod tests {
                     is_new_file: false,
                 }),
                 decided_by: None,
+                sandbox: None,
             })
             .unwrap();
         }

@@ -23,6 +23,7 @@ mod mcp_headless;
 mod memory_commands;
 mod models_headless;
 mod plan_headless;
+mod sandbox_headless;
 mod settings_headless;
 mod shell_attacks;
 mod skills_cli;

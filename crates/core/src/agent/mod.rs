@@ -373,6 +373,7 @@ impl Agent {
                 self.scheduler.policy().clone(),
                 sink.clone(),
             ))),
+            sandbox_grant: None,
         };
         let mut parts = match self.prompt_parts(input, &tool_ctx, sink).await {
             Ok(parts) => parts,

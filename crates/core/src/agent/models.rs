@@ -49,6 +49,7 @@ impl Agent {
             topic: services.topic.clone(),
             subagents: services.subagents.clone(),
             hooks: services.hooks.clone(),
+            sandbox_grants: services.sandbox_grants.clone(),
         });
     }
 

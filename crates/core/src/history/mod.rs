@@ -739,6 +739,11 @@ fn result_record(call: &CompletedCall) -> ToolCallRecord {
             .subagent
             .as_ref()
             .and_then(|t| serde_json::to_value(t).ok()),
+        sandbox: call
+            .shown
+            .sandbox
+            .as_ref()
+            .and_then(|s| serde_json::to_value(s).ok()),
     }
 }
 

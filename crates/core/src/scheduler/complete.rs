@@ -36,10 +36,12 @@ impl Scheduler {
                 error: Some(error),
                 output,
                 exit_code,
+                sandbox,
                 ..
             }) => {
                 shown.output = output;
                 shown.exit_code = exit_code;
+                shown.sandbox = sandbox.map(|s| s.used);
                 (
                     ToolCallStatus::Error,
                     vec![error_response(id, name, &error.message)],
@@ -52,8 +54,10 @@ impl Scheduler {
                 display,
                 output,
                 exit_code,
+                sandbox,
                 ..
             }) => {
+                shown.sandbox = sandbox.map(|s| s.used);
                 // The full result for people: the tool's own, else the model's text
                 // before truncation (when it says more than `display`).
                 shown.output = output.or_else(|| {

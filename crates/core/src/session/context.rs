@@ -25,6 +25,9 @@ pub(crate) struct TurnContext {
     /// and leaving plan mode is never a way to more permissions
     /// (issue 33; see [`crate::plan::PlanMode::prior`]).
     pub before_plan: Option<ApprovalMode>,
+    /// Whether commands run in the sandbox (fixed for the session: the settings are read at
+    /// launch).
+    pub sandbox: gd_protocol::SandboxState,
 }
 
 /// The session's current [`TurnContext`], and the slot where a turn waits
@@ -36,13 +39,18 @@ pub(crate) struct SharedContext(
 );
 
 impl SharedContext {
-    pub fn new(approval_mode: ApprovalMode, model: &str) -> Self {
+    pub fn new(
+        approval_mode: ApprovalMode,
+        model: &str,
+        sandbox: gd_protocol::SandboxState,
+    ) -> Self {
         Self(
             Arc::new(Mutex::new(TurnContext {
                 approval_mode,
                 model: model.to_owned(),
                 review_mode: false,
                 before_plan: None,
+                sandbox,
             })),
             Default::default(),
         )
@@ -94,6 +102,15 @@ impl SharedContext {
                         (before, ApprovalMode::Plan) => Some(before),
                         _ => None,
                     };
+                    // Turning YOLO on with commands unconfined: say once what that means.
+                    if mode == ApprovalMode::Yolo
+                        && context.approval_mode != ApprovalMode::Yolo
+                        && !context.sandbox.enabled
+                    {
+                        events.push(Event::Warning {
+                            message: context.sandbox.summary.clone(),
+                        });
+                    }
                     context.approval_mode = mode;
                 }
                 Err(refused) => events.push(Event::Warning {
@@ -127,6 +144,7 @@ impl TurnContext {
             approval_mode: self.approval_mode,
             model: self.model.clone(),
             review_mode: self.review_mode,
+            sandbox: self.sandbox.clone(),
         }
     }
 }

@@ -102,7 +102,11 @@ impl Session {
         let (ops_tx, ops_rx) = mpsc::unbounded_channel();
         let confirmations = Arc::new(Confirmations::default());
         let finished = CancellationToken::new();
-        let context = SharedContext::new(config.approval_mode, &config.model);
+        let context = SharedContext::new(
+            config.approval_mode,
+            &config.model,
+            crate::sandbox::state(&config.shell.sandbox),
+        );
         let agents = config.agents.clone();
         let skills = config.skills.clone();
         let hooks = config.hooks.clone();
@@ -213,6 +217,7 @@ impl Session {
             topic: resumed_topic,
             subagents,
             hooks: Some(config.hooks.clone()),
+            sandbox_grants: Arc::default(),
         });
         let mut agent = Agent::new(config, chat, scheduler, services, context.clone());
         agent.history = history;

@@ -84,6 +84,10 @@ impl ApprovalPolicy for SubagentApproval {
         self.inner.set_approval_mode(mode)
     }
 
+    fn can_ask(&self) -> bool {
+        self.inner.can_ask()
+    }
+
     fn as_policy(&self) -> Option<&crate::policy::PolicyApproval> {
         self.inner.as_policy()
     }

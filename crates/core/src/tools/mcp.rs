@@ -226,6 +226,7 @@ impl crate::tools::TypedTool for McpToolAdapter {
             error: Some(ToolError::new(ToolErrorKind::Execution, message)),
             output: None,
             exit_code: None,
+            sandbox: None,
         })
     }
 }

@@ -170,6 +170,9 @@ pub struct ToolContext {
     /// The session's plan mode (mode switches, the plans directory), set
     /// for a running turn; `None` in tests and simple callers.
     pub plan: Option<Arc<crate::plan::PlanMode>>,
+    /// What the user allowed this call beyond the sandbox, once (after the sandbox refused
+    /// its first run); set by the scheduler.
+    pub sandbox_grant: Option<crate::sandbox::Grant>,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -194,6 +197,7 @@ impl ToolContext {
             confirmed: false,
             staging: None,
             plan: None,
+            sandbox_grant: None,
         }
     }
 
@@ -333,6 +337,8 @@ pub struct ToolResult {
     pub output: Option<String>,
     /// A shell command's exit code.
     pub exit_code: Option<i32>,
+    /// A shell command's sandbox: what it ran with, what it was refused.
+    pub sandbox: Option<Box<crate::sandbox::ShellSandbox>>,
 }
 
 impl ToolResult {
@@ -343,6 +349,7 @@ impl ToolResult {
             error: None,
             output: None,
             exit_code: None,
+            sandbox: None,
         }
     }
 
@@ -353,6 +360,7 @@ impl ToolResult {
             error: None,
             output: None,
             exit_code: None,
+            sandbox: None,
         }
     }
 
@@ -364,6 +372,7 @@ impl ToolResult {
             error: Some(ToolError::new(kind, message)),
             output: None,
             exit_code: None,
+            sandbox: None,
         }
     }
 

@@ -26,6 +26,9 @@ pub struct ToolServices {
     pub subagents: Option<std::sync::Arc<crate::subagents::SubagentRuntime>>,
     /// The session's hooks (none outside a session).
     pub hooks: Option<crate::hooks::Hooks>,
+    /// What the user allowed commands beyond the sandbox for the rest of the session ("always
+    /// for this command").
+    pub sandbox_grants: std::sync::Arc<crate::sandbox::Grants>,
 }
 
 /// `tools.shell.*` as the shell tool applies them.
@@ -40,6 +43,8 @@ pub struct ShellSettings {
     /// `security.environmentVariableRedaction`: variables commands do not
     /// inherit; `None` (the default) passes the environment on.
     pub redaction: Option<crate::env_redaction::EnvRedaction>,
+    /// `security.toolSandboxing` / `security.sandbox`: the sandbox commands run in.
+    pub sandbox: crate::sandbox::SandboxSettings,
 }
 
 /// Gemini CLI 0.61's `tools.shell.inactivityTimeout` default, in seconds.
@@ -53,6 +58,7 @@ impl Default for ShellSettings {
                 DEFAULT_INACTIVITY_TIMEOUT_SECS,
             )),
             redaction: None,
+            sandbox: crate::sandbox::SandboxSettings::default(),
         }
     }
 }

@@ -34,6 +34,7 @@ mod quota;
 mod restore;
 mod revert_edit;
 mod routing;
+mod sandbox_expansion;
 mod scheduler;
 mod settings_screen;
 mod shell_settings;

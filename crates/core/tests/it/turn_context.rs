@@ -13,6 +13,11 @@ use gd_protocol::{ApprovalMode, Event, Op, TurnStatus, TurnUsage};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
+/// What a session without the sandbox reports (the harness's settings have none).
+fn no_sandbox() -> gd_protocol::SandboxState {
+    gd_core::sandbox::state(&gd_core::sandbox::SandboxSettings::default())
+}
+
 async fn next_matching(h: &mut Harness, wanted: impl Fn(&Event) -> bool) -> Event {
     loop {
         let event = tokio::time::timeout(Duration::from_secs(30), h.events.recv())
@@ -39,6 +44,7 @@ async fn the_turn_context_follows_session_configured() {
             approval_mode: ApprovalMode::Default,
             model: MODEL.into(),
             review_mode: false,
+            sandbox: no_sandbox(),
         }
     );
 }
@@ -61,6 +67,7 @@ async fn a_new_model_is_used_from_the_next_request_on() {
             approval_mode: ApprovalMode::Default,
             model: "gemini-2.5-pro".into(),
             review_mode: false,
+            sandbox: no_sandbox(),
         }
     );
     let events = h.turn("second").await;
@@ -171,6 +178,7 @@ async fn an_approval_mode_goes_to_the_policy_and_a_refusal_is_reported() {
             approval_mode: ApprovalMode::Default,
             model: MODEL.into(),
             review_mode: false,
+            sandbox: no_sandbox(),
         }) {
         next_matching(&mut h, |e| matches!(e, Event::TurnContext { .. })).await
     } else {
@@ -182,6 +190,7 @@ async fn an_approval_mode_goes_to_the_policy_and_a_refusal_is_reported() {
             approval_mode: ApprovalMode::AutoEdit,
             model: MODEL.into(),
             review_mode: false,
+            sandbox: no_sandbox(),
         }
     );
     assert_eq!(*policy.modes.lock().unwrap(), [ApprovalMode::AutoEdit]);
@@ -207,6 +216,55 @@ async fn an_approval_mode_goes_to_the_policy_and_a_refusal_is_reported() {
             approval_mode: ApprovalMode::AutoEdit,
             model: MODEL.into(),
             review_mode: false,
+            sandbox: no_sandbox(),
         }
     );
+}
+
+#[tokio::test]
+async fn turning_yolo_on_without_the_sandbox_says_what_it_means() {
+    let mut h = Harness::start(json!({"steps": []}));
+    h.handle
+        .submit(Op::OverrideTurnContext {
+            approval_mode: Some(ApprovalMode::Yolo),
+            model: None,
+            review_mode: None,
+        })
+        .unwrap();
+    let warning = next_matching(&mut h, |e| matches!(e, Event::Warning { .. })).await;
+    let Event::Warning { message } = warning else {
+        unreachable!()
+    };
+    assert_eq!(message, no_sandbox().summary);
+    assert!(
+        message.starts_with("Commands run without a sandbox"),
+        "{message}"
+    );
+    let answer = next_matching(&mut h, |e| {
+        matches!(
+            e,
+            Event::TurnContext {
+                approval_mode: ApprovalMode::Yolo,
+                ..
+            }
+        )
+    })
+    .await;
+    let Event::TurnContext { sandbox, .. } = answer else {
+        unreachable!()
+    };
+    assert!(!sandbox.enabled);
+    // Once: choosing YOLO again while in YOLO says nothing more.
+    h.handle
+        .submit(Op::OverrideTurnContext {
+            approval_mode: Some(ApprovalMode::Yolo),
+            model: None,
+            review_mode: None,
+        })
+        .unwrap();
+    let next = next_matching(&mut h, |e| {
+        matches!(e, Event::Warning { .. } | Event::TurnContext { .. })
+    })
+    .await;
+    assert!(matches!(next, Event::TurnContext { .. }), "{next:?}");
 }

@@ -61,13 +61,19 @@ impl Inner {
             } => {
                 let dir = self.working_dir(cwd.as_deref());
                 let env = self.stdio_environment(name, env, log);
-                let (transport, child) = stdio::spawn(command, args, &env, &dir, log.clone())
-                    .map_err(|e| {
-                        ConnectError::Failed(format!(
-                            "cannot start `{command}` in {}: {e}",
-                            dir.display()
-                        ))
-                    })?;
+                let confined = if config.sandbox {
+                    Some(self.confine(command, args, &dir)?)
+                } else {
+                    None
+                };
+                let (transport, child) =
+                    stdio::spawn(command, args, &env, &dir, log.clone(), confined.as_ref())
+                        .map_err(|e| {
+                            ConnectError::Failed(format!(
+                                "cannot start `{command}` in {}: {e}",
+                                dir.display()
+                            ))
+                        })?;
                 let exit = child.exit_receiver();
                 match Connection::open(handler(), transport, Some(child), config.timeout).await {
                     Ok(conn) => Ok(conn),
@@ -92,6 +98,31 @@ impl Inner {
             }
         }?;
         Ok((conn, started.elapsed()))
+    }
+
+    /// `command args` in the sandbox of the session's policy (`sandbox: true`); refused when
+    /// no sandbox can start here: the server is not started unconfined.
+    fn confine(
+        &self,
+        command: &str,
+        args: &[String],
+        dir: &Path,
+    ) -> Result<gd_sandbox::Prepared, ConnectError> {
+        let sandbox = gd_sandbox::Sandbox::detect().map_err(|unavailable| {
+            ConnectError::Failed(format!(
+                "not started: its entry says `sandbox: true` and the sandbox cannot start here. \
+                 {unavailable}"
+            ))
+        })?;
+        // Its own folder (`cwd`) is readable, as everything is, and writable only when it is
+        // in the workspace.
+        let mut policy = self.options.sandbox.clone();
+        policy.writable.retain(|w| w.is_dir());
+        policy.extra_writable.retain(|w| w.is_dir());
+        let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+        sandbox
+            .prepare(&policy, Path::new(command), &args, dir)
+            .map_err(|e| ConnectError::Failed(format!("not started in the sandbox: {e}")))
     }
 
     /// A stdio server's working directory: `cwd` of its entry, relative to

@@ -58,6 +58,10 @@ pub struct McpOptions {
     /// The environment stdio servers start from (before sanitising);
     /// `None` = this process's.
     pub process_env: Option<Vec<(String, String)>>,
+    /// What a server with `sandbox: true` may do (the session's sandbox policy: its workspace
+    /// folders writable, the settings' network). Defaults to the workspace folders and no
+    /// network.
+    pub sandbox: gd_sandbox::Policy,
 }
 
 impl std::fmt::Debug for McpOptions {
@@ -73,6 +77,10 @@ impl McpOptions {
     /// Options for `servers` (the `mcpServers` object) with defaults: no
     /// filter, no persistence, no OAuth.
     pub fn new(servers: &Map<String, Value>, workspace_dirs: Vec<PathBuf>) -> Self {
+        let sandbox = gd_sandbox::Policy {
+            writable: workspace_dirs.clone(),
+            ..gd_sandbox::Policy::default()
+        };
         Self {
             servers: crate::config::parse_servers(servers),
             filter: ServerFilter::default(),
@@ -83,6 +91,7 @@ impl McpOptions {
             client_version: env!("CARGO_PKG_VERSION").into(),
             restart: RestartPolicy::default(),
             process_env: None,
+            sandbox,
         }
     }
 

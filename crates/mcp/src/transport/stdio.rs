@@ -92,17 +92,30 @@ impl Drop for ChildServer {
     }
 }
 
-/// Starts `command` with `args` in `cwd` with exactly `env`.
+/// Starts `command` with `args` in `cwd` with exactly `env`; under bubblewrap when `sandboxed`
+/// (prepared for that command line: bubblewrap is then the group's leader).
 pub fn spawn(
     command: &str,
     args: &[String],
     env: &BTreeMap<String, String>,
     cwd: &Path,
     log: Arc<LogTail>,
+    sandboxed: Option<&gd_sandbox::Prepared>,
 ) -> std::io::Result<(StdioTransport, ChildServer)> {
-    let mut cmd = Command::new(command);
-    cmd.args(args)
-        .env_clear()
+    let mut cmd = match sandboxed {
+        Some(prepared) => {
+            let mut cmd = Command::new(prepared.program());
+            cmd.args(prepared.args());
+            prepared.configure(cmd.as_std_mut());
+            cmd
+        }
+        None => {
+            let mut cmd = Command::new(command);
+            cmd.args(args);
+            cmd
+        }
+    };
+    cmd.env_clear()
         .envs(env)
         .current_dir(cwd)
         .stdin(Stdio::piped())

@@ -1069,3 +1069,26 @@ async fn server_everything_over_stdio() {
     );
     manager.shutdown(Duration::from_secs(1)).await;
 }
+
+/// `"sandbox": true` (issue 36): the server runs under bubblewrap with the session's rules —
+/// it starts and answers, writes in the workspace, and cannot write outside it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sandboxed_stdio_server_works_and_cannot_write_outside_the_workspace() {
+    // Not under /tmp: the sandbox has a /tmp of its own.
+    let ws = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let marker = outside.path().join("escaped");
+    let script = format!(
+        "touch '{}'; touch '{}'; exec '{}' '{}' stdio",
+        marker.display(),
+        ws.path().join("inside").display(),
+        python().display(),
+        fixture_server().display()
+    );
+    let entry = json!({"command": "sh", "args": ["-c", script], "sandbox": true, "timeout": 60000});
+    let manager = started(options(json!({"fx": entry}), ws.path())).await;
+    assert_connected(&manager, "fx");
+    assert!(!declared(&manager).is_empty(), "its tools are listed");
+    assert!(ws.path().join("inside").exists(), "it writes in the workspace");
+    assert!(!marker.exists(), "it wrote outside the workspace");
+}

@@ -154,17 +154,19 @@ impl BackgroundProcesses {
         cwd: &Path,
         log_dir: &Path,
         settings: &crate::tools::ShellSettings,
+        sandboxed: Option<&gd_sandbox::Prepared>,
     ) -> io::Result<u32> {
         std::fs::create_dir_all(log_dir)?;
         let log = log_dir.join(format!("background-{}.log", uuid::Uuid::new_v4()));
         let file = std::fs::File::create(&log)?;
-        let mut child = match process::spawn_shell_with(command, cwd, Stdio::from(file), settings) {
-            Ok(child) => child,
-            Err(e) => {
-                let _ = std::fs::remove_file(&log);
-                return Err(e);
-            }
-        };
+        let mut child =
+            match process::spawn_shell_with(command, cwd, Stdio::from(file), settings, sandboxed) {
+                Ok(child) => child,
+                Err(e) => {
+                    let _ = std::fs::remove_file(&log);
+                    return Err(e);
+                }
+            };
         let pid = child
             .id()
             .ok_or_else(|| io::Error::other("the process ended before its PID was known"))?;

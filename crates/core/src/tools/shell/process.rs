@@ -55,14 +55,17 @@ pub fn spawn_shell(command: &str, cwd: &Path, stdout: Stdio) -> io::Result<Child
 
 /// [`spawn_shell`] as `tools.shell.*` and
 /// `security.environmentVariableRedaction` say: `PAGER` and `GIT_PAGER`
-/// set to the pager, the redacted variables removed.
+/// set to the pager, the redacted variables removed; inside the sandbox
+/// when `sandboxed` is given (bubblewrap is then the group's leader, and
+/// the shell runs under it: see [`crate::sandbox::confine`]).
 pub fn spawn_shell_with(
     command: &str,
     cwd: &Path,
     stdout: Stdio,
     settings: &crate::tools::ShellSettings,
+    sandboxed: Option<&gd_sandbox::Prepared>,
 ) -> io::Result<Child> {
-    let mut child = spawn_command(command, cwd, stdout, &settings.pager);
+    let mut child = spawn_command(command, cwd, stdout, &settings.pager, sandboxed);
     if let Some(redaction) = &settings.redaction {
         for name in redaction.redacted_names() {
             child.env_remove(name);
@@ -78,15 +81,32 @@ pub fn spawn_shell_with_pager(
     stdout: Stdio,
     pager: &str,
 ) -> io::Result<Child> {
-    start(spawn_command(command, cwd, stdout, pager))
+    start(spawn_command(command, cwd, stdout, pager, None))
 }
 
-/// The command, not started yet.
-fn spawn_command(command: &str, cwd: &Path, stdout: Stdio, pager: &str) -> Command {
-    let mut cmd = Command::new(shell_program());
-    cmd.arg("-c")
-        .arg(command)
-        .current_dir(cwd)
+/// The command, not started yet: `<shell> -c command`, or bubblewrap running it when
+/// `sandboxed` (the same environment, stdio and process group either way).
+fn spawn_command(
+    command: &str,
+    cwd: &Path,
+    stdout: Stdio,
+    pager: &str,
+    sandboxed: Option<&gd_sandbox::Prepared>,
+) -> Command {
+    let mut cmd = match sandboxed {
+        Some(prepared) => {
+            let mut cmd = Command::new(prepared.program());
+            cmd.args(prepared.args());
+            prepared.configure(cmd.as_std_mut());
+            cmd
+        }
+        None => {
+            let mut cmd = Command::new(shell_program());
+            cmd.arg("-c").arg(command);
+            cmd
+        }
+    };
+    cmd.current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(stdout)
         .stderr(Stdio::null())

@@ -126,8 +126,36 @@ impl RunShellCommand {
     }
 
     async fn run_foreground(&self, command: &str, cwd: PathBuf, ctx: &ToolContext) -> ToolResult {
+        let confined = match crate::sandbox::confine(ctx, &process::shell_program(), command, &cwd)
+        {
+            Ok(confined) => confined,
+            Err(message) => return ToolResult::error(ToolErrorKind::Execution, message),
+        };
+        let mut result = self.run_confined(command, &cwd, ctx, &confined).await;
+        result.sandbox = Some(Box::new(confined.report(
+            result.output.as_deref().unwrap_or_default(),
+            result.exit_code,
+            &cwd,
+        )));
+        result
+    }
+
+    /// [`Self::run_foreground`] once the sandbox (if any) is prepared.
+    async fn run_confined(
+        &self,
+        command: &str,
+        cwd: &std::path::Path,
+        ctx: &ToolContext,
+        confined: &crate::sandbox::Confined,
+    ) -> ToolResult {
         let settings = &ctx.services.shell;
-        let spawned = process::spawn_shell_with(command, &cwd, Stdio::piped(), settings);
+        let spawned = process::spawn_shell_with(
+            command,
+            cwd,
+            Stdio::piped(),
+            settings,
+            confined.prepared.as_ref(),
+        );
         let mut child = match spawned {
             Ok(child) => child,
             Err(e) => {
@@ -222,11 +250,34 @@ impl RunShellCommand {
     }
 
     async fn run_background(&self, params: &Params, cwd: PathBuf, ctx: &ToolContext) -> ToolResult {
+        let confined =
+            match crate::sandbox::confine(ctx, &process::shell_program(), &params.command, &cwd) {
+                Ok(confined) => confined,
+                Err(message) => return ToolResult::error(ToolErrorKind::Execution, message),
+            };
+        let mut result = self.start_background(params, &cwd, ctx, &confined).await;
+        // Started: what it runs with (a refusal later shows in its log, read with
+        // read_background_output; nobody is asked about a command that is already away).
+        result.sandbox = Some(Box::new(crate::sandbox::ShellSandbox {
+            used: confined.used.clone(),
+            denial: None,
+        }));
+        result
+    }
+
+    async fn start_background(
+        &self,
+        params: &Params,
+        cwd: &std::path::Path,
+        ctx: &ToolContext,
+        confined: &crate::sandbox::Confined,
+    ) -> ToolResult {
         let pid = match self.processes.start(
             &params.command,
-            &cwd,
+            cwd,
             &background::log_dir(ctx),
             &ctx.services.shell,
+            confined.prepared.as_ref(),
         ) {
             Ok(pid) => pid,
             Err(e) => {
@@ -310,6 +361,7 @@ fn outcome_result(outcome: &ShellOutcome) -> ToolResult {
         // People see the plain output (no wrappers) and the exit code.
         output: Some(outcome.output.clone()),
         exit_code: outcome.exit_code,
+        sandbox: None,
     }
 }
 
