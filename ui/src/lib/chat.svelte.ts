@@ -8,6 +8,7 @@ import type { ConfirmationDetails } from "../protocol/ConfirmationDetails";
 import type { DecidedBy } from "../protocol/DecidedBy";
 import type { Event } from "../protocol/Event";
 import type { McpToolRef } from "../protocol/McpToolRef";
+import type { SandboxUse } from "../protocol/SandboxUse";
 import type { SessionStats } from "../protocol/SessionStats";
 import type { StoredMessage } from "../protocol/StoredMessage";
 import type { HookRun } from "../protocol/HookRun";
@@ -88,6 +89,8 @@ export class ToolItem {
   diff = $state.raw<EditDetails | null>(null);
   /** What decided the call: a policy rule, the approval mode, an "always allow", the user. */
   decidedBy = $state.raw<DecidedBy | null>(null);
+  /** A command's sandbox: whether it ran in it and what it was granted (null: not said). */
+  sandbox = $state.raw<SandboxUse | null>(null);
   status = $state<ToolCallStatus | null>(null);
   display = $state<string | null>(null);
   error = $state<string | null>(null);
@@ -498,6 +501,7 @@ export class ChatStore {
         const staged = (event.decided_by ?? item.decidedBy)?.kind === "review_mode";
         if (item.diff && !staged) item.revert = this.reverts.state(item.callId);
         if (event.decided_by) item.decidedBy = event.decided_by;
+        item.sandbox = event.sandbox ?? null;
         return;
       }
       case "tool_call_decided": {

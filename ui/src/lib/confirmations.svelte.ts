@@ -7,6 +7,7 @@ import type { ConfirmationOutcome } from "../protocol/ConfirmationOutcome";
 import type { SideBySideDiff } from "../protocol/SideBySideDiff";
 import { HunkReview } from "./hunk-review.svelte";
 import { type LateKey, typeLate } from "./late-keys";
+import { sandboxSummary } from "./sandbox";
 import type { SessionStore } from "./session.svelte";
 
 type EditDetails = Extract<ConfirmationDetails, { type: "edit" }>;
@@ -245,5 +246,7 @@ export function summarize(details: ConfirmationDetails): string {
       return "Plan ready for review";
     case "activate_skill":
       return `Activate skill ${details.name}`;
+    case "sandbox":
+      return sandboxSummary(details);
   }
 }

@@ -5,6 +5,7 @@ import * as api from "../api";
 import type { ApprovalMode } from "../protocol/ApprovalMode";
 import type { ModelChoice } from "../protocol/ModelChoice";
 import type { Op } from "../protocol/Op";
+import type { SandboxState } from "../protocol/SandboxState";
 import type { SessionInfo } from "../protocol/SessionInfo";
 
 export type ConnectionState = "connecting" | "connected" | "busy" | "disconnected";
@@ -25,6 +26,11 @@ export class SessionStore {
   model = $state("");
   models = $state.raw<ModelChoice[]>([]);
   approvalMode = $state<ApprovalMode>("default");
+  /**
+   * Whether the session's commands run in the sandbox (`turn_context`): the approval switch
+   * says it next to YOLO, the chat says when it cannot start. Null until core said.
+   */
+  sandbox = $state.raw<SandboxState | null>(null);
   /** A turn (or a `/compress`) is running: from Send until it is answered. */
   busy = $state(false);
 
@@ -70,6 +76,7 @@ export class SessionStore {
     this.connecting = true;
     this.disconnectedReason = null;
     this.models = [];
+    this.sandbox = null;
     return this.generation;
   }
 
@@ -93,12 +100,14 @@ export class SessionStore {
   }
 
   /**
-   * The session's approval mode and model now (`turn_context`: once after it is configured, and
-   * after every change); they count from the next tool call and model request.
+   * The session's approval mode, model and sandbox now (`turn_context`: once after it is
+   * configured, and after every change); they count from the next tool call and model request.
+   * (`sandbox` is optional here: a core from before the sandbox does not send it.)
    */
-  turnContext(context: { approval_mode: ApprovalMode; model: string }): void {
+  turnContext(context: { approval_mode: ApprovalMode; model: string; sandbox?: SandboxState }): void {
     this.approvalMode = context.approval_mode;
     this.model = context.model;
+    this.sandbox = context.sandbox ?? null;
   }
 
   /** Sends `op` to the current session (rejects with `NoSessionError` without one). */

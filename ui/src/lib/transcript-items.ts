@@ -3,6 +3,7 @@
 import { type EditDetails, FooterItem, type Item, ModelItem, NoticeItem, ThoughtItem, ToolItem, UserItem } from "./chat.svelte";
 import type { DecidedBy } from "../protocol/DecidedBy";
 import type { Entry } from "./transcript";
+import { sandboxUse } from "./sandbox";
 import { recordedRun } from "./subagents.svelte";
 
 export interface TranscriptItems {
@@ -50,6 +51,7 @@ export function transcriptItems(entries: Entry[], workspace: string | null): Tra
         // Stored as the live event carried it: the edit's ConfirmationDetails.
         tool.diff = (entry.diff ?? null) as EditDetails | null;
         tool.decidedBy = (entry.decidedBy ?? null) as DecidedBy | null;
+        tool.sandbox = sandboxUse(entry.sandbox);
         // A subagent's run, nested again from its recorded events (collapsed, final status).
         if (entry.subagent) tool.subagent = recordedRun(entry.callId, entry.subagent, workspace);
         out.tools.set(entry.callId, tool);

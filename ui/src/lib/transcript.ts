@@ -7,8 +7,8 @@
 // `text` also names its function calls (`write_file {"file_path": …}`), and a tool result's
 // `summary` is the text the model was sent (shell output in `<untrusted_context>` with its
 // `Process Group PGID` line, notes for the model). Sessions recorded since the records keep
-// the card's own `display`/`error`/`duration_ms` (and `output`/`exit_code`/`declined`/`diff`)
-// show exactly those; older sessions and
+// the card's own `display`/`error`/`duration_ms` (and `output`/`exit_code`/`declined`/`diff`/
+// `sandbox`) show exactly those; older sessions and
 // Gemini CLI imports fall back to the summary, cleaned of that plumbing (`cleanToolText`).
 //
 // Plain data only (no Svelte state), so it is unit-tested on its own (tests/transcript.test.mjs);
@@ -53,6 +53,8 @@ export interface ToolEntry {
   mcp: McpToolName | null;
   /** An `invoke_agent` call's recorded run (the protocol's `SubagentTranscript`, as JSON). */
   subagent: unknown;
+  /** A command's sandbox (the protocol's `SandboxUse`, as JSON), as the live card got it. */
+  sandbox: unknown;
 }
 
 /** A stored turn's usage, summed from its model messages as core sums a live turn's. */
@@ -220,6 +222,7 @@ function applyResult(entry: ToolEntry, record: ToolCallRecord): void {
   if (record.mcp) entry.mcp = record.mcp;
   if (record.decided_by !== undefined && record.decided_by !== null) entry.decidedBy = record.decided_by;
   if (record.subagent !== undefined && record.subagent !== null) entry.subagent = record.subagent;
+  if (record.sandbox !== undefined && record.sandbox !== null) entry.sandbox = record.sandbox;
   if (entry.error && NOT_EXECUTED.test(entry.error) && entry.state === "cancelled") entry.display = null;
 }
 
@@ -243,6 +246,7 @@ function toolEntry(seq: number, call: ToolCallRecord, args: unknown): ToolEntry 
     decidedBy: null,
     mcp: null,
     subagent: null,
+    sandbox: null,
   };
 }
 

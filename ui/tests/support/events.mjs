@@ -159,3 +159,31 @@ export const subagentFinished = (parent_call_id, agent_name, status = "completed
   ...(error !== undefined ? { error } : {}),
 });
 export const skillDetails = (name, description, location) => ({ type: "activate_skill", title: `Activate skill ${name}`, name, description, location });
+
+// The command sandbox (issue 36).
+/** `turn_context` with the sandbox's state (protocol `SandboxState`). */
+export const turnContext = (approval_mode = "default", sandbox = undefined, { model = "gemini-2.5-pro", review_mode = false } = {}) => ({
+  type: "turn_context",
+  approval_mode,
+  model,
+  review_mode,
+  ...(sandbox ? { sandbox } : {}),
+});
+export const sandboxState = ({ enabled = true, unavailable = undefined, network = false, summary = "Commands run in the sandbox." } = {}) => ({
+  enabled,
+  ...(unavailable ? { unavailable } : {}),
+  network,
+  summary,
+});
+/** How a command ran (protocol `SandboxUse`, on its `tool_call_response`). */
+export const sandboxUse = (sandboxed = true, { network = false, granted_paths = [] } = {}) => ({ sandboxed, network, granted_paths });
+/** A sandbox confirmation: the command failed, the sandbox refused it the network or `paths`. */
+export const sandboxDetails = (command, { network = false, paths = [], evidence = "", directory = "/home/dev/project", title } = {}) => ({
+  type: "sandbox",
+  title: title ?? (network ? "This command needs network access" : `This command needs to write to ${paths[0] ?? ""}`),
+  command,
+  directory,
+  network,
+  paths,
+  evidence,
+});

@@ -159,6 +159,7 @@ const SETTING_FIELDS = [
     "The session reloads with it.",
     "reload",
   ),
+  field("security.toolSandboxing", "Tool sandboxing", "Commands the agent runs are confined (bubblewrap): they write only in the workspace and a private /tmp, cannot read your keys and credentials, and have no network unless you allow it. A project's settings can turn it on, never off.", "toggle", [], null, "The session reloads with it.", "reload"),
   field("security.disableYoloMode", "Disable YOLO mode", "YOLO (approve everything) cannot be chosen, for this app and Gemini CLI.", "toggle", [], null, "The session reloads with it.", "reload"),
   field("general.sessionRetention.enabled", "Delete old conversations", "Delete conversations older than the age below (the open one is kept).", "toggle", [], null, "Applies when a conversation opens.", "reload"),
   field(
@@ -192,6 +193,7 @@ const SETTING_DEFAULTS: Record<string, unknown> = {
   "tools.truncateToolOutputThreshold": 40000,
   "tools.shell.inactivityTimeout": 300,
   "tools.allowed": [],
+  "security.toolSandboxing": false,
   "security.disableYoloMode": false,
   "general.sessionRetention.enabled": false,
   "general.sessionRetention.maxAge": "30d",
@@ -298,6 +300,10 @@ function emitTo(channel: number, event: unknown): void {
   if (event && typeof event === "object" && (event as { type?: unknown }).type === "commands") {
     listedCommands = (event as { commands: unknown[] }).commands;
   }
+  // The sandbox's state a test sent is what the mock's own `turn_context`s say from then on.
+  if (event && typeof event === "object" && (event as { type?: unknown }).type === "turn_context" && "sandbox" in event) {
+    turnContext.sandbox = (event as { sandbox: unknown }).sandbox;
+  }
   const index = nextIndex.get(channel) ?? 0;
   nextIndex.set(channel, index + 1);
   window.__TAURI_INTERNALS__.runCallback(channel, { index, message: event });
@@ -322,7 +328,11 @@ let trust: Record<string, unknown> = config.trust ?? {
 let workspace: string | null = config.appInfo ? config.appInfo.workspace : "/home/dev/project";
 
 /** The latest session's approval mode and model (what `override_turn_context` changes). */
-const turnContext = { approval_mode: "default", model: "gemini-2.5-pro", review_mode: false };
+const turnContext: { approval_mode: string; model: string; review_mode: boolean; sandbox?: unknown } = {
+  approval_mode: "default",
+  model: "gemini-2.5-pro",
+  review_mode: false,
+};
 
 /** Core's `list_commands` answer: its built-in commands, or the list a test sent last. */
 function listedOrBuiltIn(): unknown[] {
