@@ -9,5 +9,5 @@ npm --prefix ui run build
 cargo build --workspace --bins
 mkdir -p docs/screenshots
 GD_DOCS_SCREENSHOTS="$root/docs/screenshots" \
-  cargo test --workspace --test e2e -- --ignored --nocapture docs_screenshots:: docs_review:: docs_truth:: updater::docs_updates
+  cargo test --workspace --test e2e -- --ignored --nocapture docs_screenshots:: docs_review:: docs_truth:: updater::docs_updates sandbox::docs_sandbox
 echo "docs/screenshots/ refreshed"

@@ -24,7 +24,10 @@ pub(crate) struct Xvfb {
 impl Xvfb {
     /// Starts `Xvfb` on a free display. With `-displayfd 1` the server picks the display number
     /// itself and writes it to stdout once it accepts connections, so there is no guessing of
-    /// free numbers and no sleeping.
+    /// free numbers and no sleeping. `-noreset`: by default an X server resets itself when its
+    /// last client leaves, and refuses connections meanwhile; the app is often its only client,
+    /// so an app restarted by a test (`App::restart`) could find no display ("Failed to
+    /// initialize GTK", topics test under load).
     pub fn start(xvfb: &Path, log: &Path) -> Result<Self> {
         let log_file =
             std::fs::File::create(log).with_context(|| format!("create {}", log.display()))?;
@@ -39,6 +42,7 @@ impl Xvfb {
                     SCREEN,
                     "-nolisten",
                     "tcp",
+                    "-noreset",
                 ])
                 .stdin(Stdio::null())
                 .stdout(Stdio::piped())

@@ -28,6 +28,7 @@ mod policy_editor;
 mod restart;
 mod resume;
 mod revert;
+mod sandbox;
 mod settings;
 mod signin;
 mod skills;
