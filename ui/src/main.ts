@@ -5,6 +5,7 @@ import "./lib/theme";
 import { mount } from "svelte";
 import App from "./App.svelte";
 import "./styles/base.css";
+import "./styles/confirm.css";
 import "./styles/markdown.css";
 
 const target = document.getElementById("app");

@@ -211,7 +211,7 @@ test("a new file has no left side; an emptied file no right side", async () => {
   );
   assert.equal(rows.right[2].text, '    return f"Hello, {name}!"');
   assert.ok(rows.left.every((r) => r.number === null && r.text === ""), "no original lines");
-  assert.equal(await page.locator(`${sel("confirmation")} .kind`).innerText(), "NEW FILE");
+  assert.equal(await page.locator(`${sel("confirmation")} .confirm-kind`).innerText(), "NEW FILE");
   assert.deepEqual(await page.locator(`${sel("diff-stats")} > span`).allInnerTexts(), ["+6", "−0"]);
   await app.close();
 

@@ -201,7 +201,7 @@ describe("entering plan mode", () => {
     ]);
     const card = app.tid("confirmation");
     await card.waitFor();
-    assert.equal(await card.locator(".kind").textContent(), "Plan mode");
+    assert.equal(await card.locator(".confirm-kind").textContent(), "Plan mode");
     assert.match(await card.innerText(), /restrict the agent to read-only tools/);
     await app.tid("approve").click();
     const call = await app.waitForOp("confirm_tool");

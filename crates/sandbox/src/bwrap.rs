@@ -5,10 +5,12 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 
+use crate::error::SandboxError;
 use crate::git::Entry;
 use crate::hidden::Environment;
 use crate::mounts::{self, Kind, Plan};
-use crate::{Network, Policy, Sandbox, SandboxError, seccomp};
+use crate::policy::{Network, Policy};
+use crate::seccomp;
 
 /// A command ready to spawn inside the sandbox: run [`Prepared::program`] with
 /// [`Prepared::args`] after [`Prepared::configure`], and keep this value alive until the spawn
@@ -34,6 +36,15 @@ impl Prepared {
     /// bubblewrap's options, then `--`, the program and its arguments.
     pub fn args(&self) -> &[OsString] {
         &self.args
+    }
+
+    /// The command to spawn: bubblewrap with [`Prepared::args`], [`Prepared::configure`]d. The
+    /// caller adds the environment, the working folder and the standard streams.
+    pub fn command(&self) -> std::process::Command {
+        let mut command = std::process::Command::new(&self.program);
+        command.args(&self.args);
+        self.configure(&mut command);
+        command
     }
 
     /// Makes the seccomp program's descriptor survive the exec of bubblewrap (and only in the
@@ -124,7 +135,7 @@ fn close_on_exec_above(from: RawFd, keep: RawFd) {
 /// that it can be mounted read-only and the command cannot create it; it stays afterwards.
 /// Nothing else on the host is changed.
 pub(crate) fn prepare(
-    sandbox: &Sandbox,
+    bwrap: &Path,
     policy: &Policy,
     program: &Path,
     args: &[OsString],
@@ -154,14 +165,14 @@ pub(crate) fn prepare(
         cwd,
     );
     tracing::debug!(
-        bwrap = %sandbox.bwrap.display(),
+        bwrap = %bwrap.display(),
         mounts = plan.mounts.len(),
         created = plan.missing.len(),
         network = ?policy.network,
         "sandboxed command prepared"
     );
     Ok(Prepared {
-        program: sandbox.bwrap.clone(),
+        program: bwrap.to_path_buf(),
         args,
         seccomp,
     })

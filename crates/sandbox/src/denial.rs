@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use crate::hidden::Environment;
 use crate::mounts::{self, Kind, Plan};
-use crate::{Network, Policy};
+use crate::policy::{Network, Policy};
 
 /// What a sandboxed command was probably refused.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -6,7 +6,9 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use crate::{Policy, Prepared, SandboxError};
+use crate::bwrap::Prepared;
+use crate::error::SandboxError;
+use crate::policy::Policy;
 
 /// A bubblewrap that was seen to start a sandbox here.
 #[derive(Debug, Clone)]
@@ -161,7 +163,7 @@ impl Sandbox {
         args: &[std::ffi::OsString],
         cwd: &Path,
     ) -> Result<Prepared, SandboxError> {
-        crate::bwrap::prepare(self, policy, program, args, cwd)
+        crate::bwrap::prepare(&self.bwrap, policy, program, args, cwd)
     }
 }
 

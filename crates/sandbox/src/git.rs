@@ -34,7 +34,7 @@
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
-use crate::SandboxError;
+use crate::error::SandboxError;
 
 /// What kind of entry a missing protected part is created as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
-use crate::Network;
+use crate::policy::Network;
 
 /// Under the home folder: keys, tokens, credential stores, keyrings, browser profiles.
 /// `.gemini` whole: the CLI's and this app's credentials and settings live there, and nothing a

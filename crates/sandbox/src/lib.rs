@@ -18,6 +18,7 @@
 mod bwrap;
 mod denial;
 mod detect;
+mod error;
 mod git;
 mod hidden;
 mod mounts;
@@ -44,19 +45,8 @@ mod seccomp {
 pub use bwrap::Prepared;
 pub use denial::{Denial, denial};
 pub use detect::{BWRAP_ENV, HostFacts, Sandbox, Unavailable, classify};
+pub use error::SandboxError;
 pub use policy::{Network, Policy};
-
-/// Why a command could not be prepared for the sandbox.
-#[derive(Debug, thiserror::Error)]
-pub enum SandboxError {
-    /// A path of the policy cannot be used (missing, not a folder, not absolute), or a part
-    /// that must stay read-only cannot be kept so (a symbolic link inside a writable folder).
-    #[error("the sandbox cannot use {path}: {reason}")]
-    Path { path: String, reason: String },
-    /// The seccomp program could not be handed to bubblewrap.
-    #[error("could not prepare the sandbox's seccomp filter: {0}")]
-    Seccomp(#[source] std::io::Error),
-}
 
 /// The seccomp program every sandboxed command runs under, as bubblewrap reads it (`struct
 /// sock_filter` after `struct sock_filter`, 8 bytes each): for running bubblewrap by hand with

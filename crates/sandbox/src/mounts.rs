@@ -12,9 +12,10 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::error::SandboxError;
 use crate::git::{self, Entry, Parts};
 use crate::hidden::{self, Environment};
-use crate::{Policy, SandboxError};
+use crate::policy::Policy;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {

@@ -29,18 +29,6 @@ fn scripted(commands: &[String]) -> Run {
     Run::new(json!({"steps": [{"functionCalls": calls}, {"text": "done"}]}))
 }
 
-/// The `functionResponse.response` objects sent back after the tool calls.
-fn responses(run: &Run) -> Vec<Value> {
-    let bodies = run.bodies();
-    let contents = bodies[1]["contents"].as_array().unwrap();
-    contents.last().unwrap()["parts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["functionResponse"]["response"].clone())
-        .collect()
-}
-
 fn sandbox_on(run: &Run) {
     run.write_settings(
         &run.user_settings(),
@@ -103,7 +91,7 @@ fn the_three_writes_are_refused_in_yolo_mode_and_the_model_hears_why() {
     for target in &targets {
         assert!(!target.exists(), "{} was written", target.display());
     }
-    let answers = responses(&run);
+    let answers = common::responses(&run, 1);
     assert_eq!(answers.len(), 3, "{answers:?}");
     for (command, answer) in commands.iter().zip(&answers) {
         let text = answer.to_string();
@@ -161,7 +149,7 @@ fn a_connection_fails_in_the_sandbox_unless_the_settings_grant_the_network() {
         !listener.connected(),
         "a sandboxed command reached the host"
     );
-    let answer = responses(&run)[0].to_string();
+    let answer = common::responses(&run, 1)[0].to_string();
     assert!(!answer.contains("connected\\n"), "{answer}");
 
     let listener = Listener::open();
@@ -175,7 +163,7 @@ fn a_connection_fails_in_the_sandbox_unless_the_settings_grant_the_network() {
     assert!(
         listener.connected(),
         "network \"all\" did not reach the host: {}",
-        responses(&run)[0]
+        common::responses(&run, 1)[0]
     );
 }
 
@@ -192,7 +180,7 @@ fn the_workspace_stays_writable_and_git_works_in_the_sandbox() {
     sandbox_on(&run);
     let out = run.run(&["-p", "work", "--yolo", "-o", "json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let answer = responses(&run)[0].to_string();
+    let answer = common::responses(&run, 1)[0].to_string();
     assert!(run.ws.join("made.txt").is_file(), "{answer}");
     assert!(answer.contains("?? made.txt"), "{answer}");
 }
@@ -210,7 +198,7 @@ fn a_sandbox_that_cannot_start_refuses_the_command() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(!target.exists(), "the command ran unconfined");
-    let answer = responses(&run)[0].to_string();
+    let answer = common::responses(&run, 1)[0].to_string();
     assert!(
         answer.contains("The command was not run") && answer.contains("bubblewrap"),
         "{answer}"

@@ -18,17 +18,6 @@ fn declared(run: &Run) -> Vec<String> {
         .collect()
 }
 
-/// The `functionResponse.response` objects sent in request `request`.
-fn responses(run: &Run, request: usize) -> Vec<Value> {
-    let body = &run.bodies()[request];
-    body["contents"].as_array().unwrap().last().unwrap()["parts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["functionResponse"]["response"].clone())
-        .collect()
-}
-
 fn with_settings(scenario: Value, settings: Value) -> Run {
     let run = Run::new(scenario);
     run.write_settings(&run.user_settings(), &settings.to_string());

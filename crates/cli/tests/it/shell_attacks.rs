@@ -80,7 +80,7 @@ fn echo_cat_run<S: AsRef<str>>(commands: &[S], last: &str) -> Run {
 fn refused_then_plain(run: &Run, cases: &[&str], args: &[&str]) -> String {
     let out = run.run(args);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let answers = responses(run);
+    let answers = common::responses(run, 1);
     assert_eq!(answers.len(), cases.len() + 1, "{answers:?}");
     for (case, answer) in cases.iter().zip(&answers) {
         assert!(answer["error"].is_string(), "{case:?} ran: {answer}");
@@ -93,18 +93,6 @@ fn refused_then_plain(run: &Run, cases: &[&str], args: &[&str]) -> String {
         .as_str()
         .unwrap_or_default()
         .to_owned()
-}
-
-/// The `functionResponse.response` objects sent back after the tool calls.
-fn responses(run: &Run) -> Vec<Value> {
-    let bodies = run.bodies();
-    let contents = bodies[1]["contents"].as_array().unwrap();
-    contents.last().unwrap()["parts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["functionResponse"]["response"].clone())
-        .collect()
 }
 
 /// Runs `command` with bash in `ws` (HOME = `home`) and reports whether it
@@ -143,7 +131,7 @@ fn attacks_on_an_echo_cat_rule_run_nothing() {
     let out = run.run(&["-p", "try", "-o", "json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 
-    let answers = responses(&run);
+    let answers = common::responses(&run, 1);
     assert_eq!(answers.len(), attacks().len() + 1);
     for (attack, answer) in attacks().iter().zip(&answers) {
         let error = answer["error"].as_str().unwrap_or_default();
@@ -182,7 +170,7 @@ fn a_redirection_runs_when_the_rule_allows_redirection() {
         std::fs::read_to_string(run.ws.join("out.txt")).unwrap(),
         "kept\n",
         "{:?}",
-        responses(&run)
+        common::responses(&run, 1)
     );
 }
 
@@ -200,7 +188,7 @@ fn deep_nesting_is_refused_not_a_crash() {
     let run = echo_cat_run(&deep, "echo still here");
     let out = run.run(&["-p", "try", "-o", "json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let answers = responses(&run);
+    let answers = common::responses(&run, 1);
     assert_eq!(answers.len(), deep.len() + 1);
     for answer in &answers[..deep.len()] {
         let error = answer["error"].as_str().unwrap_or_default();

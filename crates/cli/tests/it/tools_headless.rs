@@ -11,18 +11,6 @@ use common::*;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-/// The `functionResponse.response` objects of the request after `step`.
-fn responses(run: &Run, request: usize) -> Vec<Value> {
-    let body = &run.bodies()[request];
-    let contents = body["contents"].as_array().unwrap();
-    contents.last().unwrap()["parts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["functionResponse"]["response"].clone())
-        .collect()
-}
-
 fn declared(run: &Run) -> Vec<String> {
     run.bodies()[0]["tools"][0]["functionDeclarations"]
         .as_array()
@@ -185,7 +173,10 @@ fn a_broken_policy_file_is_reported_and_the_others_still_apply() {
         .find(|e| {
             e["type"] == "error"
                 && e["severity"] == "warning"
-                && e["message"].as_str().unwrap_or_default().contains("broken.toml")
+                && e["message"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("broken.toml")
         })
         .expect("a warning event");
     let message = warning["message"].as_str().unwrap();

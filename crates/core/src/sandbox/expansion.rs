@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use gd_protocol::ConfirmationDetails;
 use gd_sandbox::Denial;
 
-use super::Grant;
+use super::grants::Grant;
 
 /// What to ask for a command refused `denial`: the confirmation and the grant a yes gives.
 /// `None` when nothing can be granted (e.g. it wrote into a protected part of the workspace,

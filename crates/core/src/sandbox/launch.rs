@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use gd_protocol::SandboxUse;
 use gd_sandbox::{Denial, Network, Policy, Prepared};
 
-use super::Grant;
+use super::grants::Grant;
+use super::settings::SandboxSettings;
+use super::state::available;
 use crate::tools::ToolContext;
 
 /// How a command will run.
@@ -61,7 +63,7 @@ pub fn confine(
             policy: None,
         });
     }
-    let sandbox = super::available().map_err(|unavailable| {
+    let sandbox = available().map_err(|unavailable| {
         format!(
             "The command was not run: the sandbox is on (security.toolSandboxing) and cannot \
              start here. {unavailable}"
@@ -115,7 +117,7 @@ fn policy(ctx: &ToolContext, grant: &Grant) -> Policy {
 /// secrets hidden. MCP servers with `sandbox: true` run under it too.
 pub fn policy_for(
     workspace_dirs: &[PathBuf],
-    settings: &super::SandboxSettings,
+    settings: &SandboxSettings,
     home: Option<&Path>,
 ) -> Policy {
     let writable: Vec<PathBuf> = workspace_dirs.to_vec();

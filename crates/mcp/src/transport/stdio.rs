@@ -103,12 +103,7 @@ pub fn spawn(
     sandboxed: Option<&gd_sandbox::Prepared>,
 ) -> std::io::Result<(StdioTransport, ChildServer)> {
     let mut cmd = match sandboxed {
-        Some(prepared) => {
-            let mut cmd = Command::new(prepared.program());
-            cmd.args(prepared.args());
-            prepared.configure(cmd.as_std_mut());
-            cmd
-        }
+        Some(prepared) => Command::from(prepared.command()),
         None => {
             let mut cmd = Command::new(command);
             cmd.args(args);

@@ -1089,6 +1089,9 @@ async fn a_sandboxed_stdio_server_works_and_cannot_write_outside_the_workspace()
     let manager = started(options(json!({"fx": entry}), ws.path())).await;
     assert_connected(&manager, "fx");
     assert!(!declared(&manager).is_empty(), "its tools are listed");
-    assert!(ws.path().join("inside").exists(), "it writes in the workspace");
+    assert!(
+        ws.path().join("inside").exists(),
+        "it writes in the workspace"
+    );
     assert!(!marker.exists(), "it wrote outside the workspace");
 }

@@ -82,11 +82,9 @@ fn the_network_adds_share_net_only() {
 
 #[test]
 fn a_relative_working_folder_or_no_program_is_refused() {
-    let sandbox = Sandbox {
-        bwrap: "/usr/bin/bwrap".into(),
-    };
+    let bwrap = Path::new("/usr/bin/bwrap");
     let err = prepare(
-        &sandbox,
+        bwrap,
         &Policy::default(),
         Path::new("sh"),
         &[],
@@ -95,7 +93,7 @@ fn a_relative_working_folder_or_no_program_is_refused() {
     .unwrap_err();
     assert!(err.to_string().contains("absolute"), "{err}");
     let err = prepare(
-        &sandbox,
+        bwrap,
         &Policy::default(),
         Path::new(""),
         &[],
@@ -108,14 +106,12 @@ fn a_relative_working_folder_or_no_program_is_refused() {
 #[test]
 fn prepare_creates_the_missing_protected_parts() {
     let dir = tempfile::tempdir().unwrap();
-    let sandbox = Sandbox {
-        bwrap: "/usr/bin/bwrap".into(),
-    };
+    let bwrap = Path::new("/usr/bin/bwrap");
     let policy = Policy {
         writable: vec![dir.path().to_path_buf()],
         ..Policy::default()
     };
-    let prepared = prepare(&sandbox, &policy, Path::new("true"), &[], dir.path()).unwrap();
+    let prepared = prepare(bwrap, &policy, Path::new("true"), &[], dir.path()).unwrap();
     assert!(dir.path().join(".gemini").is_dir());
     assert_eq!(prepared.program(), Path::new("/usr/bin/bwrap"));
     assert_eq!(

@@ -85,6 +85,18 @@ impl Run {
     }
 }
 
+/// The `functionResponse.response` objects of request `request` (its last message: the answers
+/// to the tool calls of the step before).
+pub fn responses(run: &Run, request: usize) -> Vec<Value> {
+    let body = &run.bodies()[request];
+    body["contents"].as_array().unwrap().last().unwrap()["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["functionResponse"]["response"].clone())
+        .collect()
+}
+
 pub fn stdout_json(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
         panic!(

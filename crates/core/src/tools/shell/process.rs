@@ -94,12 +94,7 @@ fn spawn_command(
     sandboxed: Option<&gd_sandbox::Prepared>,
 ) -> Command {
     let mut cmd = match sandboxed {
-        Some(prepared) => {
-            let mut cmd = Command::new(prepared.program());
-            cmd.args(prepared.args());
-            prepared.configure(cmd.as_std_mut());
-            cmd
-        }
+        Some(prepared) => Command::from(prepared.command()),
         None => {
             let mut cmd = Command::new(shell_program());
             cmd.arg("-c").arg(command);
