@@ -28,12 +28,14 @@ build_packages=(
   libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev libssl-dev
   pkg-config build-essential file libxdo-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev
   libdbus-1-dev
+  bubblewrap  # the command sandbox (security.toolSandboxing, crates/sandbox)
 )
 test_packages=(xvfb xauth webkit2gtk-driver dbus xdotool imagemagick git gnome-keyring dbus-x11 libsecret-tools python3-venv
   chromium-headless-shell  # the UI tests' browser (ui/tests/support/harness.mjs): no browser UI to start per page
   fd-find  # the file-picker bench compares the index build with fd
   openssl  # crates/gemini/tests/tls.rs makes a CA and serves HTTPS with the openssl binary
-  x11-utils) # xprop: tests/tests/e2e/conversations.rs reads the window's urgency hint
+  x11-utils # xprop: tests/tests/e2e/conversations.rs reads the window's urgency hint
+  curl)     # crates/sandbox/tests: a connection from inside the sandbox must fail
 
 # bench/check.sh: the peers (ripgrep, fd), the counters (valgrind, strace), hyperfine for
 # bench/search.sh, and Debian's python3-gi for the blank WebKitGTK window (bench/app).
