@@ -120,11 +120,49 @@ pub async fn run(inv: Invocation<'_>) -> RawRun {
 }
 
 /// SIGTERM to the group; once the shell has exited (or after the grace),
-/// SIGKILL to whatever of the group is left.
+/// SIGKILL to whatever of the group is left, and then until none of it runs
+/// any more (at most [`GONE_LIMIT`]): a signal is delivered when the process
+/// next runs, so right after `killpg` a process it killed may still be
+/// running (CI: a hook's grandchild seen running after the time-out).
 async fn stop_group(pgid: libc::pid_t, child: &mut tokio::process::Child) {
     signal_group(pgid, libc::SIGTERM);
     let _ = tokio::time::timeout(KILL_GRACE, child.wait()).await;
     signal_group(pgid, libc::SIGKILL);
+    let deadline = tokio::time::Instant::now() + GONE_LIMIT;
+    while group_runs(pgid) && tokio::time::Instant::now() < deadline {
+        // Nothing announces another process's death (they are not our children): look again
+        // shortly.
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+}
+
+/// How long [`stop_group`] waits for a killed group to stop running.
+const GONE_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Whether a process of group `pgid` still runs (zombies do not: they only wait to be reaped).
+/// Read from `/proc/<pid>/stat`; where there is no `/proc`, nothing is known to run.
+fn group_runs(pgid: libc::pid_t) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.parse::<u32>().is_ok())
+        })
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .any(|stat| {
+            // `pid (comm) state ppid pgrp ...`; comm may hold spaces and parentheses.
+            let Some((_, rest)) = stat.rsplit_once(')') else {
+                return false;
+            };
+            let mut fields = rest.split_whitespace();
+            let state = fields.next().unwrap_or("Z");
+            let pgrp = fields.nth(1).and_then(|p| p.parse::<libc::pid_t>().ok());
+            pgrp == Some(pgid) && !matches!(state, "Z" | "X")
+        })
 }
 
 fn signal_group(pgid: libc::pid_t, signal: libc::c_int) {

@@ -56,6 +56,16 @@ const FILE_MARKERS: &[&str] = &[
     "os error 1)",
 ];
 
+/// Lowercase markers of a missing file: a refusal only for a path the sandbox's private `/tmp`
+/// hides while it exists on the host ([`Checker::hidden_by_tmp`]), e.g. a project folder kept
+/// under the host's `/tmp`: inside, it is not there.
+const MISSING_MARKERS: &[&str] = &[
+    "no such file or directory",
+    "enoent",
+    "[errno 2]",
+    "os error 2)",
+];
+
 /// Lowercase markers of a name that did not resolve or an address that could not be reached.
 const NETWORK_MARKERS: &[&str] = &[
     "network is unreachable",
@@ -131,13 +141,20 @@ pub fn denial(
             FILE_MARKERS.iter().any(|m| lower.contains(m))
         })
         .collect();
+    let missing: Vec<bool> = lines
+        .iter()
+        .map(|l| {
+            let lower = l.to_ascii_lowercase();
+            MISSING_MARKERS.iter().any(|m| lower.contains(m))
+        })
+        .collect();
     let mut paths: Vec<PathBuf> = Vec::new();
     let mut context = false;
-    if marked.iter().any(|m| *m) {
+    if marked.iter().chain(&missing).any(|m| *m) {
         let checker = Checker::new(policy);
         let home = mounts::home(policy);
-        for (line, marked) in lines.iter().zip(&marked) {
-            let candidates = if *marked {
+        for ((line, marked), missing) in lines.iter().zip(&marked).zip(&missing) {
+            let candidates = if *marked || *missing {
                 extract::on_marked_line(line)
             } else {
                 extract::on_context_line(line)
@@ -147,7 +164,12 @@ pub fn denial(
                 let Some(path) = resolve(&candidate, cwd, home.as_deref()) else {
                     continue;
                 };
-                if paths.len() < MAX_PATHS && !paths.contains(&path) && checker.refused(&path) {
+                let refused = if *missing && !*marked {
+                    checker.hidden_by_tmp(&path)
+                } else {
+                    checker.refused(&path)
+                };
+                if paths.len() < MAX_PATHS && !paths.contains(&path) && refused {
                     paths.push(path);
                     kept = true;
                 } else if paths.contains(&path) {
@@ -216,9 +238,33 @@ impl Checker {
         let writable = policy
             .writable
             .iter()
+            .chain(&policy.extra_writable)
             .map(|w| std::fs::canonicalize(w).unwrap_or_else(|_| crate::git::normalize(w)))
             .collect();
         Self { plan, writable }
+    }
+
+    /// `path` is under `/tmp`, where the command has a private empty tmpfs, outside every
+    /// writable folder, and the host has something there below `/tmp` (the folder the command
+    /// was after): a grant of that folder makes it visible and writable.
+    fn hidden_by_tmp(&self, path: &Path) -> bool {
+        let tmp = Path::new("/tmp");
+        if !path.starts_with(tmp) || path == tmp {
+            return false;
+        }
+        let real = canonical_prefix(path);
+        if !real.starts_with(tmp) || self.writable.iter().any(|w| real.starts_with(w)) {
+            return false;
+        }
+        let exists_below_tmp = real
+            .ancestors()
+            .take_while(|a| *a != tmp)
+            .any(|a| a.exists());
+        exists_below_tmp
+            && match &self.plan {
+                Some(plan) => matches!(plan.kind_at(&real), Some((Kind::System, _))),
+                None => true,
+            }
     }
 
     fn refused(&self, path: &Path) -> bool {

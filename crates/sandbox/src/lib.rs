@@ -29,6 +29,8 @@ mod policy;
     any(target_arch = "x86_64", target_arch = "aarch64")
 ))]
 mod seccomp;
+#[cfg(test)]
+mod test_base;
 /// Elsewhere there is no filter, and [`Sandbox::detect`] says the sandbox is unavailable.
 #[cfg(not(all(
     target_os = "linux",

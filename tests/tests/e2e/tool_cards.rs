@@ -23,8 +23,13 @@ async fn shell_output_once_with_the_exit_code_and_folder_entries() -> Result<()>
         {"match_tool": "run_shell_command", "text": "It failed."}
     ]}));
     let app = App::launch_connected("tool_cards", &[&ws], &fake.base_url()).await?;
-    // No confirmation in the way.
+    // No confirmation in the way. Without the sandbox, choosing YOLO says what that means
+    // (issue 36: core's warning, shown as a notice).
     app.select_option("approval-mode", "yolo").await?;
+    app.wait_for_any_text("notice", "YOLO without the sandbox is explained", |t| {
+        t.contains("Commands run without a sandbox")
+    })
+    .await?;
 
     app.type_and_enter("prompt-input", "Run it").await?;
     app.wait_for_last_text("message-model", "the answer after the command", |t| {

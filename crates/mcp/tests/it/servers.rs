@@ -1086,7 +1086,17 @@ async fn a_sandboxed_stdio_server_works_and_cannot_write_outside_the_workspace()
         fixture_server().display()
     );
     let entry = json!({"command": "sh", "args": ["-c", script], "sandbox": true, "timeout": 60000});
-    let manager = started(options(json!({"fx": entry}), ws.path())).await;
+    let mut options = options(json!({"fx": entry}), ws.path());
+    // A checkout under /tmp (a fresh CI clone) has the test's Python and server there, which
+    // the sandbox's own /tmp hides: their folders are then granted, as a user would grant them
+    // (not the folder `outside` is in).
+    let root = std::fs::canonicalize(repo_root()).unwrap();
+    if root.starts_with("/tmp") {
+        for dir in ["target/test-deps", "tests/fixtures/mcp"] {
+            options.sandbox.extra_writable.push(root.join(dir));
+        }
+    }
+    let manager = started(options).await;
     assert_connected(&manager, "fx");
     assert!(!declared(&manager).is_empty(), "its tools are listed");
     assert!(

@@ -18,10 +18,9 @@ impl Tree {
     fn new() -> Self {
         // Not under /tmp: the sandbox's /tmp is its own (and writable), so the outputs' paths
         // must lie elsewhere, as they did. Next to the test binary, in the target folder.
-        let exe = std::env::current_exe().unwrap();
         let dir = tempfile::Builder::new()
             .prefix("gdd-")
-            .tempdir_in(exe.parent().unwrap())
+            .tempdir_in(crate::test_base::visible_base())
             .unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
         for d in ["ws/.git/refs", "outside/r/.git", "home/.ssh"] {
@@ -519,4 +518,45 @@ fn without_a_usable_policy_the_writable_folders_alone_decide() {
         &policy,
     );
     assert_eq!(got, None);
+}
+
+#[test]
+fn a_host_folder_under_tmp_that_the_private_tmp_hides_is_a_refusal() {
+    // The workspace outside /tmp, a folder of the host's /tmp the command wanted.
+    let ws = tempfile::tempdir_in("/var/tmp").unwrap();
+    let host_tmp = tempfile::Builder::new()
+        .prefix("gd-denial-")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let policy = Policy {
+        writable: vec![ws.path().to_path_buf()],
+        ..Policy::default()
+    };
+    let target = host_tmp.path().join("out.txt");
+    let output = format!(
+        "touch: cannot touch '{}': No such file or directory",
+        target.display()
+    );
+    let got = denial(&output, Some(1), ws.path(), &policy).expect("a refusal");
+    assert_eq!(got.paths, vec![target.clone()]);
+    assert!(got.evidence.contains("No such file or directory"));
+
+    // Missing on the host too, or not under /tmp: just a missing file.
+    let output = "touch: cannot touch '/tmp/gd-no-such-folder-at-all/x': No such file or directory";
+    assert_eq!(denial(output, Some(1), ws.path(), &policy), None);
+    let output = format!(
+        "cat: {}: No such file or directory",
+        ws.path().join("missing").display()
+    );
+    assert_eq!(denial(&output, Some(1), ws.path(), &policy), None);
+    // Granted already (an extra writable folder): nothing more to ask.
+    let granted = Policy {
+        extra_writable: vec![host_tmp.path().to_path_buf()],
+        ..policy
+    };
+    let output = format!(
+        "touch: cannot touch '{}': No such file or directory",
+        target.display()
+    );
+    assert_eq!(denial(&output, Some(1), ws.path(), &granted), None);
 }

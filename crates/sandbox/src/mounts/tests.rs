@@ -3,10 +3,9 @@ use crate::Network;
 
 /// Not under /tmp (the sandbox's own /tmp replaces the host's there): next to the test binary.
 fn tmp() -> (tempfile::TempDir, PathBuf) {
-    let exe = std::env::current_exe().unwrap();
     let dir = tempfile::Builder::new()
         .prefix("gdm-")
-        .tempdir_in(exe.parent().unwrap())
+        .tempdir_in(crate::test_base::visible_base())
         .unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap();
     (dir, root)

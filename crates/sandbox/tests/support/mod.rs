@@ -44,6 +44,19 @@ macro_rules! sandbox_or_skip {
 /// be visible; here the outside folder is visible and read-only, the harder case):
 /// `root/ws` (the workspace, writable), `root/outside` (with `file`), `root/home` (a fake home
 /// with `.ssh/id_rsa` and `.gemini/oauth_creds.json`).
+/// Where the fixtures live: the test target's temporary folder, unless it is under `/tmp` (a
+/// checkout in `/tmp`), which the sandbox replaces with its own: then `/var/tmp`, so that
+/// "outside the workspace" means a folder the sandbox shows read-only, not one it hides.
+pub fn visible_base() -> PathBuf {
+    let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let real = std::fs::canonicalize(&target).unwrap_or(target);
+    if real.starts_with("/tmp") {
+        PathBuf::from("/var/tmp")
+    } else {
+        real
+    }
+}
+
 pub struct Fixture {
     _dir: tempfile::TempDir,
     pub root: PathBuf,
@@ -59,7 +72,7 @@ impl Fixture {
     pub fn new() -> Self {
         let dir = tempfile::Builder::new()
             .prefix("gd-sandbox-")
-            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .tempdir_in(visible_base())
             .expect("tempdir");
         let root = std::fs::canonicalize(dir.path()).unwrap();
         let ws = root.join("ws");
