@@ -133,7 +133,10 @@ async fn docs_sandbox() -> Result<()> {
     )?;
     let cache = tempfile::tempdir_in(target_dir()?)?;
     let fake = FakeGemini::start(runs(
-        &format!("mkdir -p {0}/wheels && cp -r . {0}/wheels/project", cache.path().display()),
+        &format!(
+            "mkdir -p {0}/wheels && cp -r . {0}/wheels/project",
+            cache.path().display()
+        ),
         "Copied the project into the wheel cache.",
     ));
     let app = App::launch_connected("docs_sandbox", &[&ws], &fake.base_url()).await?;
