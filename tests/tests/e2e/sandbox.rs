@@ -49,7 +49,7 @@ async fn a_refused_write_is_asked_about_allowed_once_then_declined() -> Result<(
         &format!("touch {} && echo made", granted.display()),
         "Made it.",
     ));
-    let app = App::launch_connected("sandbox", &[&ws], &fake.base_url()).await?;
+    let mut app = App::launch_connected("sandbox", &[&ws], &fake.base_url()).await?;
     app.select_option("approval-mode", "yolo").await?;
 
     app.type_and_enter("prompt-input", "Make the file").await?;
@@ -114,6 +114,31 @@ async fn a_refused_write_is_asked_about_allowed_once_then_declined() -> Result<(
         app.count("sandbox-confirm").await? == 0,
         "the question is gone once answered"
     );
+    let live = app.texts("tool-sandbox").await?;
+
+    // Reopened after a restart, both cards still say they ran sandboxed, as they did live.
+    app.restart().await?;
+    app.wait_ready().await?;
+    app.wait_for_count(
+        "tool-sandbox",
+        "the reopened cards show their sandbox",
+        |n| n == live.len(),
+    )
+    .await?;
+    let reopened = app.texts("tool-sandbox").await?;
+    ensure!(reopened == live, "live {live:?}, reopened {reopened:?}");
+    let sandboxed = app
+        .client()
+        .execute(
+            "return [...document.querySelectorAll('[data-testid=tool-sandbox]')].map((e) => e.dataset.sandboxed);",
+            vec![],
+        )
+        .await?;
+    ensure!(
+        sandboxed == serde_json::json!(["true", "true"]),
+        "{sandboxed}"
+    );
+    app.screenshot("sandbox-reopened").await?;
     app.close().await
 }
 
