@@ -221,8 +221,17 @@ function installHistory({ data, last }) {
   };
 }
 
+/** Noon today: the sessions' times (a minute before "now", a day before, three days before) fall
+ * in the day groups the tests expect at any time of day; with the real clock, a run in the first
+ * minutes after midnight put "a minute ago" into Yesterday (fresh-clone CI at 00:03). */
+function noonToday() {
+  const noon = new Date();
+  noon.setHours(12, 0, 0, 0);
+  return noon.getTime();
+}
+
 async function openWithHistory({ last = null, colorScheme = "light" } = {}) {
-  const data = fakeHistory(Date.now());
+  const data = fakeHistory(noonToday());
   return env.open({ init: [installHistory, { data, last }], colorScheme });
 }
 
